@@ -1,0 +1,306 @@
+// Package schemas is the machine-readable contract of the Tracked-Channel
+// Monitoring API: one JSON Schema (draft 2020-12) per resource, compiled once
+// with format assertions on, and the contract's numbers named once.
+//
+// The simulator validates requests with these schemas and the suite judges
+// responses with them, so both read a rule of the spec from the same place.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Resource names one schema file of this package.
+type Resource string
+
+// The resources of the contract, one schema file each.
+const (
+	ChannelRef     Resource = "channel-ref.json"
+	VideoStats     Resource = "video-stats.json"
+	VideoSummary   Resource = "video-summary.json"
+	VideoRef       Resource = "video-ref.json"
+	Event          Resource = "event.json"
+	StatSample     Resource = "stat-sample.json"
+	VideoEntry     Resource = "video-entry.json"
+	FeedPage       Resource = "feed-page.json"
+	ErrorBody      Resource = "error-body.json"
+	HealthBody     Resource = "health-body.json"
+	VideosRequest  Resource = "videos-request.json"
+	VideosResponse Resource = "videos-response.json"
+)
+
+// Resources lists every resource, in the order of the spec.
+var Resources = []Resource{
+	ChannelRef, VideoStats, VideoSummary, VideoRef, Event, StatSample,
+	VideoEntry, FeedPage, ErrorBody, HealthBody, VideosRequest, VideosResponse,
+}
+
+// BaseURI is the prefix of every schema's $id.
+const BaseURI = "https://tcmkit.dev/schemas/"
+
+//go:embed *.json openapi.yaml
+var files embed.FS
+
+// FS holds the schema files and the OpenAPI document, as shipped.
+func FS() fs.FS { return files }
+
+var (
+	compileOnce sync.Once
+	compiled    map[Resource]*jsonschema.Schema
+	compileErr  error
+)
+
+func compileAll() {
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	names, err := fs.Glob(files, "*.json")
+	if err != nil {
+		compileErr = err
+		return
+	}
+	for _, name := range names {
+		raw, err := files.ReadFile(name)
+		if err != nil {
+			compileErr = err
+			return
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			compileErr = fmt.Errorf("schemas: %s: %w", name, err)
+			return
+		}
+		if err := c.AddResource(BaseURI+name, doc); err != nil {
+			compileErr = fmt.Errorf("schemas: %s: %w", name, err)
+			return
+		}
+	}
+	compiled = make(map[Resource]*jsonschema.Schema, len(Resources))
+	for _, r := range Resources {
+		s, err := c.Compile(BaseURI + string(r))
+		if err != nil {
+			compileErr = fmt.Errorf("schemas: compile %s: %w", r, err)
+			return
+		}
+		compiled[r] = s
+	}
+}
+
+func schema(r Resource) (*jsonschema.Schema, error) {
+	compileOnce.Do(compileAll)
+	if compileErr != nil {
+		return nil, compileErr
+	}
+	s, ok := compiled[r]
+	if !ok {
+		return nil, fmt.Errorf("schemas: unknown resource %q", r)
+	}
+	return s, nil
+}
+
+// Validate checks a decoded JSON document (as produced by encoding/json into
+// an any, or by Decode) against a resource. It returns nil, a *Error listing
+// every violation, or an error if the schemas themselves are broken.
+func Validate(r Resource, doc any) error {
+	s, err := schema(r)
+	if err != nil {
+		return err
+	}
+	err = s.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err
+	}
+	return &Error{Resource: r, Violations: violations(ve, doc)}
+}
+
+// ValidateJSON decodes raw JSON and validates it. Numbers are kept exact.
+func ValidateJSON(r Resource, raw []byte) error {
+	doc, err := Decode(raw)
+	if err != nil {
+		return &Error{Resource: r, Violations: []Violation{{Pointer: "", Keyword: "json", Rule: "the body is not valid JSON: " + err.Error()}}}
+	}
+	return Validate(r, doc)
+}
+
+// Decode parses one JSON document the way Validate expects it: numbers as
+// json.Number, so that 2^53-1 and 1.5 survive exactly, and trailing data is
+// an error.
+func Decode(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("trailing data after the JSON value")
+	}
+	return doc, nil
+}
+
+// Violation is one broken rule: where in the instance, which keyword, what
+// rule, and the value found there.
+type Violation struct {
+	// Pointer is the JSON pointer (RFC 6901) of the offending value; "" is the root.
+	Pointer string `json:"pointer"`
+	// Keyword is the schema keyword that failed, such as "required" or "format".
+	Keyword string `json:"keyword"`
+	// EventType names the event type whose definition the rule belongs to, if any.
+	EventType string `json:"eventType,omitempty"`
+	// Rule says what was expected, in the validator's words.
+	Rule string `json:"rule"`
+	// Value is the offending value, JSON-encoded and shortened.
+	Value string `json:"value"`
+}
+
+func (v Violation) String() string {
+	ptr := v.Pointer
+	if ptr == "" {
+		ptr = "/"
+	}
+	rule := v.Rule
+	if v.EventType != "" {
+		rule += " (required by " + v.EventType + ")"
+	}
+	return fmt.Sprintf("%s: %s [%s]; got %s", ptr, rule, v.Keyword, v.Value)
+}
+
+// Error is a document that does not validate against a resource.
+type Error struct {
+	Resource   Resource
+	Violations []Violation
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "does not validate as %s:", strings.TrimSuffix(string(e.Resource), ".json"))
+	for _, v := range e.Violations {
+		b.WriteString("\n  ")
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
+
+// HasViolation reports whether some violation is at pointer with keyword.
+func (e *Error) HasViolation(pointer, keyword string) bool {
+	return slices.ContainsFunc(e.Violations, func(v Violation) bool {
+		return v.Pointer == pointer && v.Keyword == keyword
+	})
+}
+
+var english = message.NewPrinter(language.English)
+
+// violations flattens the error tree to its leaves, which are the rules that
+// actually failed; the inner nodes only say "allOf failed" or "then failed".
+func violations(ve *jsonschema.ValidationError, doc any) []Violation {
+	var out []Violation
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		ptr := pointer(e.InstanceLocation)
+		kw := ""
+		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+			kw = kp[len(kp)-1]
+		}
+		out = append(out, Violation{
+			Pointer:   ptr,
+			Keyword:   kw,
+			EventType: eventType(e.SchemaURL),
+			Rule:      e.ErrorKind.LocalizedString(english),
+			Value:     excerpt(lookup(doc, e.InstanceLocation)),
+		})
+	}
+	walk(ve)
+	if len(out) == 0 {
+		out = append(out, Violation{Keyword: "schema", Rule: ve.Error(), Value: excerpt(doc)})
+	}
+	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return slices.CompactFunc(out, func(a, b Violation) bool { return a == b })
+}
+
+// eventType reads the type name out of a location such as
+// ".../event.json#/$defs/title_changed/required".
+func eventType(schemaURL string) string {
+	_, frag, ok := strings.Cut(schemaURL, string(Event)+"#/$defs/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(frag, "/")
+	return name
+}
+
+func pointer(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+	}
+	return b.String()
+}
+
+func lookup(doc any, loc []string) any {
+	cur := doc
+	for _, tok := range loc {
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[tok]
+		case []any:
+			var i int
+			if _, err := fmt.Sscan(tok, &i); err != nil || i < 0 || i >= len(v) {
+				return nil
+			}
+			cur = v[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// MaxExcerpt bounds a value quoted in a violation, so a failure message
+// stays readable when a whole page is wrong.
+const MaxExcerpt = 120
+
+func excerpt(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	s := string(raw)
+	if len(s) > MaxExcerpt {
+		s = s[:MaxExcerpt] + "…"
+	}
+	return s
+}
+
+// Names returns the file name of every schema, for tools that list them.
+func Names() []string {
+	out := make([]string, 0, len(Resources)+1)
+	for _, r := range Resources {
+		out = append(out, path.Base(string(r)))
+	}
+	return append(out, "common.json")
+}
