@@ -99,7 +99,7 @@ func TestConstantsMatchSchemaFiles(t *testing.T) {
 		Properties struct {
 			VideoIDs struct {
 				MinItems, MaxItems int
-				Items            struct{ MinLength, MaxLength int }
+				Items              struct{ MinLength, MaxLength int }
 			} `json:"videoIds"`
 		}
 	}
