@@ -76,7 +76,7 @@ func TestTextsAgreeWithContract(t *testing.T) {
 		{"FEED-PAGE-DEFAULT", []string{itoa(schemas.DefaultPageSize)}},
 		{"FEED-LIMIT-CAP", []string{itoa(schemas.MaxPageSize)}},
 		{"VIDEOS-IDS-MIN", []string{itoa(schemas.MinVideoIDs) + " to " + itoa(schemas.MaxVideoIDs)}},
-		{"VIDEOS-IDS-MAX", []string{itoa(schemas.MaxVideoIDs) + " ids", itoa(schemas.MaxVideoIDs+1)}},
+		{"VIDEOS-IDS-MAX", []string{itoa(schemas.MaxVideoIDs) + " ids", itoa(schemas.MaxVideoIDs + 1)}},
 		{"VIDEOS-ID-LEN", []string{itoa(schemas.MinVideoIDLen) + " to " + itoa(schemas.MaxVideoIDLen), itoa(schemas.MaxVideoIDLen + 1)}},
 		{"RATE-ALLOWS-20", []string{itoa(schemas.FeedRequestsPerMinute) + " requests per minute"}},
 		{"RATE-LIMIT-429", []string{itoa(schemas.FeedRequestsPerMinute) + " requests per minute"}},
