@@ -1,0 +1,300 @@
+// Command checkexamples validates every example of the OpenAPI document
+// against the schema it illustrates, with the kit's own validator (package
+// schemas), so that no example contradicts the schemas the suite judges
+// servers by.
+//
+// It reads the document bundled into one JSON file (the module has no YAML
+// parser); ci/check-examples.sh bundles schemas/openapi.yaml with Redocly CLI
+// and runs this command on the result:
+//
+//	go run ./ci/checkexamples BUNDLE.json
+//
+// Checked: the examples of every media type (request and response bodies),
+// parameter and header. An example of a body schema that is one of the
+// schema files (recognised by its $id) is validated with schemas.Validate;
+// an inline schema (a parameter's integer, a header's pattern) is compiled
+// on its own with the same library and format assertions on. Every media
+// type must carry at least one example.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+func main() {
+	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
+		fmt.Fprintln(os.Stderr, "usage: checkexamples BUNDLE.json  (schemas/openapi.yaml bundled to JSON; see ci/check-examples.sh)")
+		os.Exit(2)
+	}
+	os.Exit(run(os.Stdout, os.Args[1]))
+}
+
+func run(out io.Writer, path string) int {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(out, "checkexamples:", err)
+		return 1
+	}
+	doc, err := schemas.Decode(raw)
+	if err != nil {
+		fmt.Fprintf(out, "checkexamples: %s: %v\n", path, err)
+		return 1
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		fmt.Fprintf(out, "checkexamples: %s: not a JSON object\n", path)
+		return 1
+	}
+	checked, problems := Check(root)
+	for _, p := range problems {
+		fmt.Fprintln(out, p)
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(out, "openapi examples: %d checked, %d problem(s)\n", checked, len(problems))
+		return 1
+	}
+	fmt.Fprintf(out, "openapi examples: all %d valid against their schemas\n", checked)
+	return 0
+}
+
+// Problem is an example that does not validate, or a place that cannot be
+// checked as it stands.
+type Problem struct {
+	// Where is the JSON pointer of the example (or of the object lacking one).
+	Where string
+	// Schema names what the example was checked against.
+	Schema string
+	Err    error
+}
+
+func (p Problem) String() string {
+	if p.Schema == "" {
+		return fmt.Sprintf("%s: %v", p.Where, p.Err)
+	}
+	return fmt.Sprintf("%s (schema %s): %v", p.Where, p.Schema, p.Err)
+}
+
+// Check validates every example of a bundled OpenAPI document. It returns
+// how many examples it validated and what is wrong, sorted by location.
+func Check(doc map[string]any) (checked int, problems []Problem) {
+	c := checker{doc: doc}
+	c.walk(doc, nil)
+	slices.SortStableFunc(c.problems, func(a, b Problem) int { return strings.Compare(a.Where, b.Where) })
+	return c.checked, c.problems
+}
+
+type checker struct {
+	doc      map[string]any
+	checked  int
+	problems []Problem
+}
+
+func (c *checker) fail(where []string, schema string, err error) {
+	c.problems = append(c.problems, Problem{Where: pointer(where), Schema: schema, Err: err})
+}
+
+// walk visits every object of the document except the schemas themselves,
+// where "examples" is a JSON Schema keyword rather than an OpenAPI one.
+func (c *checker) walk(node any, path []string) {
+	switch v := node.(type) {
+	case map[string]any:
+		if len(path) == 2 && path[0] == "components" && path[1] == "schemas" {
+			return
+		}
+		isMedia := len(path) >= 2 && path[len(path)-2] == "content"
+		_, hasSchema := v["schema"]
+		_, hasExample := v["example"]
+		_, hasExamples := v["examples"]
+		if isMedia && !hasExample && !hasExamples {
+			c.fail(path, "", errors.New("media type has no example"))
+		}
+		if hasSchema && (hasExample || hasExamples) {
+			c.checkExamples(v, path)
+		}
+		for _, k := range sortedKeys(v) {
+			if k == "schema" || k == "example" || k == "examples" {
+				continue
+			}
+			c.walk(v[k], append(slices.Clip(path), k))
+		}
+	case []any:
+		for i, e := range v {
+			c.walk(e, append(slices.Clip(path), fmt.Sprint(i)))
+		}
+	}
+}
+
+// checkExamples validates the example and examples of a media type,
+// parameter or header object against its schema.
+func (c *checker) checkExamples(obj map[string]any, path []string) {
+	validate, name, err := c.validator(obj["schema"])
+	if err != nil {
+		c.fail(append(slices.Clip(path), "schema"), "", err)
+		return
+	}
+	if ex, ok := obj["example"]; ok {
+		c.checked++
+		if err := validate(ex); err != nil {
+			c.fail(append(slices.Clip(path), "example"), name, err)
+		}
+	}
+	examples, ok := obj["examples"].(map[string]any)
+	if _, present := obj["examples"]; present && !ok {
+		c.fail(append(slices.Clip(path), "examples"), "", errors.New("examples is not a map of Example Objects"))
+		return
+	}
+	for _, k := range sortedKeys(examples) {
+		where := append(slices.Clip(path), "examples", k)
+		ex, err := c.resolve(examples[k])
+		if err != nil {
+			c.fail(where, "", err)
+			continue
+		}
+		exObj, ok := ex.(map[string]any)
+		if !ok {
+			c.fail(where, "", errors.New("not an Example Object"))
+			continue
+		}
+		if _, ext := exObj["externalValue"]; ext {
+			c.fail(where, name, errors.New("externalValue is not checked: put the example inline as value"))
+			continue
+		}
+		value, ok := exObj["value"]
+		if !ok {
+			c.fail(where, name, errors.New("Example Object has no value"))
+			continue
+		}
+		c.checked++
+		if err := validate(value); err != nil {
+			c.fail(append(where, "value"), name, err)
+		}
+	}
+}
+
+// validator returns the function that validates an instance against a
+// schema: schemas.Validate for a schema file, a one-off compilation for an
+// inline schema.
+func (c *checker) validator(schemaNode any) (func(any) error, string, error) {
+	s, err := c.resolve(schemaNode)
+	if err != nil {
+		return nil, "", err
+	}
+	obj, ok := s.(map[string]any)
+	if !ok {
+		return nil, "", fmt.Errorf("schema is %T, want an object", s)
+	}
+	if id, ok := obj["$id"].(string); ok {
+		r := schemas.Resource(strings.TrimPrefix(id, schemas.BaseURI))
+		if !strings.HasPrefix(id, schemas.BaseURI) || !slices.Contains(schemas.Resources, r) {
+			return nil, "", fmt.Errorf("schema $id %q is none of the schema files of package schemas", id)
+		}
+		return func(v any) error { return schemas.Validate(r, v) }, string(r), nil
+	}
+	if hasRef(obj) {
+		// Its $refs would point into a bundle whose schema files carry their
+		// own $id, so they cannot be resolved here: $ref a schema file instead.
+		return nil, "", errors.New("inline schema with a $ref: $ref one of the schema files instead")
+	}
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft2020)
+	comp.AssertFormat()
+	const url = "urn:tcmkit:inline-schema"
+	if err := comp.AddResource(url, obj); err != nil {
+		return nil, "", fmt.Errorf("inline schema: %w", err)
+	}
+	sch, err := comp.Compile(url)
+	if err != nil {
+		return nil, "", fmt.Errorf("inline schema: %w", err)
+	}
+	return sch.Validate, "inline", nil
+}
+
+// resolve follows local $refs ("#/components/...") to the object they name.
+func (c *checker) resolve(node any) (any, error) {
+	for range 32 {
+		obj, ok := node.(map[string]any)
+		if !ok {
+			return node, nil
+		}
+		ref, ok := obj["$ref"].(string)
+		if !ok {
+			return node, nil
+		}
+		// A schema file that $refs another keeps its own keywords: stop at it.
+		if _, isFile := obj["$id"]; isFile {
+			return node, nil
+		}
+		target, err := lookup(c.doc, ref)
+		if err != nil {
+			return nil, err
+		}
+		node = target
+	}
+	return nil, errors.New("$ref chain longer than 32")
+}
+
+func lookup(doc map[string]any, ref string) (any, error) {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil, fmt.Errorf("$ref %q is not local to the bundle", ref)
+	}
+	var cur any = doc
+	if frag == "" {
+		return cur, nil
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("$ref %q: no object at %q", ref, tok)
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, fmt.Errorf("$ref %q: %q not found", ref, tok)
+		}
+	}
+	return cur, nil
+}
+
+func hasRef(node any) bool {
+	switch v := node.(type) {
+	case map[string]any:
+		if _, ok := v["$ref"]; ok {
+			return true
+		}
+		for _, e := range v {
+			if hasRef(e) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(v, hasRef)
+	}
+	return false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func pointer(path []string) string {
+	var b strings.Builder
+	for _, tok := range path {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+	}
+	return b.String()
+}
