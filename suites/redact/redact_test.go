@@ -1,0 +1,103 @@
+package redact_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/suites/redact"
+)
+
+const key = "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+
+func TestForm(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{key, "tcm_…2345"},
+		{"live_0123456789abcdef", "live_…cdef"},
+		{"noprefix0123456789", "…6789"},
+		{"tcm_short", "tcm_…"},
+		{"trailing_", "…"},
+	} {
+		if got := redact.Form(tc.in); got != tc.want {
+			t.Errorf("Form(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestString(t *testing.T) {
+	other := "tcm_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ"
+	r := redact.New(key, "", "short", other)
+	for _, tc := range []struct{ in, want string }{
+		{"Authorization: Bearer " + key, "Authorization: Bearer tcm_…2345"},
+		{key + key, "tcm_…2345tcm_…2345"},
+		{`{"message":"bad key ` + other + `"}`, `{"message":"bad key tcm_…ZZZZ"}`},
+		{"short words stay short", "short words stay short"},
+		{"no secret here", "no secret here"},
+	} {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestLongerSecretWins(t *testing.T) {
+	inner := "tcm_AbCdEfGhIjKl"
+	r := redact.New(inner, key)
+	if got := r.String(key); got != redact.Form(key) {
+		t.Errorf("String(key) = %q, want the longer key redacted whole", got)
+	}
+}
+
+func TestAdd(t *testing.T) {
+	var zero redact.Redactor
+	if got := zero.String(key); got != key {
+		t.Errorf("zero value changed %q", got)
+	}
+	zero.Add(key)
+	if got := zero.String(key); strings.Contains(got, key) {
+		t.Errorf("added secret not redacted: %q", got)
+	}
+}
+
+// TestWriterSplitsAnywhere writes a text holding the key in every possible
+// pair of chunks: the key must never come out whole, and nothing else may be
+// lost or changed.
+func TestWriterSplitsAnywhere(t *testing.T) {
+	text := "before " + key + " middle " + key + " after\n"
+	want := "before tcm_…2345 middle tcm_…2345 after\n"
+	for i := 0; i <= len(text); i++ {
+		for j := i; j <= len(text); j++ {
+			var out bytes.Buffer
+			w := redact.New(key).Writer(&out)
+			for _, chunk := range []string{text[:i], text[i:j], text[j:]} {
+				n, err := w.Write([]byte(chunk))
+				if err != nil || n != len(chunk) {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != want {
+				t.Fatalf("split at %d,%d: got %q, want %q", i, j, out.String(), want)
+			}
+		}
+	}
+}
+
+func TestWriterPassesLinesAtOnce(t *testing.T) {
+	var out bytes.Buffer
+	w := redact.New(key).Writer(&out)
+	w.Write([]byte("waiting 3 s for the rate limit\n"))
+	if out.String() != "waiting 3 s for the rate limit\n" {
+		t.Errorf("a line without a secret's start was held back: %q", out.String())
+	}
+	w.Write([]byte("ends with tcm_Ab"))
+	if strings.Contains(out.String(), "tcm_Ab") {
+		t.Errorf("a possible secret start was written early: %q", out.String())
+	}
+	w.Write([]byte("X done\n"))
+	if !strings.HasSuffix(out.String(), "ends with tcm_AbX done\n") {
+		t.Errorf("held-back bytes lost: %q", out.String())
+	}
+}
