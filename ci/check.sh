@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The checks of CI, runnable the same way on any clone: ci/check.sh
+# (.ci/run calls it). Needs Go, Node.js/npm and git; the Node tools are
+# installed into ci/node_modules on first use.
+#
+# Every step runs even when an earlier one failed, so that one CI run shows
+# every problem; the script then exits 1 and names the failed steps.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+failed=()
+
+# run NAME COMMAND...: prints what it does, runs it, remembers a failure.
+run() {
+	local name="$1"
+	shift
+	printf '\n==> %s\n' "$name"
+	if ! "$@"; then
+		echo "==> FAILED: $name"
+		failed+=("$name")
+	fi
+}
+
+# gofmt_check lists every Go file (tracked or not, except installed tools
+# and test data) that gofmt would change.
+gofmt_check() {
+	local out
+	if ! out="$(find . \( -name node_modules -o -name testdata -o -name .git \) -prune \
+		-o -name '*.go' -type f -print0 | xargs -0 -r gofmt -l 2>&1)"; then
+		echo "$out"
+		return 1
+	fi
+	if [[ -n "$out" ]]; then
+		echo "not gofmt-ed (fix with: gofmt -w FILE):"
+		echo "$out"
+		return 1
+	fi
+	echo "every Go file is gofmt-ed"
+}
+
+run "go version" go version
+run "go vet ./..." go vet ./...
+run "gofmt -l" gofmt_check
+run "OpenAPI lint (ci/lint-openapi.sh)" ci/lint-openapi.sh
+run "OpenAPI examples (ci/check-examples.sh)" ci/check-examples.sh
+
+# The README's test command, exactly. CI reads its ok/FAIL lines, so its
+# output is not filtered and it comes after the quick static checks.
+run "go test ./..." go test ./...
+
+# ---------------------------------------------------------------------------
+# FURTHER STEPS (lead): add CI steps here, one line each:
+#   run "what it does" command args...
+# The simulator load benchmark (ci/load/) is NOT run in CI by default.
+# ---------------------------------------------------------------------------
+
+if ((${#failed[@]} > 0)); then
+	printf '\n==> %d step(s) failed:\n' "${#failed[@]}"
+	printf '    %s\n' "${failed[@]}"
+	exit 1
+fi

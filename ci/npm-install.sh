@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Node tools of ci/ (ci/package.json, exact versions from
+# ci/package-lock.json) with `npm ci --prefix ci`, unless the locked version
+# of every tool is already installed. Quiet when there is nothing to do.
+set -euo pipefail
+ci="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+for tool in node npm; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "ci/npm-install.sh: $tool not found; install Node.js >= 20.19 with npm (Redocly CLI needs it)" >&2
+		exit 1
+	fi
+done
+
+# Up to date when every package of the lock file is installed at its locked
+# version; anything else (no node_modules, a bumped pin) reinstalls.
+if node -e '
+	const fs = require("fs"), path = require("path");
+	const dir = process.argv[1];
+	const lock = JSON.parse(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8"));
+	for (const [where, pkg] of Object.entries(lock.packages)) {
+		if (where === "") continue;
+		let have;
+		try { have = JSON.parse(fs.readFileSync(path.join(dir, where, "package.json"), "utf8")).version; } catch { process.exit(1); }
+		if (have !== pkg.version) process.exit(1);
+	}
+' "$ci"; then
+	exit 0
+fi
+
+echo "ci/npm-install.sh: npm ci --prefix ci"
+npm ci --prefix "$ci" --no-audit --no-fund --loglevel=error
