@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"slices"
+	"strings"
+	"time"
+)
+
+//go:embed report.html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
+	"secs":    func(f float64) string { return fmt.Sprintf("%.1f s", f) },
+	"msecs":   func(f float64) string { return fmt.Sprintf("%.0f ms", f*1000) },
+	"join":    strings.Join,
+	"upper":   func(s fmt.Stringer) string { return strings.ToUpper(s.String()) },
+	"cls":     func(s string) string { return strings.ReplaceAll(s, " ", "-") },
+	"anchor":  anchor,
+	"first":   firstLine,
+	"sorted":  sortedKeys,
+	"resmark": func(r Result) string { return resultMark(r) },
+}).Parse(htmlSource))
+
+// HTML renders the report as one self-contained page: inline CSS, no
+// scripts, no external assets, every value escaped by html/template.
+func (r Report) HTML() ([]byte, error) {
+	var b bytes.Buffer
+	if err := htmlTemplate.Execute(&b, htmlView{Report: r, Failed: r.Failures(), Tally: r.tally()}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+type htmlView struct {
+	Report
+	Failed []Spec
+	Tally  []resultCount
+}
+
+type resultCount struct {
+	Result Result
+	N      int
+}
+
+// tally counts requirements per result, in a fixed order.
+func (r Report) tally() []resultCount {
+	var out []resultCount
+	for _, res := range []Result{ResultPassed, ResultFailed, ResultSkipped, ResultNotCovered, ResultNotApplicable} {
+		n := 0
+		for _, q := range r.Requirements {
+			if q.Result == res {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, resultCount{res, n})
+		}
+	}
+	return out
+}
+
+func (o Outcome) String() string { return string(o) }
+
+// anchor turns a spec name into a fragment id, stable for one report.
+func anchor(name string) string {
+	var b strings.Builder
+	b.WriteString("spec-")
+	for _, c := range strings.ToLower(name) {
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

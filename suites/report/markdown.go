@@ -1,0 +1,182 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Markdown renders the report for a merge request or a CI job summary.
+func (r Report) Markdown() ([]byte, error) {
+	var b bytes.Buffer
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+
+	p("# Conformance report: %s\n\n", strings.ToUpper(string(r.Outcome)))
+	p("**%s** %s\n\n", outcomeMark(r.Outcome), r.Headline())
+	p("| | |\n|---|---|\n")
+	p("| Target | %s |\n", cell(r.Target))
+	p("| Date | %s |\n", cell(r.Started.Format(time.RFC3339)))
+	p("| Duration | %s |\n", cell(fmt.Sprintf("%.1f s", r.DurationSeconds)))
+	p("| Suite version | %s |\n", cell(r.SuiteVersion))
+	p("| Catalogue | version %d |\n", r.CatalogueVersion)
+	p("| Specs | %d passed, %d failed, %d skipped, %d in all |\n", r.Totals.Passed, r.Totals.Failed, r.Totals.Skipped, r.Totals.Specs)
+	p("| HTTP requests | %d |\n\n", r.Totals.Requests)
+
+	if len(r.Errors) > 0 {
+		p("## Why the run errored\n\nThe suite could not judge the target; the results below are incomplete.\n\n")
+		for _, e := range r.Errors {
+			p("%s\n", fence(e))
+		}
+	}
+	if len(r.UnknownRequirements) > 0 {
+		p("## Unknown requirement ids\n\nSpecs name ids the catalogue does not hold: %s\n\n", cell(strings.Join(r.UnknownRequirements, ", ")))
+	}
+
+	p("## Requirements\n\n")
+	p("| Result | Id | Requirement | Section | Checked by |\n|---|---|---|---|---|\n")
+	for _, q := range r.Requirements {
+		text := q.Text
+		if q.Reason != "" {
+			text += " — *" + q.Reason + "*"
+		}
+		if q.SimulatorChoice != "" {
+			text += " — simulator: " + q.SimulatorChoice
+		}
+		p("| %s %s | `%s` | %s | %s | %s |\n", resultMark(q.Result), q.Result, q.ID, cell(text), cell(q.Section), cell(strings.Join(q.Specs, "; ")))
+	}
+	p("\n")
+
+	failures := r.Failures()
+	if len(failures) > 0 {
+		p("## Failures\n\n")
+		for _, s := range failures {
+			p("### %s\n\n", cell(s.Name))
+			if len(s.Requirements) > 0 {
+				p("- Requirements: %s\n", cell(strings.Join(s.Requirements, ", ")))
+			}
+			if s.Node != "" {
+				p("- Node: %s\n", cell(s.Node))
+			}
+			if s.Failure.Location != "" {
+				p("- Location: `%s`\n", s.Failure.Location)
+			}
+			p("- Requests: %d\n\n", s.Requests)
+			p("%s\n", fence(s.Failure.Message))
+			if s.Failure.Transcript != "" {
+				p("Transcript:\n\n%s\n", fence(s.Failure.Transcript))
+			}
+		}
+	}
+
+	if len(r.Features) > 0 {
+		p("## Features\n\n| Feature | Specs | Passed | Failed | Skipped | Requests |\n|---|---|---|---|---|---|\n")
+		for _, f := range r.Features {
+			p("| %s | %d | %d | %d | %d | %d |\n", cell(f.Feature), f.Specs, f.Passed, f.Failed, f.Skipped, f.Requests)
+		}
+		p("\n")
+	}
+
+	p("## Specs\n\n| State | Spec | Requirements | Duration | Requests | Note |\n|---|---|---|---|---|---|\n")
+	for _, s := range r.Specs {
+		note := s.SkipReason
+		if s.Failure != nil {
+			note = firstLine(s.Failure.Message)
+		}
+		p("| %s %s | %s | %s | %.3f s | %d | %s |\n", resultMark(s.State), s.State, cell(s.Name), cell(strings.Join(s.Requirements, ", ")), s.DurationSeconds, s.Requests, cell(note))
+	}
+	p("\n")
+
+	if len(r.Config) > 0 {
+		p("## Configuration\n\nKeys are redacted.\n\n| Setting | Value |\n|---|---|\n")
+		keys := make([]string, 0, len(r.Config))
+		for k := range r.Config {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			p("| %s | %s |\n", cell(k), cell(r.Config[k]))
+		}
+		p("\n")
+	}
+	return b.Bytes(), nil
+}
+
+// Headline is the one-sentence summary of the outcome.
+func (r Report) Headline() string {
+	switch r.Outcome {
+	case Errored:
+		if len(r.Errors) > 0 {
+			return "The suite could not run: " + firstLine(r.Errors[0])
+		}
+		return "The suite could not run."
+	case Failed:
+		n := 0
+		for _, q := range r.Requirements {
+			if q.Result == ResultFailed {
+				n++
+			}
+		}
+		return fmt.Sprintf("%d of %d specs failed; %d requirements not met.", r.Totals.Failed, r.Totals.Specs, n)
+	default:
+		return fmt.Sprintf("All %d specs that ran passed (%d skipped).", r.Totals.Passed, r.Totals.Skipped)
+	}
+}
+
+// Failures lists the specs and suite nodes that failed, in report order.
+func (r Report) Failures() []Spec {
+	var out []Spec
+	for _, s := range r.Specs {
+		if s.Failure != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func outcomeMark(o Outcome) string {
+	switch o {
+	case Passed:
+		return "✅ PASSED"
+	case Failed:
+		return "❌ FAILED"
+	default:
+		return "⚠️ ERRORED"
+	}
+}
+
+func resultMark(r Result) string {
+	switch r {
+	case ResultPassed:
+		return "✅"
+	case ResultFailed:
+		return "❌"
+	case ResultSkipped:
+		return "⏭️"
+	default:
+		return "➖"
+	}
+}
+
+// cell makes s safe inside one Markdown table cell.
+func cell(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.NewReplacer("\\", "\\\\", "|", "\\|", "<", "&lt;", ">", "&gt;", "\r\n", "<br>", "\n", "<br>").Replace(s)
+	return s
+}
+
+// fence wraps s in a code fence longer than any backtick run inside it.
+func fence(s string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + "text\n" + strings.TrimRight(s, "\n") + "\n" + f + "\n"
+}

@@ -1,0 +1,442 @@
+// Package report turns a Ginkgo run of the conformance suite into a
+// conformance report: what was tested (target, date, suite version,
+// configuration), the outcome, the result of every requirement of the
+// catalogue, and for every failure the message, the location and the HTTP
+// transcript, so that a failure is understood without running again.
+//
+// The report is written in three forms from one value: versioned JSON for
+// machines, Markdown for merge requests, and one self-contained HTML file
+// for people. WriteFiles writes all three even when the run failed or
+// errored, and redacts every string on its way out.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tcmkit/tcmkit/suites/catalogue"
+)
+
+// SchemaVersion is the version of the JSON form. It changes when a field
+// changes meaning or goes away; new fields do not change it.
+const SchemaVersion = 1
+
+// The names of the Ginkgo report entries the suite records per spec.
+const (
+	EntryRequests   = "requests"   // int: HTTP requests the spec sent
+	EntryTranscript = "transcript" // string: request/response excerpts, redacted
+)
+
+// MaxTranscript bounds the transcript kept per spec, in bytes. The end is
+// kept: the request that failed is usually the last one.
+const MaxTranscript = 16 << 10
+
+// Meta is what the suite knows about the run that Ginkgo does not.
+type Meta struct {
+	Target       string
+	SuiteVersion string
+	Started      time.Time
+	Finished     time.Time
+	Config       map[string]string // already redacted
+	Errored      string            // preflight or setup error; "" if none
+}
+
+// Outcome is the verdict of a whole run.
+type Outcome string
+
+const (
+	// Passed: no spec failed and the suite ran.
+	Passed Outcome = "passed"
+	// Failed: the suite ran and the target did not conform.
+	Failed Outcome = "failed"
+	// Errored: the suite could not run (unreachable target, rejected key,
+	// bad configuration, a failed setup node, an abort or interrupt); the
+	// target was not judged.
+	Errored Outcome = "errored"
+)
+
+// Result is the verdict on one requirement, or the state of one spec.
+type Result string
+
+const (
+	ResultPassed        Result = "passed"
+	ResultFailed        Result = "failed"
+	ResultSkipped       Result = "skipped"
+	ResultNotCovered    Result = "not covered"    // a must requirement no spec names
+	ResultNotApplicable Result = "not applicable" // an open requirement nothing judged
+)
+
+// Report is one run of the suite, in the form all three outputs share.
+type Report struct {
+	SchemaVersion    int               `json:"schemaVersion"`
+	Target           string            `json:"target"`
+	SuiteVersion     string            `json:"suiteVersion"`
+	Started          time.Time         `json:"started"`
+	Finished         time.Time         `json:"finished"`
+	DurationSeconds  float64           `json:"durationSeconds"`
+	Config           map[string]string `json:"config"`
+	Outcome          Outcome           `json:"outcome"`
+	Errors           []string          `json:"errors,omitempty"` // why the run errored
+	CatalogueVersion int               `json:"catalogueVersion"`
+	Totals           Counts            `json:"totals"`
+	Features         []FeatureCounts   `json:"features"`
+	Requirements     []Requirement     `json:"requirements"`
+	Specs            []Spec            `json:"specs"`
+	// UnknownRequirements lists ids that specs name but the catalogue lacks.
+	UnknownRequirements []string `json:"unknownRequirements,omitempty"`
+}
+
+// Counts counts specs by state, and the HTTP requests they sent.
+type Counts struct {
+	Specs    int `json:"specs"`
+	Passed   int `json:"passed"`
+	Failed   int `json:"failed"`
+	Skipped  int `json:"skipped"`
+	Requests int `json:"requests"`
+}
+
+// FeatureCounts are the counts of the specs carrying one feature label.
+type FeatureCounts struct {
+	Feature string `json:"feature"`
+	Counts
+}
+
+// Requirement is one catalogue entry with its verdict.
+type Requirement struct {
+	ID              string         `json:"id"`
+	Kind            catalogue.Kind `json:"kind"`
+	Feature         string         `json:"feature"`
+	Section         string         `json:"section"`
+	Text            string         `json:"text"`
+	SimulatorChoice string         `json:"simulatorChoice,omitempty"`
+	Result          Result         `json:"result"`
+	Reason          string         `json:"reason,omitempty"` // why skipped, not covered, not applicable
+	Specs           []string       `json:"specs,omitempty"`  // names of the specs that check it
+}
+
+// Spec is one spec of the run, or a suite-level node (BeforeSuite...) that
+// failed.
+type Spec struct {
+	Name            string   `json:"name"`
+	Node            string   `json:"node,omitempty"` // set for suite-level nodes, e.g. "BeforeSuite"
+	State           Result   `json:"state"`
+	GinkgoState     string   `json:"ginkgoState"` // Ginkgo's own word: passed, failed, panicked, timedout...
+	Features        []string `json:"features,omitempty"`
+	Requirements    []string `json:"requirements,omitempty"`
+	DurationSeconds float64  `json:"durationSeconds"`
+	Requests        int      `json:"requests"`
+	SkipReason      string   `json:"skipReason,omitempty"`
+	Failure         *Failure `json:"failure,omitempty"`
+}
+
+// Failure is why a spec failed.
+type Failure struct {
+	Message    string `json:"message"`
+	Location   string `json:"location"`
+	Transcript string `json:"transcript,omitempty"`
+}
+
+// FromGinkgo builds the report of a run from Ginkgo's report (as given to
+// ReportAfterSuite), the catalogue and what the suite knows about the run.
+func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
+	started, finished := m.Started, m.Finished
+	if started.IsZero() {
+		started = r.StartTime
+	}
+	if finished.IsZero() {
+		finished = r.EndTime
+	}
+	if finished.IsZero() || finished.Before(started) {
+		finished = started
+	}
+	out := Report{
+		SchemaVersion:    SchemaVersion,
+		Target:           m.Target,
+		SuiteVersion:     m.SuiteVersion,
+		Started:          started.UTC(),
+		Finished:         finished.UTC(),
+		DurationSeconds:  seconds(finished.Sub(started)),
+		Config:           map[string]string{},
+		CatalogueVersion: cat.Version,
+	}
+	for k, v := range m.Config {
+		out.Config[k] = v
+	}
+	if m.Errored != "" {
+		out.Errors = append(out.Errors, m.Errored)
+	}
+	for _, reason := range r.SpecialSuiteFailureReasons {
+		out.Errors = append(out.Errors, "Ginkgo: "+reason)
+	}
+
+	// Suite-level nodes first: a failed BeforeSuite means the suite could
+	// not run, which the reader must see before the specs it left unrun.
+	for _, sr := range r.SpecReports {
+		if sr.LeafNodeType.Is(types.NodeTypeIt) || !sr.State.Is(types.SpecStateFailureStates) {
+			continue
+		}
+		s := spec(sr)
+		s.Node = sr.LeafNodeType.String()
+		if s.Name == "" {
+			s.Name = "[" + s.Node + "]"
+		}
+		out.Specs = append(out.Specs, s)
+		out.Errors = append(out.Errors, fmt.Sprintf("%s failed: %s", s.Node, firstLine(sr.Failure.Message)))
+	}
+	// An abort or interrupt stops the run: what follows was not judged.
+	for _, sr := range r.SpecReports {
+		if sr.LeafNodeType.Is(types.NodeTypeIt) && sr.State.Is(types.SpecStateAborted|types.SpecStateInterrupted) {
+			out.Errors = append(out.Errors, fmt.Sprintf("%s: %s %s", sr.FullText(), sr.State, firstLine(sr.Failure.Message)))
+		}
+	}
+	erroredRun := len(out.Errors) > 0
+
+	// Specs proper, in the order they ran (Ginkgo's report order).
+	features := map[string]*Counts{}
+	unknown := map[string]bool{}
+	specsOf := map[string][]Spec{}
+	for _, sr := range r.SpecReports {
+		if !sr.LeafNodeType.Is(types.NodeTypeIt) {
+			continue
+		}
+		s := spec(sr)
+		if s.State == ResultSkipped && s.SkipReason == "" {
+			s.SkipReason = "not selected (label filter, focus or skip)"
+			if erroredRun {
+				s.SkipReason = "not run: the run errored before this spec"
+			}
+		}
+		out.Specs = append(out.Specs, s)
+		out.Totals.add(s)
+		for _, f := range s.Features {
+			if features[f] == nil {
+				features[f] = &Counts{}
+			}
+			features[f].add(s)
+		}
+		for _, id := range s.Requirements {
+			if _, ok := cat.Lookup(id); !ok {
+				unknown[id] = true
+				continue
+			}
+			specsOf[id] = append(specsOf[id], s)
+		}
+	}
+	for f, c := range features {
+		out.Features = append(out.Features, FeatureCounts{Feature: f, Counts: *c})
+	}
+	slices.SortFunc(out.Features, func(a, b FeatureCounts) int { return strings.Compare(a.Feature, b.Feature) })
+	for id := range unknown {
+		out.UnknownRequirements = append(out.UnknownRequirements, id)
+	}
+	slices.Sort(out.UnknownRequirements)
+
+	for _, req := range cat.List() {
+		out.Requirements = append(out.Requirements, judge(req, specsOf[req.ID], erroredRun))
+	}
+
+	switch {
+	case erroredRun:
+		out.Outcome = Errored
+	case out.Totals.Failed > 0:
+		out.Outcome = Failed
+	default:
+		out.Outcome = Passed
+	}
+	return out
+}
+
+// judge gives the verdict on one requirement from the specs that name it.
+// One failing spec fails it; it passes when every spec that ran passed.
+func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement {
+	out := Requirement{
+		ID: req.ID, Kind: req.Kind, Feature: req.Feature, Section: req.Section,
+		Text: req.Text, SimulatorChoice: req.SimulatorChoice,
+	}
+	var passed, failed int
+	var reasons []string
+	for _, s := range specs {
+		out.Specs = append(out.Specs, s.Name)
+		switch s.State {
+		case ResultPassed:
+			passed++
+		case ResultFailed:
+			failed++
+		default:
+			if !slices.Contains(reasons, s.SkipReason) {
+				reasons = append(reasons, s.SkipReason)
+			}
+		}
+	}
+	switch {
+	case failed > 0:
+		out.Result = ResultFailed
+	case passed > 0:
+		out.Result = ResultPassed
+	case req.Kind == catalogue.Open:
+		out.Result = ResultNotApplicable
+		out.Reason = "the spec leaves this open; any choice conforms"
+		if len(reasons) > 0 {
+			out.Reason += " (strict check skipped: " + strings.Join(reasons, "; ") + ")"
+		}
+	case len(specs) == 0:
+		out.Result = ResultNotCovered
+		out.Reason = "no spec of this suite checks it"
+		if erroredRun {
+			out.Reason = "no spec checks it, and the run errored"
+		}
+	default:
+		out.Result = ResultSkipped
+		out.Reason = strings.Join(reasons, "; ")
+	}
+	return out
+}
+
+func (c *Counts) add(s Spec) {
+	c.Specs++
+	c.Requests += s.Requests
+	switch s.State {
+	case ResultPassed:
+		c.Passed++
+	case ResultFailed:
+		c.Failed++
+	default:
+		c.Skipped++
+	}
+}
+
+// spec converts one Ginkgo spec report.
+func spec(sr types.SpecReport) Spec {
+	s := Spec{
+		Name:            sr.FullText(),
+		GinkgoState:     sr.State.String(),
+		DurationSeconds: seconds(sr.RunTime),
+	}
+	for _, l := range sr.Labels() {
+		if catalogue.IsID(l) {
+			if !slices.Contains(s.Requirements, l) {
+				s.Requirements = append(s.Requirements, l)
+			}
+		} else if !slices.Contains(s.Features, l) {
+			s.Features = append(s.Features, l)
+		}
+	}
+	var transcript []string
+	for _, e := range sr.ReportEntries {
+		switch e.Name {
+		case EntryRequests:
+			s.Requests += entryInt(e)
+		case EntryTranscript:
+			if t := entryString(e); t != "" {
+				transcript = append(transcript, strings.TrimRight(t, "\n"))
+			}
+		}
+	}
+	switch {
+	case sr.State.Is(types.SpecStatePassed):
+		s.State = ResultPassed
+	case sr.State.Is(types.SpecStateFailureStates):
+		s.State = ResultFailed
+		s.Failure = &Failure{
+			Message:    strings.TrimSpace(sr.Failure.Message),
+			Location:   location(sr.Failure.Location),
+			Transcript: excerpt(strings.Join(transcript, "\n\n"), MaxTranscript),
+		}
+		if s.Failure.Message == "" {
+			s.Failure.Message = sr.State.String()
+		}
+		if sr.Failure.ForwardedPanic != "" {
+			s.Failure.Message += "\npanic: " + sr.Failure.ForwardedPanic
+		}
+		for _, af := range sr.AdditionalFailures {
+			s.Failure.Message += "\n\nand then (" + af.State.String() + "): " + strings.TrimSpace(af.Failure.Message)
+		}
+	default: // skipped, pending
+		s.State = ResultSkipped
+		s.SkipReason = strings.TrimSpace(sr.Failure.Message)
+		if sr.State.Is(types.SpecStatePending) {
+			s.SkipReason = "pending"
+		}
+	}
+	return s
+}
+
+// entryInt reads the "requests" entry. In a parallel run (and from a
+// rehydrated JSON report) the raw value is a decoded JSON number, so
+// several shapes are accepted.
+func entryInt(e types.ReportEntry) int {
+	switch v := e.GetRawValue().(type) {
+	case int:
+		return v
+	case int64:
+		return int(v)
+	case int32:
+		return int(v)
+	case float64:
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return int(v)
+		}
+	case json.Number:
+		n, _ := v.Int64()
+		return int(n)
+	}
+	for _, s := range []string{e.Value.AsJSON, e.Value.Representation} {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func entryString(e types.ReportEntry) string {
+	if s, ok := e.GetRawValue().(string); ok {
+		return s
+	}
+	var s string
+	if e.Value.AsJSON != "" && json.Unmarshal([]byte(e.Value.AsJSON), &s) == nil {
+		return s
+	}
+	return e.Value.String()
+}
+
+// excerpt keeps the last max bytes of s, on a line boundary, saying how
+// much it left out.
+func excerpt(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := len(s) - max
+	if i := strings.IndexByte(s[cut:], '\n'); i >= 0 {
+		cut += i + 1
+	}
+	for cut < len(s) && !isRuneStart(s[cut]) {
+		cut++
+	}
+	return fmt.Sprintf("… (%d earlier bytes left out)\n", cut) + s[cut:]
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func location(l types.CodeLocation) string {
+	if l.FileName == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", l.FileName, l.LineNumber)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func seconds(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }

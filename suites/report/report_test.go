@@ -1,0 +1,387 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tcmkit/tcmkit/suites/catalogue"
+)
+
+const secret = "tcm_S3cretS3cretS3cretS3cretS3cr9Qa"
+
+func redactSecret(s string) string { return strings.ReplaceAll(s, secret, "tcm_…9Qa") }
+
+var t0 = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+
+func testCatalogue(t *testing.T) catalogue.Catalogue {
+	t.Helper()
+	c, err := catalogue.Parse([]byte(`{"version":1,"requirements":[
+	 {"id":"HEALTH-OK","kind":"must","feature":"health","section":"Health","text":"health says ok"},
+	 {"id":"FEED-ORDER","kind":"must","feature":"pagination","section":"Feed","text":"newest first"},
+	 {"id":"FEED-LIMIT-CAP","kind":"must","feature":"pagination","section":"Limits","text":"limit capped at 200"},
+	 {"id":"RATE-PER-KEY","kind":"must","feature":"rate-limit","section":"Limits","text":"per key"},
+	 {"id":"AUTH-REVOKED","kind":"must","feature":"auth","section":"Authentication","text":"revoked key 401"},
+	 {"id":"FEED-CURSOR-UNKNOWN","kind":"open","feature":"pagination","section":"Feed","text":"unknown cursor: not shown","simulatorChoice":"400 naming cursor"},
+	 {"id":"ERROR-STRINGS","kind":"open","feature":"errors","section":"Errors","text":"error strings: not shown","simulatorChoice":"snake_case"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type entry struct {
+	name  string
+	value any
+}
+
+func it(container, text string, labels []string, state types.SpecState, msg string, entries ...entry) types.SpecReport {
+	sr := types.SpecReport{
+		ContainerHierarchyTexts:  []string{container},
+		ContainerHierarchyLabels: [][]string{{strings.ToLower(strings.Fields(container)[0])}},
+		LeafNodeType:             types.NodeTypeIt,
+		LeafNodeText:             text,
+		LeafNodeLabels:           labels,
+		State:                    state,
+		RunTime:                  1500 * time.Millisecond,
+	}
+	if msg != "" {
+		sr.Failure = types.Failure{Message: msg, Location: types.CodeLocation{FileName: "/src/suites/conformance/feed.go", LineNumber: 42}}
+	}
+	for _, e := range entries {
+		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: e.name, Value: types.WrapEntryValue(e.value)})
+	}
+	return sr
+}
+
+func meta() Meta {
+	return Meta{
+		Target: "https://staging.example.test", SuiteVersion: "v0.1.0-test",
+		Started: t0, Finished: t0.Add(12 * time.Second),
+		Config: map[string]string{"target": "https://staging.example.test", "pro-key": "tcm_…9Qa"},
+	}
+}
+
+func passedRun() types.Report {
+	return types.Report{SuiteSucceeded: true, SpecReports: types.SpecReports{
+		it("Health operation", "says ok", []string{"HEALTH-OK"}, types.SpecStatePassed, "", entry{"requests", 1}),
+		it("Pagination of the feed", "is newest first", []string{"FEED-ORDER"}, types.SpecStatePassed, "", entry{"requests", 4}),
+		it("Pagination of the feed", "caps limit at 200", []string{"FEED-LIMIT-CAP"}, types.SpecStatePassed, "", entry{"requests", 1}),
+		it("Rate-limit of the feed", "counts per key", []string{"RATE-PER-KEY"}, types.SpecStatePassed, "", entry{"requests", 21}),
+		it("Auth of the feed", "rejects a revoked key", []string{"AUTH-REVOKED"}, types.SpecStatePassed, "", entry{"requests", 2}),
+		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed},
+	}}
+}
+
+func failedRun() types.Report {
+	transcript := "GET /api/public-feed?limit=500\nAuthorization: Bearer " + secret + "\n→ 200 application/json\n{\"events\":[… 500 events …],\"nextCursor\":\"c2\"}"
+	return types.Report{SpecReports: types.SpecReports{
+		it("Health operation", "says ok", []string{"HEALTH-OK"}, types.SpecStatePassed, "", entry{"requests", 1}),
+		it("Pagination of the feed", "is newest first", []string{"FEED-ORDER"}, types.SpecStatePassed, "", entry{"requests", 4}),
+		it("Pagination of the feed", "caps limit at 200", []string{"FEED-LIMIT-CAP", "strict"}, types.SpecStateFailed,
+			"GET /api/public-feed?limit=500: /events has 500 items, rule: limit is capped at 200 <script>alert(1)</script> key "+secret,
+			entry{"requests", 1}, entry{"transcript", transcript}),
+		it("Rate-limit of the feed", "counts per key", []string{"RATE-PER-KEY"}, types.SpecStateSkipped,
+			"needs a second key: set --free-key or TCM_FREE_KEY"),
+		it("Auth of the feed", "rejects a revoked key", []string{"AUTH-REVOKED"}, types.SpecStateSkipped,
+			"needs a revoked key: set --revoked-key or TCM_REVOKED_KEY"),
+		it("Strict", "rejects an unknown cursor", []string{"FEED-CURSOR-UNKNOWN", "NOT-IN-CATALOGUE"}, types.SpecStateSkipped, ""),
+	}}
+}
+
+func erroredRun() types.Report {
+	return types.Report{SpecReports: types.SpecReports{
+		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed,
+			Failure: types.Failure{Message: "preflight: POST https://staging.example.test/api/public/health: connection refused",
+				Location: types.CodeLocation{FileName: "/src/suites/suites_test.go", LineNumber: 30}}},
+		it("Health operation", "says ok", []string{"HEALTH-OK"}, types.SpecStateSkipped, ""),
+		it("Pagination of the feed", "is newest first", []string{"FEED-ORDER"}, types.SpecStateSkipped, ""),
+	}}
+}
+
+func find[T any](t *testing.T, xs []T, match func(T) bool) T {
+	t.Helper()
+	for _, x := range xs {
+		if match(x) {
+			return x
+		}
+	}
+	t.Fatalf("not found")
+	var zero T
+	return zero
+}
+
+func req(t *testing.T, r Report, id string) Requirement {
+	t.Helper()
+	return find(t, r.Requirements, func(q Requirement) bool { return q.ID == id })
+}
+
+func TestFromGinkgoPassed(t *testing.T) {
+	r := FromGinkgo(passedRun(), testCatalogue(t), meta())
+	if r.Outcome != Passed || len(r.Errors) != 0 {
+		t.Fatalf("outcome %s, errors %v", r.Outcome, r.Errors)
+	}
+	if r.SchemaVersion != 1 || r.DurationSeconds != 12 || r.Target != "https://staging.example.test" {
+		t.Errorf("header: %+v", r)
+	}
+	want := Counts{Specs: 5, Passed: 5, Requests: 29}
+	if r.Totals != want {
+		t.Errorf("totals %+v, want %+v", r.Totals, want)
+	}
+	if len(r.Specs) != 5 {
+		t.Errorf("%d specs, want 5 (a passed BeforeSuite is not a spec)", len(r.Specs))
+	}
+	for _, id := range []string{"HEALTH-OK", "FEED-ORDER", "FEED-LIMIT-CAP", "RATE-PER-KEY", "AUTH-REVOKED"} {
+		if q := req(t, r, id); q.Result != ResultPassed || len(q.Specs) != 1 {
+			t.Errorf("%s: %s by %v", id, q.Result, q.Specs)
+		}
+	}
+	if q := req(t, r, "ERROR-STRINGS"); q.Result != ResultNotApplicable || q.SimulatorChoice != "snake_case" {
+		t.Errorf("open requirement: %+v", q)
+	}
+	pag := find(t, r.Features, func(f FeatureCounts) bool { return f.Feature == "pagination" })
+	if pag.Counts != (Counts{Specs: 2, Passed: 2, Requests: 5}) {
+		t.Errorf("pagination counts %+v", pag.Counts)
+	}
+	s := find(t, r.Specs, func(s Spec) bool { return s.Name == "Pagination of the feed is newest first" })
+	if s.Requests != 4 || s.DurationSeconds != 1.5 || s.Features[0] != "pagination" || s.Requirements[0] != "FEED-ORDER" {
+		t.Errorf("spec %+v", s)
+	}
+}
+
+func TestFromGinkgoFailed(t *testing.T) {
+	r := FromGinkgo(failedRun(), testCatalogue(t), meta())
+	if r.Outcome != Failed {
+		t.Fatalf("outcome %s, errors %v", r.Outcome, r.Errors)
+	}
+	if r.Totals != (Counts{Specs: 6, Passed: 2, Failed: 1, Skipped: 3, Requests: 6}) {
+		t.Errorf("totals %+v", r.Totals)
+	}
+	q := req(t, r, "FEED-LIMIT-CAP")
+	if q.Result != ResultFailed {
+		t.Errorf("FEED-LIMIT-CAP %s", q.Result)
+	}
+	if q := req(t, r, "RATE-PER-KEY"); q.Result != ResultSkipped || !strings.Contains(q.Reason, "--free-key") {
+		t.Errorf("RATE-PER-KEY %s (%s)", q.Result, q.Reason)
+	}
+	if q := req(t, r, "FEED-CURSOR-UNKNOWN"); q.Result != ResultNotApplicable || !strings.Contains(q.Reason, "not selected") {
+		t.Errorf("open requirement with a skipped strict spec: %s (%s)", q.Result, q.Reason)
+	}
+	if len(r.UnknownRequirements) != 1 || r.UnknownRequirements[0] != "NOT-IN-CATALOGUE" {
+		t.Errorf("unknown %v", r.UnknownRequirements)
+	}
+	f := r.Failures()
+	if len(f) != 1 || f[0].Failure.Location != "/src/suites/conformance/feed.go:42" || !strings.Contains(f[0].Failure.Transcript, "limit=500") {
+		t.Fatalf("failures %+v", f)
+	}
+	if f[0].Features[1] != "strict" {
+		t.Errorf("labels: features %v requirements %v", f[0].Features, f[0].Requirements)
+	}
+}
+
+func TestFromGinkgoErrored(t *testing.T) {
+	tests := []struct {
+		name string
+		run  types.Report
+		meta func(Meta) Meta
+		want string
+	}{
+		{"BeforeSuite failed", erroredRun(), func(m Meta) Meta { return m }, "BeforeSuite failed: preflight"},
+		{"Meta.Errored", passedRun(), func(m Meta) Meta { m.Errored = "pro key rejected: 401"; return m }, "pro key rejected"},
+		{"interrupted", types.Report{SpecialSuiteFailureReasons: []string{"Interrupted by User"}, SpecReports: passedRun().SpecReports}, func(m Meta) Meta { return m }, "Interrupted by User"},
+		{"aborted spec", types.Report{SpecReports: types.SpecReports{
+			it("Rate-limit of the feed", "counts per key", []string{"RATE-PER-KEY"}, types.SpecStateAborted, "target went away")}}, func(m Meta) Meta { return m }, "target went away"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := FromGinkgo(tt.run, testCatalogue(t), tt.meta(meta()))
+			if r.Outcome != Errored {
+				t.Fatalf("outcome %s, want errored", r.Outcome)
+			}
+			if !strings.Contains(strings.Join(r.Errors, "\n"), tt.want) {
+				t.Errorf("errors %q, want one saying %q", r.Errors, tt.want)
+			}
+		})
+	}
+	r := FromGinkgo(erroredRun(), testCatalogue(t), meta())
+	if q := req(t, r, "HEALTH-OK"); q.Result != ResultSkipped || !strings.Contains(q.Reason, "errored") {
+		t.Errorf("HEALTH-OK after a failed BeforeSuite: %s (%s)", q.Result, q.Reason)
+	}
+	if q := req(t, r, "RATE-PER-KEY"); q.Result != ResultNotCovered {
+		t.Errorf("RATE-PER-KEY with no spec: %s", q.Result)
+	}
+	if f := r.Failures(); len(f) != 1 || f[0].Node != "BeforeSuite" || f[0].Name != "[BeforeSuite]" {
+		t.Errorf("failures %+v", f)
+	}
+}
+
+// In a parallel run ReportAfterSuite sees report entries decoded from
+// JSON: the request count arrives as a float64.
+func TestEntriesFromJSON(t *testing.T) {
+	var n, s types.ReportEntryValue
+	if err := json.Unmarshal([]byte(`{"AsJSON":"7","Representation":"7"}`), &n); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`{"AsJSON":"\"GET /x\\n→ 500\"","Representation":"GET /x"}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	sr := it("Feed", "x", nil, types.SpecStateFailed, "boom")
+	sr.ReportEntries = types.ReportEntries{{Name: EntryRequests, Value: n}, {Name: EntryTranscript, Value: s}, {Name: EntryRequests, Value: types.WrapEntryValue(int64(2))}}
+	got := spec(sr)
+	if got.Requests != 9 || got.Failure.Transcript != "GET /x\n→ 500" {
+		t.Errorf("requests %d, transcript %q", got.Requests, got.Failure.Transcript)
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("GET /api/public-feed → 200 ✓\n", 2000) + "GET /api/public-feed?limit=500 → 200 (the failing one)"
+	got := excerpt(long, 1000)
+	if len(got) > 1100 || !strings.HasPrefix(got, "… (") || !strings.HasSuffix(got, "(the failing one)") {
+		t.Errorf("excerpt: %d bytes, starts %q", len(got), got[:40])
+	}
+	if !strings.Contains(got, "earlier bytes left out)\nGET") {
+		t.Errorf("excerpt does not cut on a line boundary: %q", got[:80])
+	}
+	if excerpt("short", 1000) != "short" {
+		t.Errorf("short text changed")
+	}
+}
+
+func writeAll(t *testing.T, run types.Report, m Meta) (dir string, files map[string]string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "reports")
+	r := FromGinkgo(run, testCatalogue(t), m)
+	if err := r.WriteFiles(dir, redactSecret); err != nil {
+		t.Fatal(err)
+	}
+	files = map[string]string{}
+	for _, name := range []string{JSONFile, MarkdownFile, HTMLFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
+	}
+	return dir, files
+}
+
+func TestWriteFilesFailedRun(t *testing.T) {
+	m := meta()
+	m.Config["note"] = "given key " + secret // the suite forgot to redact this one
+	m.Target = "https://staging.example.test/?k=" + secret
+	_, files := writeAll(t, failedRun(), m)
+	for name, content := range files {
+		if strings.Contains(content, secret) {
+			t.Errorf("%s contains the secret", name)
+		}
+		if strings.Contains(content, "S3cretS3cret") {
+			t.Errorf("%s contains part of the secret", name)
+		}
+		for _, want := range []string{"tcm_…9Qa", "FEED-LIMIT-CAP", "caps limit at 200", "limit=500", "/src/suites/conformance/feed.go:42", "--free-key or TCM_FREE_KEY", "v0.1.0-test"} {
+			if !strings.Contains(content, want) {
+				t.Errorf("%s does not say %q", name, want)
+			}
+		}
+	}
+
+	var doc struct {
+		SchemaVersion int
+		Outcome       string
+		Requirements  []struct{ ID, Result, Reason string }
+		Specs         []struct {
+			Name    string
+			Failure *struct{ Message, Location, Transcript string }
+		}
+	}
+	if err := json.Unmarshal([]byte(files[JSONFile]), &doc); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	if doc.SchemaVersion != 1 || doc.Outcome != "failed" || len(doc.Requirements) != 7 {
+		t.Errorf("JSON: version %d, outcome %s, %d requirements", doc.SchemaVersion, doc.Outcome, len(doc.Requirements))
+	}
+
+	md := files[MarkdownFile]
+	for _, want := range []string{"# Conformance report: FAILED", "| ❌ failed | `FEED-LIMIT-CAP` |", "## Failures", "### Pagination of the feed caps limit at 200", "Transcript:\n\n```text\nGET /api/public-feed?limit=500", "| ⏭️ skipped | `RATE-PER-KEY` |", "| ➖ not applicable | `ERROR-STRINGS` |", "NOT-IN-CATALOGUE"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown does not say %q", want)
+		}
+	}
+
+	html := files[HTMLFile]
+	for _, want := range []string{`<span class="outcome failed">FAILED</span>`, `<span class="badge failed">failed</span>`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `<pre class="transcript">GET /api/public-feed?limit=500`, `href="#spec-pagination-of-the-feed-caps-limit-at-200"`, `id="spec-pagination-of-the-feed-caps-limit-at-200"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML does not say %q", want)
+		}
+	}
+	if strings.Contains(html, "<script>") {
+		t.Errorf("HTML carries an unescaped script element")
+	}
+	for _, external := range []string{"<link", "<script", "src=", "@import", "url("} {
+		if strings.Contains(html, external) {
+			t.Errorf("HTML is not self-contained: has %q", external)
+		}
+	}
+}
+
+func TestWriteFilesErroredRun(t *testing.T) {
+	m := meta()
+	m.Errored = "preflight: pro key " + secret + " rejected with 401"
+	_, files := writeAll(t, erroredRun(), m)
+	for name, content := range files {
+		if strings.Contains(content, secret) {
+			t.Errorf("%s contains the secret", name)
+		}
+		for _, want := range []string{"errored", "preflight: pro key tcm_…9Qa rejected", "connection refused", "not run: the run errored"} {
+			if !strings.Contains(content, want) {
+				t.Errorf("%s does not say %q", name, want)
+			}
+		}
+	}
+	if !strings.Contains(files[HTMLFile], `<span class="outcome errored">ERRORED</span>`) || !strings.Contains(files[HTMLFile], "Why the run errored") {
+		t.Errorf("HTML does not show the errored outcome")
+	}
+	if !strings.Contains(files[MarkdownFile], "## Why the run errored") {
+		t.Errorf("Markdown does not say why the run errored")
+	}
+}
+
+func TestWriteFilesPassedRun(t *testing.T) {
+	_, files := writeAll(t, passedRun(), meta())
+	if !strings.Contains(files[HTMLFile], `<span class="outcome passed">PASSED</span>`) || strings.Contains(files[HTMLFile], "<h2>Failures") {
+		t.Errorf("HTML of a passed run")
+	}
+	if !strings.Contains(files[MarkdownFile], "All 5 specs that ran passed") || strings.Contains(files[MarkdownFile], "## Failures") {
+		t.Errorf("Markdown of a passed run")
+	}
+	if !strings.Contains(files[JSONFile], `"outcome": "passed"`) {
+		t.Errorf("JSON of a passed run")
+	}
+}
+
+func TestWriteFilesNilRedactAndBadDir(t *testing.T) {
+	r := FromGinkgo(passedRun(), testCatalogue(t), meta())
+	if err := r.WriteFiles(t.TempDir(), nil); err != nil {
+		t.Errorf("nil redact: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFiles(filepath.Join(file, "sub"), nil); err == nil {
+		t.Errorf("writing under a file succeeded")
+	}
+}
+
+func TestMarkdownEscaping(t *testing.T) {
+	if got := cell("a|b\nc <d>"); got != `a\|b<br>c &lt;d&gt;` {
+		t.Errorf("cell = %q", got)
+	}
+	if got := fence("x ```` y"); !strings.HasPrefix(got, "`````text\n") || !strings.HasSuffix(got, "\n`````\n") {
+		t.Errorf("fence = %q", got)
+	}
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// The file names WriteFiles writes into its directory.
+const (
+	JSONFile     = "conformance-report.json"
+	MarkdownFile = "conformance-report.md"
+	HTMLFile     = "conformance-report.html"
+)
+
+// WriteFiles writes the JSON, Markdown and HTML forms into dir (created if
+// needed). redact is applied to every string of the report before it is
+// rendered, and to each rendered file, so a secret the suite forgot to
+// redact still does not reach the disk; nil means no redaction. It tries
+// all three files even when one fails, and reports every error.
+func (r Report) WriteFiles(dir string, redact func(string) string) error {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	r = r.mapStrings(redact)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	var errs []error
+	for _, f := range []struct {
+		name   string
+		render func() ([]byte, error)
+	}{
+		{JSONFile, r.JSON},
+		{MarkdownFile, r.Markdown},
+		{HTMLFile, r.HTML},
+	} {
+		b, err := f.render()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("report: render %s: %w", f.name, err))
+			continue
+		}
+		b = []byte(redact(string(b)))
+		if err := os.WriteFile(filepath.Join(dir, f.name), b, 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("report: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// JSON renders the machine-readable form.
+func (r Report) JSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // keep transcripts greppable: "<" stays "<"
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// mapStrings returns a deep copy of r with f applied to every string,
+// map keys included.
+func (r Report) mapStrings(f func(string) string) Report {
+	strs := func(in []string) []string {
+		if in == nil {
+			return nil
+		}
+		out := make([]string, len(in))
+		for i, s := range in {
+			out[i] = f(s)
+		}
+		return out
+	}
+	out := r
+	out.Target = f(r.Target)
+	out.SuiteVersion = f(r.SuiteVersion)
+	out.Config = make(map[string]string, len(r.Config))
+	for k, v := range r.Config {
+		out.Config[f(k)] = f(v)
+	}
+	out.Errors = strs(r.Errors)
+	out.UnknownRequirements = strs(r.UnknownRequirements)
+	out.Features = make([]FeatureCounts, len(r.Features))
+	for i, fc := range r.Features {
+		fc.Feature = f(fc.Feature)
+		out.Features[i] = fc
+	}
+	out.Requirements = make([]Requirement, len(r.Requirements))
+	for i, q := range r.Requirements {
+		q.ID, q.Feature, q.Section, q.Text = f(q.ID), f(q.Feature), f(q.Section), f(q.Text)
+		q.SimulatorChoice, q.Reason = f(q.SimulatorChoice), f(q.Reason)
+		q.Kind = typed(f, q.Kind)
+		q.Result = typed(f, q.Result)
+		q.Specs = strs(q.Specs)
+		out.Requirements[i] = q
+	}
+	out.Specs = make([]Spec, len(r.Specs))
+	for i, s := range r.Specs {
+		s.Name, s.Node, s.GinkgoState, s.SkipReason = f(s.Name), f(s.Node), f(s.GinkgoState), f(s.SkipReason)
+		s.State = typed(f, s.State)
+		s.Features = strs(s.Features)
+		s.Requirements = strs(s.Requirements)
+		if s.Failure != nil {
+			fl := *s.Failure
+			fl.Message, fl.Location, fl.Transcript = f(fl.Message), f(fl.Location), f(fl.Transcript)
+			s.Failure = &fl
+		}
+		out.Specs[i] = s
+	}
+	out.Outcome = typed(f, r.Outcome)
+	return out
+}
+
+func typed[T ~string](f func(string) string, v T) T { return T(f(string(v))) }
