@@ -2,8 +2,10 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -383,5 +385,52 @@ func TestMarkdownEscaping(t *testing.T) {
 	}
 	if got := fence("x ```` y"); !strings.HasPrefix(got, "`````text\n") || !strings.HasSuffix(got, "\n`````\n") {
 		t.Errorf("fence = %q", got)
+	}
+}
+
+// mapStrings must reach every string of the report: a field it forgot is
+// a field where a key could reach the disk (the pass over the rendered
+// bytes would still catch a whole key, but not one split by escaping).
+func TestMapStringsReachesEveryString(t *testing.T) {
+	m := meta()
+	m.Errored = "e"
+	run := failedRun()
+	run.SpecReports = append(run.SpecReports, erroredRun().SpecReports...)
+	r := FromGinkgo(run, testCatalogue(t), m)
+	mapped := r.mapStrings(func(string) string { return "X" })
+	var walk func(path string, v reflect.Value)
+	seen := 0
+	walk = func(path string, v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			seen++
+			if v.String() != "X" {
+				t.Errorf("%s = %q, not mapped", path, v.String())
+			}
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(path, v.Elem())
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(fmt.Sprintf("%s[%d]", path, i), v.Index(i))
+			}
+		case reflect.Map:
+			for _, k := range v.MapKeys() {
+				walk(path+"{key}", k)
+				walk(path+"["+k.String()+"]", v.MapIndex(k))
+			}
+		case reflect.Struct:
+			if v.Type() == reflect.TypeOf(time.Time{}) {
+				return
+			}
+			for i := range v.NumField() {
+				walk(path+"."+v.Type().Field(i).Name, v.Field(i))
+			}
+		}
+	}
+	walk("Report", reflect.ValueOf(mapped))
+	if seen < 50 {
+		t.Errorf("walked only %d strings; the fixture is too small to prove anything", seen)
 	}
 }
