@@ -4,7 +4,9 @@
 # bundles the YAML into one JSON file and ci/checkexamples checks it.
 # Redocly's own no-invalid-media-type-examples rule (ci/lint-openapi.sh)
 # checks most examples too, but cannot follow the schema files' relative
-# $refs behind their $id; this check covers all of them.
+# $refs behind their $id; this check covers all of them. It also checks that
+# the version, paths and limit rules the YAML restates agree with
+# schemas/contract.go.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/ci/npm-install.sh"

@@ -15,6 +15,11 @@
 // an inline schema (a parameter's integer, a header's pattern) is compiled
 // on its own with the same library and format assertions on. Every media
 // type must carry at least one example.
+//
+// It also checks that what the YAML must restate of schemas/contract.go
+// agrees with it: info.version, the three paths, the default of limit, and
+// the cap of limit, which is described rather than declared as maximum
+// (larger values are capped, not rejected).
 package main
 
 import (
@@ -23,6 +28,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -55,6 +61,7 @@ func run(out io.Writer, path string) int {
 		return 1
 	}
 	checked, problems := Check(root)
+	problems = append(problems, CheckContract(root)...)
 	for _, p := range problems {
 		fmt.Fprintln(out, p)
 	}
@@ -62,7 +69,7 @@ func run(out io.Writer, path string) int {
 		fmt.Fprintf(out, "openapi examples: %d checked, %d problem(s)\n", checked, len(problems))
 		return 1
 	}
-	fmt.Fprintf(out, "openapi examples: all %d valid against their schemas\n", checked)
+	fmt.Fprintf(out, "openapi examples: all %d valid against their schemas; version, paths and limit agree with schemas/contract.go\n", checked)
 	return 0
 }
 
@@ -81,6 +88,67 @@ func (p Problem) String() string {
 		return fmt.Sprintf("%s: %v", p.Where, p.Err)
 	}
 	return fmt.Sprintf("%s (schema %s): %v", p.Where, p.Schema, p.Err)
+}
+
+// CheckContract reports where the document disagrees with the numbers,
+// paths and version named in schemas/contract.go.
+func CheckContract(doc map[string]any) []Problem {
+	var problems []Problem
+	fail := func(where string, format string, args ...any) {
+		problems = append(problems, Problem{Where: where, Schema: "contract.go", Err: fmt.Errorf(format, args...)})
+	}
+	if v, _ := get(doc, "info", "version").(string); v != schemas.APIVersion {
+		fail("/info/version", "is %q, want schemas.APIVersion %q", v, schemas.APIVersion)
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	want := []string{schemas.PathFeed, schemas.PathHealth, schemas.PathVideos}
+	if got := sortedKeys(paths); !slices.Equal(got, want) {
+		fail("/paths", "has %q, want exactly %q", got, want)
+	}
+	limit, err := findParam(doc, schemas.PathFeed, "get", "limit")
+	if err != nil {
+		fail("/paths/"+escape(schemas.PathFeed)+"/get/parameters", "%v", err)
+		return problems
+	}
+	if d := fmt.Sprint(get(limit, "schema", "default")); d != strconv.Itoa(schemas.DefaultPageSize) {
+		fail("limit parameter schema/default", "is %s, want schemas.DefaultPageSize %d", d, schemas.DefaultPageSize)
+	}
+	if m := get(limit, "schema", "maximum"); m != nil {
+		fail("limit parameter schema/maximum", "is %v: larger values are capped, not rejected, so no maximum may be declared", m)
+	}
+	capped := "capped at " + strconv.Itoa(schemas.MaxPageSize)
+	if d, _ := limit["description"].(string); !strings.Contains(strings.Join(strings.Fields(d), " "), capped) {
+		fail("limit parameter description", "does not say %q", capped)
+	}
+	return problems
+}
+
+// findParam returns the (resolved) query parameter name of an operation.
+func findParam(doc map[string]any, path, method, name string) (map[string]any, error) {
+	c := checker{doc: doc}
+	params, _ := get(doc, "paths", path, method, "parameters").([]any)
+	for _, p := range params {
+		r, err := c.resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		if obj, ok := r.(map[string]any); ok && obj["name"] == name && obj["in"] == "query" {
+			return obj, nil
+		}
+	}
+	return nil, fmt.Errorf("%s %s has no query parameter %q", method, path, name)
+}
+
+// get walks nested objects by key; nil where a key is missing.
+func get(node any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return nil
+		}
+		node = m[k]
+	}
+	return node
 }
 
 // Check validates every example of a bundled OpenAPI document. It returns
@@ -294,7 +362,9 @@ func pointer(path []string) string {
 	var b strings.Builder
 	for _, tok := range path {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+		b.WriteString(escape(tok))
 	}
 	return b.String()
 }
+
+func escape(tok string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok) }

@@ -4,23 +4,32 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tcmkit/tcmkit/schemas"
 )
 
-// bundle builds a minimal bundled document: one operation whose 200 body
-// and parameter carry the given pieces, and a health-body.json component as
-// Redocly bundles it (with its $id).
+// bundle builds a minimal bundled document that agrees with contract.go:
+// the health operation's 200 body and parameters carry the given pieces,
+// and health-body.json is a component as Redocly bundles it (with its $id).
 func bundle(media, param, examples string) string {
 	return `{
   "openapi": "3.1.0",
-  "paths": {"/api/public/health": {"post": {
-    "parameters": [` + param + `],
-    "responses": {"200": {"description": "ok", "content": {"application/json": ` + media + `}}}
-  }}},
+  "info": {"title": "t", "version": "` + schemas.APIVersion + `"},
+  "paths": {
+    "` + schemas.PathHealth + `": {"post": {
+      "parameters": [` + param + `],
+      "responses": {"200": {"description": "ok", "content": {"application/json": ` + media + `}}}
+    }},
+    "` + schemas.PathFeed + `": {"get": {"parameters": [{"$ref": "#/components/parameters/limit"}], "responses": {}}},
+    "` + schemas.PathVideos + `": {"post": {"responses": {}}}
+  },
   "components": {
+    "parameters": {"limit": {"name": "limit", "in": "query",
+      "description": "Events per page; larger values are\n capped at ` + strconv.Itoa(schemas.MaxPageSize) + `.",
+      "schema": {"type": "integer", "default": ` + strconv.Itoa(schemas.DefaultPageSize) + `}}},
     "schemas": {
       "HealthBody": {"$ref": "#/components/schemas/health-body"},
       "health-body": {"$id": "` + schemas.BaseURI + `health-body.json", "type": "object"},
@@ -31,6 +40,56 @@ func bundle(media, param, examples string) string {
     "examples": {` + examples + `}
   }
 }`
+}
+
+func decode(t *testing.T, raw string) map[string]any {
+	t.Helper()
+	doc, err := schemas.Decode([]byte(raw))
+	if err != nil {
+		t.Fatalf("test document: %v", err)
+	}
+	return doc.(map[string]any)
+}
+
+func TestCheckContract(t *testing.T) {
+	limit := func(doc map[string]any) map[string]any {
+		return get(doc, "components", "parameters", "limit").(map[string]any)
+	}
+	tests := []struct {
+		name   string
+		change func(doc map[string]any)
+		want   []string // substrings of the one problem; none if nil
+	}{
+		{"agrees", func(map[string]any) {}, nil},
+		{"wrong version", func(d map[string]any) { d["info"].(map[string]any)["version"] = "1.1.0" }, []string{"/info/version", `"1.1.0"`}},
+		{"missing path", func(d map[string]any) { delete(d["paths"].(map[string]any), schemas.PathVideos) }, []string{"/paths", schemas.PathVideos}},
+		{"versioned extra path", func(d map[string]any) { d["paths"].(map[string]any)["/v1"+schemas.PathFeed] = map[string]any{} }, []string{"/paths", "/v1"}},
+		{"wrong default", func(d map[string]any) { limit(d)["schema"].(map[string]any)["default"] = 20 }, []string{"default", "is 20"}},
+		{"maximum declared", func(d map[string]any) { limit(d)["schema"].(map[string]any)["maximum"] = schemas.MaxPageSize }, []string{"maximum", "capped, not rejected"}},
+		{"cap not described", func(d map[string]any) { limit(d)["description"] = "events per page" }, []string{"description", "capped at"}},
+		{"no limit parameter", func(d map[string]any) { delete(d["components"].(map[string]any), "parameters") }, []string{"parameters", "not found"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := decode(t, bundle(`{"schema": {"type": "object"}, "example": {}}`, ``, ``))
+			tt.change(doc)
+			problems := CheckContract(doc)
+			if tt.want == nil {
+				if len(problems) != 0 {
+					t.Fatalf("want no problem, got %v", problems)
+				}
+				return
+			}
+			if len(problems) != 1 {
+				t.Fatalf("want 1 problem, got %v", problems)
+			}
+			for _, w := range tt.want {
+				if got := problems[0].String(); !strings.Contains(got, w) {
+					t.Errorf("problem %q does not contain %q", got, w)
+				}
+			}
+		})
+	}
 }
 
 func TestCheck(t *testing.T) {
@@ -100,11 +159,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := schemas.Decode([]byte(tt.doc))
-			if err != nil {
-				t.Fatalf("test document: %v", err)
-			}
-			checked, problems := Check(doc.(map[string]any))
+			checked, problems := Check(decode(t, tt.doc))
 			if checked != tt.checked {
 				t.Errorf("checked %d examples, want %d", checked, tt.checked)
 			}
