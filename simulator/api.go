@@ -1,0 +1,321 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+// The order of the checks, the same for both keyed operations:
+//
+//	401 (no valid key) → 429 (rate limit) → 403 (Pro plan, videos) → 400 (request) → 200
+//
+// A request that is not authenticated is not counted against any budget;
+// every authenticated request is, also one that then gets a 400 or a 403.
+
+// authorize authenticates a request and counts it against lim. It answers
+// the request itself (401 or 429) and returns ok=false if it may not go on.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, st *state, lim *limiter) (accountID string, ok bool) {
+	h, accountID, aerr := st.keys.authenticate(r)
+	if aerr != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
+		writeError(w, http.StatusUnauthorized, aerr.code, aerr.message, nil)
+		return "", false
+	}
+	if ok, wait := lim.Allow(h, s.clock.Now); !ok {
+		ra := s.clock.RetryAfter(wait)
+		writeRateLimited(w, ra, fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", lim.limit, lim.window, ra))
+		return "", false
+	}
+	return accountID, true
+}
+
+// feed serves GET /api/public-feed.
+func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
+	st := s.st.Load()
+	accountID, ok := s.authorize(w, r, st, st.feed)
+	if !ok {
+		return
+	}
+	q, problems := parseFeedQuery(r.URL.RawQuery)
+	if len(problems) > 0 {
+		writeQueryError(w, problems)
+		return
+	}
+	st.store.AdvanceTo(s.clock.Now())
+	page, err := st.store.FeedPage(accountID, q.cursor, q.limit)
+	switch {
+	case errors.Is(err, errCursor):
+		writeQueryError(w, []queryProblem{{Parameter: "cursor", Value: excerpt(q.cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}})
+		return
+	case err != nil:
+		s.internalError(w, r, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, page)
+}
+
+// feedQuery is the feed's query, checked.
+type feedQuery struct {
+	limit  int
+	cursor string
+}
+
+// queryProblem is one invalid query parameter, as the 400's details list it.
+type queryProblem struct {
+	Parameter string `json:"parameter"`
+	Value     string `json:"value"`
+	Rule      string `json:"rule"`
+}
+
+var limitRule = fmt.Sprintf("must be a whole number of at least 1 (default %d; values above %d are capped)", schemas.DefaultPageSize, schemas.MaxPageSize)
+
+// parseFeedQuery reads limit and cursor. Unknown parameters are ignored
+// (tolerant where the contract is silent); a parameter given twice, a limit
+// that is not a whole number of at least 1, and undecodable escapes are
+// problems. An empty cursor means the first page, like an omitted one.
+func parseFeedQuery(raw string) (feedQuery, []queryProblem) {
+	q := feedQuery{limit: schemas.DefaultPageSize}
+	var problems []queryProblem
+	var seenLimit, seenCursor bool
+	for raw != "" {
+		var seg string
+		seg, raw, _ = strings.Cut(raw, "&")
+		if seg == "" {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(seg, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err != nil {
+			problems = append(problems, queryProblem{Parameter: excerpt(rawName), Value: excerpt(rawValue), Rule: "the parameter name is not valid percent-encoding"})
+			continue
+		}
+		if name != "limit" && name != "cursor" {
+			continue
+		}
+		value, err := url.QueryUnescape(rawValue)
+		if err != nil {
+			problems = append(problems, queryProblem{Parameter: name, Value: excerpt(rawValue), Rule: "not valid percent-encoding"})
+			continue
+		}
+		switch name {
+		case "limit":
+			if seenLimit {
+				problems = appendOnce(problems, queryProblem{Parameter: name, Value: excerpt(value), Rule: "given more than once"})
+				continue
+			}
+			seenLimit = true
+			n, ok := parseLimit(value)
+			if !ok {
+				problems = append(problems, queryProblem{Parameter: name, Value: excerpt(value), Rule: limitRule})
+				continue
+			}
+			q.limit = n
+		case "cursor":
+			if seenCursor {
+				problems = appendOnce(problems, queryProblem{Parameter: name, Value: excerpt(value), Rule: "given more than once"})
+				continue
+			}
+			seenCursor = true
+			q.cursor = value
+		}
+	}
+	return q, problems
+}
+
+func appendOnce(ps []queryProblem, p queryProblem) []queryProblem {
+	for _, old := range ps {
+		if old.Parameter == p.Parameter && old.Rule == p.Rule {
+			return ps
+		}
+	}
+	return append(ps, p)
+}
+
+// parseLimit accepts ASCII digits only: no sign, no exponent, no fraction.
+// A whole number too large for an int is still a whole number above the
+// maximum, so it is capped like any other.
+func parseLimit(v string) (int, bool) {
+	if v == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n <= schemas.MaxPageSize {
+			n = n*10 + int(c-'0')
+		}
+	}
+	switch {
+	case n < 1:
+		return 0, false
+	case n > schemas.MaxPageSize:
+		return schemas.MaxPageSize, true
+	}
+	return n, true
+}
+
+// writeQueryError is the feed's 400: details names the invalid parameters
+// ({"invalid":["limit"],"problems":[...]}).
+func writeQueryError(w http.ResponseWriter, problems []queryProblem) {
+	var names []string
+	for _, p := range problems {
+		if !containsString(names, p.Parameter) {
+			names = append(names, p.Parameter)
+		}
+	}
+	writeError(w, http.StatusBadRequest, codeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
+		map[string]any{"invalid": names, "problems": problems})
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// excerpt shortens a value quoted back to the client and keeps it valid
+// UTF-8; it goes into a JSON body only, never into a header.
+func excerpt(v string) string {
+	const maxLen = 64
+	if len(v) > maxLen {
+		v = v[:maxLen] + "…"
+	}
+	return strings.ToValidUTF8(v, "\uFFFD")
+}
+
+// videos serves POST /api/public/videos.
+func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
+	st := s.st.Load()
+	accountID, ok := s.authorize(w, r, st, st.videos)
+	if !ok {
+		return
+	}
+	acct, ok := st.store.Account(accountID)
+	if !ok {
+		s.internalError(w, r, fmt.Errorf("key of unknown account %q", accountID))
+		return
+	}
+	if acct.Plan != planPro {
+		writeError(w, http.StatusForbidden, codeProRequired, "the tracked-videos operation requires a Pro plan", nil)
+		return
+	}
+	ids, bad := readVideosRequest(r)
+	if bad != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidBody, bad.message, bad.details)
+		return
+	}
+	st.store.AdvanceTo(s.clock.Now())
+	body, err := st.store.Videos(accountID, ids)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, body)
+}
+
+// badRequest is why a videos request body was refused.
+type badRequest struct {
+	message string
+	details any
+}
+
+// readVideosRequest checks the Content-Type, reads at most MaxBodyBytes,
+// and validates the body with the same compiled schema the suite uses.
+func readVideosRequest(r *http.Request) ([]string, *badRequest) {
+	if bad := checkJSONContentType(r.Header.Values("Content-Type")); bad != nil {
+		return nil, bad
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, &badRequest{message: "the request body could not be read"}
+	}
+	if len(raw) > MaxBodyBytes {
+		return nil, &badRequest{message: fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes), details: map[string]any{"maxBytes": MaxBodyBytes}}
+	}
+	return parseVideosBody(raw)
+}
+
+// parseVideosBody decodes and validates a body; the violations (pointer,
+// keyword, rule, value) go into details.
+func parseVideosBody(raw []byte) ([]string, *badRequest) {
+	if !utf8.Valid(raw) {
+		return nil, &badRequest{message: "the request body is not valid UTF-8"}
+	}
+	doc, err := schemas.Decode(raw)
+	if err != nil {
+		return nil, &badRequest{message: "the request body is not valid JSON: " + err.Error()}
+	}
+	if err := schemas.Validate(schemas.VideosRequest, doc); err != nil {
+		var se *schemas.Error
+		if errors.As(err, &se) {
+			return nil, &badRequest{message: "the request body does not match the tracked-videos request: " + violationSummary(se), details: map[string]any{"violations": se.Violations}}
+		}
+		return nil, &badRequest{message: "the request body could not be validated"}
+	}
+	items := doc.(map[string]any)["videoIds"].([]any)
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.(string)
+	}
+	return ids, nil
+}
+
+func violationSummary(se *schemas.Error) string {
+	parts := make([]string, 0, len(se.Violations))
+	for _, v := range se.Violations {
+		ptr := v.Pointer
+		if ptr == "" {
+			ptr = "/"
+		}
+		parts = append(parts, ptr+": "+v.Rule)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// checkJSONContentType wants application/json, with charset utf-8 if any.
+// The spec lists 400 for an invalid request, so a wrong type is a 400 too
+// (not 415).
+func checkJSONContentType(values []string) *badRequest {
+	want := "the Content-Type header must be " + contentTypeJSON
+	if len(values) != 1 {
+		return &badRequest{message: want}
+	}
+	mt, params, err := mime.ParseMediaType(values[0])
+	if err != nil || mt != contentTypeJSON {
+		return &badRequest{message: want}
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return &badRequest{message: "the request body must be UTF-8 (charset=utf-8)"}
+	}
+	return nil
+}
+
+var healthOK = []byte(`{"status":"ok"}`)
+
+// health serves POST /api/public/health. It needs no key and reads no more
+// than MaxBodyBytes of whatever body comes: the spec shows {} and lists no
+// error for the health check, so the simulator does not invent one.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, MaxBodyBytes))
+	writeRaw(w, http.StatusOK, healthOK)
+}
+
+// internalError is the 500 for what should not happen; the log has the cause.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.Error("internal error", requestAttrs(r), "err", err)
+	writeError(w, http.StatusInternalServerError, codeInternal, "the simulator failed while serving this request; the failure is logged", nil)
+}

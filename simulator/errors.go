@@ -1,0 +1,70 @@
+package simulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// errorBody is the ErrorBody resource.
+type errorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+// The error codes the simulator puts in ErrorBody.error. The spec leaves
+// the values open; these are stable, snake_case and name the cause.
+const (
+	codeNotFound         = "not_found"
+	codeMethodNotAllowed = "method_not_allowed"
+	codeInvalidQuery     = "invalid_query"
+	codeInvalidBody      = "invalid_body"
+	codeProRequired      = "pro_plan_required"
+	codeRateLimited      = "rate_limited"
+	codeInternal         = "internal_error"
+	codeUnavailable      = "service_unavailable"
+	codeInjected         = "injected_fault"
+	codeControlToken     = "invalid_control_token"
+)
+
+const contentTypeJSON = "application/json"
+
+// writeError answers with an ErrorBody. It never fails: if details cannot be
+// encoded the body goes without them.
+func writeError(w http.ResponseWriter, status int, code, message string, details any) {
+	raw, err := json.Marshal(errorBody{Error: code, Message: message, Details: details})
+	if err != nil {
+		raw, _ = json.Marshal(errorBody{Error: code, Message: message})
+	}
+	writeRaw(w, status, raw)
+}
+
+// writeRaw answers with a body that is already JSON.
+func writeRaw(w http.ResponseWriter, status int, raw []byte) {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(raw))}
+	w.WriteHeader(status)
+	_, _ = w.Write(raw)
+}
+
+// writeJSON encodes v and answers with it.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, codeInternal, "the response could not be encoded", nil)
+		return
+	}
+	writeRaw(w, status, raw)
+}
+
+// jsonContentType is shared so that setting the header does not allocate;
+// net/http never writes to it.
+var jsonContentType = []string{contentTypeJSON}
+
+// writeRateLimited is the 429: Retry-After in whole seconds, never early.
+func writeRateLimited(w http.ResponseWriter, retryAfter int64, message string) {
+	w.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
+	writeError(w, http.StatusTooManyRequests, codeRateLimited, message, map[string]any{"retryAfterSeconds": retryAfter})
+}

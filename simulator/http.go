@@ -1,0 +1,119 @@
+package simulator
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path"
+	"runtime/debug"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+// The operations, as fault injection and the logs name them.
+const (
+	opFeed   = "feed"
+	opVideos = "videos"
+	opHealth = "health"
+)
+
+// routes builds the handler. Every answer, 404 and 405 included, is JSON;
+// the method-less patterns give 405 (with Allow) for a known path, "/"
+// gives 404 for everything else.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	api := []struct {
+		method, path, op string
+		h                http.HandlerFunc
+	}{
+		{http.MethodGet, schemas.PathFeed, opFeed, s.feed},
+		{http.MethodPost, schemas.PathVideos, opVideos, s.videos},
+		{http.MethodPost, schemas.PathHealth, opHealth, s.health},
+	}
+	for _, a := range api {
+		mux.Handle(a.method+" "+a.path, s.operation(a.op, a.h))
+		mux.Handle(a.path, methodNotAllowed(a.method))
+	}
+	if !s.cfg.NoControl {
+		s.controlRoutes(mux)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, codeNotFound, "no such path; the API serves "+schemas.PathFeed+", "+schemas.PathVideos+" and "+schemas.PathHealth, nil)
+	})
+	return s.guard(mux)
+}
+
+// methodNotAllowed answers a known path asked with the wrong method.
+func methodNotAllowed(allow ...string) http.Handler {
+	allowed := strings.Join(allow, ", ")
+	if strings.Contains(allowed, http.MethodGet) {
+		allowed += ", " + http.MethodHead
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allowed)
+		writeError(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "this path accepts "+allowed, nil)
+	})
+}
+
+// guard wraps everything: JSON Content-Type by default, no redirects for
+// unclean paths (ServeMux would answer them with HTML), and a recovered
+// panic becomes a 500 ErrorBody and an error in the log.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := &trackingWriter{ResponseWriter: rw}
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler { // a dropped connection, on purpose
+				panic(v)
+			}
+			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if !w.wrote {
+				writeError(w, http.StatusInternalServerError, codeInternal, "the simulator failed while serving this request; the failure is logged", nil)
+			}
+		}()
+		w.Header()["Content-Type"] = jsonContentType
+		if p := r.URL.Path; p == "" || p[0] != '/' || cleanPath(p) != p {
+			writeError(w, http.StatusNotFound, codeNotFound, "no such path (paths must be clean: no //, . or ..)", nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath is path.Clean that keeps a trailing slash, as ServeMux does.
+func cleanPath(p string) string {
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// trackingWriter remembers whether the header went out, so a panic after
+// it does not write a second one. Unwrap lets http.ResponseController
+// reach the connection (for dropped-connection faults).
+type trackingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *trackingWriter) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *trackingWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// requestAttrs describe a request for the log: never its Authorization.
+func requestAttrs(r *http.Request) slog.Attr {
+	return slog.Group("request", "method", r.Method, "path", r.URL.Path, "query", r.URL.RawQuery)
+}

@@ -1,0 +1,241 @@
+package simulator
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// KeyRandomLen is the length of the random part of a key.
+const KeyRandomLen = 32
+
+const keyAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// Keys are the whole keys of the seeded accounts.
+type Keys struct {
+	Pro     string // a Pro account's key
+	Free    string // a free account's key
+	Revoked string // the first key of a third (Pro) account, since regenerated: 401
+}
+
+// keyHash is what the keyring stores instead of a key: lookups hash the
+// presented key first, so neither the map nor the timing of a lookup says
+// anything about the keys it holds.
+type keyHash [sha256.Size]byte
+
+func hashKey(key string) keyHash { return sha256.Sum256([]byte(key)) }
+
+type keyEntry struct {
+	Account string
+	Revoked bool
+}
+
+// keyring maps key hashes to accounts. Keys are generated from (seed,
+// counter), so the same seed gives the same keys.
+type keyring struct {
+	prefix string
+	seed   int64
+
+	mu      sync.RWMutex
+	counter uint64
+	byHash  map[keyHash]keyEntry
+	current map[string]keyHash // account id → hash of its one valid key
+	hints   map[string]string  // account id → redacted form of that key
+}
+
+func newKeyring(prefix string, seed int64) *keyring {
+	return &keyring{prefix: prefix, seed: seed, byHash: map[keyHash]keyEntry{}, current: map[string]keyHash{}, hints: map[string]string{}}
+}
+
+// generate derives the n-th key of the seed.
+func (k *keyring) generate(n uint64) string {
+	var b strings.Builder
+	b.Grow(len(k.prefix) + 1 + KeyRandomLen)
+	b.WriteString(k.prefix)
+	b.WriteByte('_')
+	var in [8 + 8 + 8]byte
+	binary.BigEndian.PutUint64(in[0:], uint64(k.seed))
+	binary.BigEndian.PutUint64(in[8:], n)
+	for block, got := uint64(0), 0; got < KeyRandomLen; block++ {
+		binary.BigEndian.PutUint64(in[16:], block)
+		sum := sha256.Sum256(in[:])
+		for _, c := range sum {
+			// Rejection keeps the 62 letters equally likely.
+			if c >= 248 || got == KeyRandomLen {
+				continue
+			}
+			b.WriteByte(keyAlphabet[int(c)%len(keyAlphabet)])
+			got++
+		}
+	}
+	return b.String()
+}
+
+// Issue gives account a new key and revokes its previous one at once.
+func (k *keyring) Issue(account string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	key := k.generate(k.counter)
+	k.counter++
+	if old, ok := k.current[account]; ok {
+		k.byHash[old] = keyEntry{Account: account, Revoked: true}
+	}
+	h := hashKey(key)
+	k.byHash[h] = keyEntry{Account: account}
+	k.current[account] = h
+	k.hints[account] = redact(key)
+	return key
+}
+
+// Hint is the redacted form of account's current key, "" if it has none.
+// The keyring keeps no key whole, so the hint is made when the key is
+// issued and kept beside it.
+func (k *keyring) Hint(account string) string {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.hints[account]
+}
+
+// Lookup finds the entry of a presented key.
+func (k *keyring) Lookup(key string) (keyEntry, bool) {
+	h := hashKey(key)
+	k.mu.RLock()
+	e, ok := k.byHash[h]
+	k.mu.RUnlock()
+	return e, ok
+}
+
+// authError is why a request was not authenticated; every one is a 401.
+type authError struct {
+	code    string
+	message string
+}
+
+var (
+	errAuthMissing   = &authError{"missing_api_key", "the Authorization header is missing; send Authorization: Bearer <API key>"}
+	errAuthScheme    = &authError{"malformed_api_key", "the Authorization header must use the Bearer scheme: Authorization: Bearer <API key>"}
+	errAuthMalformed = &authError{"malformed_api_key", "the API key is malformed: expected <prefix>_<random>"}
+	errAuthUnknown   = &authError{"invalid_api_key", "the API key is not valid"}
+	errAuthRevoked   = &authError{"revoked_api_key", "the API key was revoked; use the account's current key"}
+)
+
+// parseBearer extracts the key from the Authorization header values, or
+// says why it cannot. It never returns the header value in an error.
+func parseBearer(values []string, prefix string) (string, *authError) {
+	if len(values) == 0 {
+		return "", errAuthMissing
+	}
+	if len(values) > 1 {
+		return "", errAuthScheme
+	}
+	v := strings.TrimSpace(values[0])
+	if v == "" {
+		return "", errAuthMissing
+	}
+	scheme, key, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", errAuthScheme
+	}
+	key = strings.TrimLeft(key, " ")
+	if !wellFormed(key, prefix) {
+		return "", errAuthMalformed
+	}
+	return key, nil
+}
+
+// wellFormed reports whether key is <prefix>_<32 letters or digits>.
+func wellFormed(key, prefix string) bool {
+	if len(key) != len(prefix)+1+KeyRandomLen || !strings.HasPrefix(key, prefix) || key[len(prefix)] != '_' {
+		return false
+	}
+	for i := len(prefix) + 1; i < len(key); i++ {
+		c := key[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// authenticate returns the hash of the request's key and its account.
+func (k *keyring) authenticate(r *http.Request) (keyHash, string, *authError) {
+	key, err := parseBearer(r.Header.Values("Authorization"), k.prefix)
+	if err != nil {
+		return keyHash{}, "", err
+	}
+	h := hashKey(key)
+	k.mu.RLock()
+	e, ok := k.byHash[h]
+	k.mu.RUnlock()
+	switch {
+	case !ok:
+		return keyHash{}, "", errAuthUnknown
+	case e.Revoked:
+		return keyHash{}, "", errAuthRevoked
+	}
+	return h, e.Account, nil
+}
+
+// redact is the form of a key that may appear in logs and output:
+// "tcm_…x9Qa". Anything that is not a well-formed key shows no characters
+// beyond what a hint needs.
+func redact(key string) string {
+	prefix, random, ok := strings.Cut(key, "_")
+	if !ok || len(random) < 8 || len(prefix) > 16 {
+		return "…"
+	}
+	return prefix + "_…" + random[len(random)-4:]
+}
+
+// exportedKey is one keyring entry in an export: the hash, never the key.
+type exportedKey struct {
+	Hash    string `json:"hash"`
+	Account string `json:"account"`
+	Revoked bool   `json:"revoked,omitempty"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func (k *keyring) export() (counter uint64, keys []exportedKey) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	for h, e := range k.byHash {
+		ek := exportedKey{Hash: hex.EncodeToString(h[:]), Account: e.Account, Revoked: e.Revoked}
+		if !e.Revoked {
+			ek.Hint = k.hints[e.Account]
+		}
+		keys = append(keys, ek)
+	}
+	slices.SortFunc(keys, func(a, b exportedKey) int { return strings.Compare(a.Hash, b.Hash) })
+	return k.counter, keys
+}
+
+func (k *keyring) load(counter uint64, keys []exportedKey) error {
+	byHash := make(map[keyHash]keyEntry, len(keys))
+	current := make(map[string]keyHash)
+	hints := make(map[string]string)
+	for _, ek := range keys {
+		raw, err := hex.DecodeString(ek.Hash)
+		if err != nil || len(raw) != sha256.Size {
+			return fmt.Errorf("key hash %q: not a hex SHA-256", ek.Hash)
+		}
+		var h keyHash
+		copy(h[:], raw)
+		byHash[h] = keyEntry{Account: ek.Account, Revoked: ek.Revoked}
+		if !ek.Revoked {
+			if _, dup := current[ek.Account]; dup {
+				return fmt.Errorf("account %q has more than one valid key", ek.Account)
+			}
+			current[ek.Account] = h
+			hints[ek.Account] = ek.Hint
+		}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.counter, k.byHash, k.current, k.hints = counter, byHash, current, hints
+	return nil
+}
