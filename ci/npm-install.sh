@@ -12,6 +12,16 @@ for tool in node npm; do
 	fi
 done
 
+# Redocly CLI 2.x runs on Node.js 20.19+ (20.x) or 22.12+; say so plainly
+# instead of letting it fail obscurely.
+if ! node -e '
+	const [major, minor] = process.versions.node.split(".").map(Number);
+	process.exit((major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major > 22 ? 0 : 1);
+'; then
+	echo "ci/npm-install.sh: Node.js $(node --version) is too old for Redocly CLI; need 20.19+ (20.x) or 22.12+" >&2
+	exit 1
+fi
+
 # Up to date when every package of the lock file is installed at its locked
 # version; anything else (no node_modules, a bumped pin) reinstalls.
 if node -e '
