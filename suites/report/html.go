@@ -8,29 +8,44 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tcmkit/tcmkit/suites/catalogue"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
-	"secs":    func(f float64) string { return fmt.Sprintf("%.1f s", f) },
-	"msecs":   func(f float64) string { return fmt.Sprintf("%.0f ms", f*1000) },
-	"join":    strings.Join,
-	"upper":   func(s fmt.Stringer) string { return strings.ToUpper(s.String()) },
-	"cls":     func(s string) string { return strings.ReplaceAll(s, " ", "-") },
-	"anchor":  anchor,
-	"first":   firstLine,
-	"sorted":  sortedKeys,
-	"resmark": func(r Result) string { return resultMark(r) },
+	"date":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
+	"secs":   func(f float64) string { return fmt.Sprintf("%.1f s", f) },
+	"msecs":  func(f float64) string { return fmt.Sprintf("%.0f ms", f*1000) },
+	"join":   strings.Join,
+	"upper":  func(s fmt.Stringer) string { return strings.ToUpper(s.String()) },
+	"cls":    func(s string) string { return strings.ReplaceAll(s, " ", "-") },
+	"anchor": anchor,
+	"first":  firstLine,
+	"sorted": sortedKeys,
 }).Parse(htmlSource))
 
 // HTML renders the report as one self-contained page: inline CSS, no
 // scripts, no external assets, every value escaped by html/template.
 func (r Report) HTML() ([]byte, error) {
 	var b bytes.Buffer
-	if err := htmlTemplate.Execute(&b, htmlView{Report: r, Failed: r.Failures(), Tally: r.tally()}); err != nil {
+	v := htmlView{Report: r, Failed: r.Failures(), Tally: r.tally(), FailedNames: map[string]bool{}}
+	for _, s := range v.Failed {
+		v.FailedNames[s.Name] = true
+	}
+	for _, q := range r.Requirements {
+		if q.Kind == catalogue.Open {
+			v.Open = append(v.Open, q)
+		} else {
+			v.Must = append(v.Must, q)
+		}
+		if q.Result == ResultFailed {
+			v.FailedReqs = append(v.FailedReqs, q)
+		}
+	}
+	if err := htmlTemplate.Execute(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -38,8 +53,11 @@ func (r Report) HTML() ([]byte, error) {
 
 type htmlView struct {
 	Report
-	Failed []Spec
-	Tally  []resultCount
+	Failed      []Spec
+	FailedNames map[string]bool
+	FailedReqs  []Requirement
+	Must, Open  []Requirement
+	Tally       []resultCount
 }
 
 type resultCount struct {

@@ -282,7 +282,7 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 		out.Result = ResultPassed
 	case req.Kind == catalogue.Open:
 		out.Result = ResultNotApplicable
-		out.Reason = "the spec leaves this open; any choice conforms"
+		out.Reason = "left open by the spec: any choice conforms"
 		if len(reasons) > 0 {
 			out.Reason += " (strict check skipped: " + strings.Join(reasons, "; ") + ")"
 		}

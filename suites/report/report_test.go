@@ -315,7 +315,7 @@ func TestWriteFilesFailedRun(t *testing.T) {
 	}
 
 	html := files[HTMLFile]
-	for _, want := range []string{`<span class="outcome failed">FAILED</span>`, `<span class="badge failed">failed</span>`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `<pre class="transcript">GET /api/public-feed?limit=500`, `href="#spec-pagination-of-the-feed-caps-limit-at-200"`, `id="spec-pagination-of-the-feed-caps-limit-at-200"`} {
+	for _, want := range []string{`<span class="outcome failed">FAILED</span>`, `<span class="badge failed">failed</span>`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `<pre class="transcript">GET /api/public-feed?limit=500`, `href="#fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `id="fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `Not met: <a href="#req-FEED-LIMIT-CAP">`, `id="req-FEED-LIMIT-CAP"`, `<h2>Left open by the spec</h2>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML does not say %q", want)
 		}
