@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# with-simulator.sh: start the tcmkit simulator on 127.0.0.1, export its
+# address and keys, run a command (your client's tests), stop the simulator.
+#
+#   ci/examples/with-simulator.sh [simulator flags...] -- COMMAND [ARGS...]
+#
+# TCMKIT_DIR is a tcmkit checkout (default: the current directory); the
+# command runs in the current directory.
+# The command sees:
+#   TCM_BASE_URL        the simulator's base URL (http://127.0.0.1:PORT)
+#   TCM_CONTROL_URL     its control API (clock, accounts, faults), if on
+#   TCM_PRO_KEY, TCM_FREE_KEY, TCM_REVOKED_KEY   the seeded accounts' keys
+#   TCM_SIM_INFO        the path of the info file (all of the above, as JSON)
+# Simulator flags go before "--", for example --seed 7 or --fault NAME.
+# The exit status is the command's. Needs bash, go and jq.
+set -euo pipefail
+
+sim_args=()
+while [[ $# -gt 0 && "$1" != "--" ]]; do
+	sim_args+=("$1")
+	shift
+done
+if [[ $# -lt 2 ]]; then
+	echo "usage: $0 [simulator flags...] -- COMMAND [ARGS...]" >&2
+	exit 2
+fi
+shift # the "--"
+
+work="$(mktemp -d)"
+info="$work/sim.json"
+log="$work/sim.log"
+
+# Build first and run the binary: "go run" would put the go command between
+# us and the simulator, and killing it would not stop the server.
+go build -C "${TCMKIT_DIR:-.}" -o "$work/simulator" ./cmd/simulator
+
+"$work/simulator" --addr 127.0.0.1:0 --info-file "$info" "${sim_args[@]}" >"$log" 2>&1 &
+sim_pid=$!
+
+stop() {
+	kill "$sim_pid" 2>/dev/null || true
+	wait "$sim_pid" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap stop EXIT
+
+# Wait (at most 30 s) for the info file to hold the URL; it is written once
+# the listener is up, so a URL in it is a URL that answers.
+for _ in $(seq 1 300); do
+	if jq -e '.url' "$info" >/dev/null 2>&1; then
+		break
+	fi
+	if ! kill -0 "$sim_pid" 2>/dev/null; then
+		echo "simulator exited before it was ready:" >&2
+		cat "$log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+if ! jq -e '.url' "$info" >/dev/null 2>&1; then
+	echo "simulator not ready after 30 s:" >&2
+	cat "$log" >&2
+	exit 1
+fi
+
+TCM_BASE_URL="$(jq -r '.url' "$info")"
+TCM_CONTROL_URL="$(jq -r '.controlUrl // ""' "$info")"
+TCM_PRO_KEY="$(jq -r '.proKey' "$info")"
+TCM_FREE_KEY="$(jq -r '.freeKey' "$info")"
+TCM_REVOKED_KEY="$(jq -r '.revokedKey' "$info")"
+TCM_SIM_INFO="$info"
+export TCM_BASE_URL TCM_CONTROL_URL TCM_PRO_KEY TCM_FREE_KEY TCM_REVOKED_KEY TCM_SIM_INFO
+echo "simulator ready at $TCM_BASE_URL (pid $sim_pid)" >&2
+
+# Not exec: the trap must stop the simulator when the command ends.
+set +e
+"$@"
+status=$?
+set -e
+exit "$status"
