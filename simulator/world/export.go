@@ -1,0 +1,241 @@
+package world
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+// exportVersion is the version of the export format.
+const exportVersion = 1
+
+// snapshot is the export: the whole state. Events follow it as raw JSON.
+type snapshot struct {
+	Version  int            `json:"version"`
+	Config   configState    `json:"config"`
+	EdgeRate float64        `json:"edgeRate"`
+	Now      int64          `json:"now"`
+	Tick     int64          `json:"tick"`
+	Channels []*channel     `json:"channels"`
+	Videos   []*video       `json:"videos"`
+	Accounts []accountState `json:"accounts"`
+	// Events is filled on import only; Export streams them.
+	Events []json.RawMessage `json:"events,omitempty"`
+}
+
+type configState struct {
+	Seed      int64   `json:"seed"`
+	Channels  int     `json:"channels"`
+	HistoryMs int64   `json:"historyMs"`
+	Start     int64   `json:"start"`
+	EdgeRate  float64 `json:"edgeRate"`
+}
+
+type accountState struct {
+	ID       string   `json:"id"`
+	Plan     Plan     `json:"plan"`
+	Channels []string `json:"channels"`
+}
+
+// Export writes the whole world as one JSON document: configuration, clock,
+// schedule, channels, videos with their stat history, accounts, and every
+// event as recorded. Import reads it back into a world that answers and
+// evolves byte for byte like this one.
+func (w *World) Export(out io.Writer) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.runUntil(w.now.Load())
+	s := snapshot{
+		Version: exportVersion,
+		Config: configState{
+			Seed: w.cfg.Seed, Channels: w.cfg.Channels, HistoryMs: w.cfg.History.Milliseconds(),
+			Start: w.cfg.Start.UnixMilli(), EdgeRate: w.cfg.EdgeRate,
+		},
+		EdgeRate: w.edgeRate,
+		Now:      w.now.Load(),
+		Tick:     w.sched.tick,
+		Channels: w.channels,
+		Videos:   w.videos,
+	}
+	for _, a := range w.accounts {
+		pa := a.public(w)
+		s.Accounts = append(s.Accounts, accountState{pa.ID, pa.Plan, pa.Channels})
+	}
+	head, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("world: export: %w", err)
+	}
+	bw := bufio.NewWriterSize(out, 1<<16)
+	bw.Write(head[:len(head)-1])
+	bw.WriteString(`,"events":[`)
+	for pos := range w.log.heads {
+		if pos > 0 {
+			bw.WriteByte(',')
+		}
+		bw.Write(w.log.raw(uint32(pos)))
+	}
+	bw.WriteString("]}\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("world: export: %w", err)
+	}
+	return nil
+}
+
+// eventHead is what Import reads of each event to index it.
+type eventHead struct {
+	CreatedAt *int64 `json:"createdAt"`
+	Type      string `json:"type"`
+	Channel   struct {
+		ID string `json:"id"`
+	} `json:"channel"`
+	Video *struct {
+		PlatformVideoID string `json:"platformVideoId"`
+	} `json:"video"`
+}
+
+// Import reads a world written by Export.
+func Import(r io.Reader) (*World, error) {
+	dec := json.NewDecoder(r)
+	var s snapshot
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("world: import: %w", err)
+	}
+	w, err := fromSnapshot(&s)
+	if err != nil {
+		return nil, fmt.Errorf("world: import: %w", err)
+	}
+	return w, nil
+}
+
+func fromSnapshot(s *snapshot) (*World, error) {
+	if s.Version != exportVersion {
+		return nil, fmt.Errorf("version %d, want %d", s.Version, exportVersion)
+	}
+	cfg, err := Config{
+		Seed: s.Config.Seed, Channels: s.Config.Channels, History: time.Duration(s.Config.HistoryMs) * time.Millisecond,
+		Start: time.UnixMilli(s.Config.Start), EdgeRate: s.Config.EdgeRate,
+	}.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Channels) != cfg.Channels {
+		return nil, fmt.Errorf("%d channels, config says %d", len(s.Channels), cfg.Channels)
+	}
+	if math.IsNaN(s.EdgeRate) || s.EdgeRate < 0 || s.EdgeRate > 1 {
+		return nil, fmt.Errorf("edge rate %v out of 0..1", s.EdgeRate)
+	}
+	w := newEmpty(cfg)
+	w.edgeRate = s.EdgeRate
+	w.now.Store(s.Now)
+	w.sched.tick = s.Tick
+	if s.Tick > floorDiv(s.Now, tickMs)+1 {
+		return nil, fmt.Errorf("tick %d is after now", s.Tick)
+	}
+	inRing := func(t int64) bool { return t >= s.Tick && t < s.Tick+ringSize }
+
+	chanBy := make(map[string]int32, len(s.Channels))
+	w.channels = s.Channels
+	w.watchers = make([][]int32, len(s.Channels))
+	for i, c := range s.Channels {
+		switch {
+		case c == nil || c.ID == "" || c.PlatformID == "":
+			return nil, fmt.Errorf("channel %d: no id", i)
+		case c.Offset >= uint32(tickMs) || !inRing(c.NextTick):
+			return nil, fmt.Errorf("channel %s: schedule out of range", c.ID)
+		}
+		if _, dup := chanBy[c.ID]; dup {
+			return nil, fmt.Errorf("channel %s: duplicate id", c.ID)
+		}
+		chanBy[c.ID] = int32(i)
+		c.encodeRef()
+		w.sched.push(c.NextTick, schedKey(c.Offset, uint32(i)|channelBit))
+	}
+	w.videos = s.Videos
+	for i, v := range s.Videos {
+		switch {
+		case v == nil || v.ID == "":
+			return nil, fmt.Errorf("video %d: no id", i)
+		case v.Channel < 0 || int(v.Channel) >= len(w.channels):
+			return nil, fmt.Errorf("video %s: no channel %d", v.ID, v.Channel)
+		case v.Offset >= uint32(tickMs) || !inRing(v.NextTick):
+			return nil, fmt.Errorf("video %s: schedule out of range", v.ID)
+		case !validTest(v.TitleTest) || !validTest(v.ThumbTest):
+			return nil, fmt.Errorf("video %s: broken A/B test", v.ID)
+		}
+		if _, err := appendSamples(nil, v.Samples, math.MaxInt64); err != nil {
+			return nil, fmt.Errorf("video %s: %w", v.ID, err)
+		}
+		if _, dup := w.videoByID[v.ID]; dup {
+			return nil, fmt.Errorf("video %s: duplicate id", v.ID)
+		}
+		w.videoByID[v.ID] = int32(i)
+		w.sched.push(v.NextTick, schedKey(v.Offset, uint32(i)))
+	}
+	for pos, raw := range s.Events {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return nil, fmt.Errorf("event %d: %w", pos, err)
+		}
+		var eh eventHead
+		if err := json.Unmarshal(buf.Bytes(), &eh); err != nil {
+			return nil, fmt.Errorf("event %d: %w", pos, err)
+		}
+		h := head{video: -1}
+		typ, ok := typeIndex[eh.Type]
+		ci, okc := chanBy[eh.Channel.ID]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("event %d: unknown type %q", pos, eh.Type)
+		case !okc:
+			return nil, fmt.Errorf("event %d: unknown channel %q", pos, eh.Channel.ID)
+		case eh.CreatedAt == nil || (pos > 0 && *eh.CreatedAt <= w.last):
+			return nil, fmt.Errorf("event %d: createdAt missing or not after the previous event's", pos)
+		}
+		h.typ, h.channel, h.createdAt = typ, ci, *eh.CreatedAt
+		if !schemas.IsChannelLevel(eh.Type) {
+			if eh.Video == nil {
+				return nil, fmt.Errorf("event %d: no video", pos)
+			}
+			vi, ok := w.videoByID[eh.Video.PlatformVideoID]
+			if !ok || w.videos[vi].Channel != ci {
+				return nil, fmt.Errorf("event %d: unknown video %q of channel %q", pos, eh.Video.PlatformVideoID, eh.Channel.ID)
+			}
+			h.video = vi
+			w.videos[vi].events = append(w.videos[vi].events, uint32(pos))
+		}
+		w.log.add(h, buf.Bytes())
+		w.last = h.createdAt
+	}
+	for _, as := range s.Accounts {
+		if as.ID == "" || w.accountBy[as.ID] != nil {
+			return nil, fmt.Errorf("account %q: empty or duplicate id", as.ID)
+		}
+		if as.Plan != Pro && as.Plan != Free {
+			return nil, fmt.Errorf("account %s: unknown plan %q", as.ID, as.Plan)
+		}
+		var chans []int32
+		for _, id := range as.Channels {
+			ci, ok := chanBy[id]
+			if !ok {
+				return nil, fmt.Errorf("account %s: unknown channel %q", as.ID, id)
+			}
+			chans = append(chans, ci)
+		}
+		if len(chans) == 0 {
+			return nil, fmt.Errorf("account %s: tracks no channel", as.ID)
+		}
+		w.addAccount(as.ID, as.Plan, chans)
+	}
+	w.nextDue.Store(w.sched.tick * tickMs)
+	return w, nil
+}
+
+func validTest(t *abTest) bool {
+	return t == nil || (len(t.Variants) > 0 && t.Left > 0)
+}

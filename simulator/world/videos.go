@@ -1,0 +1,76 @@
+package world
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Videos returns the whole JSON 200 body of the tracked-videos operation for
+// an account: a VideoEntry per distinct id (request order) that names a video
+// of a channel the account tracks, the other distinct ids in missingVideoIds.
+// The caller has validated ids against the request schema and the plan.
+func (w *World) Videos(accountID string, ids []string) ([]byte, error) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	a, ok := w.accountBy[accountID]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
+	}
+	windowDays := a.plan.WindowDays()
+	from := w.now.Load() - int64(windowDays)*dayMs
+
+	var missing []string
+	b := make([]byte, 0, 4096*len(ids)+64)
+	b = append(b, `{"videos":[`...)
+	first := true
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			continue
+		}
+		vi, ok := w.videoByID[id]
+		if !ok || !a.tracks[w.videos[vi].Channel] {
+			missing = append(missing, id)
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		var err error
+		if b, err = w.appendEntry(b, w.videos[vi], a.plan, windowDays, from); err != nil {
+			return nil, fmt.Errorf("world: video %q: %w", id, err)
+		}
+	}
+	b = append(b, `],"missingVideoIds":`...)
+	b = appendStrings(b, missing)
+	return append(b, '}'), nil
+}
+
+func (w *World) appendEntry(b []byte, v *video, p Plan, windowDays int, from int64) ([]byte, error) {
+	b = appendKey(append(b, '{'), "video", true)
+	b = appendStats(append(b, '{'), v)
+	b = appendKey(b, "channel", false)
+	b = append(b, w.channels[v.Channel].ref...)
+	b = append(b, '}')
+	b = appendKey(b, "firstSeenAt", false)
+	b = appendInt(b, v.FirstSeenAt)
+	b = appendKey(b, "historyWindowDays", false)
+	b = appendInt(b, int64(windowDays))
+	b = appendKey(b, "isGraphLocked", false)
+	b = appendBool(b, p != Pro || v.FirstSeenAt < from)
+	b = appendKey(b, "events", false)
+	b = append(b, '[')
+	for i := len(v.events) - 1; i >= 0; i-- {
+		if i < len(v.events)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, w.log.raw(v.events[i])...)
+	}
+	b = append(b, ']')
+	b = appendKey(b, "statSamples", false)
+	b, err := appendSamples(b, v.Samples, from)
+	if err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
+}
