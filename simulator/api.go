@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // The order of the checks, the same for both keyed operations:
@@ -49,10 +50,10 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		writeQueryError(w, problems)
 		return
 	}
-	st.store.AdvanceTo(s.clock.Now())
-	page, err := st.store.FeedPage(accountID, q.cursor, q.limit)
+	st.world.AdvanceTo(s.clock.Now())
+	page, err := st.world.FeedPage(accountID, q.cursor, q.limit)
 	switch {
-	case errors.Is(err, errCursor):
+	case errors.Is(err, world.ErrCursor):
 		writeQueryError(w, []queryProblem{{Parameter: "cursor", Value: excerpt(q.cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}})
 		return
 	case err != nil:
@@ -204,12 +205,12 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	acct, ok := st.store.Account(accountID)
+	acct, ok := st.world.Account(accountID)
 	if !ok {
 		s.internalError(w, r, fmt.Errorf("key of unknown account %q", accountID))
 		return
 	}
-	if acct.Plan != planPro {
+	if acct.Plan != world.Pro {
 		writeError(w, http.StatusForbidden, codeProRequired, "the tracked-videos operation requires a Pro plan", nil)
 		return
 	}
@@ -218,8 +219,8 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidBody, bad.message, bad.details)
 		return
 	}
-	st.store.AdvanceTo(s.clock.Now())
-	body, err := st.store.Videos(accountID, ids)
+	st.world.AdvanceTo(s.clock.Now())
+	body, err := st.world.Videos(accountID, ids)
 	if err != nil {
 		s.internalError(w, r, err)
 		return

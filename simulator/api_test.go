@@ -102,7 +102,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestFeedQuery(t *testing.T) {
-	s := newServer(t, Config{Seed: 1, FeedLimit: -1})
+	s := newServer(t, Config{Seed: 1, FeedLimit: -1, Channels: DefaultChannels, History: 10 * 24 * time.Hour})
 	key := s.Seeded().Pro
 	for _, tc := range []struct {
 		query   string

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // ControlPrefix is where the control API lives, never on the API's paths.
@@ -137,17 +138,17 @@ type accountView struct {
 	Channels []string `json:"channels"`
 }
 
-func view(st *state, a account) accountView {
+func view(st *state, a world.Account) accountView {
 	ch := a.Channels
 	if ch == nil {
 		ch = []string{}
 	}
-	return accountView{ID: a.ID, Plan: a.Plan, KeyHint: st.keys.Hint(a.ID), Channels: ch}
+	return accountView{ID: a.ID, Plan: string(a.Plan), KeyHint: st.keys.Hint(a.ID), Channels: ch}
 }
 
 func (s *Server) ctlAccounts(w http.ResponseWriter, r *http.Request) {
 	st := s.st.Load()
-	as := st.store.Accounts()
+	as := st.world.Accounts()
 	out := make([]accountView, len(as))
 	for i, a := range as {
 		out[i] = view(st, a)
@@ -159,16 +160,16 @@ type planBody struct {
 	Plan string `json:"plan"`
 }
 
-func readPlan(w http.ResponseWriter, r *http.Request) (string, bool) {
+func readPlan(w http.ResponseWriter, r *http.Request) (world.Plan, bool) {
 	var b planBody
 	if !readControl(w, r, &b) {
 		return "", false
 	}
-	if b.Plan != planPro && b.Plan != planFree {
+	if p := world.Plan(b.Plan); p != world.Pro && p != world.Free {
 		writeError(w, http.StatusBadRequest, codeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan})
 		return "", false
 	}
-	return b.Plan, true
+	return world.Plan(b.Plan), true
 }
 
 func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
@@ -179,7 +180,7 @@ func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
 	s.control.Lock()
 	defer s.control.Unlock()
 	st := s.st.Load()
-	a := st.store.CreateAccount(plan)
+	a := st.world.CreateAccount(plan)
 	key := st.keys.Issue(a.ID)
 	v := view(st, a)
 	v.KeyHint, v.Key = "", key
@@ -195,7 +196,7 @@ func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
 	s.control.Lock()
 	defer s.control.Unlock()
 	st := s.st.Load()
-	a, err := st.store.SetPlan(r.PathValue("id"), plan)
+	a, err := st.world.SetPlan(r.PathValue("id"), plan)
 	if err != nil {
 		s.noAccount(w, r, err)
 		return
@@ -205,7 +206,7 @@ func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) noAccount(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, errNoAccount) {
+	if errors.Is(err, world.ErrNoAccount) {
 		// The id goes into the JSON body only, never into a header.
 		writeError(w, http.StatusNotFound, codeNotFound, "no such account", map[string]any{"id": excerpt(r.PathValue("id"))})
 		return
@@ -218,8 +219,8 @@ func (s *Server) ctlRegenerateKey(w http.ResponseWriter, r *http.Request) {
 	defer s.control.Unlock()
 	st := s.st.Load()
 	id := r.PathValue("id")
-	if _, ok := st.store.Account(id); !ok {
-		s.noAccount(w, r, errNoAccount)
+	if _, ok := st.world.Account(id); !ok {
+		s.noAccount(w, r, world.ErrNoAccount)
 		return
 	}
 	key := st.keys.Issue(id)
@@ -254,8 +255,8 @@ func (s *Server) ctlAdvance(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) ctlPoll(w http.ResponseWriter, r *http.Request) {
 	st := s.st.Load()
-	st.store.AdvanceTo(s.clock.Now())
-	n := st.store.PollAll()
+	st.world.AdvanceTo(s.clock.Now())
+	n := st.world.PollAll()
 	writeJSON(w, http.StatusOK, map[string]int{"events": n})
 }
 
@@ -297,7 +298,7 @@ func (s *Server) ctlEdgeRate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidBody, "rate must be a number within 0..1", nil)
 		return
 	}
-	s.st.Load().store.SetEdgeRate(*b.Rate)
+	s.st.Load().world.SetEdgeRate(*b.Rate)
 	writeJSON(w, http.StatusOK, map[string]float64{"rate": *b.Rate})
 }
 
@@ -336,7 +337,7 @@ type export struct {
 	KeyCounter uint64          `json:"keyCounter"`
 	Seeded     Keys            `json:"seeded"`
 	Keys       []exportedKey   `json:"keys"`
-	World      json.RawMessage `json:"world"`
+	World      json.RawMessage `json:"world,omitempty"`
 }
 
 // Export writes the world, its accounts and the key hashes as JSON.
@@ -344,15 +345,25 @@ func (s *Server) Export(w io.Writer) error {
 	s.control.Lock()
 	defer s.control.Unlock()
 	st := s.st.Load()
-	var world bytes.Buffer
-	if err := st.store.Export(&world); err != nil {
+	var wbuf bytes.Buffer
+	if err := st.world.Export(&wbuf); err != nil {
 		return fmt.Errorf("simulator: export world: %w", err)
 	}
 	counter, keys := st.keys.export()
-	return json.NewEncoder(w).Encode(export{
-		Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter,
-		Seeded: st.seeded, Keys: keys, World: world.Bytes(),
-	})
+	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys})
+	if err != nil {
+		return fmt.Errorf("simulator: export: %w", err)
+	}
+	// The world's JSON is spliced in as it is: encoding it again as a
+	// RawMessage would rewrite its escapes, so an import would not give
+	// back the same bytes.
+	head = bytes.TrimSuffix(head, []byte("}"))
+	for _, part := range [][]byte{head, []byte(`,"world":`), bytes.TrimSpace(wbuf.Bytes()), []byte("}\n")} {
+		if _, err := w.Write(part); err != nil {
+			return fmt.Errorf("simulator: export: %w", err)
+		}
+	}
+	return nil
 }
 
 // Import replaces the world, accounts and keys with an export, and sets
@@ -366,7 +377,7 @@ func (s *Server) Import(r io.Reader) error {
 	if e.Format != exportFormat {
 		return fmt.Errorf("simulator: import: format %q, want %q", e.Format, exportFormat)
 	}
-	w, err := importStore(bytes.NewReader(e.World))
+	wd, err := world.Import(bytes.NewReader(e.World))
 	if err != nil {
 		return fmt.Errorf("simulator: import world: %w", err)
 	}
@@ -374,13 +385,13 @@ func (s *Server) Import(r io.Reader) error {
 	if err := keys.load(e.KeyCounter, e.Keys); err != nil {
 		return fmt.Errorf("simulator: import keys: %w", err)
 	}
-	for _, a := range w.Accounts() {
+	for _, a := range wd.Accounts() {
 		if keys.Hint(a.ID) == "" {
 			return fmt.Errorf("simulator: import: account %q has no valid key", a.ID)
 		}
 	}
 	st := &state{
-		store: w, keys: keys, seeded: e.Seeded,
+		world: wd, keys: keys, seeded: e.Seeded,
 		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
 		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // Defaults of Config.
@@ -108,7 +109,7 @@ func alnum(s string) bool {
 
 // state is everything a reset or an import replaces at once.
 type state struct {
-	store  store
+	world  *world.World
 	keys   *keyring
 	feed   *limiter
 	videos *limiter
@@ -168,19 +169,19 @@ func New(cfg Config) (*Server, error) {
 
 // freshState builds the world of the Config and its seeded accounts.
 func (s *Server) freshState() (*state, error) {
-	w, err := openStore(storeConfig{Seed: s.cfg.Seed, Channels: s.cfg.Channels, History: s.cfg.History, Start: s.cfg.Start, EdgeRate: s.cfg.EdgeRate})
+	w, err := world.New(world.Config{Seed: s.cfg.Seed, Channels: s.cfg.Channels, History: s.cfg.History, Start: s.cfg.Start, EdgeRate: s.cfg.EdgeRate})
 	if err != nil {
 		return nil, fmt.Errorf("simulator: world: %w", err)
 	}
 	st := &state{
-		store:  w,
+		world:  w,
 		keys:   newKeyring(s.cfg.KeyPrefix, s.cfg.Seed),
 		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
 		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
 	}
-	pro := w.CreateAccount(planPro)
-	free := w.CreateAccount(planFree)
-	third := w.CreateAccount(planPro)
+	pro := w.CreateAccount(world.Pro)
+	free := w.CreateAccount(world.Free)
+	third := w.CreateAccount(world.Pro)
 	st.seeded.Pro = st.keys.Issue(pro.ID)
 	st.seeded.Free = st.keys.Issue(free.ID)
 	st.seeded.Revoked = st.keys.Issue(third.ID)
@@ -201,7 +202,7 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 // runs the polls that became due. It returns the number of events made.
 func (s *Server) Advance(d time.Duration) int {
 	now := s.clock.Advance(max(d, 0))
-	return s.st.Load().store.AdvanceTo(now)
+	return s.st.Load().world.AdvanceTo(now)
 }
 
 // Close stops the realtime poller. The handler stays usable.
@@ -224,7 +225,7 @@ func (s *Server) tick() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			if n := s.st.Load().store.AdvanceTo(s.clock.Now()); n > 0 {
+			if n := s.st.Load().world.AdvanceTo(s.clock.Now()); n > 0 {
 				s.log.Debug("polled", "events", n, "now", s.clock.Now())
 			}
 		}

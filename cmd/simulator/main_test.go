@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+func env(kv ...string) func(string) (string, bool) {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestOptionsPrecedence(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		env   func(string) (string, bool)
+		check func(t *testing.T, o options)
+	}{
+		{"defaults", nil, env(), func(t *testing.T, o options) {
+			if o.addr != "127.0.0.1:8080" || o.cfg.Seed != 1 || o.cfg.Speed != 1 || o.cfg.Channels != simulator.DefaultChannels ||
+				o.cfg.History != simulator.DefaultHistory || o.cfg.FeedLimit != schemas.FeedRequestsPerMinute ||
+				o.cfg.VideosLimit != simulator.DefaultVideosLimit || !o.cfg.Start.Equal(simulator.DefaultStart) || o.logFormat != "text" {
+				t.Errorf("defaults: %+v", o)
+			}
+		}},
+		{"environment over defaults", nil, env("TCM_SIM_SEED", "42", "TCM_SIM_ADDR", "127.0.0.1:0", "TCM_SIM_SPEED", "0", "TCM_SIM_HISTORY", "48h", "TCM_SIM_CHANNELS", "3", "TCM_SIM_NO_CONTROL", "true"), func(t *testing.T, o options) {
+			if o.cfg.Seed != 42 || o.addr != "127.0.0.1:0" || o.cfg.Speed != 0 || o.cfg.History != 48*time.Hour || o.cfg.Channels != 3 || !o.cfg.NoControl {
+				t.Errorf("env: %+v", o)
+			}
+		}},
+		{"flags over environment", []string{"--seed", "7", "--speed=60", "--channels", "5"}, env("TCM_SIM_SEED", "42", "TCM_SIM_SPEED", "2", "TCM_SIM_CHANNELS", "3", "TCM_SIM_EDGE_RATE", "0.25"), func(t *testing.T, o options) {
+			if o.cfg.Seed != 7 || o.cfg.Speed != 60 || o.cfg.Channels != 5 || o.cfg.EdgeRate != 0.25 {
+				t.Errorf("flags: %+v", o.cfg)
+			}
+		}},
+		{"a flag set to its default still wins", []string{"--seed=1"}, env("TCM_SIM_SEED", "42"), func(t *testing.T, o options) {
+			if o.cfg.Seed != 1 {
+				t.Errorf("seed %d, want 1", o.cfg.Seed)
+			}
+		}},
+		{"limit 0 is unlimited", []string{"--feed-limit", "0"}, env("TCM_SIM_VIDEOS_LIMIT", "0"), func(t *testing.T, o options) {
+			if o.cfg.FeedLimit >= 0 || o.cfg.VideosLimit >= 0 {
+				t.Errorf("limits %d %d, want unlimited (<0)", o.cfg.FeedLimit, o.cfg.VideosLimit)
+			}
+		}},
+		{"other settings", []string{"--key-prefix", "abc", "--control-token", "tok", "--log-format", "json", "--log-level", "debug", "--info-file", "/tmp/x", "--start", "2025-06-01T12:00:00Z"}, env(), func(t *testing.T, o options) {
+			if o.cfg.KeyPrefix != "abc" || o.cfg.ControlToken != "tok" || o.logFormat != "json" || o.infoFile != "/tmp/x" || o.cfg.Start.Month() != time.June {
+				t.Errorf("%+v", o)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseOptions(tc.args, tc.env, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, o)
+		})
+	}
+}
+
+func TestBadOptionsExit2WithOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  func(string) (string, bool)
+	}{
+		{[]string{"--seed", "x"}, env()},
+		{[]string{"--nope"}, env()},
+		{[]string{"--speed", "-1"}, env()},
+		{[]string{"--feed-limit", "-5"}, env()},
+		{[]string{"--log-format", "xml"}, env()},
+		{[]string{"--log-level", "loud"}, env()},
+		{[]string{"--start", "yesterday"}, env()},
+		{[]string{"--channels", "0"}, env()},
+		{[]string{"--key-prefix", "a_b"}, env()},
+		{[]string{"--edge-rate", "2"}, env()},
+		{[]string{"--faults", "no-such-fault"}, env()},
+		{[]string{"extra"}, env()},
+		{nil, env("TCM_SIM_SEED", "nope")},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tc.args, tc.env, &stdout, &stderr)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", tc.args, code)
+		}
+		if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines != 0 || stderr.Len() == 0 {
+			t.Errorf("%v: want one line on stderr, got %q", tc.args, stderr.String())
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var stdout bytes.Buffer
+	if code := run(context.Background(), []string{"--help"}, env(), &stdout, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--addr", "TCM_SIM_ADDR", "--feed-limit", "unlimited", "--info-file", "--speed"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	if _, err := parseOptions([]string{"-h"}, env(), io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
+
+// TestRunServesAndShutsDown starts the binary's run on a free port, reads
+// the banner, uses the API, and stops it as SIGTERM would.
+func TestRunServesAndShutsDown(t *testing.T) {
+	infoPath := filepath.Join(t.TempDir(), "info.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", infoPath}, env(), pw, &stderr)
+		pw.Close()
+	}()
+	banner := map[string]string{}
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ": ")
+		if ok {
+			banner[k] = strings.TrimSpace(v)
+		}
+		if k == "revoked key" {
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	raw, err := os.ReadFile(infoPath)
+	if err != nil {
+		t.Fatalf("info file: %v (stderr %s)", err, stderr.String())
+	}
+	var info map[string]string
+	if err := json.Unmarshal(raw, &info); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"url", "controlUrl", "proKey", "freeKey", "revokedKey"} {
+		if info[k] == "" {
+			t.Errorf("info file lacks %s: %s", k, raw)
+		}
+	}
+	if banner["url"] != info["url"] || banner["pro key"] != info["proKey"] || banner["control"] != info["controlUrl"] {
+		t.Errorf("banner %v and info file %v differ", banner, info)
+	}
+	req, _ := http.NewRequest("GET", info["url"]+schemas.PathFeed, nil)
+	req.Header.Set("Authorization", "Bearer "+info["proKey"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("feed: %d %s", resp.StatusCode, body)
+	}
+	if err := schemas.ValidateJSON(schemas.FeedPage, body); err != nil {
+		t.Error(err)
+	}
+	cancel()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d after shutdown: %s", c, stderr.String())
+	}
+	for _, k := range []string{info["proKey"], info["freeKey"], info["revokedKey"]} {
+		if strings.Contains(stderr.String(), k) {
+			t.Error("a key appears whole in the log")
+		}
+	}
+}
