@@ -1,0 +1,263 @@
+// Package conformance is the conformance suite of the Tracked-Channel
+// Monitoring API as a library: a Config, and Register, which declares every
+// spec (Ginkgo Describe/It with feature and requirement labels). The suite
+// speaks HTTP to its target and nothing else; only time control (waiting for
+// a rate window) goes through the Clock of the Config.
+//
+// Run it with `go tool ginkgo ./suites` (package suites is the thin entry
+// point), or register the specs inside your own Ginkgo suite:
+//
+//	cfg := conformance.NewConfig()
+//	cfg.Target, cfg.ProKey = "https://staging.example", os.Getenv("TCM_PRO_KEY")
+//	var _ = conformance.Register(cfg)
+//
+// # Request budget
+//
+// Against a server that allows schemas.FeedRequestsPerMinute (20) feed
+// requests a minute per key, a full default run sends, with N the number of
+// events in the Pro account's feed and P = ceil(N/200) (at least 1):
+//
+//	setup (preflight)          2   health, first feed page (reused by specs)
+//	health                     1
+//	auth                      12   6 bad credentials × 2 operations (no valid key)
+//	                           1   revoked key on the feed, 1 on videos (in the 12)
+//	pro (free key)             2   feed 200, videos 403
+//	pagination (Pro, feed)  P+11   the walk at limit=200 (P), the default-size walk
+//	                               (4 more pages), limit=1, limit=201, 4 bad limits,
+//	                               an unknown cursor
+//	videos (Pro)              13   1, 20, 0, 21 ids; 32, 33, 0 characters; 5 bad bodies
+//	events, errors             0   they judge what the others fetched
+//	rate-limit               22+   a burst of 20 (+1 answered 429) on the burst key,
+//	                               1 after Retry-After, 1 on the other key
+//
+// that is about 64 + P requests, of which about 14 + P are Pro feed requests
+// and 22 burst-key feed requests. The shortest time such a run can take is
+// bounded by the rate-limit specs: the burst must wait what Retry-After says
+// (up to one window, 60 s, for a sliding or fixed window; 3 s for a token
+// bucket). The burst key is the free key when one is given, so the Pro key's
+// own budget (14 + P requests) fits into one window without waiting; the
+// suite declares the rate-limit specs first so that the burst starts from a
+// fresh window. With only a Pro key, the burst must also wait for the
+// preflight's request to leave the window: up to one more minute.
+package conformance
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/redact"
+)
+
+// Config is everything the suite needs to judge a target. NewConfig sets the
+// defaults; flags and the environment fill it (see BindFlags, ApplyEnv).
+type Config struct {
+	// Target is the base URL of the server under test. Empty means "the
+	// bundled simulator", which the entry point starts and fills in.
+	Target string
+	// ProKey is a key of an account with a Pro plan that tracks at least one
+	// channel. Required: the preflight fails without it.
+	ProKey string
+	// FreeKey is a key of an account on the free plan (optional).
+	FreeKey string
+	// RevokedKey is a key that was regenerated, so revoked (optional).
+	RevokedKey string
+	// BurstKey is the key the rate-limit specs exhaust. Empty: the free key
+	// when given, else the Pro key.
+	BurstKey string
+	// OtherKey must not be throttled by BurstKey's traffic. Empty: the Pro
+	// key, or the free key when the Pro key is the burst key.
+	OtherKey string
+	// ReportDir is where the conformance report files are written.
+	ReportDir string
+	// MaxWait bounds one wait for the rate limit.
+	MaxWait time.Duration
+	// MaxPages bounds a cursor walk of the feed (at 200 events a page).
+	MaxPages int
+	// Clock is the target's time; nil is the wall clock (waiting sleeps).
+	Clock client.Clock
+	// HTTP sends the requests; nil uses a client with a 30 s timeout.
+	HTTP *http.Client
+	// Log receives progress lines that must be seen at once, such as
+	// "waiting 42 s for the rate limit"; nil is standard error.
+	Log io.Writer
+	// Redactor redacts every key in everything the suite writes. Nil: one
+	// for the keys of this Config, built on first use.
+	Redactor *redact.Redactor
+
+	run *run // built on first use, after the entry point filled the fields
+}
+
+// Defaults of NewConfig.
+const (
+	DefaultReportDir = "reports"
+	DefaultMaxPages  = 50
+)
+
+// NewConfig returns a Config with the defaults set.
+func NewConfig() *Config {
+	return &Config{
+		ReportDir: DefaultReportDir,
+		MaxWait:   2 * schemas.RateWindow,
+		MaxPages:  DefaultMaxPages,
+	}
+}
+
+// setting is one configuration value settable by flag and environment.
+type setting struct {
+	flag, env, usage string
+	str              *string
+	dur              *time.Duration
+	num              *int
+}
+
+func (c *Config) settings() []setting {
+	return []setting{
+		{flag: "target", env: "TCM_TARGET", str: &c.Target, usage: "base URL of the server under test (default: start the bundled simulator)"},
+		{flag: "pro-key", env: "TCM_PRO_KEY", str: &c.ProKey, usage: "API key of a Pro account (required with --target)"},
+		{flag: "free-key", env: "TCM_FREE_KEY", str: &c.FreeKey, usage: "API key of a free account (enables the Pro-gate specs)"},
+		{flag: "revoked-key", env: "TCM_REVOKED_KEY", str: &c.RevokedKey, usage: "a revoked API key (enables the revoked-key specs)"},
+		{flag: "report-dir", env: "TCM_REPORT_DIR", str: &c.ReportDir, usage: "directory for conformance-report.{json,md,html}"},
+		{flag: "max-wait", env: "TCM_MAX_WAIT", dur: &c.MaxWait, usage: "longest wait for one Retry-After"},
+		{flag: "max-pages", env: "TCM_MAX_PAGES", num: &c.MaxPages, usage: "longest cursor walk of the feed, in pages of 200 events"},
+	}
+}
+
+// BindFlags registers the suite's flags on fs, writing into c. Flags the
+// user sets win over the environment (see ApplyEnv), which wins over the
+// defaults.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	for _, s := range c.settings() {
+		usage := s.usage + " (env " + s.env + ")"
+		switch {
+		case s.str != nil:
+			fs.StringVar(s.str, s.flag, *s.str, usage)
+		case s.dur != nil:
+			fs.DurationVar(s.dur, s.flag, *s.dur, usage)
+		case s.num != nil:
+			fs.IntVar(s.num, s.flag, *s.num, usage)
+		}
+	}
+}
+
+// ApplyEnv fills every setting whose flag the user did not set on fs (after
+// fs was parsed) from the environment, read through getenv.
+func (c *Config) ApplyEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, s := range c.settings() {
+		v := getenv(s.env)
+		if set[s.flag] || v == "" {
+			continue
+		}
+		switch {
+		case s.str != nil:
+			*s.str = v
+		case s.dur != nil:
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.env, err)
+			}
+			*s.dur = d
+		case s.num != nil:
+			var n int
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				return fmt.Errorf("%s: %q is not a number: %w", s.env, v, err)
+			}
+			*s.num = n
+		}
+	}
+	return nil
+}
+
+// Describe returns the configuration for the report, keys redacted.
+func (c *Config) Describe() map[string]string {
+	m := map[string]string{}
+	for _, s := range c.settings() {
+		switch {
+		case s.str != nil:
+			m[s.flag] = *s.str
+		case s.dur != nil:
+			m[s.flag] = s.dur.String()
+		case s.num != nil:
+			m[s.flag] = fmt.Sprint(*s.num)
+		}
+	}
+	for _, k := range []string{"pro-key", "free-key", "revoked-key"} {
+		if m[k] != "" {
+			m[k] = redact.Form(m[k])
+		}
+	}
+	if m["target"] == "" {
+		m["target"] = "(bundled simulator)"
+	}
+	return m
+}
+
+// Validate says what is wrong with a Config that the entry point filled.
+func (c *Config) Validate() error {
+	var errs []string
+	if c.Target == "" {
+		errs = append(errs, "no target: give --target URL (or TCM_TARGET)")
+	} else if !strings.HasPrefix(c.Target, "http://") && !strings.HasPrefix(c.Target, "https://") {
+		errs = append(errs, fmt.Sprintf("target %q is not an http(s) URL", c.Target))
+	}
+	if c.ProKey == "" {
+		errs = append(errs, "no Pro key: give --pro-key KEY (or TCM_PRO_KEY)")
+	}
+	if c.MaxPages < 1 {
+		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", c.MaxPages))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Secrets lists the keys of the Config, for a redactor.
+func (c *Config) Secrets() []string {
+	return []string{c.ProKey, c.FreeKey, c.RevokedKey, c.BurstKey, c.OtherKey}
+}
+
+// KeyPrefix is the key prefix the target uses, derived from the Pro key:
+// everything before its first underscore ("" if it has none).
+func (c *Config) KeyPrefix() string {
+	p, _, ok := strings.Cut(c.ProKey, "_")
+	if !ok {
+		return ""
+	}
+	return p
+}
+
+func (c *Config) burstKey() string {
+	switch {
+	case c.BurstKey != "":
+		return c.BurstKey
+	case c.FreeKey != "":
+		return c.FreeKey
+	}
+	return c.ProKey
+}
+
+func (c *Config) otherKey() string {
+	switch {
+	case c.OtherKey != "":
+		return c.OtherKey
+	case c.burstKey() != c.ProKey:
+		return c.ProKey
+	}
+	return c.FreeKey
+}
+
+func (c *Config) log() io.Writer {
+	if c.Log != nil {
+		return c.Log
+	}
+	return os.Stderr
+}

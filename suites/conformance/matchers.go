@@ -1,0 +1,183 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"strings"
+
+	"github.com/onsi/gomega/types"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// The matchers below take a *client.Response and fail with a message that
+// names the request (method, path, query), the status, the JSON pointer,
+// the value seen and the rule.
+
+func asResponse(actual any) (*client.Response, error) {
+	r, ok := actual.(*client.Response)
+	if !ok || r == nil {
+		return nil, fmt.Errorf("want a *client.Response, got %T", actual)
+	}
+	return r, nil
+}
+
+// HaveStatus succeeds when the response has one of the given statuses.
+func HaveStatus(codes ...int) types.GomegaMatcher { return &statusMatcher{codes: codes} }
+
+type statusMatcher struct{ codes []int }
+
+func (m *statusMatcher) Match(actual any) (bool, error) {
+	r, err := asResponse(actual)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range m.codes {
+		if r.Status == c {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (m *statusMatcher) want() string {
+	s := make([]string, len(m.codes))
+	for i, c := range m.codes {
+		s[i] = fmt.Sprint(c)
+	}
+	return strings.Join(s, " or ")
+}
+
+func (m *statusMatcher) FailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	return fmt.Sprintf("%s: status %d, want %s\nresponse body: %s", r.Request, r.Status, m.want(), r.Excerpt())
+}
+
+func (m *statusMatcher) NegatedFailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	return fmt.Sprintf("%s: status %d, want anything but %s", r.Request, r.Status, m.want())
+}
+
+// ConformTo succeeds when the body validates against the resource's schema.
+// Its failure lists every violation: JSON pointer, rule, keyword and value.
+func ConformTo(res schemas.Resource) types.GomegaMatcher { return &schemaMatcher{res: res} }
+
+type schemaMatcher struct {
+	res schemas.Resource
+	err error
+}
+
+func (m *schemaMatcher) Match(actual any) (bool, error) {
+	r, err := asResponse(actual)
+	if err != nil {
+		return false, err
+	}
+	doc, err := r.JSON()
+	if err != nil {
+		m.err = fmt.Errorf("the body is not JSON: %w", err)
+		return false, nil
+	}
+	m.err = schemas.Validate(m.res, doc)
+	var se *schemas.Error
+	if m.err != nil && !errors.As(m.err, &se) {
+		return false, m.err // the schemas themselves are broken
+	}
+	return m.err == nil, nil
+}
+
+func (m *schemaMatcher) FailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	return fmt.Sprintf("%s (status %d): the body %s\nresponse body: %s", r.Request, r.Status, strings.TrimPrefix(m.err.Error(), "the body "), r.Excerpt())
+}
+
+func (m *schemaMatcher) NegatedFailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	return fmt.Sprintf("%s: the body conforms to %s, want it not to", r.Request, m.res)
+}
+
+// BeErrorBody succeeds when the body is an ErrorBody whose error and
+// message are non-empty strings.
+func BeErrorBody() types.GomegaMatcher { return &errorBodyMatcher{} }
+
+type errorBodyMatcher struct{ why []string }
+
+func (m *errorBodyMatcher) Match(actual any) (bool, error) {
+	r, err := asResponse(actual)
+	if err != nil {
+		return false, err
+	}
+	m.why = nil
+	doc, err := r.JSON()
+	if err != nil {
+		m.why = append(m.why, "/: the body is not JSON: "+err.Error())
+		return false, nil
+	}
+	if err := schemas.Validate(schemas.ErrorBody, doc); err != nil {
+		var se *schemas.Error
+		if !errors.As(err, &se) {
+			return false, err
+		}
+		for _, v := range se.Violations {
+			m.why = append(m.why, v.String())
+		}
+		return false, nil
+	}
+	obj := doc.(map[string]any)
+	for _, f := range []string{"error", "message"} {
+		if strings.TrimSpace(obj[f].(string)) == "" {
+			m.why = append(m.why, fmt.Sprintf("/%s: must be a non-empty string; got %q", f, obj[f]))
+		}
+	}
+	return len(m.why) == 0, nil
+}
+
+func (m *errorBodyMatcher) FailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	return fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message, non-empty strings):\n  %s\nresponse body: %s",
+		r.Request, r.Status, strings.Join(m.why, "\n  "), r.Excerpt())
+}
+
+func (m *errorBodyMatcher) NegatedFailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	return fmt.Sprintf("%s: the body is an ErrorBody, want it not to be", r.Request)
+}
+
+// HaveJSONContentType succeeds when Content-Type is application/json or
+// another JSON media type (application/something+json), parameters allowed.
+func HaveJSONContentType() types.GomegaMatcher { return &contentTypeMatcher{} }
+
+type contentTypeMatcher struct{}
+
+// isJSONMediaType reports whether a Content-Type value names JSON.
+func isJSONMediaType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")
+}
+
+func (m *contentTypeMatcher) Match(actual any) (bool, error) {
+	r, err := asResponse(actual)
+	if err != nil {
+		return false, err
+	}
+	return isJSONMediaType(r.Header.Get("Content-Type")), nil
+}
+
+func (m *contentTypeMatcher) FailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	ct := r.Header.Values("Content-Type")
+	got := "no Content-Type header"
+	if len(ct) > 0 {
+		got = fmt.Sprintf("Content-Type %q", strings.Join(ct, ", "))
+	}
+	return fmt.Sprintf("%s (status %d): %s, want a JSON media type (application/json)", r.Request, r.Status, got)
+}
+
+func (m *contentTypeMatcher) NegatedFailureMessage(actual any) string {
+	r, _ := asResponse(actual)
+	return fmt.Sprintf("%s: Content-Type is JSON, want it not to be", r.Request)
+}

@@ -1,0 +1,225 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/redact"
+)
+
+// burst is what the rate-limit specs saw: a run of feed requests on one key
+// as fast as the target answers, until the first 429.
+type burst struct {
+	key       string
+	used      int           // requests the suite sent on the key in the window before
+	allowed   int           // requests that must pass: the limit minus used
+	passed    int           // 200s before the first 429
+	most      int           // most requests that may pass: allowed plus what a bucket refills meanwhile
+	elapsed   time.Duration // how long the burst took
+	sent      []*client.Response
+	throttled *client.Response // the first 429, nil if none came
+	stopped   *client.Response // an answer that was neither 200 nor 429
+	other     *client.Response // the other key's request right after the 429
+	err       error
+	repeated  bool // the first burst saw no 429 in time and was repeated from a fresh window
+}
+
+// wait lets d pass on the target's clock, saying so where it is seen at once.
+func (s *suite) wait(ctx context.Context, d time.Duration, why string) error {
+	if d <= 0 {
+		return nil
+	}
+	line := fmt.Sprintf("waiting %s for the rate limit (%s)\n", d.Round(time.Millisecond), why)
+	io.WriteString(s.r.c.Log, line)
+	fmt.Fprint(GinkgoWriter, s.r.red.String(line))
+	clock := s.cfg.Clock
+	if clock == nil {
+		clock = client.WallClock{}
+	}
+	return clock.Wait(ctx, d)
+}
+
+// budget waits until the key has room for n more requests in its window,
+// by what the suite itself sent on it.
+func (s *suite) budget(ctx context.Context, key string, n int) error {
+	limit := schemas.FeedRequestsPerMinute
+	uses := s.r.c.RecentUses(key, schemas.RateWindow)
+	if len(uses)+n <= limit {
+		return nil
+	}
+	// the oldest uses must leave the window
+	until := uses[len(uses)+n-limit-1].Add(schemas.RateWindow)
+	if err := s.wait(ctx, time.Until(until), "so that the key has room in its window"); err != nil {
+		return err
+	}
+	if s.cfg.Clock != nil {
+		s.r.c.Forget(key) // the target's clock moved: the suite's record is stale
+	}
+	return nil
+}
+
+// runBurst sends feed requests on key until the first 429, at most until
+// more passed than the limit allows.
+func (s *suite) runBurst(ctx context.Context, key string) *burst {
+	limit := schemas.FeedRequestsPerMinute
+	b := &burst{key: key, used: len(s.r.c.RecentUses(key, schemas.RateWindow))}
+	b.allowed = max(limit-b.used, 0)
+	start := time.Now()
+	for {
+		// A token bucket refills during the burst; a sliding window does not.
+		b.elapsed = time.Since(start)
+		b.most = b.allowed + int(float64(limit)*b.elapsed.Seconds()/schemas.RateWindow.Seconds())
+		if len(b.sent) > b.most {
+			return b // more passed than may: no 429 in time
+		}
+		resp, err := s.r.c.Send(ctx, s.r.feedLimit("1", key))
+		if err != nil {
+			b.err = err
+			return b
+		}
+		b.sent = append(b.sent, resp)
+		switch resp.Status {
+		case http.StatusOK:
+			b.passed++
+		case http.StatusTooManyRequests:
+			b.throttled = resp
+			b.elapsed = time.Since(start)
+			return b
+		default:
+			b.stopped = resp
+			return b
+		}
+	}
+}
+
+func (s *suite) runBursts(ctx context.Context) *burst {
+	key, other := s.cfg.burstKey(), s.cfg.otherKey()
+	if other != "" {
+		if err := s.budget(ctx, other, 1); err != nil {
+			return &burst{err: err}
+		}
+	}
+	b := s.runBurst(ctx, key)
+	if b.err == nil && b.stopped == nil && b.throttled == nil {
+		// A fixed window may have turned over during the burst: try once
+		// more from a fresh window before calling the target lenient.
+		if err := s.wait(ctx, schemas.RateWindow, "a fresh window, to repeat a burst that saw no 429"); err != nil {
+			return &burst{err: err}
+		}
+		s.r.c.Forget(key)
+		b = s.runBurst(ctx, key)
+		b.repeated = true
+	}
+	if b.throttled != nil && other != "" {
+		b.other, b.err = s.r.c.Send(ctx, s.r.feedLimit("1", other))
+	}
+	return b
+}
+
+func (s *suite) rateLimit() {
+	Describe("rate limit of GET /api/public-feed", Label("rate-limit"), Ordered, Serial, ContinueOnFailure, func() {
+		var (
+			b        *burst
+			after    *client.Response
+			afterErr error
+		)
+		// The burst runs once, in whichever spec of the container runs first.
+		get := func(ctx context.Context) *burst {
+			GinkgoHelper()
+			if b == nil {
+				b = s.runBursts(ctx)
+			}
+			if b.err != nil {
+				Fail(s.r.red.String("the burst could not be sent: " + b.err.Error()))
+			}
+			return b
+		}
+		describe := func(b *burst) string {
+			return fmt.Sprintf("%d feed requests on key %s in %s (%d sent on it by the suite in the minute before)",
+				len(b.sent), redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
+		}
+
+		It("allows 20 requests a minute from a fresh window", Label("RATE-ALLOWS-20"), func(ctx SpecContext) {
+			b := get(ctx)
+			if b.stopped != nil {
+				Fail(s.r.red.String(fmt.Sprintf("request %d of the burst: %s answered %d, want 200 or 429\nresponse body: %s",
+					len(b.sent), b.stopped.Request, b.stopped.Status, b.stopped.Excerpt())))
+			}
+			if b.passed < b.allowed {
+				Fail(s.r.red.String(fmt.Sprintf("%s: request %d answered 429 after %d passed; %d per minute must pass (%d minus the %d the suite had sent)",
+					describe(b), b.passed+1, b.passed, b.allowed, schemas.FeedRequestsPerMinute, b.used)))
+			}
+		})
+
+		It("answers 429 with an ErrorBody once the limit is exceeded", Label("RATE-LIMIT-429", "ERROR-BODY"), func(ctx SpecContext) {
+			b := get(ctx)
+			if b.throttled == nil && b.stopped == nil {
+				Fail(s.r.red.String(fmt.Sprintf("%s: all passed, want a 429 after at most %d (rule: %d requests per minute per key)",
+					describe(b), b.most, schemas.FeedRequestsPerMinute)))
+			}
+			if b.throttled != nil {
+				s.expect(b.throttled).To(BeErrorBody())
+				s.expect(b.throttled).To(HaveJSONContentType())
+			}
+		})
+
+		It("sends Retry-After with the 429, as delta-seconds or an HTTP-date", Label("RATE-RETRY-AFTER"), func(ctx SpecContext) {
+			b := get(ctx)
+			if b.throttled == nil {
+				Skip("the burst saw no 429")
+			}
+			v := b.throttled.Header.Get("Retry-After")
+			if _, err := client.ParseRetryAfter(v, client.ServerTime(b.throttled.Header, time.Now())); err != nil {
+				Fail(s.r.red.String(fmt.Sprintf("%s (status 429): %v (rule: a 429 carries Retry-After, delta-seconds or an HTTP-date)", b.throttled.Request, err)))
+			}
+		})
+
+		It("lets the next request through after waiting what Retry-After says", Label("RATE-RETRY-AFTER"), func(ctx SpecContext) {
+			b := get(ctx)
+			if b.throttled == nil {
+				Skip("the burst saw no 429")
+			}
+			if after == nil && afterErr == nil {
+				d, err := client.ParseRetryAfter(b.throttled.Header.Get("Retry-After"), client.ServerTime(b.throttled.Header, time.Now()))
+				if err != nil {
+					Fail(s.r.red.String(fmt.Sprintf("%s (status 429): cannot honour Retry-After: %v", b.throttled.Request, err)))
+				}
+				if d > s.cfg.MaxWait {
+					Fail(s.r.red.String(fmt.Sprintf("%s (status 429): Retry-After asks for %s, more than --max-wait=%s", b.throttled.Request, d, s.cfg.MaxWait)))
+				}
+				if afterErr = s.wait(ctx, d, "what Retry-After said"); afterErr == nil {
+					after, afterErr = s.r.c.Send(ctx, s.r.feedLimit("1", b.key))
+				}
+			}
+			if afterErr != nil {
+				Fail(s.r.red.String(afterErr.Error()))
+			}
+			s.expect(after).To(HaveStatus(http.StatusOK), "rule: a request made after waiting what Retry-After says succeeds (Retry-After: %q)", b.throttled.Header.Get("Retry-After"))
+		})
+
+		It("does not throttle another key", Label("RATE-PER-KEY"), func(ctx SpecContext) {
+			if s.cfg.otherKey() == "" {
+				Skip("needs --free-key (or TCM_FREE_KEY): a second key to send while the first is throttled")
+			}
+			b := get(ctx)
+			if b.throttled == nil {
+				Skip("the burst saw no 429")
+			}
+			s.expect(b.other).To(HaveStatus(http.StatusOK), "rule: the limit counts per key; the other key was sent right after %s", describe(b))
+		})
+
+		It("answers exactly the 21st request of a fresh window with 429", Label("strict", "RATE-LIMIT-429"), func(ctx SpecContext) {
+			b := get(ctx)
+			if b.throttled == nil || b.passed != b.allowed {
+				Fail(s.r.red.String(fmt.Sprintf("%s: %d passed before the first 429, want exactly %d", describe(b), b.passed, b.allowed)))
+			}
+		})
+	})
+}

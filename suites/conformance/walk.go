@@ -1,0 +1,258 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// walkEvent is what a walk keeps of one event: enough to judge order,
+// repeats and gaps. The schema judges the rest.
+type walkEvent struct {
+	ID        string
+	CreatedAt int64
+	HasTime   bool // createdAt was an integer
+	Page      int
+	Index     int
+}
+
+// where names the event's place for messages.
+func (e walkEvent) where(w *walk) string {
+	return fmt.Sprintf("page %d (%s) /events/%d", e.Page+1, w.Pages[e.Page].Resp.Request, e.Index)
+}
+
+// walkPage is one page of a walk.
+type walkPage struct {
+	Resp   *client.Response
+	Events []walkEvent
+	Next   string // "" when nextCursor was null or absent
+}
+
+// walk is a cursor walk of the feed at one page size, bounded.
+type walk struct {
+	Limit    string // the limit query value, "" for the default
+	Pages    []walkPage
+	Complete bool  // reached a page whose nextCursor is null
+	Bounded  bool  // stopped at the page bound with a cursor still to follow
+	Err      error // what stopped the walk early: an error answer, a cycle...
+}
+
+// fetchPage sends one feed request for a cursor ("" = first page).
+type fetchPage func(ctx context.Context, cursor string) (*client.Response, error)
+
+// walkFeed follows nextCursor from the first page for at most maxPages
+// pages (0: just what maxEvents asks for) or until it has seen maxEvents
+// events (0: no bound). It detects a cursor cycle (a nextCursor seen
+// before) and stops at the first answer that is not a readable FeedPage.
+func walkFeed(ctx context.Context, limit string, fetch fetchPage, maxPages, maxEvents int) *walk {
+	w := &walk{Limit: limit}
+	seen := map[string]int{}
+	cursor, events := "", 0
+	for {
+		if maxPages > 0 && len(w.Pages) >= maxPages || maxEvents > 0 && events >= maxEvents {
+			w.Bounded = true
+			return w
+		}
+		resp, err := fetch(ctx, cursor)
+		if err != nil {
+			w.Err = err
+			return w
+		}
+		page, err := readPage(resp, len(w.Pages))
+		if err != nil {
+			w.Err = err
+			return w
+		}
+		w.Pages = append(w.Pages, page)
+		events += len(page.Events)
+		if page.Next == "" {
+			w.Complete = true
+			return w
+		}
+		if first, ok := seen[page.Next]; ok {
+			w.Err = fmt.Errorf("cursor cycle: page %d (%s) returned the nextCursor that page %d returned, %q",
+				len(w.Pages), resp.Request, first+1, page.Next)
+			return w
+		}
+		seen[page.Next] = len(w.Pages) - 1
+		cursor = page.Next
+	}
+}
+
+// readPage picks what a walk needs out of a feed answer.
+func readPage(resp *client.Response, n int) (walkPage, error) {
+	p := walkPage{Resp: resp}
+	if resp.Status != http.StatusOK {
+		return p, fmt.Errorf("page %d: %s, want 200; body: %s", n+1, resp, resp.Excerpt())
+	}
+	doc, err := resp.JSON()
+	if err != nil {
+		return p, fmt.Errorf("page %d: %s: the body is not JSON: %w", n+1, resp, err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return p, fmt.Errorf("page %d: %s: the body is not a JSON object", n+1, resp)
+	}
+	evs, ok := obj["events"].([]any)
+	if !ok {
+		return p, fmt.Errorf("page %d: %s: /events is not an array", n+1, resp)
+	}
+	for i, raw := range evs {
+		e := walkEvent{Page: n, Index: i}
+		if m, ok := raw.(map[string]any); ok {
+			e.ID, _ = m["id"].(string)
+			if num, ok := m["createdAt"].(json.Number); ok {
+				if t, err := num.Int64(); err == nil {
+					e.CreatedAt, e.HasTime = t, true
+				}
+			}
+		}
+		p.Events = append(p.Events, e)
+	}
+	switch next := obj["nextCursor"].(type) {
+	case nil:
+	case string:
+		if next == "" {
+			return p, fmt.Errorf("page %d: %s: /nextCursor is an empty string; null marks the end", n+1, resp)
+		}
+		p.Next = next
+	default:
+		return p, fmt.Errorf("page %d: %s: /nextCursor is neither a string nor null", n+1, resp)
+	}
+	return p, nil
+}
+
+// Events lists every event of the walk, in order.
+func (w *walk) Events() []walkEvent {
+	var out []walkEvent
+	for _, p := range w.Pages {
+		out = append(out, p.Events...)
+	}
+	return out
+}
+
+// IDs lists the event ids of the walk, in order.
+func (w *walk) IDs() []string {
+	var out []string
+	for _, e := range w.Events() {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+// Repeats names every event id seen more than once, and where.
+func (w *walk) Repeats() []string {
+	var out []string
+	first := map[string]walkEvent{}
+	for _, e := range w.Events() {
+		if e.ID == "" {
+			continue // a missing id is the schema's finding
+		}
+		if f, ok := first[e.ID]; ok {
+			out = append(out, fmt.Sprintf("event id %q at %s repeats %s", e.ID, e.where(w), f.where(w)))
+			continue
+		}
+		first[e.ID] = e
+	}
+	return out
+}
+
+// OrderBreaks names every event that is newer than the one before it:
+// createdAt must not increase along the walk, page boundaries included.
+func (w *walk) OrderBreaks() []string {
+	var out []string
+	var prev *walkEvent
+	for _, e := range w.Events() {
+		if !e.HasTime {
+			continue
+		}
+		if prev != nil && e.CreatedAt > prev.CreatedAt {
+			edge := ""
+			if e.Page != prev.Page {
+				edge = " (across a page boundary)"
+			}
+			out = append(out, fmt.Sprintf("createdAt %d at %s is newer than %d at %s before it%s",
+				e.CreatedAt, e.where(w), prev.CreatedAt, prev.where(w), edge))
+		}
+		prev = &e
+	}
+	return out
+}
+
+// SizeProblems names every page whose size breaks the page-size rule: a
+// page holds exactly want events unless it is the last one, which holds at
+// most want and is empty only when it is the first.
+func (w *walk) SizeProblems(want int) []string {
+	var out []string
+	for i, p := range w.Pages {
+		last := p.Next == ""
+		switch {
+		case len(p.Events) > want:
+			out = append(out, fmt.Sprintf("page %d (%s) holds %d events, more than %d", i+1, p.Resp.Request, len(p.Events), want))
+		case !last && len(p.Events) != want:
+			out = append(out, fmt.Sprintf("page %d (%s) holds %d events and a nextCursor; only the last page may hold fewer than %d", i+1, p.Resp.Request, len(p.Events), want))
+		}
+	}
+	return out
+}
+
+// EndProblems names what breaks "nextCursor is null exactly at the end":
+// the walk must end, and a page reached through a cursor must not be
+// empty (the cursor before it should have been null).
+func (w *walk) EndProblems() []string {
+	var out []string
+	if w.Err != nil && strings.HasPrefix(w.Err.Error(), "cursor cycle") {
+		out = append(out, w.Err.Error())
+	}
+	if n := len(w.Pages); n > 1 && len(w.Pages[n-1].Events) == 0 {
+		out = append(out, fmt.Sprintf("page %d (%s) is empty: page %d should have had a null nextCursor", n, w.Pages[n-1].Resp.Request, n-1))
+	}
+	return out
+}
+
+// compareWalks checks that two walks of the same feed with different page
+// sizes see the same sequence of events. New events may arrive at the head
+// between the two walks, so the later walk may start with a prefix the
+// other lacks; after it, the sequences must agree for as long as both go
+// (to the end when both walks are complete).
+func compareWalks(a, b *walk) []string {
+	ai, bi := a.IDs(), b.IDs()
+	if len(ai) == 0 || len(bi) == 0 {
+		if len(ai) != len(bi) && a.Complete && b.Complete {
+			return []string{fmt.Sprintf("the walk at %s saw %d events, the walk at %s saw %d", a.name(), len(ai), b.name(), len(bi))}
+		}
+		return nil
+	}
+	// Align: the head of one walk must appear in the other.
+	ka, kb := 0, 0
+	if j := slices.Index(bi, ai[0]); j >= 0 {
+		kb = j
+	} else if j := slices.Index(ai, bi[0]); j >= 0 {
+		ka = j
+	} else {
+		return []string{fmt.Sprintf("the walks share no event: the walk at %s starts with %q, the walk at %s with %q", a.name(), ai[0], b.name(), bi[0])}
+	}
+	ra, rb := ai[ka:], bi[kb:]
+	for i := range min(len(ra), len(rb)) {
+		if ra[i] != rb[i] {
+			return []string{fmt.Sprintf("after %d common events the walks differ: the walk at %s has %q at position %d, the walk at %s has %q at position %d (an event skipped or repeated at a page boundary)",
+				i, a.name(), ra[i], ka+i, b.name(), rb[i], kb+i)}
+		}
+	}
+	if a.Complete && b.Complete && len(ra) != len(rb) {
+		return []string{fmt.Sprintf("both walks reached the end, but the walk at %s saw %d events after the common head and the walk at %s saw %d", a.name(), len(ra), b.name(), len(rb))}
+	}
+	return nil
+}
+
+func (w *walk) name() string {
+	if w.Limit == "" {
+		return "the default page size"
+	}
+	return "limit=" + w.Limit
+}
