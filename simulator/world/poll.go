@@ -1,23 +1,69 @@
 package world
 
 import (
+	"math"
+
 	"github.com/tcmkit/tcmkit/schemas"
 )
 
-// Rates per hour of what a video poll finds, by age: younger than 24 h, 72 h,
-// 7 days, older. Creators rework new videos most.
-var (
-	rateTitle     = [4]float64{0.03, 0.008, 0.003, 0.0005}
-	rateThumb     = [4]float64{0.02, 0.006, 0.002, 0.0004}
-	rateTitleAB   = [4]float64{0.008, 0.003, 0.001, 0.0001}
-	rateThumbAB   = [4]float64{0.008, 0.003, 0.001, 0.0001}
-	rateMembers   = [4]float64{0.002, 0.001, 0.0005, 0.0002}
+// What a video poll may find, at most one per poll.
+const (
+	findMembers = iota
+	findTitleAB
+	findTitle
+	findThumbAB
+	findThumb
+	finds
+)
+
+// Rates per hour of what a video poll finds, by age: younger than 24 h,
+// 72 h, 7 days, older. Creators rework new videos most.
+var findRates = [4][finds]float64{
+	{0.002, 0.008, 0.03, 0.008, 0.02},
+	{0.001, 0.003, 0.008, 0.003, 0.006},
+	{0.0005, 0.001, 0.003, 0.001, 0.002},
+	{0.0002, 0.0001, 0.0005, 0.0001, 0.0004},
+}
+
+var findTotals = func() (t [4]float64) {
+	for band, rates := range findRates {
+		for _, r := range rates {
+			t[band] += r
+		}
+	}
+	return t
+}()
+
+const (
 	rateRename    = 1.0 / (40 * 24) // per channel, per hour
 	rateAvatar    = 1.0 / (25 * 24)
 	minABPolls    = 3
 	extraABPolls  = 6 // a test lasts minABPolls + [0, extraABPolls) polls
 	maxABVariants = 4
 )
+
+// find draws what a poll dt ms after the last one finds, or -1: one draw
+// against the sum of the rates, then which in proportion to each.
+func find(r *rng, band int, dt int64) int {
+	if dt <= 0 {
+		return -1
+	}
+	total := findTotals[band]
+	x := total * float64(dt) / float64(hourMs)
+	p := 1 - math.Exp(-x)
+	u := r.float()
+	if u >= p {
+		return -1
+	}
+	pick := u / p * total
+	for i, rate := range findRates[band] {
+		if pick < rate {
+			return i
+		}
+		pick -= rate
+	}
+	return finds - 1
+}
 
 func ageBand(ageMs int64) int {
 	switch {
@@ -91,7 +137,7 @@ func (w *World) pollVideo(vi int32, at int64) int {
 	r := w.rngFor(kindVideo, uint64(vi), at, v.Polls)
 	edge := w.edgeRate
 	dt := at - v.LastPoll
-	v.grow(&r, v.LastPoll, at)
+	v.grow(&r, at)
 	v.Hidden = 0
 	if r.float() < edge {
 		v.Hidden = uint8(1 + r.intn(7))
@@ -99,10 +145,10 @@ func (w *World) pollVideo(vi int32, at int64) int {
 	v.LastPoll = at
 	v.Polls++
 	v.sample(at)
-	band := ageBand(at - v.PublishedAt)
+	found := find(&r, ageBand(at-v.PublishedAt), dt)
 	n := 0
 
-	if r.chance(rateMembers[band], dt) {
+	if found == findMembers {
 		v.MembersOnly = !v.MembersOnly
 		n += w.emitMembersOnly(vi, at)
 	}
@@ -117,14 +163,14 @@ func (w *World) pollVideo(vi int32, at int64) int {
 		v.Title = t.Variants[r.intn(len(t.Variants))]
 		v.TitleTest = nil
 		n += w.emitABTest(schemas.TypeTitleABTestConcluded, "titles", vi, at, t.Variants, "finalTitle", v.Title)
-	case r.chance(rateTitleAB[band], dt):
+	case found == findTitleAB:
 		t := &abTest{Variants: []string{v.Title}, Left: minABPolls + r.intn(extraABPolls)}
 		for want := 2 + r.intn(maxABVariants-1); len(t.Variants) < want; {
 			t.Variants = appendNew(t.Variants, videoTitle(&r, edge))
 		}
 		v.TitleTest = t
 		n += w.emitABTest(schemas.TypeTitleABTest, "titles", vi, at, t.Variants, "", "")
-	case r.chance(rateTitle[band], dt):
+	case found == findTitle:
 		old := v.Title
 		for v.Title == old {
 			v.Title = videoTitle(&r, edge)
@@ -142,14 +188,14 @@ func (w *World) pollVideo(vi int32, at int64) int {
 		v.Thumb = t.Variants[r.intn(len(t.Variants))]
 		v.ThumbTest = nil
 		n += w.emitABTest(schemas.TypeThumbnailABTestConcluded, "thumbnailUrls", vi, at, t.Variants, "finalThumbnailUrl", v.Thumb)
-	case r.chance(rateThumbAB[band], dt):
+	case found == findThumbAB:
 		t := &abTest{Variants: []string{v.Thumb}, Left: minABPolls + r.intn(extraABPolls)}
 		for want := 2 + r.intn(maxABVariants-1); len(t.Variants) < want; {
 			t.Variants = appendNew(t.Variants, thumbURL(&r, v.ID, edge))
 		}
 		v.ThumbTest = t
 		n += w.emitABTest(schemas.TypeThumbnailABTest, "thumbnailUrls", vi, at, t.Variants, "", "")
-	case r.chance(rateThumb[band], dt):
+	case found == findThumb:
 		old := v.Thumb
 		for v.Thumb == old {
 			v.Thumb = thumbURL(&r, v.ID, edge)

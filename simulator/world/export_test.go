@@ -1,0 +1,92 @@
+package world
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+func TestExportImportRoundTrip(t *testing.T) {
+	w := newWorld(t, Config{Seed: 21, Channels: 6, History: 8 * 24 * time.Hour, EdgeRate: 0.3})
+	w.CreateAccount(Pro)
+	w.CreateAccount(Free)
+	w.SetPlan("acc_2", Pro)
+	// Stop mid-tick, with A/B tests running, so the schedule's state matters.
+	w.AdvanceTo(w.Now().Add(7*time.Hour + 7*time.Minute + 7*time.Millisecond))
+	w.SetEdgeRate(0.6)
+
+	saved := export(t, w)
+	back, err := Import(bytes.NewReader(saved))
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	if again := export(t, back); !bytes.Equal(saved, again) {
+		t.Fatalf("export of the import differs (%d vs %d bytes)", len(saved), len(again))
+	}
+	same := func(what string) {
+		t.Helper()
+		for _, acc := range []string{"acc_1", "acc_2"} {
+			pa, _ := page(t, w, acc, "", schemas.MaxPageSize)
+			_, ra := page(t, w, acc, "", schemas.MaxPageSize)
+			_, rb := page(t, back, acc, "", schemas.MaxPageSize)
+			if !bytes.Equal(ra, rb) {
+				t.Errorf("%s: first pages of %s differ", what, acc)
+			}
+			if pa.NextCursor != nil {
+				_, ra = page(t, w, acc, *pa.NextCursor, 3)
+				_, rb = page(t, back, acc, *pa.NextCursor, 3) // a cursor survives the round trip
+				if !bytes.Equal(ra, rb) {
+					t.Errorf("%s: second pages of %s differ", what, acc)
+				}
+			}
+			ids := []string{w.videos[0].ID, w.videos[len(w.videos)-1].ID, "nope"}
+			va, _ := w.Videos(acc, ids)
+			vb, _ := back.Videos(acc, ids)
+			if !bytes.Equal(va, vb) {
+				t.Errorf("%s: Videos of %s differ", what, acc)
+			}
+		}
+	}
+	same("after import")
+
+	for _, x := range []*World{w, back} {
+		x.AdvanceTo(x.Now().Add(3 * 24 * time.Hour))
+		x.PollAll()
+		x.CreateAccount(Pro)
+		x.AdvanceTo(x.Now().Add(90 * time.Minute))
+	}
+	same("after 3 days more")
+	if a, b := export(t, w), export(t, back); !bytes.Equal(a, b) {
+		t.Errorf("the original and the import evolved differently (%d vs %d bytes)", len(a), len(b))
+	}
+}
+
+func TestImportRejectsBrokenExports(t *testing.T) {
+	w := newWorld(t, Config{Seed: 3, Channels: 2, History: 24 * time.Hour})
+	w.CreateAccount(Pro)
+	good := string(export(t, w))
+	cases := map[string]string{
+		"empty":            "",
+		"not JSON":         "{nope",
+		"truncated":        good[:len(good)/2],
+		"wrong version":    strings.Replace(good, `"version":1`, `"version":99`, 1),
+		"bad channels":     strings.Replace(good, `"channels":2`, `"channels":3`, 1),
+		"bad edge rate":    strings.Replace(good, `"edgeRate":0,"now"`, `"edgeRate":2,"now"`, 1),
+		"unknown type":     strings.Replace(good, `"type":"video_published"`, `"type":"video_deleted"`, 1),
+		"unknown plan":     strings.Replace(good, `"plan":"pro"`, `"plan":"gold"`, 1),
+		"corrupt samples":  strings.Replace(good, `"samples":"`, `"samples":"/w`, 1),
+		"unknown channel":  strings.Replace(good, `"channel":{"id":"ch_`, `"channel":{"id":"xx_`, 1),
+		"event not object": strings.Replace(good, `"events":[{`, `"events":[7,{`, 1),
+	}
+	for name, doc := range cases {
+		if doc == good {
+			t.Fatalf("%s: the case did not change the export", name)
+		}
+		if _, err := Import(strings.NewReader(doc)); err == nil {
+			t.Errorf("%s: Import accepted it", name)
+		}
+	}
+}
