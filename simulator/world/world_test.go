@@ -147,7 +147,7 @@ func TestSameSeedSameBytesHoweverTimeAdvances(t *testing.T) {
 		if mid := t.Add(7*time.Minute + 11*time.Millisecond); mid.Before(end) {
 			sum += manySteps.AdvanceTo(mid) // mid-tick
 		}
-		sum += manySteps.AdvanceTo(t.Add(-time.Hour))                          // the past: nothing
+		sum += manySteps.AdvanceTo(t.Add(-time.Hour)) // the past: nothing
 	}
 	sum += manySteps.AdvanceTo(end)
 	if made == 0 || made != sum {
