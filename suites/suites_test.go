@@ -94,7 +94,7 @@ func (sh shared) apply() {
 	cfg.Target, cfg.ProKey, cfg.FreeKey, cfg.RevokedKey = sh.Target, sh.Pro, sh.Free, sh.Revoked
 	cfg.BurstKey, cfg.OtherKey = sh.Burst, sh.Other
 	if sh.Bundled {
-		cfg.Clock = bundled.ControlClock{Base: sh.Target}
+		cfg.ControlClock = true
 	}
 	redactor.Add(sh.Secrets...)
 	redactor.Add(cfg.Secrets()...)

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"time"
 
 	"github.com/tcmkit/tcmkit/simulator"
 )
@@ -131,34 +130,4 @@ func call(ctx context.Context, hc *http.Client, method, url, body string, want i
 		}
 	}
 	return nil
-}
-
-// ControlClock is the simulator's clock, moved through its control API:
-// waiting advances virtual time at once, so rate-limit specs take no real time.
-type ControlClock struct {
-	Base string // the simulator's base URL
-	HTTP *http.Client
-}
-
-// Wait advances the simulator's clock by d (rounded up to a millisecond).
-func (c ControlClock) Wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	if r := d % time.Millisecond; r != 0 {
-		d += time.Millisecond - r // never wait less than asked
-	}
-	body := fmt.Sprintf(`{"duration":%q}`, d.String())
-	return call(ctx, c.HTTP, http.MethodPost, c.Base+"/_control/clock/advance", body, http.StatusOK, nil)
-}
-
-// Now is the simulator's virtual time.
-func (c ControlClock) Now(ctx context.Context) (time.Time, error) {
-	var v struct {
-		Now int64 `json:"now"`
-	}
-	if err := call(ctx, c.HTTP, http.MethodGet, c.Base+"/_control/clock", "", http.StatusOK, &v); err != nil {
-		return time.Time{}, err
-	}
-	return time.UnixMilli(v.Now), nil
 }

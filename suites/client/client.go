@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -471,3 +472,69 @@ func (WallClock) Wait(ctx context.Context, d time.Duration) error {
 
 // Now is time.Now.
 func (WallClock) Now(context.Context) (time.Time, error) { return time.Now(), nil }
+
+// ControlClock is the clock of a tcmkit simulator in manual mode, moved
+// through its control API: waiting advances virtual time at once, so the
+// rate-limit specs take no real time.
+type ControlClock struct {
+	Base string // the simulator's base URL; the control API is under /_control/
+	HTTP *http.Client
+}
+
+// Wait advances the simulator's clock by d, rounded up to a millisecond.
+func (c ControlClock) Wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	if r := d % time.Millisecond; r != 0 {
+		d += time.Millisecond - r // never wait less than asked
+	}
+	_, err := c.call(ctx, http.MethodPost, "clock/advance", fmt.Sprintf(`{"duration":%q}`, d.String()))
+	return err
+}
+
+// Now is the simulator's virtual time.
+func (c ControlClock) Now(ctx context.Context) (time.Time, error) {
+	raw, err := c.call(ctx, http.MethodGet, "clock", "")
+	if err != nil {
+		return time.Time{}, err
+	}
+	var v struct {
+		Now int64 `json:"now"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return time.Time{}, fmt.Errorf("client: control clock: %w", err)
+	}
+	return time.UnixMilli(v.Now), nil
+}
+
+func (c ControlClock) call(ctx context.Context, method, path, body string) ([]byte, error) {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.Base, "/")+"/_control/"+path, r)
+	if err != nil {
+		return nil, fmt.Errorf("client: control clock: %w", err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: DefaultTimeout}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("client: control clock: %w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("client: control clock: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("client: control clock: %s %s answered %d: %s", method, req.URL.Path, resp.StatusCode, excerpt(raw, MaxExcerpt))
+	}
+	return raw, nil
+}

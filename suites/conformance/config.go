@@ -47,6 +47,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,7 +81,12 @@ type Config struct {
 	MaxWait time.Duration
 	// MaxPages bounds a cursor walk of the feed (at 200 events a page).
 	MaxPages int
-	// Clock is the target's time; nil is the wall clock (waiting sleeps).
+	// ControlClock says the target is a tcmkit simulator in manual mode:
+	// the suite moves its clock through /_control/clock/advance instead of
+	// sleeping (used when Clock is nil).
+	ControlClock bool
+	// Clock is the target's time; nil is the wall clock (waiting sleeps),
+	// or the control API's clock when ControlClock is set.
 	Clock client.Clock
 	// HTTP sends the requests; nil uses a client with a 30 s timeout.
 	HTTP *http.Client
@@ -115,6 +121,7 @@ type setting struct {
 	str              *string
 	dur              *time.Duration
 	num              *int
+	boolean            *bool
 }
 
 func (c *Config) settings() []setting {
@@ -126,6 +133,7 @@ func (c *Config) settings() []setting {
 		{flag: "report-dir", env: "TCM_REPORT_DIR", str: &c.ReportDir, usage: "directory for conformance-report.{json,md,html}"},
 		{flag: "max-wait", env: "TCM_MAX_WAIT", dur: &c.MaxWait, usage: "longest wait for one Retry-After"},
 		{flag: "max-pages", env: "TCM_MAX_PAGES", num: &c.MaxPages, usage: "longest cursor walk of the feed, in pages of 200 events"},
+		{flag: "control-clock", env: "TCM_CONTROL_CLOCK", boolean: &c.ControlClock, usage: "the target is a tcmkit simulator in manual mode: advance its clock through /_control/ instead of sleeping"},
 	}
 }
 
@@ -142,6 +150,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 			fs.DurationVar(s.dur, s.flag, *s.dur, usage)
 		case s.num != nil:
 			fs.IntVar(s.num, s.flag, *s.num, usage)
+		case s.boolean != nil:
+			fs.BoolVar(s.boolean, s.flag, *s.boolean, usage)
 		}
 	}
 }
@@ -171,6 +181,12 @@ func (c *Config) ApplyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 				return fmt.Errorf("%s: %q is not a number: %w", s.env, v, err)
 			}
 			*s.num = n
+		case s.boolean != nil:
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not a boolean: %w", s.env, v, err)
+			}
+			*s.boolean = b
 		}
 	}
 	return nil
@@ -187,6 +203,8 @@ func (c *Config) Describe() map[string]string {
 			m[s.flag] = s.dur.String()
 		case s.num != nil:
 			m[s.flag] = fmt.Sprint(*s.num)
+		case s.boolean != nil:
+			m[s.flag] = strconv.FormatBool(*s.boolean)
 		}
 	}
 	for _, k := range []string{"pro-key", "free-key", "revoked-key"} {

@@ -47,6 +47,9 @@ func (c *Config) state() *run {
 		c.Redactor = red
 	}
 	red.Add(c.Secrets()...)
+	if c.Clock == nil && c.ControlClock {
+		c.Clock = client.ControlClock{Base: c.Target, HTTP: c.HTTP}
+	}
 	r := &run{cfg: c, red: red, walks: map[string]*walk{}}
 	r.c = &client.Client{
 		BaseURL: c.Target,
