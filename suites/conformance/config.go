@@ -121,7 +121,7 @@ type setting struct {
 	str              *string
 	dur              *time.Duration
 	num              *int
-	boolean            *bool
+	boolean          *bool
 }
 
 func (c *Config) settings() []setting {
