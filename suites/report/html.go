@@ -25,13 +25,23 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"anchor": anchor,
 	"first":  firstLine,
 	"sorted": sortedKeys,
+	"short":  func(prefix, name string) string { return strings.TrimPrefix(name, prefix) },
+	"failedOf": func(failed map[string]bool, names []string) []string {
+		var out []string
+		for _, n := range names {
+			if failed[n] {
+				out = append(out, n)
+			}
+		}
+		return out
+	},
 }).Parse(htmlSource))
 
 // HTML renders the report as one self-contained page: inline CSS, no
 // scripts, no external assets, every value escaped by html/template.
 func (r Report) HTML() ([]byte, error) {
 	var b bytes.Buffer
-	v := htmlView{Report: r, Failed: r.Failures(), Tally: r.tally(), FailedNames: map[string]bool{}}
+	v := htmlView{Report: r, Failed: r.Failures(), Tally: r.tally(), FailedNames: map[string]bool{}, Prefix: r.commonPrefix()}
 	for _, s := range v.Failed {
 		v.FailedNames[s.Name] = true
 	}
@@ -58,6 +68,7 @@ type htmlView struct {
 	FailedReqs  []Requirement
 	Must, Open  []Requirement
 	Tally       []resultCount
+	Prefix      string // leading words every spec name shares, left out on screen
 }
 
 type resultCount struct {
@@ -105,4 +116,30 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// commonPrefix is the leading words every spec's name shares (the suite's
+// top-level container, typically), up to and including a space; "" when
+// there are fewer than two specs or nothing is shared.
+func (r Report) commonPrefix() string {
+	if len(r.Specs) < 2 {
+		return ""
+	}
+	p := r.Specs[0].Name
+	for _, s := range r.Specs[1:] {
+		for !strings.HasPrefix(s.Name, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	i := strings.LastIndexByte(p, ' ')
+	if i < 0 {
+		return ""
+	}
+	p = p[:i+1]
+	for _, s := range r.Specs {
+		if s.Name == p || strings.TrimSpace(strings.TrimPrefix(s.Name, p)) == "" {
+			return "" // a name would vanish
+		}
+	}
+	return p
 }

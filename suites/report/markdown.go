@@ -118,7 +118,7 @@ func (r Report) Headline() string {
 				n++
 			}
 		}
-		return fmt.Sprintf("%d of %d specs failed; %d requirements not met.", r.Totals.Failed, r.Totals.Specs, n)
+		return fmt.Sprintf("%d of %d specs failed; %d %s not met.", r.Totals.Failed, r.Totals.Specs, n, plural(n, "requirement", "requirements"))
 	default:
 		return fmt.Sprintf("All %d specs that ran passed (%d skipped).", r.Totals.Passed, r.Totals.Skipped)
 	}
@@ -179,4 +179,11 @@ func fence(s string) string {
 	}
 	f := strings.Repeat("`", max(3, longest+1))
 	return f + "text\n" + strings.TrimRight(s, "\n") + "\n" + f + "\n"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

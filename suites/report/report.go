@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,6 +131,7 @@ type Spec struct {
 	GinkgoState     string   `json:"ginkgoState"` // Ginkgo's own word: passed, failed, panicked, timedout...
 	Features        []string `json:"features,omitempty"`
 	Requirements    []string `json:"requirements,omitempty"`
+	OtherLabels     []string `json:"otherLabels,omitempty"`
 	DurationSeconds float64  `json:"durationSeconds"`
 	Requests        int      `json:"requests"`
 	SkipReason      string   `json:"skipReason,omitempty"`
@@ -312,6 +314,10 @@ func (c *Counts) add(s Spec) {
 	}
 }
 
+// featurePattern is the shape of a feature label. Labels of other shapes,
+// such as the "Serial" Ginkgo adds to serial specs, are not features.
+var featurePattern = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
 // spec converts one Ginkgo spec report.
 func spec(sr types.SpecReport) Spec {
 	s := Spec{
@@ -324,8 +330,12 @@ func spec(sr types.SpecReport) Spec {
 			if !slices.Contains(s.Requirements, l) {
 				s.Requirements = append(s.Requirements, l)
 			}
-		} else if !slices.Contains(s.Features, l) {
-			s.Features = append(s.Features, l)
+		} else if featurePattern.MatchString(l) {
+			if !slices.Contains(s.Features, l) {
+				s.Features = append(s.Features, l)
+			}
+		} else if !slices.Contains(s.OtherLabels, l) {
+			s.OtherLabels = append(s.OtherLabels, l) // e.g. Ginkgo's own "Serial"
 		}
 	}
 	var transcript []string

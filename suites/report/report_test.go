@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func failedRun() types.Report {
 	return types.Report{SpecReports: types.SpecReports{
 		it("Health operation", "says ok", []string{"HEALTH-OK"}, types.SpecStatePassed, "", entry{"requests", 1}),
 		it("Pagination of the feed", "is newest first", []string{"FEED-ORDER"}, types.SpecStatePassed, "", entry{"requests", 4}),
-		it("Pagination of the feed", "caps limit at 200", []string{"FEED-LIMIT-CAP", "strict"}, types.SpecStateFailed,
+		it("Pagination of the feed", "caps limit at 200", []string{"FEED-LIMIT-CAP", "strict", "Serial"}, types.SpecStateFailed,
 			"GET /api/public-feed?limit=500: /events has 500 items, rule: limit is capped at 200 <script>alert(1)</script> key "+secret,
 			entry{"requests", 1}, entry{"transcript", transcript}),
 		it("Rate-limit of the feed", "counts per key", []string{"RATE-PER-KEY"}, types.SpecStateSkipped,
@@ -181,7 +182,7 @@ func TestFromGinkgoFailed(t *testing.T) {
 	if len(f) != 1 || f[0].Failure.Location != "/src/suites/conformance/feed.go:42" || !strings.Contains(f[0].Failure.Transcript, "limit=500") {
 		t.Fatalf("failures %+v", f)
 	}
-	if f[0].Features[1] != "strict" {
+	if !slices.Equal(f[0].Features, []string{"pagination", "strict"}) || !slices.Equal(f[0].OtherLabels, []string{"Serial"}) {
 		t.Errorf("labels: features %v requirements %v", f[0].Features, f[0].Requirements)
 	}
 }
@@ -432,5 +433,31 @@ func TestMapStringsReachesEveryString(t *testing.T) {
 	walk("Report", reflect.ValueOf(mapped))
 	if seen < 50 {
 		t.Errorf("walked only %d strings; the fixture is too small to prove anything", seen)
+	}
+}
+
+func TestCommonPrefix(t *testing.T) {
+	specs := func(names ...string) Report {
+		var r Report
+		for _, n := range names {
+			r.Specs = append(r.Specs, Spec{Name: n})
+		}
+		return r
+	}
+	tests := []struct {
+		r    Report
+		want string
+	}{
+		{specs("API feed a", "API feed b", "API videos c"), "API "},
+		{specs("API feed a", "API feed b"), "API feed "},
+		{specs("only one spec"), ""},
+		{specs("alpha", "beta"), ""},
+		{specs("API feed", "API feed x"), "API "}, // cut at a word: "feed" stays
+		{specs("API ", "API x"), ""},              // a name would vanish
+	}
+	for _, tt := range tests {
+		if got := tt.r.commonPrefix(); got != tt.want {
+			t.Errorf("commonPrefix(%v) = %q, want %q", tt.r.Specs, got, tt.want)
+		}
 	}
 }

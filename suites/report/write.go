@@ -105,6 +105,7 @@ func (r Report) mapStrings(f func(string) string) Report {
 		s.State = typed(f, s.State)
 		s.Features = strs(s.Features)
 		s.Requirements = strs(s.Requirements)
+		s.OtherLabels = strs(s.OtherLabels)
 		if s.Failure != nil {
 			fl := *s.Failure
 			fl.Message, fl.Location, fl.Transcript = f(fl.Message), f(fl.Location), f(fl.Transcript)
