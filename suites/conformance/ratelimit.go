@@ -142,8 +142,8 @@ func (s *suite) rateLimit() {
 			return b
 		}
 		describe := func(b *burst) string {
-			return fmt.Sprintf("%d feed requests on key %s in %s (%d sent on it by the suite in the minute before)",
-				len(b.sent), redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
+			return fmt.Sprintf("%d requests %s on key %s in %s (%d sent on it by the suite in the minute before)",
+				len(b.sent), s.r.feedLimit("1", b.key), redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
 		}
 
 		It("allows 20 requests a minute from a fresh window", Label("RATE-ALLOWS-20"), func(ctx SpecContext) {

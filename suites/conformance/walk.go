@@ -240,8 +240,9 @@ func compareWalks(a, b *walk) []string {
 	ra, rb := ai[ka:], bi[kb:]
 	for i := range min(len(ra), len(rb)) {
 		if ra[i] != rb[i] {
-			return []string{fmt.Sprintf("after %d common events the walks differ: the walk at %s has %q at position %d, the walk at %s has %q at position %d (an event skipped or repeated at a page boundary)",
-				i, a.name(), ra[i], ka+i, b.name(), rb[i], kb+i)}
+			ea, eb := a.Events()[ka+i], b.Events()[kb+i]
+			return []string{fmt.Sprintf("after %d common events the walks differ (an event skipped or repeated at a page boundary):\n    the walk at %s has %q at %s\n    the walk at %s has %q at %s",
+				i, a.name(), ra[i], ea.where(a), b.name(), rb[i], eb.where(b))}
 		}
 	}
 	if a.Complete && b.Complete && len(ra) != len(rb) {
