@@ -51,6 +51,12 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.world.AdvanceTo(s.clock.Now())
+	moment := st.answers.momentAt(st.world.Now().UnixMilli())
+	key := feedKey(accountID, q.cursor, q.limit)
+	if page, ok := st.answers.Get(moment, key); ok {
+		writeRaw(w, http.StatusOK, page)
+		return
+	}
 	page, err := st.world.FeedPage(accountID, q.cursor, q.limit)
 	switch {
 	case errors.Is(err, world.ErrCursor):
@@ -60,6 +66,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
+	st.answers.Put(moment, key, page)
 	writeRaw(w, http.StatusOK, page)
 }
 
@@ -220,11 +227,18 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.world.AdvanceTo(s.clock.Now())
+	moment := st.answers.momentAt(st.world.Now().UnixMilli())
+	key := videosKey(accountID, ids)
+	if body, ok := st.answers.Get(moment, key); ok {
+		writeRaw(w, http.StatusOK, body)
+		return
+	}
 	body, err := st.world.Videos(accountID, ids)
 	if err != nil {
 		s.internalError(w, r, err)
 		return
 	}
+	st.answers.Put(moment, key, body)
 	writeRaw(w, http.StatusOK, body)
 }
 

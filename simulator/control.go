@@ -181,6 +181,7 @@ func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
 	defer s.control.Unlock()
 	st := s.st.Load()
 	a := st.world.CreateAccount(plan)
+	st.answers.Changed()
 	key := st.keys.Issue(a.ID)
 	v := view(st, a)
 	v.KeyHint, v.Key = "", key
@@ -197,6 +198,7 @@ func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
 	defer s.control.Unlock()
 	st := s.st.Load()
 	a, err := st.world.SetPlan(r.PathValue("id"), plan)
+	st.answers.Changed()
 	if err != nil {
 		s.noAccount(w, r, err)
 		return
@@ -257,6 +259,7 @@ func (s *Server) ctlPoll(w http.ResponseWriter, r *http.Request) {
 	st := s.st.Load()
 	st.world.AdvanceTo(s.clock.Now())
 	n := st.world.PollAll()
+	st.answers.Changed()
 	writeJSON(w, http.StatusOK, map[string]int{"events": n})
 }
 
@@ -298,7 +301,9 @@ func (s *Server) ctlEdgeRate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidBody, "rate must be a number within 0..1", nil)
 		return
 	}
-	s.st.Load().world.SetEdgeRate(*b.Rate)
+	st := s.st.Load()
+	st.world.SetEdgeRate(*b.Rate)
+	st.answers.Changed()
 	writeJSON(w, http.StatusOK, map[string]float64{"rate": *b.Rate})
 }
 

@@ -114,6 +114,9 @@ type state struct {
 	feed   *limiter
 	videos *limiter
 	seeded Keys
+	// answers keeps 200 answers; every change to the world made outside
+	// AdvanceTo must call answers.Changed.
+	answers answerCache
 }
 
 // Server is the simulator: the API and the control API on one handler.

@@ -15,7 +15,7 @@ import (
 // every document against the schemas the suite judges with.
 func TestEveryDocumentValidates(t *testing.T) {
 	for _, edge := range []float64{0, 0.5} {
-		s := newServer(t, Config{Seed: 11, EdgeRate: edge, FeedLimit: -1, VideosLimit: -1, History: 5 * 24 * time.Hour})
+		s := newServer(t, Config{Seed: 11, EdgeRate: edge, FeedLimit: -1, VideosLimit: -1, Channels: DefaultChannels, History: DefaultHistory})
 		s.Advance(12 * time.Hour)
 		key := s.Seeded().Pro
 		ids := map[string]bool{}
