@@ -15,6 +15,17 @@ func (r Report) Markdown() ([]byte, error) {
 
 	p("# Conformance report: %s\n\n", strings.ToUpper(string(r.Outcome)))
 	p("**%s** %s\n\n", outcomeMark(r.Outcome), r.Headline())
+	var notMet []string
+	for _, q := range r.Requirements {
+		if q.Result == ResultFailed {
+			notMet = append(notMet, "`"+q.ID+"`")
+		}
+	}
+	if len(notMet) > 0 {
+		p("Not met: %s (see [Failures](#failures)).\n\n", strings.Join(notMet, ", "))
+	}
+	prefix := r.commonPrefix()
+	short := func(name string) string { return strings.TrimPrefix(name, prefix) }
 	p("| | |\n|---|---|\n")
 	p("| Target | %s |\n", cell(r.Target))
 	p("| Date | %s |\n", cell(r.Started.Format(time.RFC3339)))
@@ -44,7 +55,11 @@ func (r Report) Markdown() ([]byte, error) {
 		if q.SimulatorChoice != "" {
 			text += " — simulator: " + q.SimulatorChoice
 		}
-		p("| %s %s | `%s` | %s | %s | %s |\n", resultMark(q.Result), q.Result, q.ID, cell(text), cell(q.Section), cell(strings.Join(q.Specs, "; ")))
+		checked := make([]string, len(q.Specs))
+		for i, name := range q.Specs {
+			checked[i] = short(name)
+		}
+		p("| %s %s | `%s` | %s | %s | %s |\n", resultMark(q.Result), q.Result, q.ID, cell(text), cell(q.Section), cell(strings.Join(checked, "; ")))
 	}
 	p("\n")
 
@@ -52,7 +67,7 @@ func (r Report) Markdown() ([]byte, error) {
 	if len(failures) > 0 {
 		p("## Failures\n\n")
 		for _, s := range failures {
-			p("### %s\n\n", cell(s.Name))
+			p("### %s\n\n", cell(short(s.Name)))
 			if len(s.Requirements) > 0 {
 				p("- Requirements: %s\n", cell(strings.Join(s.Requirements, ", ")))
 			}
@@ -78,13 +93,17 @@ func (r Report) Markdown() ([]byte, error) {
 		p("\n")
 	}
 
-	p("## Specs\n\n| State | Spec | Requirements | Duration | Requests | Note |\n|---|---|---|---|---|---|\n")
+	p("## Specs\n\n")
+	if prefix != "" {
+		p("Names leave out the common %q.\n\n", strings.TrimSpace(prefix))
+	}
+	p("| State | Spec | Requirements | Duration | Requests | Note |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.Specs {
 		note := s.SkipReason
 		if s.Failure != nil {
 			note = firstLine(s.Failure.Message)
 		}
-		p("| %s %s | %s | %s | %.3f s | %d | %s |\n", resultMark(s.State), s.State, cell(s.Name), cell(strings.Join(s.Requirements, ", ")), s.DurationSeconds, s.Requests, cell(note))
+		p("| %s %s | %s | %s | %.3f s | %d | %s |\n", resultMark(s.State), s.State, cell(short(s.Name)), cell(strings.Join(s.Requirements, ", ")), s.DurationSeconds, s.Requests, cell(note))
 	}
 	p("\n")
 
