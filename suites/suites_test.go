@@ -118,11 +118,12 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 			Burst: keys.Burst, Other: keys.Other, Bundled: true, Secrets: keys.Secrets}
 	}
 	sh.apply()
-	if err := cfg.Preflight(ctx); err != nil {
+	err := cfg.Preflight(ctx)
+	setupRequests, _ = cfg.Client().Take()
+	if err != nil {
 		setupErr = err
 		Fail(redactor.String("the run errored (the target was not judged): " + err.Error()))
 	}
-	setupRequests, _ = cfg.Client().Take()
 	data, err := json.Marshal(sh)
 	Expect(err).NotTo(HaveOccurred())
 	return data

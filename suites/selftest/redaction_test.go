@@ -1,0 +1,127 @@
+package selftest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/suites/bundled"
+)
+
+// echo is a target that repeats the Authorization header everywhere it can:
+// in a header the transcripts show, and in every body.
+func echo(h http.Handler, _ *bundled.Keys) http.Handler {
+	return rewrite(h, func(r *http.Request, rec *httptest.ResponseRecorder) {
+		auth := r.Header.Get("Authorization")
+		rec.Header().Set("WWW-Authenticate", `Bearer realm="echo", got="`+auth+`"`)
+		if rec.Code >= 300 {
+			// not an ErrorBody (no message), so the failure quotes it
+			raw, _ := json.Marshal(map[string]string{"error": "bad key " + auth})
+			rec.Body = bytes.NewBuffer(raw)
+			return
+		}
+		if r.URL.Path == schemas.PathFeed {
+			editJSON(rec, func(doc any) any {
+				evs := events(doc)
+				for _, e := range evs {
+					e.(map[string]any)["channel"].(map[string]any)["title"] = "echo " + auth
+				}
+				for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 { // and out of order
+					evs[i], evs[j] = evs[j], evs[i]
+				}
+				return doc
+			})
+		}
+	})
+}
+
+// refuseEverything answers health, and 401 echoing the key to everything else.
+func refuseEverything() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == schemas.PathHealth {
+			w.Write([]byte(`{"status":"ok"}`))
+			return
+		}
+		auth := r.Header.Get("Authorization")
+		w.Header().Set("WWW-Authenticate", `Bearer got="`+auth+`"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(map[string]string{"error": "unauthorized", "message": "unknown key " + auth})
+	})
+}
+
+// TestNoKeyInAnyOutput runs the suite against targets that echo the keys
+// and searches everything the run wrote for any whole key.
+func TestNoKeyInAnyOutput(t *testing.T) {
+	t.Parallel()
+	refusing := httptest.NewServer(refuseEverything())
+	t.Cleanup(refusing.Close)
+	known := bundled.Keys{
+		Pro:     "tcm_KnownProKeyKnownProKeyKnownPro01",
+		Free:    "tcm_KnownFreeKeyKnownFreeKeyKnownF02",
+		Revoked: "tcm_KnownRevokedKeyKnownRevokedKe03",
+	}
+	for _, tc := range []struct {
+		name    string
+		target  target
+		errored bool
+	}{
+		{"a target that refuses the key (the run errors)", target{url: refusing.URL, keys: known}, true},
+		{"a simulator that echoes the key and fails specs", startTarget(t, simulator.Config{}, echo), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runSuite(t, tc.target, "--ginkgo.v")
+			if r.exitCode == 0 {
+				t.Fatalf("the suite passed a target that echoes keys")
+			}
+			rep, err := os.ReadFile(filepath.Join(r.dir, "reports", "conformance-report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var verdict struct{ Outcome string }
+			json.Unmarshal(rep, &verdict)
+			want := map[bool]string{true: "errored", false: "failed"}[tc.errored]
+			if verdict.Outcome != want {
+				t.Errorf("report outcome %q, want %q", verdict.Outcome, want)
+			}
+			if tc.errored && !strings.Contains(r.output, "the run errored") {
+				t.Errorf("no clear preflight message in the output:\n%s", tail(r.output, 2000))
+			}
+			if !tc.errored && len(r.failed()) < 5 {
+				t.Errorf("the echoing target made only %d specs fail; the search proves little", len(r.failed()))
+			}
+			keys := []string{tc.target.keys.Pro, tc.target.keys.Free, tc.target.keys.Revoked}
+			search := map[string][]byte{"output": []byte(r.output)}
+			filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					b, _ := os.ReadFile(path)
+					search[path] = b
+				}
+				return nil
+			})
+			if len(search) < 6 { // output, ginkgo.json, junit.xml, three report files
+				t.Errorf("only %d outputs to search", len(search))
+			}
+			shown := false
+			for name, b := range search {
+				for _, k := range keys {
+					if bytes.Contains(b, []byte(k)) {
+						t.Errorf("%s holds the whole key %s…", name, k[:6])
+					}
+				}
+				shown = shown || bytes.Contains(b, []byte("tcm_…"))
+			}
+			if !shown {
+				t.Errorf("no redacted key (tcm_…) anywhere: the echo never reached the output, so the search proves nothing")
+			}
+		})
+	}
+}
