@@ -32,7 +32,7 @@ func (r Report) Markdown() ([]byte, error) {
 	p("| Duration | %s |\n", cell(fmt.Sprintf("%.1f s", r.DurationSeconds)))
 	p("| Suite version | %s |\n", cell(r.SuiteVersion))
 	p("| Catalogue | version %d |\n", r.CatalogueVersion)
-	p("| Specs | %d passed, %d failed, %d skipped, %d in all |\n", r.Totals.Passed, r.Totals.Failed, r.Totals.Skipped, r.Totals.Specs)
+	p("| Specs | %s |\n", r.SpecLine())
 	p("| HTTP requests | %d |\n\n", r.Totals.Requests)
 
 	if len(r.Errors) > 0 {
@@ -205,4 +205,16 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// SpecLine counts the specs by state, and says how many were meant to run.
+func (r Report) SpecLine() string {
+	line := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Totals.Passed, r.Totals.Failed, r.Totals.Skipped)
+	if r.Planned.InSuite > 0 {
+		line += fmt.Sprintf("; %d selected of %d in the suite", r.Planned.Selected, r.Planned.InSuite)
+	}
+	if r.Totals.Specs == 0 && r.Planned.Selected > 0 {
+		line += "; none ran"
+	}
+	return line
 }

@@ -87,6 +87,7 @@ type Report struct {
 	Errors           []string          `json:"errors,omitempty"` // why the run errored
 	CatalogueVersion int               `json:"catalogueVersion"`
 	Totals           Counts            `json:"totals"`
+	Planned          Planned           `json:"planned"`
 	Features         []FeatureCounts   `json:"features"`
 	Requirements     []Requirement     `json:"requirements"`
 	Specs            []Spec            `json:"specs"`
@@ -101,6 +102,13 @@ type Counts struct {
 	Failed   int `json:"failed"`
 	Skipped  int `json:"skipped"`
 	Requests int `json:"requests"`
+}
+
+// Planned is what Ginkgo meant to run before it started: a run that errored
+// in its setup reports no specs, only these numbers.
+type Planned struct {
+	InSuite  int `json:"inSuite"`  // specs the suite declares
+	Selected int `json:"selected"` // specs the filters let through
 }
 
 // FeatureCounts are the counts of the specs carrying one feature label.
@@ -167,6 +175,7 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 		DurationSeconds:  seconds(finished.Sub(started)),
 		Config:           map[string]string{},
 		CatalogueVersion: cat.Version,
+		Planned:          Planned{InSuite: r.PreRunStats.TotalSpecs, Selected: r.PreRunStats.SpecsThatWillRun},
 	}
 	for k, v := range m.Config {
 		out.Config[k] = v
@@ -190,7 +199,9 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 			s.Name = "[" + s.Node + "]"
 		}
 		out.Specs = append(out.Specs, s)
-		out.Errors = append(out.Errors, fmt.Sprintf("%s failed: %s", s.Node, firstLine(sr.Failure.Message)))
+		if m.Errored == "" || !strings.Contains(sr.Failure.Message, m.Errored) { // said once is enough
+			out.Errors = append(out.Errors, fmt.Sprintf("%s failed: %s", s.Node, firstLine(sr.Failure.Message)))
+		}
 	}
 	// An abort or interrupt stops the run: what follows was not judged.
 	for _, sr := range r.SpecReports {
@@ -288,12 +299,14 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 		if len(reasons) > 0 {
 			out.Reason += " (strict check skipped: " + strings.Join(reasons, "; ") + ")"
 		}
+	case len(specs) == 0 && erroredRun:
+		// A failed BeforeSuite leaves every spec out of Ginkgo's report:
+		// nothing tells a requirement without a spec from one not run.
+		out.Result = ResultSkipped
+		out.Reason = "not run: the run errored"
 	case len(specs) == 0:
 		out.Result = ResultNotCovered
 		out.Reason = "no spec of this suite checks it"
-		if erroredRun {
-			out.Reason = "no spec checks it, and the run errored"
-		}
 	default:
 		out.Result = ResultSkipped
 		out.Reason = strings.Join(reasons, "; ")

@@ -98,7 +98,7 @@ func failedRun() types.Report {
 }
 
 func erroredRun() types.Report {
-	return types.Report{SpecReports: types.SpecReports{
+	return types.Report{PreRunStats: types.PreRunStats{TotalSpecs: 4, SpecsThatWillRun: 3}, SpecReports: types.SpecReports{
 		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed,
 			Failure: types.Failure{Message: "preflight: POST https://staging.example.test/api/public/health: connection refused",
 				Location: types.CodeLocation{FileName: "/src/suites/suites_test.go", LineNumber: 30}}},
@@ -211,12 +211,30 @@ func TestFromGinkgoErrored(t *testing.T) {
 			}
 		})
 	}
+	m := meta()
+	m.Errored = "preflight: POST https://staging.example.test/api/public/health: connection refused"
+	if r := FromGinkgo(erroredRun(), testCatalogue(t), m); len(r.Errors) != 1 {
+		t.Errorf("the same error said %d times: %q", len(r.Errors), r.Errors)
+	}
 	r := FromGinkgo(erroredRun(), testCatalogue(t), meta())
 	if q := req(t, r, "HEALTH-OK"); q.Result != ResultSkipped || !strings.Contains(q.Reason, "errored") {
 		t.Errorf("HEALTH-OK after a failed BeforeSuite: %s (%s)", q.Result, q.Reason)
 	}
-	if q := req(t, r, "RATE-PER-KEY"); q.Result != ResultNotCovered {
-		t.Errorf("RATE-PER-KEY with no spec: %s", q.Result)
+	if q := req(t, r, "RATE-PER-KEY"); q.Result != ResultSkipped || q.Reason != "not run: the run errored" {
+		t.Errorf("RATE-PER-KEY, not run in an errored run: %s (%s)", q.Result, q.Reason)
+	}
+	if got := r.SpecLine(); got != "0 passed, 0 failed, 2 skipped; 3 selected of 4 in the suite" {
+		t.Errorf("SpecLine = %q", got)
+	}
+	noSpecs := erroredRun()
+	noSpecs.SpecReports = noSpecs.SpecReports[:1] // what Ginkgo reports when a BeforeSuite fails
+	if got := FromGinkgo(noSpecs, testCatalogue(t), meta()).SpecLine(); !strings.HasSuffix(got, "none ran") {
+		t.Errorf("SpecLine of a run without specs = %q", got)
+	}
+	partial := passedRun()
+	partial.SpecReports = partial.SpecReports[:2]
+	if q := req(t, FromGinkgo(partial, testCatalogue(t), meta()), "RATE-PER-KEY"); q.Result != ResultNotCovered {
+		t.Errorf("RATE-PER-KEY without a spec in a run that did not error: %s", q.Result)
 	}
 	if f := r.Failures(); len(f) != 1 || f[0].Node != "BeforeSuite" || f[0].Name != "[BeforeSuite]" {
 		t.Errorf("failures %+v", f)
