@@ -176,6 +176,10 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 		Config:           map[string]string{},
 		CatalogueVersion: cat.Version,
 		Planned:          Planned{InSuite: r.PreRunStats.TotalSpecs, Selected: r.PreRunStats.SpecsThatWillRun},
+		// Empty lists, not null: readers of the JSON need not check.
+		Features:     []FeatureCounts{},
+		Requirements: []Requirement{},
+		Specs:        []Spec{},
 	}
 	for k, v := range m.Config {
 		out.Config[k] = v

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tcmkit/tcmkit/suites/catalogue"
 )
@@ -477,5 +479,50 @@ func TestCommonPrefix(t *testing.T) {
 		if got := tt.r.commonPrefix(); got != tt.want {
 			t.Errorf("commonPrefix(%v) = %q, want %q", tt.r.Specs, got, tt.want)
 		}
+	}
+}
+
+// Every report the tests build validates against the published schema, so
+// the schema and the Go types cannot drift apart.
+func TestJSONMatchesSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("report.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errored := meta()
+	errored.Errored = "preflight failed"
+	noSpecs := erroredRun()
+	noSpecs.SpecReports = noSpecs.SpecReports[:1]
+	for name, r := range map[string]Report{
+		"passed":   FromGinkgo(passedRun(), testCatalogue(t), meta()),
+		"failed":   FromGinkgo(failedRun(), testCatalogue(t), meta()),
+		"errored":  FromGinkgo(erroredRun(), testCatalogue(t), errored),
+		"no specs": FromGinkgo(noSpecs, testCatalogue(t), Meta{}),
+	} {
+		raw, err := r.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// The schema bites: a report with an unknown outcome is refused.
+	inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"schemaVersion":1,"outcome":"maybe"}`))
+	if sch.Validate(inst) == nil {
+		t.Errorf("schema accepts an invalid report")
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +52,13 @@ func (r Report) WriteFiles(dir string, redact func(string) string) error {
 	return errors.Join(errs...)
 }
 
-// JSON renders the machine-readable form.
+//go:embed report.schema.json
+var schemaJSON []byte
+
+// Schema returns the JSON Schema (draft 2020-12) of the JSON form.
+func Schema() []byte { return bytes.Clone(schemaJSON) }
+
+// JSON renders the machine-readable form, described by Schema.
 func (r Report) JSON() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
