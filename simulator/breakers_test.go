@@ -1,0 +1,700 @@
+package simulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/catalogue"
+)
+
+// The tests of the breakers judge each one with a small oracle of the
+// requirement it breaks: the oracle must pass on the faultless simulator
+// and fail with the breaker on. The oracles are deliberately independent
+// of the conformance suite (suites/conformance); the kill matrix
+// (suites/killmatrix) judges the breakers with the suite itself.
+
+// faultEnv is a simulator with some named faults on.
+type faultEnv struct {
+	t    *testing.T
+	s    *Server
+	keys Keys
+}
+
+// newFaultEnv builds the simulator. Rate limits are off unless limited:
+// the oracles of other requirements walk the feed more than 20 times.
+func newFaultEnv(t *testing.T, limited bool, faults ...string) *faultEnv {
+	t.Helper()
+	cfg := Config{Seed: 7, Faults: faults}
+	if !limited {
+		cfg.FeedLimit, cfg.VideosLimit = -1, -1
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return &faultEnv{t: t, s: s, keys: s.Seeded()}
+}
+
+// faultAnswer is one answer, read once.
+type faultAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a faultAnswer) String() string {
+	return fmt.Sprintf("status %d, body %.200s", a.status, a.body)
+}
+
+func (a faultAnswer) doc() any {
+	doc, _ := schemas.Decode(a.body)
+	return doc
+}
+
+// send makes one request; auth is the whole Authorization value ("": none).
+func (e *faultEnv) send(method, target, auth, body string) faultAnswer {
+	e.t.Helper()
+	var r *http.Request
+	if body != "" {
+		r = httptest.NewRequest(method, "http://sim.test"+target, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+	} else {
+		r = httptest.NewRequest(method, "http://sim.test"+target, nil)
+	}
+	if auth != "" {
+		r.Header.Set("Authorization", auth)
+	}
+	w := httptest.NewRecorder()
+	e.s.Handler().ServeHTTP(w, r)
+	return faultAnswer{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
+}
+
+func bearer(key string) string { return "Bearer " + key }
+
+func (e *faultEnv) feed(key, query string) faultAnswer {
+	e.t.Helper()
+	target := schemas.PathFeed
+	if query != "" {
+		target += "?" + query
+	}
+	return e.send(http.MethodGet, target, bearer(key), "")
+}
+
+func (e *faultEnv) videos(key string, ids ...string) faultAnswer {
+	e.t.Helper()
+	if ids == nil {
+		ids = []string{}
+	}
+	raw, _ := json.Marshal(map[string][]string{"videoIds": ids})
+	return e.send(http.MethodPost, schemas.PathVideos, bearer(key), string(raw))
+}
+
+// faultWalk is a cursor walk of the Pro feed.
+type faultWalk struct {
+	pages []faultAnswer
+	ids   []string
+	times []int64
+	err   string // why the walk stopped early
+	sizes []int
+	nexts []string
+}
+
+// walk follows nextCursor at a page size ("" = default) for at most
+// maxPages pages, detecting cycles.
+func (e *faultEnv) walk(limit string, maxPages int) faultWalk {
+	e.t.Helper()
+	var w faultWalk
+	seen := map[string]bool{}
+	cursor := ""
+	for len(w.pages) < maxPages {
+		q := []string{}
+		if limit != "" {
+			q = append(q, "limit="+limit)
+		}
+		if cursor != "" {
+			q = append(q, "cursor="+cursor)
+		}
+		a := e.feed(e.keys.Pro, strings.Join(q, "&"))
+		if a.status != http.StatusOK {
+			w.err = "page answered " + a.String()
+			return w
+		}
+		w.pages = append(w.pages, a)
+		obj, _ := a.doc().(map[string]any)
+		evs, _ := obj["events"].([]any)
+		w.sizes = append(w.sizes, len(evs))
+		for _, ev := range evs {
+			m, _ := ev.(map[string]any)
+			id, _ := m["id"].(string)
+			w.ids = append(w.ids, id)
+			n, _ := m["createdAt"].(json.Number)
+			ms, _ := n.Int64()
+			w.times = append(w.times, ms)
+		}
+		next, _ := obj["nextCursor"].(string)
+		w.nexts = append(w.nexts, next)
+		if next == "" {
+			return w
+		}
+		if seen[next] {
+			w.err = "cursor cycle"
+			return w
+		}
+		seen[next] = true
+		cursor = next
+	}
+	w.err = "walk bounded"
+	return w
+}
+
+// knownIDs are up to n video ids of the Pro feed.
+func (e *faultEnv) knownIDs(n int) []string {
+	e.t.Helper()
+	var ids []string
+	for _, p := range e.walk(strconv.Itoa(schemas.MaxPageSize), 2).pages {
+		eachEvent(p.doc(), func(ev map[string]any) {
+			v, _ := ev["video"].(map[string]any)
+			if id, ok := v["platformVideoId"].(string); ok && !slices.Contains(ids, id) && len(ids) < n {
+				ids = append(ids, id)
+			}
+		})
+	}
+	if len(ids) < n {
+		e.t.Fatalf("the feed shows %d videos, want %d", len(ids), n)
+	}
+	return ids
+}
+
+// sources are the answers whose events the event oracles judge: the whole
+// feed at the largest page size and a videos answer for 20 known ids.
+func (e *faultEnv) sources() []faultAnswer {
+	e.t.Helper()
+	w := e.walk(strconv.Itoa(schemas.MaxPageSize), 100)
+	return append(w.pages, e.videos(e.keys.Pro, e.knownIDs(schemas.MaxVideoIDs)...))
+}
+
+func inventedVideoID(n, length int) string {
+	s := fmt.Sprintf("~none~%d~", n)
+	return (s + strings.Repeat("x", length))[:length]
+}
+
+// violationsOf validates an answer as a feed page or a videos answer.
+func violationsOf(a faultAnswer) []schemas.Violation {
+	res := schemas.FeedPage
+	if obj, ok := a.doc().(map[string]any); ok {
+		if _, isVideos := obj["videos"]; isVideos {
+			res = schemas.VideosResponse
+		}
+	}
+	err := schemas.ValidateJSON(res, a.body)
+	var se *schemas.Error
+	if errors.As(err, &se) {
+		return se.Violations
+	}
+	if err != nil {
+		return []schemas.Violation{{Rule: err.Error()}}
+	}
+	return nil
+}
+
+func isJSONType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	return err == nil && mt == contentTypeJSON
+}
+
+// oracle checks one requirement and returns what breaks it ("" if nothing).
+type oracle func(e *faultEnv) string
+
+// status expects an answer's status.
+func want(a faultAnswer, status int, what string) string {
+	if a.status != status {
+		return fmt.Sprintf("%s: %s, want %d", what, a, status)
+	}
+	return ""
+}
+
+func firstOf(problems ...string) string {
+	for _, p := range problems {
+		if p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// rejects expects 401 for an Authorization value on both keyed operations.
+func rejects(auth func(e *faultEnv) string) oracle {
+	return func(e *faultEnv) string {
+		body := `{"videoIds":["` + inventedVideoID(0, 20) + `"]}`
+		return firstOf(
+			want(e.send(http.MethodGet, schemas.PathFeed, auth(e), ""), http.StatusUnauthorized, "feed"),
+			want(e.send(http.MethodPost, schemas.PathVideos, auth(e), body), http.StatusUnauthorized, "videos"),
+		)
+	}
+}
+
+// burst sends feed requests on the free key until the first 429 (at most
+// limit+5) and returns how many passed and the 429.
+func (e *faultEnv) burst() (passed int, throttled *faultAnswer) {
+	for range schemas.FeedRequestsPerMinute + 5 {
+		a := e.feed(e.keys.Free, "limit=1")
+		if a.status == http.StatusTooManyRequests {
+			return passed, &a
+		}
+		if a.status == http.StatusOK {
+			passed++
+		}
+	}
+	return passed, nil
+}
+
+// eventOracle checks every event of the sources with fn.
+func eventOracle(fn func(ev map[string]any) string) oracle {
+	return func(e *faultEnv) string {
+		for _, a := range e.sources() {
+			problem := ""
+			eachEvent(a.doc(), func(ev map[string]any) {
+				if problem == "" {
+					problem = fn(ev)
+				}
+			})
+			if problem != "" {
+				return problem
+			}
+		}
+		return ""
+	}
+}
+
+// violationOracle fails on a schema violation that keep selects.
+func violationOracle(keep func(v schemas.Violation) bool) oracle {
+	return func(e *faultEnv) string {
+		for _, a := range e.sources() {
+			for _, v := range violationsOf(a) {
+				if keep(v) {
+					return v.String()
+				}
+			}
+		}
+		return ""
+	}
+}
+
+var floorMs = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+
+// oracles maps every must requirement that has a breaker to its oracle.
+var oracles = map[string]oracle{
+	"HEALTH-OK": func(e *faultEnv) string {
+		a := e.send(http.MethodPost, schemas.PathHealth, "", "{}")
+		if a.status != http.StatusOK || schemas.ValidateJSON(schemas.HealthBody, a.body) != nil {
+			return "health: " + a.String()
+		}
+		return ""
+	},
+	"AUTH-MISSING":   rejects(func(*faultEnv) string { return "" }),
+	"AUTH-MALFORMED": rejects(func(e *faultEnv) string { return "Token " + e.keys.Pro }),
+	"AUTH-UNKNOWN":   rejects(func(*faultEnv) string { return bearer("tcm_" + strings.Repeat("Q", KeyRandomLen)) }),
+	"AUTH-REVOKED":   rejects(func(e *faultEnv) string { return bearer(e.keys.Revoked) }),
+	"AUTH-VALID": func(e *faultEnv) string {
+		return firstOf(want(e.feed(e.keys.Pro, ""), http.StatusOK, "feed"), want(e.videos(e.keys.Pro, inventedVideoID(0, 20)), http.StatusOK, "videos"))
+	},
+	"PRO-GATE": func(e *faultEnv) string {
+		return firstOf(want(e.videos(e.keys.Free, inventedVideoID(0, 20)), http.StatusForbidden, "videos, free key"), want(e.feed(e.keys.Free, ""), http.StatusOK, "feed, free key"))
+	},
+	"FEED-PAGE-SCHEMA": func(e *faultEnv) string {
+		for _, p := range e.walk(strconv.Itoa(schemas.MaxPageSize), 100).pages {
+			if err := schemas.ValidateJSON(schemas.FeedPage, p.body); err != nil {
+				return err.Error()
+			}
+		}
+		return ""
+	},
+	"FEED-ORDER": func(e *faultEnv) string {
+		w := e.walk("", 5)
+		for i := 1; i < len(w.times); i++ {
+			if w.times[i] > w.times[i-1] {
+				return fmt.Sprintf("event %d is newer than the one before", i)
+			}
+		}
+		return ""
+	},
+	"FEED-PAGE-DEFAULT": func(e *faultEnv) string { return pageSizes(e.walk("", 3), schemas.DefaultPageSize) },
+	"FEED-LIMIT": func(e *faultEnv) string {
+		return firstOf(pageSizes(e.walk("7", 3), 7), pageSizes(e.walk(strconv.Itoa(schemas.MaxPageSize), 2), schemas.MaxPageSize))
+	},
+	"FEED-LIMIT-CAP": func(e *faultEnv) string {
+		for _, limit := range []string{strconv.Itoa(schemas.MaxPageSize + 1), "100000"} {
+			a := e.feed(e.keys.Pro, "limit="+limit)
+			if a.status != http.StatusOK {
+				return "limit=" + limit + ": " + a.String()
+			}
+			if p := pageSizes(faultWalk{sizes: []int{len(pageEvents(a))}, nexts: []string{"more"}}, schemas.MaxPageSize); p != "" {
+				return "limit=" + limit + ": " + p
+			}
+		}
+		return ""
+	},
+	"FEED-CURSOR-WALK": func(e *faultEnv) string {
+		big, small := e.walk(strconv.Itoa(schemas.MaxPageSize), 100), e.walk("37", 200)
+		switch {
+		case big.err != "" || small.err != "":
+			return "walk: " + big.err + small.err
+		case !slices.Equal(big.ids, small.ids):
+			return fmt.Sprintf("walks differ: %d events at limit=200, %d at limit=37", len(big.ids), len(small.ids))
+		case len(dedupe(big.ids)) != len(big.ids):
+			return "an event repeats"
+		}
+		return ""
+	},
+	"FEED-CURSOR-END": func(e *faultEnv) string {
+		w := e.walk(strconv.Itoa(schemas.MaxPageSize), 100)
+		if w.err != "" {
+			return "walk: " + w.err
+		}
+		if n := len(w.sizes); n > 1 && w.sizes[n-1] == 0 {
+			return "the last page is empty"
+		}
+		return ""
+	},
+	"FEED-BAD-PARAM": func(e *faultEnv) string {
+		for _, q := range []string{"limit=0", "limit=abc", "cursor=nonsense"} {
+			a := e.feed(e.keys.Pro, q)
+			param, _, _ := strings.Cut(q, "=")
+			switch {
+			case a.status == http.StatusOK:
+			case a.status == http.StatusBadRequest && strings.Contains(detailsOf(a), param):
+			default:
+				return q + ": " + a.String()
+			}
+		}
+		return ""
+	},
+	"EVENT-SCHEMA": violationOracle(func(v schemas.Violation) bool { return strings.Contains(v.Pointer, "/events/") }),
+	"EVENT-TYPES": eventOracle(func(ev map[string]any) string {
+		if t, _ := ev["type"].(string); !slices.Contains(schemas.EventTypes, t) {
+			return "unknown type " + t
+		}
+		return ""
+	}),
+	"EVENT-CHANNEL-NO-VIDEO": eventOracle(func(ev map[string]any) string {
+		t, _ := ev["type"].(string)
+		if v, has := ev["video"]; schemas.IsChannelLevel(t) == (has && v != nil) {
+			return t + " with video: " + strconv.FormatBool(has)
+		}
+		return ""
+	}),
+	"TIMESTAMP-EPOCH-MS": func(e *faultEnv) string {
+		ceiling := e.s.Now().AddDate(1, 0, 0).UnixMilli()
+		for _, a := range e.sources() {
+			problem := ""
+			eachValue(a.doc(), func(obj map[string]any, key string) {
+				if !slices.Contains(timestampKeys, key) || problem != "" {
+					return
+				}
+				n, ok := obj[key].(json.Number)
+				ms, err := n.Int64()
+				if !ok || err != nil || ms < floorMs || ms > ceiling {
+					problem = fmt.Sprintf("%s: %v", key, obj[key])
+				}
+			})
+			if problem != "" {
+				return problem
+			}
+		}
+		return ""
+	},
+	"COUNT-NONNEG-OR-NULL": violationOracle(func(v schemas.Violation) bool {
+		return slices.ContainsFunc([]string{"viewCount", "likeCount", "commentCount", "SubscriberCount"}, func(f string) bool {
+			return strings.Contains(v.Pointer, f) || strings.Contains(v.Rule, f)
+		})
+	}),
+	"URI-FORMAT":      violationOracle(func(v schemas.Violation) bool { return v.Keyword == "format" }),
+	"EVENT-ID-UNIQUE": eventIDsUnique,
+	"VIDEOS-IDS-MIN": func(e *faultEnv) string {
+		return firstOf(want(e.videos(e.keys.Pro, e.knownIDs(1)...), http.StatusOK, "1 id"), want(e.videos(e.keys.Pro), http.StatusBadRequest, "0 ids"))
+	},
+	"VIDEOS-IDS-MAX": func(e *faultEnv) string {
+		var over []string
+		for i := range schemas.MaxVideoIDs + 1 {
+			over = append(over, inventedVideoID(i, 20))
+		}
+		return firstOf(want(e.videos(e.keys.Pro, e.knownIDs(schemas.MaxVideoIDs)...), http.StatusOK, "20 ids"), want(e.videos(e.keys.Pro, over...), http.StatusBadRequest, "21 ids"))
+	},
+	"VIDEOS-ID-LEN": func(e *faultEnv) string {
+		return firstOf(
+			want(e.videos(e.keys.Pro, inventedVideoID(1, schemas.MaxVideoIDLen)), http.StatusOK, "32 characters"),
+			want(e.videos(e.keys.Pro, inventedVideoID(1, schemas.MaxVideoIDLen+1)), http.StatusBadRequest, "33 characters"),
+			want(e.videos(e.keys.Pro, ""), http.StatusBadRequest, "empty id"),
+		)
+	},
+	"VIDEOS-BAD-BODY": func(e *faultEnv) string {
+		for _, body := range []string{`{"videoIds": [`, `["abc"]`, `{}`, `{"videoIds":"abc"}`, `{"videoIds":[42]}`} {
+			if p := want(e.send(http.MethodPost, schemas.PathVideos, bearer(e.keys.Pro), body), http.StatusBadRequest, body); p != "" {
+				return p
+			}
+		}
+		return ""
+	},
+	"VIDEOS-ENTRY-SCHEMA": func(e *faultEnv) string {
+		a := e.videos(e.keys.Pro, e.knownIDs(schemas.MaxVideoIDs)...)
+		if err := schemas.ValidateJSON(schemas.VideosResponse, a.body); err != nil {
+			return err.Error()
+		}
+		return ""
+	},
+	"VIDEOS-SERVED": func(e *faultEnv) string {
+		ids := e.knownIDs(5)
+		served, _ := lists(e.videos(e.keys.Pro, ids...))
+		if !slices.Equal(served, ids) {
+			return fmt.Sprintf("served %q, want %q", served, ids)
+		}
+		return ""
+	},
+	"VIDEOS-MISSING": func(e *faultEnv) string {
+		ids := []string{inventedVideoID(1, 20), inventedVideoID(2, 20)}
+		if served, missing := lists(e.videos(e.keys.Pro, ids...)); len(served) > 0 || !slices.Equal(missing, ids) {
+			return fmt.Sprintf("served %q, missing %q", served, missing)
+		}
+		return ""
+	},
+	"VIDEOS-PARTITION": func(e *faultEnv) string {
+		ids := append(e.knownIDs(3), inventedVideoID(1, 20), inventedVideoID(2, 20))
+		served, missing := lists(e.videos(e.keys.Pro, ids...))
+		all := append(served, missing...)
+		slices.Sort(all)
+		sorted := slices.Clone(ids)
+		slices.Sort(sorted)
+		if !slices.Equal(all, sorted) {
+			return fmt.Sprintf("answered %q, asked %q", all, sorted)
+		}
+		return ""
+	},
+	"RATE-LIMIT-429": func(e *faultEnv) string {
+		_, throttled := e.burst()
+		if throttled == nil {
+			return "no 429"
+		}
+		return ""
+	},
+	"RATE-RETRY-AFTER": func(e *faultEnv) string {
+		_, throttled := e.burst()
+		if throttled == nil {
+			return "no 429"
+		}
+		n, err := strconv.Atoi(throttled.header.Get("Retry-After"))
+		if err != nil {
+			return "Retry-After: " + err.Error()
+		}
+		e.s.Advance(time.Duration(n) * time.Second)
+		return want(e.feed(e.keys.Free, "limit=1"), http.StatusOK, "after Retry-After")
+	},
+	"RATE-ALLOWS-20": func(e *faultEnv) string {
+		if passed, _ := e.burst(); passed < schemas.FeedRequestsPerMinute {
+			return fmt.Sprintf("%d passed", passed)
+		}
+		return ""
+	},
+	"RATE-PER-KEY": func(e *faultEnv) string {
+		if _, throttled := e.burst(); throttled == nil {
+			return "no 429"
+		}
+		return want(e.feed(e.keys.Pro, "limit=1"), http.StatusOK, "the other key")
+	},
+	"ERROR-BODY": func(e *faultEnv) string {
+		_, throttled := e.burst()
+		for _, a := range []faultAnswer{
+			e.send(http.MethodGet, schemas.PathFeed, "", ""),
+			e.send(http.MethodPost, schemas.PathVideos, bearer(e.keys.Pro), "{}"),
+			e.videos(e.keys.Free, inventedVideoID(0, 20)),
+			*throttled,
+		} {
+			if err := schemas.ValidateJSON(schemas.ErrorBody, a.body); err != nil || a.status < 400 {
+				return a.String()
+			}
+		}
+		return ""
+	},
+	"CONTENT-TYPE-JSON": func(e *faultEnv) string {
+		for _, a := range []faultAnswer{
+			e.feed(e.keys.Pro, ""),
+			e.videos(e.keys.Pro, inventedVideoID(0, 20)),
+			e.send(http.MethodGet, schemas.PathFeed, "", ""),
+			e.send(http.MethodPost, schemas.PathVideos, bearer(e.keys.Pro), "{}"),
+			e.send(http.MethodPost, schemas.PathHealth, "", "{}"),
+		} {
+			if !isJSONType(a.header.Get("Content-Type")) {
+				return "Content-Type " + a.header.Get("Content-Type")
+			}
+		}
+		return ""
+	},
+}
+
+func pageEvents(a faultAnswer) []any {
+	obj, _ := a.doc().(map[string]any)
+	evs, _ := obj["events"].([]any)
+	return evs
+}
+
+// pageSizes expects pages of size events, fewer only on the last one.
+func pageSizes(w faultWalk, size int) string {
+	for i, n := range w.sizes {
+		if n > size || n < size && w.nexts[i] != "" {
+			return fmt.Sprintf("page %d holds %d events, want %d", i+1, n, size)
+		}
+	}
+	return ""
+}
+
+func detailsOf(a faultAnswer) string {
+	obj, _ := a.doc().(map[string]any)
+	raw, _ := json.Marshal(obj["details"])
+	return string(raw)
+}
+
+// lists are the ids of a videos answer: served, missing.
+func lists(a faultAnswer) (served, missing []string) {
+	_, entries, miss, _ := videosAnswer(a.doc())
+	for _, e := range entries {
+		served = append(served, entryID(e))
+	}
+	for _, m := range miss {
+		id, _ := m.(string)
+		missing = append(missing, id)
+	}
+	return served, missing
+}
+
+func eventIDsUnique(e *faultEnv) string {
+	w := e.walk(strconv.Itoa(schemas.MaxPageSize), 100)
+	if len(dedupe(w.ids)) != len(w.ids) {
+		return "an event id repeats in the feed"
+	}
+	return ""
+}
+
+// limited says whether the oracle of a requirement needs the rate limits.
+func limited(requirement string) bool {
+	return strings.HasPrefix(requirement, "RATE-") || requirement == "ERROR-BODY"
+}
+
+func TestBreakersAreRegistered(t *testing.T) {
+	cat, err := catalogue.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := FaultNames()
+	covered := map[string]bool{}
+	for _, b := range breakers {
+		if !slices.Contains(registered, b.name) {
+			t.Errorf("%s is not registered", b.name)
+		}
+		req, ok := cat.Lookup(b.requirement)
+		switch {
+		case !ok:
+			t.Errorf("%s breaks %q, which the catalogue does not list", b.name, b.requirement)
+		case req.Kind != catalogue.Must:
+			t.Errorf("%s breaks %s, which is %q, not must", b.name, b.requirement, req.Kind)
+		}
+		if got, ok := FaultRequirement(b.name); !ok || got != b.requirement {
+			t.Errorf("FaultRequirement(%q) = %q, %v", b.name, got, ok)
+		}
+		nf, _ := lookupFault(b.name)
+		if !strings.HasPrefix(nf.Description, b.requirement+": ") {
+			t.Errorf("%s: description %q does not start with its requirement", b.name, nf.Description)
+		}
+		covered[b.requirement] = true
+	}
+	for _, req := range cat.List() {
+		if req.Kind == catalogue.Must && !covered[req.ID] {
+			t.Errorf("no breaker breaks %s", req.ID)
+		}
+	}
+	if _, ok := FaultRequirement("no-such-fault"); ok {
+		t.Error("FaultRequirement knows a fault that does not exist")
+	}
+}
+
+// TestOraclesPassWithoutFaults proves the oracles: each passes on the
+// faultless simulator, so a failure with a breaker on is the breaker's.
+func TestOraclesPassWithoutFaults(t *testing.T) {
+	for id, check := range oracles {
+		t.Run(id, func(t *testing.T) {
+			if problem := check(newFaultEnv(t, limited(id))); problem != "" {
+				t.Errorf("%s fails without faults: %s", id, problem)
+			}
+		})
+	}
+}
+
+// TestBreakersBreakTheirRequirement turns each breaker on alone and
+// expects the oracle of its requirement to fail.
+func TestBreakersBreakTheirRequirement(t *testing.T) {
+	for _, b := range breakers {
+		t.Run(b.name, func(t *testing.T) {
+			check, ok := oracles[b.requirement]
+			if !ok {
+				t.Fatalf("no oracle for %s", b.requirement)
+			}
+			problem := check(newFaultEnv(t, limited(b.requirement), b.name))
+			if problem == "" {
+				t.Errorf("%s is on, but %s holds", b.name, b.requirement)
+			}
+			t.Logf("%s: %s", b.requirement, problem)
+		})
+	}
+}
+
+// TestBreakersKeepHealthAndTheProKey: a breaker of another requirement
+// leaves the health check and the Pro key's first page alone (the suite's
+// preflight needs both).
+func TestBreakersKeepHealthAndTheProKey(t *testing.T) {
+	for _, b := range breakers {
+		if b.requirement == "HEALTH-OK" || b.requirement == "CONTENT-TYPE-JSON" {
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) {
+			e := newFaultEnv(t, true, b.name)
+			if p := oracles["HEALTH-OK"](e); p != "" {
+				t.Error(p)
+			}
+			if a := e.feed(e.keys.Pro, ""); a.status != http.StatusOK {
+				t.Errorf("feed with the Pro key: %s", a)
+			}
+		})
+	}
+}
+
+func TestBreakersSurviveHostileInput(t *testing.T) {
+	// Every breaker on at once, fed what a fuzzer would send: no panic, and
+	// every answer is JSON-typed or one of the content-type breakers'.
+	e := newFaultEnv(t, true)
+	names := make([]string, 0, len(breakers))
+	for _, b := range breakers {
+		names = append(names, b.name)
+	}
+	all, err := New(Config{Seed: 7, Faults: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.s = all
+	for _, q := range []string{"", "limit=", "limit=201", "limit=99999999999999999999", "cursor=%zz", "cursor=end-of-feed", "limit=1&limit=2", "cursor=" + endCursor + "&limit=0"} {
+		e.feed(e.keys.Pro, q)
+		e.feed("tcm_nope", q)
+	}
+	for _, body := range []string{"", "null", "[]", `{"videoIds":null}`, `{"videoIds":[""]}`, `{"videoIds":["` + strings.Repeat("x", 33) + `",""]}`, strings.Repeat("[", 100000)} {
+		e.send(http.MethodPost, schemas.PathVideos, bearer(e.keys.Pro), body)
+		e.send(http.MethodPost, schemas.PathVideos, "", body)
+	}
+}
