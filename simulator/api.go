@@ -199,10 +199,15 @@ func containsString(ss []string, s string) bool {
 // UTF-8; it goes into a JSON body only, never into a header.
 func excerpt(v string) string {
 	const maxLen = 64
-	if len(v) > maxLen {
-		v = v[:maxLen] + "…"
+	v = strings.ToValidUTF8(v, "\uFFFD")
+	if len(v) <= maxLen {
+		return v
 	}
-	return strings.ToValidUTF8(v, "\uFFFD")
+	cut := maxLen
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
 }
 
 // videos serves POST /api/public/videos.

@@ -1,0 +1,131 @@
+// Package simulator serves the Tracked-Channel Monitoring API from a seeded
+// world (package simulator/world) in virtual time: the feed, the tracked
+// videos and the health check exactly per the spec, with keys that get
+// revoked, a Pro gate, rate limits with a truthful Retry-After, injected
+// faults, and a control API for tests and demos. It runs in-process (New,
+// Handler) or as cmd/simulator.
+//
+// The spec leaves some things open; this is what the simulator does, so a
+// client developer can reason about it.
+//
+// # Answers
+//
+// Every answer has Content-Type application/json; every error, 404 and 405
+// included, is an ErrorBody {"error","message","details"?}. error is a
+// stable snake_case code (missing_api_key, malformed_api_key,
+// invalid_api_key, revoked_api_key, invalid_query, invalid_body,
+// pro_plan_required, rate_limited, not_found, method_not_allowed,
+// internal_error, injected_fault). A 405 carries Allow. Unclean paths
+// (//, /./, /../) are a 404, not a redirect. A panic becomes a 500
+// ErrorBody and an error in the log. Nothing of a request is ever echoed
+// into a response header.
+//
+// # Order of the checks
+//
+// For the feed and the tracked videos: 401 (no valid key), then 429 (rate
+// limit), then 403 (Pro plan, videos only), then 400 (query or body), then
+// 200. An unauthenticated request is not counted against any budget; every
+// authenticated one is, also one that ends in 403 or 400.
+//
+// # Keys
+//
+// Authorization: Bearer <prefix>_<32 letters or digits> (the scheme name is
+// case-insensitive). A missing or empty header is missing_api_key; another
+// scheme, two Authorization headers, or a key not of that form is
+// malformed_api_key; a well-formed key that was never issued is
+// invalid_api_key; a regenerated account's old key is revoked_api_key. All
+// are 401 with WWW-Authenticate: Bearer. The server keeps SHA-256 hashes
+// of keys and looks a presented key up by its hash, so neither the map nor
+// the timing of a lookup reveals a key; logs show only the redacted form
+// tcm_…abcd. Keys derive from (Seed, n), so the same seed gives the same
+// keys. The seeded accounts: Pro (tracks every channel), free, and a third
+// (Pro) account whose first key was regenerated: that first key is
+// Keys.Revoked.
+//
+// # Feed query
+//
+// limit: ASCII digits only; omitted means schemas.DefaultPageSize; above
+// schemas.MaxPageSize it is capped (a whole number too long for an int
+// too). 0, -1, +5, 1.5, 1e99, an empty value, undecodable escapes or a
+// second limit are a 400. cursor: omitted or empty means the first page; a
+// cursor that is garbage, truncated, or another account's is a 400; a
+// second cursor is a 400. Other parameters are ignored. The 400's details
+// are {"invalid":["limit",...],"problems":[{"parameter","value","rule"}]};
+// the query is checked first, the cursor is looked up after.
+//
+// # Tracked-videos request
+//
+// Content-Type must be application/json (charset utf-8 if given): anything
+// else is a 400, not a 415, because the spec lists 400 for an invalid
+// request. The body is at most MaxBodyBytes (64 KiB; more is a 400), must
+// be UTF-8 and one JSON value, and is validated with the compiled schema
+// schemas.VideosRequest, the one the suite uses; the violations (pointer,
+// keyword, rule, value) are the 400's details {"violations":[...]}.
+// Unknown fields are tolerated. Duplicates, orderings inside a VideoEntry,
+// historyWindowDays and isGraphLocked: see package simulator/world.
+//
+// # Health
+//
+// POST /api/public/health needs no key (one sent is ignored) and answers
+// {"status":"ok"}. The spec shows {} as the body and lists no error for it,
+// so the body is read (at most MaxBodyBytes) and not judged.
+//
+// # Rate limits and time
+//
+// One virtual clock drives polling, timestamps, rate-limit windows and
+// Retry-After. Speed 0 is a manual clock, moved only by Advance or POST
+// /_control/clock/advance; Speed s > 0 runs virtual time at s × real time
+// (a background poller catches the world up every 200 ms of real time, and
+// every request catches it up before it reads).
+//
+// Each API key has two budgets, counted apart: the feed's (Config.FeedLimit,
+// default schemas.FeedRequestsPerMinute) and the tracked videos'
+// (Config.VideosLimit, default DefaultVideosLimit = 20); the health check
+// has none. A budget is a sliding window, not a token bucket: a request is
+// granted if fewer than limit requests of that key were granted in the
+// schemas.RateWindow (one minute of virtual time) before it. So no minute
+// ever holds more than limit granted requests, which is what "20 requests
+// per minute" says; a token bucket (golang.org/x/time/rate) of burst 20
+// would let 40 through in a minute. Refused requests do not count.
+//
+// A 429 carries Retry-After in whole seconds, rounded up, that is exactly
+// when the next request will be granted: when the oldest grant in the
+// window leaves it. After a burst of 20 at one instant, Retry-After is 60
+// and then 20 requests succeed; after 20 requests spread over the minute,
+// Retry-After is what remains until the first of them is a minute old, and
+// then one succeeds. In manual mode Retry-After is in virtual seconds (a
+// test advances the clock that much). In realtime mode windows are still
+// counted in virtual time, and Retry-After is ceil(virtual wait / speed)
+// real seconds, truthful for a real client: at --speed 60 a window is one
+// real second, so a client sees 429s only if it sends more than 20
+// requests a real second, and Retry-After is 1.
+//
+// # Faults
+//
+// Injected faults (POST /_control/faults) act per operation (feed, videos,
+// health or *): an error status (a 429 or 503 with Retry-After, default 1
+// s), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
+// malformed body (cut in half), or a dropped connection; for the next
+// count requests, with a probability drawn from an RNG seeded with the
+// Seed, or both. They are checked before authentication, like a failing
+// gateway. Named faults that break one requirement of the contract on
+// purpose are registered with RegisterFault and turned on with
+// Config.Faults; Rewrite helps write them.
+//
+// # Control API
+//
+// Under ControlPrefix (/_control/), JSON in and out, errors as ErrorBody;
+// off (404) with Config.NoControl, behind X-Control-Token with
+// Config.ControlToken. Reset puts back the state at New (same world, same
+// seeded keys, clock at Start, no faults). GET /_control/world exports the
+// world, the accounts and the key hashes (never a key whole, except the
+// seeded ones that /_control/info shows too); PUT imports such an export and
+// sets the clock to its time; budgets start fresh.
+//
+// # Speed
+//
+// 200 answers are kept for the world's current moment (see answerCache):
+// asking for the same page or the same videos again before the world moves
+// costs a map lookup. Feed pages cost O(limit + log n) to build (the
+// world's event log); figures are in ci/load/README.md.
+package simulator
