@@ -374,7 +374,18 @@ func TestWriteFilesErroredRun(t *testing.T) {
 }
 
 func TestWriteFilesPassedRun(t *testing.T) {
-	_, files := writeAll(t, passedRun(), meta())
+	dir, files := writeAll(t, passedRun(), meta())
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{JSONFile, HTMLFile, MarkdownFile}; !slices.Equal(names, want) {
+		t.Errorf("files %v, want %v and nothing else", names, want)
+	}
 	if !strings.Contains(files[HTMLFile], `<span class="outcome passed">PASSED</span>`) || strings.Contains(files[HTMLFile], "<h2>Failures") {
 		t.Errorf("HTML of a passed run")
 	}

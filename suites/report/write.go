@@ -44,8 +44,7 @@ func (r Report) WriteFiles(dir string, redact func(string) string) error {
 			errs = append(errs, fmt.Errorf("report: render %s: %w", f.name, err))
 			continue
 		}
-		b = []byte(redact(string(b)))
-		if err := os.WriteFile(filepath.Join(dir, f.name), b, 0o644); err != nil {
+		if err := writeFile(filepath.Join(dir, f.name), []byte(redact(string(b)))); err != nil {
 			errs = append(errs, fmt.Errorf("report: %w", err))
 		}
 	}
@@ -57,6 +56,28 @@ var schemaJSON []byte
 
 // Schema returns the JSON Schema (draft 2020-12) of the JSON form.
 func Schema() []byte { return bytes.Clone(schemaJSON) }
+
+// writeFile replaces name by a complete file or leaves it as it was: an
+// interrupted run must not leave half a report behind.
+func writeFile(name string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
 
 // JSON renders the machine-readable form, described by Schema.
 func (r Report) JSON() ([]byte, error) {
