@@ -383,7 +383,7 @@ func TestWriteFilesPassedRun(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{JSONFile, HTMLFile, MarkdownFile}; !slices.Equal(names, want) {
+	if want := []string{HTMLFile, JSONFile, MarkdownFile}; !slices.Equal(names, want) { // ReadDir sorts
 		t.Errorf("files %v, want %v and nothing else", names, want)
 	}
 	if !strings.Contains(files[HTMLFile], `<span class="outcome passed">PASSED</span>`) || strings.Contains(files[HTMLFile], "<h2>Failures") {
