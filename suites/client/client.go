@@ -252,15 +252,15 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			c.logf("not waiting %s for the rate limit on %s (%s): more than the %s allowed\n", wait, req, reason, maxWait)
 			return resp, nil
 		}
-		c.logf("waiting %s for the rate limit on %s (%s)\n", seconds(wait), req, reason)
+		c.logf("waiting %s for the rate limit on %s (%s)%s\n", Seconds(wait), req, reason, Note(c.clock()))
 		if err := c.clock().Wait(ctx, wait); err != nil {
 			return nil, fmt.Errorf("client: waiting for the rate limit: %w", err)
 		}
 	}
 }
 
-// seconds prints a wait the way people read it: "3 s", "1.5 s".
-func seconds(d time.Duration) string {
+// Seconds prints a wait the way people read it: "3 s", "1.5 s".
+func Seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
@@ -479,6 +479,18 @@ func (WallClock) Now(context.Context) (time.Time, error) { return time.Now(), ni
 type ControlClock struct {
 	Base string // the simulator's base URL; the control API is under /_control/
 	HTTP *http.Client
+}
+
+// Virtual reports that waiting on this clock takes no real time.
+func (ControlClock) Virtual() bool { return true }
+
+// Note is what a waiting line adds about the clock: nothing for real time,
+// and a word that no real time passes for a virtual clock.
+func Note(c Clock) string {
+	if v, ok := c.(interface{ Virtual() bool }); ok && v.Virtual() {
+		return " on the simulator's clock, no real wait"
+	}
+	return ""
 }
 
 // Wait advances the simulator's clock by d, rounded up to a millisecond.

@@ -273,6 +273,17 @@ func (c *Config) otherKey() string {
 	return c.FreeKey
 }
 
+// paramKey sends the feed requests with bad parameters. The rule does not
+// depend on the plan, and the free key (when given) has room to spare once
+// the rate-limit burst has left its window, while the Pro key's window is
+// filled by the cursor walks; spreading them keeps a run near its floor.
+func (c *Config) paramKey() string {
+	if c.FreeKey != "" {
+		return c.FreeKey
+	}
+	return c.ProKey
+}
+
 func (c *Config) log() io.Writer {
 	if c.Log != nil {
 		return c.Log

@@ -36,13 +36,13 @@ func (s *suite) wait(ctx context.Context, d time.Duration, why string) error {
 	if d <= 0 {
 		return nil
 	}
-	line := fmt.Sprintf("waiting %s for the rate limit (%s)\n", d.Round(time.Millisecond), why)
-	io.WriteString(s.r.c.Log, line)
-	fmt.Fprint(GinkgoWriter, s.r.red.String(line))
 	clock := s.cfg.Clock
 	if clock == nil {
 		clock = client.WallClock{}
 	}
+	line := fmt.Sprintf("waiting %s for the rate limit (%s)%s\n", client.Seconds(d.Round(time.Millisecond)), why, client.Note(clock))
+	io.WriteString(s.r.c.Log, line)
+	fmt.Fprint(GinkgoWriter, s.r.red.String(line))
 	return clock.Wait(ctx, d)
 }
 

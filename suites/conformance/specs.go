@@ -330,7 +330,7 @@ func (s *suite) paginationSpecs() {
 		DescribeTable("answers a limit below 1 or not an integer with a page, or with 400 and an ErrorBody whose details name limit",
 			Label("FEED-BAD-PARAM", "FEED-LIMIT-INVALID"),
 			func(ctx SpecContext, limit string) {
-				s.clampOrReject(s.fetch(ctx, s.r.feedLimit(limit, s.cfg.ProKey)), "limit")
+				s.clampOrReject(s.fetch(ctx, s.r.feedLimit(limit, s.cfg.paramKey())), "limit")
 			},
 			Entry("limit=0", "0"),
 			Entry("limit=-1", "-1"),
@@ -339,14 +339,14 @@ func (s *suite) paginationSpecs() {
 		)
 
 		It("answers an unknown cursor with a page, or with 400 and an ErrorBody whose details name cursor", Label("FEED-BAD-PARAM", "FEED-CURSOR-UNKNOWN"), func(ctx SpecContext) {
-			s.clampOrReject(s.fetch(ctx, s.r.feed(url.Values{"cursor": {unknownCursor}}, s.cfg.ProKey)), "cursor")
+			s.clampOrReject(s.fetch(ctx, s.r.feed(url.Values{"cursor": {unknownCursor}}, s.cfg.paramKey())), "cursor")
 		})
 
 		Describe("where the spec is silent, as the simulator chose", Label("strict"), func() {
 			DescribeTable("rejects a limit below 1 or not an integer with 400",
 				Label("FEED-LIMIT-INVALID", "FEED-BAD-PARAM"),
 				func(ctx SpecContext, limit string) {
-					resp := s.fetch(ctx, s.r.feedLimit(limit, s.cfg.ProKey))
+					resp := s.fetch(ctx, s.r.feedLimit(limit, s.cfg.paramKey()))
 					s.errorAnswer(resp, http.StatusBadRequest)
 					s.expect(detailsMention(resp, "limit")).To(BeTrue(), "%s: details do not name limit: %s", resp.Request, resp.Excerpt())
 				},
@@ -356,7 +356,7 @@ func (s *suite) paginationSpecs() {
 				Entry("limit=1.5", "1.5"),
 			)
 			It("rejects an unknown cursor with 400", Label("FEED-CURSOR-UNKNOWN", "FEED-BAD-PARAM"), func(ctx SpecContext) {
-				resp := s.fetch(ctx, s.r.feed(url.Values{"cursor": {unknownCursor}}, s.cfg.ProKey))
+				resp := s.fetch(ctx, s.r.feed(url.Values{"cursor": {unknownCursor}}, s.cfg.paramKey()))
 				s.errorAnswer(resp, http.StatusBadRequest)
 				s.expect(detailsMention(resp, "cursor")).To(BeTrue(), "%s: details do not name cursor: %s", resp.Request, resp.Excerpt())
 			})
