@@ -25,7 +25,10 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"anchor": anchor,
 	"first":  firstLine,
 	"sorted": sortedKeys,
-	"short":  func(prefix, name string) string { return strings.TrimPrefix(name, prefix) },
+	"checkedBy": func(v htmlView, specs []string) checkedView {
+		return checkedView{Failed: v.FailedNames, Prefix: v.Prefix, Specs: specs}
+	},
+	"short": func(prefix, name string) string { return strings.TrimPrefix(name, prefix) },
 	"failedOf": func(failed map[string]bool, names []string) []string {
 		var out []string
 		for _, n := range names {
@@ -69,6 +72,14 @@ type htmlView struct {
 	Must, Open  []Requirement
 	Tally       []resultCount
 	Prefix      string // leading words every spec name shares, left out on screen
+}
+
+// checkedView is what the "checked" template shows: the specs that check a
+// requirement, failed ones first and linked to their failure.
+type checkedView struct {
+	Failed map[string]bool
+	Prefix string
+	Specs  []string
 }
 
 type resultCount struct {
