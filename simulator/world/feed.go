@@ -119,18 +119,24 @@ func (w *World) SetPlan(id string, p Plan) (Account, error) {
 // older than the cursor's (the newest when cursor is ""), newest first. A
 // limit outside 1..schemas.MaxPageSize is clamped into it.
 func (w *World) FeedPage(accountID, cursor string, limit int) ([]byte, error) {
+	return w.AppendFeedPage(nil, accountID, cursor, limit)
+}
+
+// AppendFeedPage is FeedPage appending to dst, for a server that reuses its
+// buffers (a page is about 30 KB).
+func (w *World) AppendFeedPage(dst []byte, accountID, cursor string, limit int) ([]byte, error) {
 	limit = min(max(limit, 1), schemas.MaxPageSize)
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	a, ok := w.accountBy[accountID]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
+		return dst, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
 	}
 	end := len(a.feed) // the page is a.feed[start:end], reversed
 	if cursor != "" {
 		pos, ok := w.openCursor(accountID, cursor)
 		if !ok {
-			return nil, ErrCursor
+			return dst, ErrCursor
 		}
 		end, _ = slices.BinarySearch(a.feed, pos)
 	}
@@ -141,7 +147,7 @@ func (w *World) FeedPage(accountID, cursor string, limit int) ([]byte, error) {
 	for _, pos := range page {
 		size += int(w.log.heads[pos].n)
 	}
-	b := make([]byte, 0, size)
+	b := slices.Grow(dst, size)
 	b = append(b, `{"events":[`...)
 	for i := len(page) - 1; i >= 0; i-- {
 		if i < len(page)-1 {

@@ -342,7 +342,11 @@ func (v *video) viewsAt(ageMs int64) float64 {
 	}
 	h := float64(ageMs) / float64(hourMs)
 	// Most views come early; a long tail keeps a video growing.
-	return v.Reach * (1 - math.Exp(-h/v.Tau) + 0.001*h/24)
+	early := 1.0
+	if h < 40*v.Tau { // beyond, e^-40 is below float64's resolution of 1
+		early = 1 - math.Exp(-h/v.Tau)
+	}
+	return v.Reach * (early + 0.001*h/24)
 }
 
 // grow moves the counters to time `to`, with noise, never down.

@@ -3,6 +3,7 @@ package world
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 )
 
 // A video's stat history is a byte stream of records, each a delta from the
@@ -28,11 +29,17 @@ func (v *video) sample(at int64) {
 
 var errSamples = errors.New("world: corrupt stat samples")
 
+// hourlyFor is how far back from now samples are served at their full
+// (hourly) resolution; older ones are served one a day.
+const hourlyFor = 48 * hourMs
+
 // appendSamples appends the JSON array of the samples taken at or after
-// from, oldest first.
-func appendSamples(b []byte, stream []byte, from int64) ([]byte, error) {
+// from, oldest first: all of those taken after hourlyAfter, and before it
+// the first of each UTC day.
+func appendSamples(b []byte, stream []byte, from, hourlyAfter int64) ([]byte, error) {
 	b = append(b, '[')
 	first := true
+	lastDay := int64(math.MinInt64)
 	var t, views, likes, comments int64
 	for len(stream) > 0 {
 		var d [3]int64
@@ -55,6 +62,13 @@ func appendSamples(b []byte, stream []byte, from int64) ([]byte, error) {
 		comments += d[2]
 		if t < from {
 			continue
+		}
+		if t < hourlyAfter {
+			day := floorDiv(t, dayMs)
+			if day == lastDay {
+				continue
+			}
+			lastDay = day
 		}
 		if !first {
 			b = append(b, ',')

@@ -20,10 +20,13 @@ const (
 	channelBit = 1 << 31
 )
 
+// freshFor is how long a new video is polled every tick.
+const freshFor = 12 * hourMs
+
 // videoEvery is a video's poll interval in ticks at a given age.
 func videoEvery(ageMs int64) int64 {
 	switch {
-	case ageMs < dayMs:
+	case ageMs < freshFor:
 		return 1
 	case ageMs < 3*dayMs:
 		return hourMs / tickMs

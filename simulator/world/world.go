@@ -20,7 +20,7 @@
 // channel and video has a fixed offset inside the tick (seeded), so polls roll
 // through the quarter hour instead of happening all at once. Videos are polled
 //
-//   - every tick (15 min) while younger than 24 h,
+//   - every tick (15 min) while younger than 12 h,
 //   - hourly while younger than 72 h,
 //   - every 6 h while younger than 7 days,
 //   - daily afterwards.
@@ -84,9 +84,11 @@
 //     existed before the history began, the history's start;
 //   - historyWindowDays is 30 for Pro, 7 for Free;
 //   - statSamples are the samples of the last historyWindowDays, oldest
-//     first; every poll takes a sample but at most one per clock hour is kept
-//     (the first of the hour), so a video has at most 24 a day and, with the
-//     schedule above, about 110 in a 30-day window;
+//     first. Every poll takes a sample, but at most one per clock hour is
+//     kept (the first of the hour), and samples older than 48 hours are
+//     served one per UTC day (the first of the day), so an entry holds at
+//     most 48 + historyWindowDays samples: graphs stay fine-grained where a
+//     video changes fast and a 20-video answer stays small;
 //   - isGraphLocked is true when the window hides part of the video's history
 //     (it was first seen before the window began) or the plan is not Pro;
 //   - events are all of the video's events, newest first, as in the feed.

@@ -284,6 +284,9 @@ func checkEntries(t *testing.T, w *World, a Account, ids []string, raw []byte) {
 			if j > 0 && s.CreatedAt/hourMs <= e.StatSamples[j-1].CreatedAt/hourMs {
 				t.Errorf("%s: samples %d and %d not oldest first, one per hour", id, j-1, j)
 			}
+			if j > 0 && s.CreatedAt < now-hourlyFor && s.CreatedAt/dayMs == e.StatSamples[j-1].CreatedAt/dayMs {
+				t.Errorf("%s: samples %d and %d older than %v on the same day", id, j-1, j, time.Duration(hourlyFor)*time.Millisecond)
+			}
 		}
 	}
 }
@@ -368,6 +371,19 @@ func TestNextCursorIsNullExactlyWhenNoOlderEventRemains(t *testing.T) {
 	e := empty.CreateAccount(Pro)
 	if raw, err := empty.FeedPage(e.ID, "", 10); err != nil || string(raw) != `{"events":[],"nextCursor":null}` {
 		t.Errorf("empty feed: %s, %v", raw, err)
+	}
+}
+
+func TestAppendFeedPageAppends(t *testing.T) {
+	w := newWorld(t, Config{Seed: 1})
+	a := w.CreateAccount(Pro)
+	want, _ := w.FeedPage(a.ID, "", 10)
+	got, err := w.AppendFeedPage([]byte("prefix"), a.ID, "", 10)
+	if err != nil || string(got) != "prefix"+string(want) {
+		t.Errorf("AppendFeedPage: %v, %.40s", err, got)
+	}
+	if got, err := w.AppendFeedPage([]byte("prefix"), a.ID, "bad", 10); !errors.Is(err, ErrCursor) || string(got) != "prefix" {
+		t.Errorf("AppendFeedPage with a bad cursor: %q, %v", got, err)
 	}
 }
 

@@ -1,0 +1,128 @@
+package world
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+// bigConfig makes a world of about a million events, through Config alone.
+var bigConfig = Config{Seed: 1, Channels: 1400, History: 60 * 24 * time.Hour}
+
+var big struct {
+	once sync.Once
+	w    *World
+	err  error
+}
+
+func bigWorld(b *testing.B) *World {
+	b.Helper()
+	big.once.Do(func() {
+		big.w, big.err = New(bigConfig)
+		if big.err == nil {
+			big.w.CreateAccount(Pro) // the first account tracks every channel
+		}
+		runtime.GC() // so that the build's garbage is not collected during a benchmark
+	})
+	if big.err != nil {
+		b.Fatal(big.err)
+	}
+	return big.w
+}
+
+// BenchmarkBuild1M builds the million-event world. Peak memory:
+// /usr/bin/time -v go test -run XXX -bench BenchmarkBuild1M -benchtime 1x ./simulator/world
+func BenchmarkBuild1M(b *testing.B) {
+	var events int
+	for b.Loop() {
+		w, err := New(bigConfig)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events = w.Stats().Events
+		runtime.KeepAlive(w)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MiB")
+}
+
+// BenchmarkFeedPage reads a limit=50 page at the head, in the middle and at
+// the far end of the million-event feed: the cost must not grow with depth.
+func BenchmarkFeedPage(b *testing.B) {
+	w := bigWorld(b)
+	a := w.accountBy["acc_1"]
+	n := len(a.feed)
+	for _, bc := range []struct {
+		name  string
+		index int // the cursor's event: the page holds the events before it
+	}{
+		{"first", -1},
+		{"middle", n / 2},
+		{"deep", schemas.DefaultPageSize + 1},
+	} {
+		cursor := ""
+		if bc.index >= 0 {
+			cursor = string(w.appendCursor(nil, a.id, a.feed[bc.index]))
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			raw, err := w.FeedPage(a.id, cursor, schemas.DefaultPageSize)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(raw)))
+			b.ReportMetric(float64(n), "feed-events")
+			// Warm the allocator up to its steady state first: a fresh heap
+			// faults pages in for the first thousands of 30 KB pages.
+			for range 2000 {
+				w.FeedPage(a.id, cursor, schemas.DefaultPageSize)
+			}
+			for b.Loop() {
+				if _, err := w.FeedPage(a.id, cursor, schemas.DefaultPageSize); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkVideos asks for 20 videos of a default world, spread over its
+// videos (fresh uploads and old catalog ones alike).
+func BenchmarkVideos(b *testing.B) {
+	w, err := New(Config{Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := w.CreateAccount(Pro)
+	var ids []string
+	for i := range schemas.MaxVideoIDs {
+		ids = append(ids, w.videos[i*len(w.videos)/schemas.MaxVideoIDs].ID)
+	}
+	raw, err := w.Videos(a.ID, ids)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := w.Videos(a.ID, ids); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAdvanceToIdle is the cost of AdvanceTo on a request when no poll
+// is due.
+func BenchmarkAdvanceToIdle(b *testing.B) {
+	w, err := New(Config{Seed: 1, Channels: 2, History: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := w.Now()
+	for b.Loop() {
+		w.AdvanceTo(now)
+	}
+}
