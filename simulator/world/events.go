@@ -1,8 +1,6 @@
 package world
 
 import (
-	"slices"
-
 	"github.com/tcmkit/tcmkit/schemas"
 )
 
@@ -203,9 +201,23 @@ func (w *World) emitChannel(typ string, ci int32, at int64, k1, v1, k2, v2 strin
 
 // pickOther returns a random element of list other than cur, if any.
 func pickOther(r *rng, list []string, cur string) string {
-	others := slices.DeleteFunc(slices.Clone(list), func(s string) bool { return s == cur })
-	if len(others) == 0 {
+	n := 0
+	for _, s := range list {
+		if s != cur {
+			n++
+		}
+	}
+	if n == 0 {
 		return cur
 	}
-	return others[r.intn(len(others))]
+	k := r.intn(n)
+	for _, s := range list {
+		if s != cur {
+			if k == 0 {
+				return s
+			}
+			k--
+		}
+	}
+	return cur
 }
