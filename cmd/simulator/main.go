@@ -61,7 +61,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stdout io.W
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address; 127.0.0.1:0 picks a free port")
 	seed := fs.Int64("seed", 1, "seed of the world and the keys: same seed and flags, same world, same events, same keys")
 	speed := fs.Float64("speed", 1, "virtual time per real time (60: an hour of polling per minute); 0: manual clock, moved only by POST /_control/clock/advance")
-	fs.DurationVar(&o.cfg.History, "history", simulator.DefaultHistory, "history back-filled at start, so the first page is full")
+	fs.DurationVar(&o.cfg.History, "history", simulator.DefaultHistory, "history back-filled at start, so the first page is full (0: the default)")
 	fs.IntVar(&o.cfg.Channels, "channels", simulator.DefaultChannels, "seeded channels")
 	start := fs.String("start", simulator.DefaultStart.Format(time.RFC3339), "virtual time at start (RFC 3339)")
 	fs.StringVar(&o.cfg.KeyPrefix, "key-prefix", simulator.DefaultKeyPrefix, "prefix of the API keys (<prefix>_<random>)")
@@ -74,11 +74,13 @@ func parseOptions(args []string, getenv func(string) (string, bool), stdout io.W
 	fs.StringVar(&o.infoFile, "info-file", "", `once listening, write {"url","controlUrl","proKey","freeKey","revokedKey"} to this file`)
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
-	fs.Usage = func() { usage(stdout, fs) }
+	// The flag package prints the usage on every parse error; only --help
+	// should, so Usage is quiet and the help is printed here.
+	fs.Usage = func() {}
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			usage(stdout, fs)
 		}
 		return o, err
 	}
@@ -189,7 +191,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	o.cfg.Logger = log
 	sim, err := simulator.New(o.cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "simulator: %v\n", err)
+		fmt.Fprintf(stderr, "%v (see --help)\n", err) // the error starts with "simulator:"
 		return 2
 	}
 	defer sim.Close()

@@ -104,6 +104,9 @@ func TestBadOptionsExit2WithOneLine(t *testing.T) {
 		if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines != 0 || stderr.Len() == 0 {
 			t.Errorf("%v: want one line on stderr, got %q", tc.args, stderr.String())
 		}
+		if strings.Count(stderr.String(), "simulator:") != 1 || stdout.Len() != 0 {
+			t.Errorf("%v: stderr %q, stdout %q", tc.args, stderr.String(), stdout.String())
+		}
 	}
 }
 
