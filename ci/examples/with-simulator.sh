@@ -11,7 +11,7 @@
 #   TCM_CONTROL_URL     its control API (clock, accounts, faults), if on
 #   TCM_PRO_KEY, TCM_FREE_KEY, TCM_REVOKED_KEY   the seeded accounts' keys
 #   TCM_SIM_INFO        the path of the info file (all of the above, as JSON)
-# Simulator flags go before "--", for example --seed 7 or --fault NAME.
+# Simulator flags go before "--", for example --seed 7 or --faults NAME.
 # The exit status is the command's. Needs bash, go and jq.
 set -euo pipefail
 

@@ -1,0 +1,148 @@
+// Package examples holds no code: its tests keep the CI examples in this
+// directory honest. Every flag they mention must exist (in Ginkgo, in the
+// suite or in the simulator), and with-simulator.sh must start the
+// simulator, hand its URL and keys to the command, pass on the command's
+// exit status, and stop the simulator.
+package examples
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/suites/conformance"
+)
+
+// The files users copy.
+var exampleFiles = []string{
+	"README.md",
+	"with-simulator.sh",
+	"github/conformance.yml",
+	"github/client-tests-with-simulator.yml",
+	"gitlab/.gitlab-ci.yml",
+}
+
+// outsideFlags are flags declared outside this module that the examples
+// use: Ginkgo CLI flags, and --help (not
+// ours to check).
+var outsideFlags = map[string]bool{
+	"help":         true, // every command has it
+	"junit-report": true, "json-report": true, "output-dir": true,
+	"label-filter": true, "focus": true,
+}
+
+var flagToken = regexp.MustCompile(`(^|[\s"'(\x60])--([a-z][a-z0-9-]*)`)
+
+// buildSimulator builds cmd/simulator into a temporary directory.
+func buildSimulator(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "simulator")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/simulator")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/simulator: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestExamplesNameOnlyFlagsThatExist(t *testing.T) {
+	known := map[string]string{}
+	for f := range outsideFlags {
+		known[f] = "ginkgo"
+	}
+	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+	conformance.NewConfig().BindFlags(fs)
+	fs.VisitAll(func(f *flag.Flag) { known[f.Name] = "suite" })
+	if known["target"] != "suite" {
+		t.Fatalf("the suite has no --target flag; BindFlags changed?")
+	}
+
+	help, _ := exec.Command(buildSimulator(t), "--help").CombinedOutput()
+	sc := bufio.NewScanner(bytes.NewReader(help))
+	simFlags := 0
+	for sc.Scan() {
+		if m := regexp.MustCompile(`^\s+--([a-z][a-z0-9-]*)`).FindStringSubmatch(sc.Text()); m != nil {
+			if _, dup := known[m[1]]; !dup {
+				known[m[1]] = "simulator"
+			}
+			simFlags++
+		}
+	}
+	if simFlags == 0 {
+		t.Fatalf("no flags in the simulator's --help:\n%s", help)
+	}
+
+	for _, name := range exampleFiles {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(raw), "\n") {
+			for _, m := range flagToken.FindAllStringSubmatch(line, -1) {
+				if _, ok := known[m[2]]; !ok {
+					t.Errorf("%s:%d: --%s is a flag of neither Ginkgo, the suite nor the simulator", name, i+1, m[2])
+				}
+			}
+		}
+	}
+}
+
+func TestWithSimulator(t *testing.T) {
+	for _, tool := range []string{"bash", "jq", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("with-simulator.sh needs %s, which is not installed here", tool)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "seen")
+	// The command records what it was given, checks that the port answers
+	// (bash's /dev/tcp: no curl needed), and exits 7.
+	script := `set -e
+printf '%s\n%s\n%s\n' "$TCM_BASE_URL" "$TCM_PRO_KEY" "$TCM_CONTROL_URL" > "$OUT"
+port="${TCM_BASE_URL##*:}"
+exec 3<>"/dev/tcp/127.0.0.1/$port" && echo open >> "$OUT"
+exit 7`
+	cmd := exec.Command("./with-simulator.sh", "--seed", "3", "--", "bash", "-c", script)
+	cmd.Env = append(os.Environ(), "OUT="+out, "TCMKIT_DIR="+filepath.Join("..", ".."))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Fatalf("exit: %v, want status 7 (the command's)\nstderr:\n%s", err, stderr.String())
+	}
+	seen, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the command did not run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(seen)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("the command saw %q", lines)
+	}
+	url, key, control := lines[0], lines[1], lines[2]
+	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+$`).MatchString(url) {
+		t.Errorf("TCM_BASE_URL = %q, want http://127.0.0.1:PORT", url)
+	}
+	if !regexp.MustCompile(`^tcm_[A-Za-z0-9]{32}$`).MatchString(key) {
+		t.Errorf("TCM_PRO_KEY does not look like a key (%d characters)", len(key))
+	}
+	if control != url+"/_control" {
+		t.Errorf("TCM_CONTROL_URL = %q, want %q", control, url+"/_control")
+	}
+	if lines[3] != "open" {
+		t.Errorf("the simulator's port did not answer")
+	}
+	if strings.Contains(stderr.String(), key) {
+		t.Errorf("the script printed the key")
+	}
+	// The script waited for the simulator to exit before it returned.
+	port := url[strings.LastIndexByte(url, ':')+1:]
+	probe := exec.Command("bash", "-c", `exec 3<>"/dev/tcp/127.0.0.1/$1"`, "probe", port)
+	if probe.Run() == nil {
+		t.Errorf("the simulator still listens on %s after the script ended", url)
+	}
+}
