@@ -28,11 +28,10 @@ var exampleFiles = []string{
 	"gitlab/.gitlab-ci.yml",
 }
 
-// outsideFlags are flags declared outside this module that the examples
-// use: Ginkgo CLI flags, and --help (not
-// ours to check).
+// outsideFlags are flags the examples use that this module does not
+// declare: the Ginkgo CLI's, and --help.
 var outsideFlags = map[string]bool{
-	"help":         true, // every command has it
+	"help":         true,
 	"junit-report": true, "json-report": true, "output-dir": true,
 	"label-filter": true, "focus": true,
 }
