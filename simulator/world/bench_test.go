@@ -69,6 +69,18 @@ func BenchmarkFeedPage(b *testing.B) {
 		if bc.index >= 0 {
 			cursor = string(w.appendCursor(nil, a.id, a.feed[bc.index]))
 		}
+		b.Run(bc.name+"/reused-buffer", func(b *testing.B) {
+			buf, err := w.AppendFeedPage(nil, a.id, cursor, schemas.DefaultPageSize)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				if buf, err = w.AppendFeedPage(buf[:0], a.id, cursor, schemas.DefaultPageSize); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(bc.name, func(b *testing.B) {
 			raw, err := w.FeedPage(a.id, cursor, schemas.DefaultPageSize)
 			if err != nil {

@@ -10,11 +10,17 @@ import (
 // of a channel the account tracks, the other distinct ids in missingVideoIds.
 // The caller has validated ids against the request schema and the plan.
 func (w *World) Videos(accountID string, ids []string) ([]byte, error) {
+	return w.AppendVideos(nil, accountID, ids)
+}
+
+// AppendVideos is Videos appending to dst, for a server that reuses its
+// buffers. On error dst is returned as it was.
+func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte, error) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	a, ok := w.accountBy[accountID]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
+		return dst, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
 	}
 	windowDays := a.plan.WindowDays()
 	now := w.now.Load()
@@ -33,7 +39,7 @@ func (w *World) Videos(accountID string, ids []string) ([]byte, error) {
 		}
 	}
 	var missing []string
-	b := make([]byte, 0, size)
+	b := slices.Grow(dst, size)
 	b = append(b, `{"videos":[`...)
 	first := true
 	for i, id := range ids {
@@ -51,7 +57,7 @@ func (w *World) Videos(accountID string, ids []string) ([]byte, error) {
 		first = false
 		var err error
 		if b, err = w.appendEntry(b, w.videos[vi], a.plan, windowDays, from, now-hourlyFor); err != nil {
-			return nil, fmt.Errorf("world: video %q: %w", id, err)
+			return dst, fmt.Errorf("world: video %q: %w", id, err)
 		}
 	}
 	b = append(b, `],"missingVideoIds":`...)
@@ -60,8 +66,8 @@ func (w *World) Videos(accountID string, ids []string) ([]byte, error) {
 }
 
 // sampleJSONPerByte estimates the JSON bytes of a sample per byte of its
-// record (about 90 for 8); thinning makes it an upper bound in practice.
-const sampleJSONPerByte = 12
+// record (about 90 for 8 or 9); thinning makes it an upper bound in practice.
+const sampleJSONPerByte = 10
 
 func (w *World) appendEntry(b []byte, v *video, p Plan, windowDays int, from, hourlyAfter int64) ([]byte, error) {
 	b = appendKey(append(b, '{'), "video", true)

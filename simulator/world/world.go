@@ -25,14 +25,23 @@
 //   - every 6 h while younger than 7 days,
 //   - daily afterwards.
 //
-// Channels are polled hourly: for uploads (a video_published event when a
-// poll finds one; its first video poll follows in the next tick), subscriber
-// milestones, renames and avatar changes. Video polls record a stat sample
-// and may find a title or thumbnail change, the start of a title or
-// thumbnail A/B test (a *_ab_test event listing the variants; the shown
-// variant then rotates for 3 to 8 polls, without title_changed events, and
-// a *_ab_test_concluded event names the winner, which becomes current), or
-// a members-only switch. Rates are per hour and fall with the video's age.
+// Channels are polled hourly: for uploads (0.3 to 2.5 a day per channel; a
+// video_published event when a poll finds one, and the video's first poll in
+// the next tick), subscriber milestones (counts of 300 to 10 million growing
+// 0.5% to 3% a day), renames (about one in 40 days) and avatar changes (one
+// in 25 days). Each channel also starts with 4 to 12 videos published up to
+// 180 days before the history began, which have no video_published event.
+//
+// A video poll records a stat sample (views follow a saturating curve with a
+// long tail, likes and comments a per-video share of views) and finds at
+// most one of: a title or thumbnail change, the start of a title or
+// thumbnail A/B test, or a members-only switch, at rates per hour that fall
+// with the video's age (findRates): a video has about 7 events in its
+// first week, its video_published included. An A/B
+// test event lists 2 to 4 variants, the current one first; the shown
+// variant then rotates for 2 to 7 polls without title_changed or
+// thumbnail_changed events, and the next poll concludes it with a
+// *_ab_test_concluded event naming the winner, which becomes current.
 // PollAll polls everything at Now once more, besides the schedule.
 //
 // # Subscriber milestones

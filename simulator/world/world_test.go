@@ -387,6 +387,20 @@ func TestAppendFeedPageAppends(t *testing.T) {
 	}
 }
 
+func TestAppendVideosAppends(t *testing.T) {
+	w := newWorld(t, Config{Seed: 1})
+	a := w.CreateAccount(Pro)
+	ids := []string{w.videos[3].ID, "nope"}
+	want, _ := w.Videos(a.ID, ids)
+	got, err := w.AppendVideos([]byte("prefix"), a.ID, ids)
+	if err != nil || string(got) != "prefix"+string(want) {
+		t.Errorf("AppendVideos: %v, %.40s", err, got)
+	}
+	if got, err := w.AppendVideos([]byte("prefix"), "acc_9", ids); !errors.Is(err, ErrNoAccount) || string(got) != "prefix" {
+		t.Errorf("AppendVideos for an unknown account: %q, %v", got, err)
+	}
+}
+
 func TestLimitIsClamped(t *testing.T) {
 	w := newWorld(t, Config{Seed: 1})
 	a := w.CreateAccount(Pro)
