@@ -173,6 +173,8 @@ func resultMark(r Result) string {
 		return "❌"
 	case ResultSkipped:
 		return "⏭️"
+	case ResultErrored:
+		return "⚠️"
 	default:
 		return "➖"
 	}
@@ -210,6 +212,9 @@ func plural(n int, one, many string) string {
 // SpecLine counts the specs by state, and says how many were meant to run.
 func (r Report) SpecLine() string {
 	line := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Totals.Passed, r.Totals.Failed, r.Totals.Skipped)
+	if r.Totals.Errored > 0 {
+		line += fmt.Sprintf(", %d errored", r.Totals.Errored)
+	}
 	if r.Planned.InSuite > 0 {
 		line += fmt.Sprintf("; %d selected of %d in the suite", r.Planned.Selected, r.Planned.InSuite)
 	}

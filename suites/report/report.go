@@ -70,6 +70,7 @@ const (
 	ResultPassed        Result = "passed"
 	ResultFailed        Result = "failed"
 	ResultSkipped       Result = "skipped"
+	ResultErrored       Result = "errored"        // a spec the run's abort or interrupt stopped: not judged
 	ResultNotCovered    Result = "not covered"    // a must requirement no spec names
 	ResultNotApplicable Result = "not applicable" // an open requirement nothing judged
 )
@@ -101,6 +102,7 @@ type Counts struct {
 	Passed   int `json:"passed"`
 	Failed   int `json:"failed"`
 	Skipped  int `json:"skipped"`
+	Errored  int `json:"errored"`
 	Requests int `json:"requests"`
 }
 
@@ -198,6 +200,7 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 			continue
 		}
 		s := spec(sr)
+		s.State = ResultErrored // a setup node's failure is the suite's, not the target's
 		s.Node = sr.LeafNodeType.String()
 		if s.Name == "" {
 			s.Name = "[" + s.Node + "]"
@@ -277,7 +280,7 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 		ID: req.ID, Kind: req.Kind, Feature: req.Feature, Section: req.Section,
 		Text: req.Text, SimulatorChoice: req.SimulatorChoice,
 	}
-	var passed, failed int
+	var passed, failed, errored int
 	var reasons []string
 	for _, s := range specs {
 		out.Specs = append(out.Specs, s.Name)
@@ -286,6 +289,8 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 			passed++
 		case ResultFailed:
 			failed++
+		case ResultErrored:
+			errored++
 		default:
 			if !slices.Contains(reasons, s.SkipReason) {
 				reasons = append(reasons, s.SkipReason)
@@ -303,6 +308,9 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 		if len(reasons) > 0 {
 			out.Reason += " (strict check skipped: " + strings.Join(reasons, "; ") + ")"
 		}
+	case errored > 0:
+		out.Result = ResultSkipped
+		out.Reason = "not judged: the run errored during its spec"
 	case len(specs) == 0 && erroredRun:
 		// A failed BeforeSuite leaves every spec out of Ginkgo's report:
 		// nothing tells a requirement without a spec from one not run.
@@ -326,6 +334,8 @@ func (c *Counts) add(s Spec) {
 		c.Passed++
 	case ResultFailed:
 		c.Failed++
+	case ResultErrored:
+		c.Errored++
 	default:
 		c.Skipped++
 	}
@@ -371,6 +381,9 @@ func spec(sr types.SpecReport) Spec {
 		s.State = ResultPassed
 	case sr.State.Is(types.SpecStateFailureStates):
 		s.State = ResultFailed
+		if sr.State.Is(types.SpecStateAborted | types.SpecStateInterrupted) {
+			s.State = ResultErrored
+		}
 		s.Failure = &Failure{
 			Message:    strings.TrimSpace(sr.Failure.Message),
 			Location:   location(sr.Failure.Location),

@@ -213,6 +213,27 @@ func TestFromGinkgoErrored(t *testing.T) {
 			}
 		})
 	}
+	aborted := FromGinkgo(types.Report{SpecReports: types.SpecReports{
+		it("Health operation", "says ok", []string{"HEALTH-OK"}, types.SpecStatePassed, ""),
+		it("Rate-limit of the feed", "counts per key", []string{"RATE-PER-KEY"}, types.SpecStateAborted, "preflight: key rejected"),
+		it("Auth of the feed", "rejects a revoked key", []string{"AUTH-REVOKED"}, types.SpecStateSkipped, ""),
+	}}, testCatalogue(t), meta())
+	if aborted.Totals != (Counts{Specs: 3, Passed: 1, Skipped: 1, Errored: 1}) {
+		t.Errorf("totals of an aborted run %+v: an abort is not the target's failure", aborted.Totals)
+	}
+	if q := req(t, aborted, "RATE-PER-KEY"); q.Result != ResultSkipped || !strings.Contains(q.Reason, "not judged") {
+		t.Errorf("requirement of the aborted spec: %s (%s)", q.Result, q.Reason)
+	}
+	if q := req(t, aborted, "AUTH-REVOKED"); q.Reason != "not run: the run errored before this spec" {
+		t.Errorf("requirement of a spec after the abort: %s (%s)", q.Result, q.Reason)
+	}
+	if f := aborted.Failures(); len(f) != 1 || f[0].State != ResultErrored || f[0].Failure.Message != "preflight: key rejected" {
+		t.Errorf("the aborted spec is not shown with its message: %+v", f)
+	}
+	if got := aborted.SpecLine(); got != "1 passed, 0 failed, 1 skipped, 1 errored" {
+		t.Errorf("SpecLine = %q", got)
+	}
+
 	m := meta()
 	m.Errored = "preflight: POST https://staging.example.test/api/public/health: connection refused"
 	if r := FromGinkgo(erroredRun(), testCatalogue(t), m); len(r.Errors) != 1 {
@@ -238,7 +259,7 @@ func TestFromGinkgoErrored(t *testing.T) {
 	if q := req(t, FromGinkgo(partial, testCatalogue(t), meta()), "RATE-PER-KEY"); q.Result != ResultNotCovered {
 		t.Errorf("RATE-PER-KEY without a spec in a run that did not error: %s", q.Result)
 	}
-	if f := r.Failures(); len(f) != 1 || f[0].Node != "BeforeSuite" || f[0].Name != "[BeforeSuite]" {
+	if f := r.Failures(); len(f) != 1 || f[0].Node != "BeforeSuite" || f[0].Name != "[BeforeSuite]" || f[0].State != ResultErrored {
 		t.Errorf("failures %+v", f)
 	}
 }
