@@ -510,17 +510,23 @@ func limitOffByOne(_ string, next http.Handler) http.Handler {
 
 // limitNotCapped answers a limit above the cap with two pages joined.
 func limitNotCapped(_ string, next http.Handler) http.Handler {
+	var firsts held
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := readFeedParams(r)
 		if !ok || p.rawLimit <= schemas.MaxPageSize {
 			next.ServeHTTP(w, r)
 			return
 		}
-		a := serve(next, r)
+		a := firsts.take(next, r)
 		first, ok := readPage(a)
 		if ok && first.next != "" {
 			more := min(p.rawLimit, 2*schemas.MaxPageSize) - schemas.MaxPageSize
 			b := serve(next, p.request(r, more, first.next))
+			if b.status == http.StatusTooManyRequests {
+				firsts.hold(r, a)
+				b.send(w)
+				return
+			}
 			if second, ok := readPage(b); ok {
 				first.events = append(first.events, second.events...)
 				first.next = second.next
@@ -529,6 +535,40 @@ func limitNotCapped(_ string, next http.Handler) http.Handler {
 		}
 		a.send(w)
 	})
+}
+
+// held keeps the first answer of a request that needs two calls to next
+// when the second one was throttled: the client gets that 429, and its
+// retry after Retry-After needs only the second call, so a client that
+// honours Retry-After gets through.
+type held struct {
+	mu sync.Mutex
+	m  map[string]*answer
+}
+
+func heldKey(r *http.Request) string {
+	return r.Header.Get("Authorization") + "\x00" + r.URL.RawQuery
+}
+
+// take returns the held first answer of r, or serves r with next.
+func (h *held) take(next http.Handler, r *http.Request) *answer {
+	h.mu.Lock()
+	a, ok := h.m[heldKey(r)]
+	delete(h.m, heldKey(r))
+	h.mu.Unlock()
+	if ok {
+		return a
+	}
+	return serve(next, r)
+}
+
+func (h *held) hold(r *http.Request, a *answer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil || len(h.m) >= maxRemembered {
+		h.m = map[string]*answer{}
+	}
+	h.m[heldKey(r)] = &answer{status: a.status, header: a.header.Clone(), body: slices.Clone(a.body)}
 }
 
 func limitAboveMaxRejected(_ string, next http.Handler) http.Handler {
@@ -602,6 +642,7 @@ func cursorRepeats(_ string, next http.Handler) http.Handler {
 // out the first: the page size stays right, the walk misses one event at
 // every page boundary.
 func cursorSkips(_ string, next http.Handler) http.Handler {
+	var firsts held
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := readFeedParams(r)
 		if !ok || p.cursor == "" {
@@ -617,15 +658,21 @@ func cursorSkips(_ string, next http.Handler) http.Handler {
 			a.send(w)
 			return
 		}
-		a := serve(next, r)
+		a := firsts.take(next, r)
 		if pg, ok := readPage(a); ok && len(pg.events) > 0 {
-			pg.events = pg.events[1:]
 			if pg.next != "" {
-				if more, ok := readPage(serve(next, p.request(r, 1, pg.next))); ok {
+				b := serve(next, p.request(r, 1, pg.next))
+				if b.status == http.StatusTooManyRequests {
+					firsts.hold(r, a)
+					b.send(w)
+					return
+				}
+				if more, ok := readPage(b); ok {
 					pg.events = append(pg.events, more.events...)
 					pg.next = more.next
 				}
 			}
+			pg.events = pg.events[1:]
 			pg.set(a)
 		}
 		a.send(w)

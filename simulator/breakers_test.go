@@ -698,3 +698,57 @@ func TestBreakersSurviveHostileInput(t *testing.T) {
 		e.send(http.MethodPost, schemas.PathVideos, "", body)
 	}
 }
+
+// TestTwoCallBreakersHonourRetryAfter: a breaker that calls the server
+// twice for one request passes a throttled second call on as a 429, keeps
+// the first answer, and the client's retry after Retry-After gets the
+// broken answer for one more request of its budget.
+func TestTwoCallBreakersHonourRetryAfter(t *testing.T) {
+	max := strconv.Itoa(schemas.MaxPageSize)
+	tests := []struct {
+		fault string
+		query func(e *faultEnv) string // sends exactly one request
+		want  int                      // events in the broken answer
+	}{
+		{"limit-not-capped", func(e *faultEnv) string {
+			e.feed(e.keys.Pro, "limit=1")
+			return "limit=" + strconv.Itoa(schemas.MaxPageSize+1)
+		}, schemas.MaxPageSize + 1},
+		{"cursor-skips", func(e *faultEnv) string {
+			obj, _ := e.feed(e.keys.Pro, "limit="+max).doc().(map[string]any)
+			return "limit=" + max + "&cursor=" + obj["nextCursor"].(string)
+		}, schemas.MaxPageSize},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault, func(t *testing.T) {
+			e := newFaultEnv(t, true, tt.fault)
+			query := tt.query(e) // one grant at t0
+			e.s.Advance(schemas.RateWindow / 2)
+			for e.feed(e.keys.Pro, "limit=1").status == http.StatusOK { // the other grants at t0+30s
+			}
+			e.s.Advance(schemas.RateWindow / 2) // the grant of t0 leaves: one request is free
+			throttled := e.feed(e.keys.Pro, query)
+			if throttled.status != http.StatusTooManyRequests {
+				t.Fatalf("with one request free, the two calls got %s, want the second call's 429", throttled)
+			}
+			n, err := strconv.Atoi(throttled.header.Get("Retry-After"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.s.Advance(time.Duration(n) * time.Second)
+			got := e.feed(e.keys.Pro, query)
+			if got.status != http.StatusOK || len(pageEvents(got)) != tt.want {
+				t.Fatalf("after Retry-After: %d events, want %d: %s", len(pageEvents(got)), tt.want, got)
+			}
+			left := 0
+			for e.feed(e.keys.Pro, "limit=1").status == http.StatusOK {
+				left++
+			}
+			// The window holds the first call of the throttled request and
+			// the retry's one call (the first answer was kept).
+			if want := schemas.FeedRequestsPerMinute - 2; left != want {
+				t.Errorf("%d requests left in the window, want %d", left, want)
+			}
+		})
+	}
+}
