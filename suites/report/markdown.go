@@ -80,7 +80,9 @@ func (r Report) Markdown() ([]byte, error) {
 			p("- Requests: %d\n\n", s.Requests)
 			p("%s\n", fence(s.Failure.Message))
 			if s.Failure.Transcript != "" {
-				p("Transcript:\n\n%s\n", fence(s.Failure.Transcript))
+				// Folded: a summary page with many failures stays readable.
+				p("<details><summary>HTTP transcript, %d %s (keys redacted)</summary>\n\n%s\n</details>\n\n",
+					s.Requests, plural(s.Requests, "request", "requests"), fence(s.Failure.Transcript))
 			}
 		}
 	}

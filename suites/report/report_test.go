@@ -350,7 +350,7 @@ func TestWriteFilesFailedRun(t *testing.T) {
 	}
 
 	md := files[MarkdownFile]
-	for _, want := range []string{"# Conformance report: FAILED", "| ❌ failed | `FEED-LIMIT-CAP` |", "## Failures", "### Pagination of the feed caps limit at 200", "Transcript:\n\n```text\nGET /api/public-feed?limit=500", "| ⏭️ skipped | `RATE-PER-KEY` |", "| ➖ not applicable | `ERROR-STRINGS` |", "NOT-IN-CATALOGUE"} {
+	for _, want := range []string{"# Conformance report: FAILED", "| ❌ failed | `FEED-LIMIT-CAP` |", "## Failures", "### Pagination of the feed caps limit at 200", "<details><summary>HTTP transcript, 1 request (keys redacted)</summary>\n\n```text\nGET /api/public-feed?limit=500", "| ⏭️ skipped | `RATE-PER-KEY` |", "| ➖ not applicable | `ERROR-STRINGS` |", "NOT-IN-CATALOGUE"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown does not say %q", want)
 		}
