@@ -631,6 +631,7 @@ func TestBreakersAreRegistered(t *testing.T) {
 func TestOraclesPassWithoutFaults(t *testing.T) {
 	for id, check := range oracles {
 		t.Run(id, func(t *testing.T) {
+			t.Parallel()
 			if problem := check(newFaultEnv(t, limited(id))); problem != "" {
 				t.Errorf("%s fails without faults: %s", id, problem)
 			}
@@ -643,6 +644,7 @@ func TestOraclesPassWithoutFaults(t *testing.T) {
 func TestBreakersBreakTheirRequirement(t *testing.T) {
 	for _, b := range breakers {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			check, ok := oracles[b.requirement]
 			if !ok {
 				t.Fatalf("no oracle for %s", b.requirement)
@@ -665,6 +667,7 @@ func TestBreakersKeepHealthAndTheProKey(t *testing.T) {
 			continue
 		}
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			e := newFaultEnv(t, true, b.name)
 			if p := oracles["HEALTH-OK"](e); p != "" {
 				t.Error(p)
