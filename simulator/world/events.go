@@ -86,6 +86,7 @@ func (w *World) commit(b []byte, h head) []byte {
 	if h.video >= 0 {
 		v := w.videos[h.video]
 		v.events = append(v.events, pos)
+		v.ver++
 	}
 	for _, ai := range w.watchers[h.channel] {
 		a := w.accounts[ai]

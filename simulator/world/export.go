@@ -168,7 +168,7 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		case !validTest(v.TitleTest) || !validTest(v.ThumbTest):
 			return nil, fmt.Errorf("video %s: broken A/B test", v.ID)
 		}
-		if _, err := appendSamples(nil, v.Samples, math.MaxInt64, 0); err != nil {
+		if _, _, err := appendSamples(nil, v.Samples, math.MaxInt64, 0); err != nil {
 			return nil, fmt.Errorf("video %s: %w", v.ID, err)
 		}
 		if _, dup := w.videoByID[v.ID]; dup {

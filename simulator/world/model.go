@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -36,6 +37,7 @@ type channel struct {
 	Polls    uint32  `json:"polls"`
 
 	ref []byte // the ChannelRef, encoded; rebuilt when the channel changes
+	ver uint64 // counts changes of ref, for cached entries
 }
 
 func (c *channel) encodeRef() {
@@ -53,6 +55,7 @@ func (c *channel) encodeRef() {
 		b = appendString(b, c.Avatar)
 	}
 	c.ref = append(b, '}')
+	c.ver++
 }
 
 // Which counters a poll could not see.
@@ -109,6 +112,10 @@ type video struct {
 	SC      int64  `json:"sampleComments"`
 
 	events []uint32 // positions of its events, oldest first
+	// ver counts changes (polls, events), so that a cached VideoEntry
+	// knows when it is stale.
+	ver   uint64
+	cache atomic.Pointer[entryCache]
 }
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

@@ -149,6 +149,7 @@ func (w *World) pollVideo(vi int32, at int64) int {
 	}
 	v.LastPoll = at
 	v.Polls++
+	v.ver++
 	v.sample(at)
 	found := find(&r, ageBand(at-v.PublishedAt), dt)
 	n := 0

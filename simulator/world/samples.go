@@ -34,25 +34,30 @@ var errSamples = errors.New("world: corrupt stat samples")
 const hourlyFor = 48 * hourMs
 
 // appendSamples appends the JSON array of the samples taken at or after
-// from, oldest first: all of those taken after hourlyAfter, and before it
-// the first of each UTC day.
-func appendSamples(b []byte, stream []byte, from, hourlyAfter int64) ([]byte, error) {
+// from, oldest first: all of those taken at or after hourlyAfter, and before
+// it the first of each UTC day. It also returns how far from and
+// hourlyAfter may grow (by the same amount, as now does) before the array
+// changes: the oldest sample served and the oldest served hourly stop
+// being so one ms after they are reached.
+func appendSamples(b []byte, stream []byte, from, hourlyAfter int64) (_ []byte, slack int64, err error) {
 	b = append(b, '[')
 	first := true
+	slack = math.MaxInt64
 	lastDay := int64(math.MinInt64)
 	var t, views, likes, comments int64
+	hourly := false
 	for len(stream) > 0 {
 		var d [3]int64
 		dt, n := binary.Varint(stream)
 		if n <= 0 || len(stream) < n+1 {
-			return b, errSamples
+			return b, 0, errSamples
 		}
 		hidden := stream[n]
 		stream = stream[n+1:]
 		for i := range 3 {
 			d[i], n = binary.Varint(stream)
 			if n <= 0 {
-				return b, errSamples
+				return b, 0, errSamples
 			}
 			stream = stream[n:]
 		}
@@ -63,12 +68,18 @@ func appendSamples(b []byte, stream []byte, from, hourlyAfter int64) ([]byte, er
 		if t < from {
 			continue
 		}
+		if first {
+			slack = min(slack, t-from)
+		}
 		if t < hourlyAfter {
 			day := floorDiv(t, dayMs)
 			if day == lastDay {
 				continue
 			}
 			lastDay = day
+		} else if !hourly {
+			hourly = true
+			slack = min(slack, t-hourlyAfter)
 		}
 		if !first {
 			b = append(b, ',')
@@ -84,5 +95,5 @@ func appendSamples(b []byte, stream []byte, from, hourlyAfter int64) ([]byte, er
 		b = appendInt(b, t)
 		b = append(b, '}')
 	}
-	return append(b, ']'), nil
+	return append(b, ']'), slack, nil
 }

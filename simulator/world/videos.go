@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -22,16 +23,17 @@ func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte
 	if !ok {
 		return dst, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
 	}
-	windowDays := a.plan.WindowDays()
 	now := w.now.Load()
-	from := now - int64(windowDays)*dayMs
-
 	// Size the answer up front: one allocation, no copying as it grows.
 	size := 64
 	for _, id := range ids {
 		size += len(id) + 8
 		if vi, ok := w.videoByID[id]; ok {
 			v := w.videos[vi]
+			if c := v.cache.Load(); c != nil {
+				size += len(c.b) + 1
+				continue
+			}
 			size += 1024 + len(v.ID) + len(v.Title) + len(v.Thumb) + sampleJSONPerByte*len(v.Samples)
 			for _, pos := range v.events {
 				size += int(w.log.heads[pos].n) + 1
@@ -56,7 +58,7 @@ func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte
 		}
 		first = false
 		var err error
-		if b, err = w.appendEntry(b, w.videos[vi], a.plan, windowDays, from, now-hourlyFor); err != nil {
+		if b, err = w.appendEntry(b, w.videos[vi], a.plan, now); err != nil {
 			return dst, fmt.Errorf("world: video %q: %w", id, err)
 		}
 	}
@@ -69,18 +71,38 @@ func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte
 // record (about 90 for 8 or 9); thinning makes it an upper bound in practice.
 const sampleJSONPerByte = 10
 
-func (w *World) appendEntry(b []byte, v *video, p Plan, windowDays int, from, hourlyAfter int64) ([]byte, error) {
+// entryCache is a video's encoded VideoEntry for one plan, valid while the
+// video and its channel are unchanged and now is in [since, until].
+type entryCache struct {
+	ver, chVer   uint64
+	plan         Plan
+	since, until int64
+	b            []byte
+}
+
+// entryCacheBudget bounds the bytes of all cached entries.
+const entryCacheBudget = 64 << 20
+
+func (w *World) appendEntry(b []byte, v *video, p Plan, now int64) ([]byte, error) {
+	ch := w.channels[v.Channel]
+	if c := v.cache.Load(); c != nil && !w.noCache && c.ver == v.ver && c.chVer == ch.ver && c.plan == p && c.since <= now && now <= c.until {
+		return append(b, c.b...), nil
+	}
+	start := len(b)
+	window := int64(p.WindowDays()) * dayMs
+	from := now - window
 	b = appendKey(append(b, '{'), "video", true)
 	b = appendStats(append(b, '{'), v)
 	b = appendKey(b, "channel", false)
-	b = append(b, w.channels[v.Channel].ref...)
+	b = append(b, ch.ref...)
 	b = append(b, '}')
 	b = appendKey(b, "firstSeenAt", false)
 	b = appendInt(b, v.FirstSeenAt)
 	b = appendKey(b, "historyWindowDays", false)
-	b = appendInt(b, int64(windowDays))
+	b = appendInt(b, int64(p.WindowDays()))
 	b = appendKey(b, "isGraphLocked", false)
-	b = appendBool(b, p != Pro || v.FirstSeenAt < from)
+	locked := p != Pro || v.FirstSeenAt < from
+	b = appendBool(b, locked)
 	b = appendKey(b, "events", false)
 	b = append(b, '[')
 	for i := len(v.events) - 1; i >= 0; i-- {
@@ -91,9 +113,43 @@ func (w *World) appendEntry(b []byte, v *video, p Plan, windowDays int, from, ho
 	}
 	b = append(b, ']')
 	b = appendKey(b, "statSamples", false)
-	b, err := appendSamples(b, v.Samples, from, hourlyAfter)
+	b, slack, err := appendSamples(b, v.Samples, from, now-hourlyFor)
 	if err != nil {
 		return b, err
 	}
-	return append(b, '}'), nil
+	b = append(b, '}')
+	if !locked {
+		slack = min(slack, v.FirstSeenAt-from) // it locks once from passes it
+	}
+	until := now + slack
+	if slack > math.MaxInt64-now {
+		until = math.MaxInt64
+	}
+	if w.noCache {
+		return b, nil
+	}
+	w.storeEntry(v, &entryCache{
+		ver: v.ver, chVer: ch.ver, plan: p, since: now, until: until,
+		b: slices.Clone(b[start:]),
+	})
+	return b, nil
+}
+
+// storeEntry caches an entry within the budget; past it, it drops the
+// video's stale entry instead.
+func (w *World) storeEntry(v *video, e *entryCache) {
+	old := v.cache.Load()
+	delta := int64(len(e.b))
+	if old != nil {
+		delta -= int64(len(old.b))
+	}
+	if w.cacheBytes.Load()+delta > entryCacheBudget {
+		if old != nil && v.cache.CompareAndSwap(old, nil) {
+			w.cacheBytes.Add(-int64(len(old.b)))
+		}
+		return
+	}
+	if v.cache.CompareAndSwap(old, e) {
+		w.cacheBytes.Add(delta)
+	}
 }

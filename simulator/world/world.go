@@ -37,11 +37,11 @@
 // most one of: a title or thumbnail change, the start of a title or
 // thumbnail A/B test, or a members-only switch, at rates per hour that fall
 // with the video's age (findRates): a video has about 7 events in its
-// first week, its video_published included. An A/B
-// test event lists 2 to 4 variants, the current one first; the shown
-// variant then rotates for 2 to 7 polls without title_changed or
-// thumbnail_changed events, and the next poll concludes it with a
-// *_ab_test_concluded event naming the winner, which becomes current.
+// first week, its video_published included. An A/B test event lists 2 to 4
+// variants, the current one first; the shown variant then rotates for 2 to
+// 7 polls without title_changed or thumbnail_changed events, and the next
+// poll concludes it with a *_ab_test_concluded event naming the winner,
+// which becomes current.
 // PollAll polls everything at Now once more, besides the schedule.
 //
 // # Subscriber milestones
@@ -214,6 +214,9 @@ type World struct {
 	cursorKey [32]byte
 	seedHash  uint64
 	scratch   []byte // the event being encoded; reused
+
+	cacheBytes atomic.Int64 // bytes of cached VideoEntry documents
+	noCache    bool         // tests compare cached entries with fresh ones
 }
 
 // New builds a world: seeded channels and videos, and History back-filled by

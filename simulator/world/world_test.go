@@ -696,3 +696,43 @@ func (w *World) videoIDAt(i int) string {
 	defer w.mu.RUnlock()
 	return w.videos[i%len(w.videos)].ID
 }
+
+// TestCachedEntriesMatchFreshOnes moves the clock in uneven steps, so that
+// entries are served from the cache while samples leave the window and the
+// hourly part, videos lock, and polls change them, and compares every
+// answer with one encoded afresh.
+func TestCachedEntriesMatchFreshOnes(t *testing.T) {
+	w := newWorld(t, Config{Seed: 31, Channels: 3, History: 35 * 24 * time.Hour, EdgeRate: 0.2})
+	accounts := []Account{w.CreateAccount(Pro), w.CreateAccount(Free)}
+	steps := []time.Duration{time.Millisecond, 7 * time.Minute, time.Hour, 13 * time.Hour, 47 * time.Hour, 5 * 24 * time.Hour}
+	hits := 0
+	for i := range 60 {
+		for _, a := range accounts {
+			var ids []string
+			for _, v := range w.videos {
+				ids = append(ids, v.ID)
+			}
+			for chunk := range slices.Chunk(ids, schemas.MaxVideoIDs) {
+				for _, id := range chunk {
+					if c := w.videos[w.videoByID[id]].cache.Load(); c != nil && c.plan == a.Plan && c.until >= w.now.Load() {
+						hits++
+					}
+				}
+				cached, err := w.Videos(a.ID, chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.noCache = true
+				fresh, _ := w.Videos(a.ID, chunk)
+				w.noCache = false
+				if !bytes.Equal(cached, fresh) {
+					t.Fatalf("step %d, %s: a cached answer differs from a fresh one at %v", i, a.ID, w.Now())
+				}
+			}
+		}
+		w.AdvanceTo(w.Now().Add(steps[i%len(steps)]))
+	}
+	if hits == 0 {
+		t.Error("no answer came from the cache")
+	}
+}
