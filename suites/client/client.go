@@ -145,12 +145,18 @@ type Client struct {
 	// Log receives the "waiting N s for the rate limit" lines; nil discards them.
 	Log io.Writer
 
-	mu     sync.Mutex
-	total  int
-	spec   int
-	script strings.Builder
+	mu      sync.Mutex
+	total   int
+	current tally             // the current spec's
+	scopes  map[string]*tally // work done ahead of time, by scope
 	uses   map[string][]time.Time // Authorization value → send times, wall clock
 	cache  map[string]*cacheEntry
+}
+
+// tally counts and records the requests of one spec or scope.
+type tally struct {
+	n      int
+	script strings.Builder
 }
 
 type cacheEntry struct {
@@ -204,16 +210,16 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	}
 	hreq.Header.Set("Accept", "application/json")
 	start := time.Now()
-	c.note(req.Auth, start)
+	c.note(ctx, req.Auth, start)
 	hresp, err := c.httpClient().Do(hreq)
 	if err != nil {
-		c.record(req, nil, time.Since(start), err)
+		c.record(ctx, req, nil, time.Since(start), err)
 		return nil, fmt.Errorf("client: %s: %w", req, err)
 	}
 	defer hresp.Body.Close()
 	raw, err := io.ReadAll(hresp.Body)
 	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Body: raw, Attempts: 1}
-	c.record(req, resp, time.Since(start), err)
+	c.record(ctx, req, resp, time.Since(start), err)
 	if err != nil {
 		return nil, fmt.Errorf("client: %s: reading the body: %w", req, err)
 	}
@@ -249,10 +255,10 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			wait, reason = schemas.RateWindow, err.Error()
 		}
 		if wait > maxWait {
-			c.logf("not waiting %s for the rate limit on %s (%s): more than the %s allowed\n", wait, req, reason, maxWait)
+			c.logf(ctx, "not waiting %s for the rate limit on %s (%s): more than the %s allowed\n", wait, req, reason, maxWait)
 			return resp, nil
 		}
-		c.logf("waiting %s for the rate limit on %s (%s)%s\n", Seconds(wait), req, reason, Note(c.clock()))
+		c.logf(ctx, "waiting %s for the rate limit on %s (%s)%s\n", Seconds(wait), req, reason, Note(c.clock()))
 		if err := c.clock().Wait(ctx, wait); err != nil {
 			return nil, fmt.Errorf("client: waiting for the rate limit: %w", err)
 		}
@@ -264,10 +270,10 @@ func Seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-func (c *Client) logf(format string, args ...any) {
+func (c *Client) logf(ctx context.Context, format string, args ...any) {
 	line := c.redact(fmt.Sprintf(format, args...))
 	c.mu.Lock()
-	c.script.WriteString("# " + line)
+	c.recorder(ctx).script.WriteString("# " + line)
 	c.mu.Unlock()
 	if c.Log != nil {
 		io.WriteString(c.Log, line)
@@ -307,17 +313,17 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 	reused := &Response{Request: e.resp.Request, Status: e.resp.Status, Header: e.resp.Header,
 		Body: e.resp.Body, Attempts: e.resp.Attempts, Reused: true}
 	c.mu.Lock()
-	c.script.WriteString(block(req, reused, 0, nil))
+	c.recorder(ctx).script.WriteString(block(req, reused, 0, nil))
 	c.mu.Unlock()
 	return reused, nil
 }
 
 // note counts one request and remembers when its key was used.
-func (c *Client) note(auth string, at time.Time) {
+func (c *Client) note(ctx context.Context, auth string, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total++
-	c.spec++
+	c.recorder(ctx).n++
 	if auth == "" {
 		return
 	}
@@ -359,20 +365,62 @@ func (c *Client) Total() int {
 func (c *Client) Take() (int, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, s := c.spec, c.script.String()
-	c.spec = 0
-	c.script.Reset()
+	n, s := c.current.n, c.current.script.String()
+	c.current = tally{}
 	return n, c.redact(s)
 }
 
 // headersOfInterest are the response headers worth a line in a transcript.
 var headersOfInterest = []string{"Content-Type", "Retry-After", "Date", "Location", "WWW-Authenticate"}
 
-func (c *Client) record(req Request, resp *Response, took time.Duration, err error) {
+func (c *Client) record(ctx context.Context, req Request, resp *Response, took time.Duration, err error) {
 	s := block(req, resp, took, err)
 	c.mu.Lock()
-	c.script.WriteString(s)
+	c.recorder(ctx).script.WriteString(s)
 	c.mu.Unlock()
+}
+
+// recorder is where a request made with ctx is counted: the current spec,
+// or the scope of work done ahead of time (see WithScope). Call with c.mu held.
+func (c *Client) recorder(ctx context.Context) *tally {
+	name, _ := ctx.Value(scopeKey{}).(string)
+	if name == "" {
+		return &c.current
+	}
+	if c.scopes == nil {
+		c.scopes = map[string]*tally{}
+	}
+	t := c.scopes[name]
+	if t == nil {
+		t = &tally{}
+		c.scopes[name] = t
+	}
+	return t
+}
+
+type scopeKey struct{}
+
+// WithScope marks requests made with the returned context as work done
+// ahead of time under a name (such as a feed walk fetched while the suite
+// waits for a rate window): they are counted and recorded apart, and go to
+// the spec that first uses them, by Claim.
+func WithScope(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, scopeKey{}, name)
+}
+
+// Claim moves the requests and transcript of a scope to the current spec.
+func (c *Client) Claim(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.scopes[name]
+	if t == nil {
+		return
+	}
+	delete(c.scopes, name)
+	c.current.n += t.n
+	if t.script.Len() > 0 {
+		fmt.Fprintf(&c.current.script, "# %s: fetched ahead of time, while the suite waited for a rate window\n%s", name, t.script.String())
+	}
 }
 
 // block is one exchange of a transcript: what was sent, what came back.

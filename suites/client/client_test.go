@@ -226,3 +226,25 @@ func TestRecentUses(t *testing.T) {
 		t.Errorf("after Forget: %d", n)
 	}
 }
+
+func TestScopesAreClaimedByTheSpecThatUsesThem(t *testing.T) {
+	srv, _ := throttling(0, "")
+	defer srv.Close()
+	c := &client.Client{BaseURL: srv.URL}
+	ahead := client.WithScope(context.Background(), "walk")
+	c.Send(ahead, client.Get("/api/public-feed", map[string][]string{"cursor": {"a"}}, ""))
+	c.Send(ahead, client.Get("/api/public-feed", map[string][]string{"cursor": {"b"}}, ""))
+	c.Send(context.Background(), client.Get("/api/public/health", nil, ""))
+	if n, script := c.Take(); n != 1 || strings.Contains(script, "cursor") {
+		t.Errorf("the current spec got the scope's requests: %d\n%s", n, script)
+	}
+	c.Claim("walk")
+	c.Claim("walk") // a second claim finds nothing
+	n, script := c.Take()
+	if n != 2 || !strings.Contains(script, "cursor=a") || !strings.Contains(script, "ahead of time") {
+		t.Errorf("claimed %d requests:\n%s", n, script)
+	}
+	if c.Total() != 3 {
+		t.Errorf("total %d", c.Total())
+	}
+}
