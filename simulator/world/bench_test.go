@@ -103,7 +103,9 @@ func BenchmarkFeedPage(b *testing.B) {
 }
 
 // BenchmarkVideos asks for 20 videos of a default world, spread over its
-// videos (fresh uploads and old catalog ones alike).
+// videos (fresh uploads and old catalog ones alike): answered from the
+// entry cache (the clock does not move), into a new or a reused buffer, and
+// encoded afresh.
 func BenchmarkVideos(b *testing.B) {
 	w, err := New(Config{Seed: 1})
 	if err != nil {
@@ -114,16 +116,28 @@ func BenchmarkVideos(b *testing.B) {
 	for i := range schemas.MaxVideoIDs {
 		ids = append(ids, w.videos[i*len(w.videos)/schemas.MaxVideoIDs].ID)
 	}
-	raw, err := w.Videos(a.ID, ids)
-	if err != nil {
-		b.Fatal(err)
+	for _, bc := range []struct {
+		name            string
+		noCache, reused bool
+	}{{"cached", false, false}, {"cached/reused-buffer", false, true}, {"uncached", true, false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			w.noCache = bc.noCache
+			buf, err := w.Videos(a.ID, ids)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				if !bc.reused {
+					buf = nil
+				}
+				if buf, err = w.AppendVideos(buf[:0], a.ID, ids); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		if _, err := w.Videos(a.ID, ids); err != nil {
-			b.Fatal(err)
-		}
-	}
+	w.noCache = false
 }
 
 // BenchmarkAdvanceToIdle is the cost of AdvanceTo on a request when no poll
