@@ -147,10 +147,10 @@ type Client struct {
 
 	mu      sync.Mutex
 	total   int
-	current tally             // the current spec's
-	scopes  map[string]*tally // work done ahead of time, by scope
-	uses   map[string][]time.Time // Authorization value → send times, wall clock
-	cache  map[string]*cacheEntry
+	current tally                  // the current spec's
+	scopes  map[string]*tally      // work done ahead of time, by scope
+	uses    map[string][]time.Time // Authorization value → send times, wall clock
+	cache   map[string]*cacheEntry
 }
 
 // tally counts and records the requests of one spec or scope.
