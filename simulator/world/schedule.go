@@ -86,6 +86,9 @@ func (w *World) runUntil(t int64) int {
 				return n
 			}
 			s.pos++
+			if ahead := s.pos + touchAhead; ahead < len(s.ring[i]) {
+				w.touch(uint32(s.ring[i][ahead]))
+			}
 			n += w.pollScheduled(uint32(k), at)
 		}
 		s.ring[i] = s.ring[i][:0]
@@ -122,4 +125,14 @@ func firstTick(t int64, offset uint32) int64 {
 		k++
 	}
 	return k
+}
+
+// touchAhead is how many polls ahead runUntil reads an entity's state, so
+// that its cache miss overlaps the polls in between.
+const touchAhead = 4
+
+func (w *World) touch(entity uint32) {
+	if entity&channelBit == 0 {
+		w.touched += w.videos[entity].Polls
+	}
 }

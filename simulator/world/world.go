@@ -214,6 +214,7 @@ type World struct {
 	cursorKey [32]byte
 	seedHash  uint64
 	scratch   []byte // the event being encoded; reused
+	touched   uint32 // a sink for runUntil's reads ahead
 
 	cacheBytes atomic.Int64 // bytes of cached VideoEntry documents
 	noCache    bool         // tests compare cached entries with fresh ones
