@@ -58,6 +58,7 @@ var breakers = []breaker{
 
 	{"accept-missing-key", "AUTH-MISSING", "a request without a key is served (an empty feed page; every video id missing) instead of 401", keyed, acceptKey(errAuthMissing.code)},
 	{"accept-malformed-key", "AUTH-MALFORMED", "a malformed key (empty token, other scheme, no prefix) is served instead of 401", keyed, acceptKey(errAuthMalformed.code)},
+	{"ignore-auth-scheme", "AUTH-MALFORMED", "a valid key is accepted under any scheme (Token, Basic...), not only Bearer", keyed, ignoreAuthScheme},
 	{"accept-unknown-key", "AUTH-UNKNOWN", "a well-formed key of no account is served instead of 401", keyed, acceptKey(errAuthUnknown.code)},
 	{"accept-revoked-key", "AUTH-REVOKED", "a revoked key is served instead of 401", keyed, acceptKey(errAuthRevoked.code)},
 	{"reject-valid-key", "AUTH-VALID", "tracked videos answers a valid Pro key with 401 (the feed still accepts it)", videosOnly, rejectValidKey},
@@ -65,6 +66,7 @@ var breakers = []breaker{
 
 	{"feed-page-no-next-cursor", "FEED-PAGE-SCHEMA", "the last feed page omits nextCursor instead of sending null", feedOnly, editOK(omitNullCursor)},
 	{"oldest-first", "FEED-ORDER", "each feed page lists its events oldest first", feedOnly, editOK(reversePage)},
+	{"events-out-of-order", "FEED-ORDER", "title_changed events carry a createdAt 6 h later than their place in the feed: the sequence is the same at every page size, but not newest first", keyed, editOK(eventEdit(titleChangeLater))},
 	{"default-page-size-49", "FEED-PAGE-DEFAULT", fmt.Sprintf("without limit a page holds %d events instead of %d", schemas.DefaultPageSize-1, schemas.DefaultPageSize), feedOnly, defaultPageSize(schemas.DefaultPageSize - 1)},
 	{"default-page-size-max", "FEED-PAGE-DEFAULT", fmt.Sprintf("without limit a page holds %d events instead of %d", schemas.MaxPageSize, schemas.DefaultPageSize), feedOnly, defaultPageSize(schemas.MaxPageSize)},
 	{"limit-ignored", "FEED-LIMIT", fmt.Sprintf("a limit of 1..%d is ignored: pages hold the default %d", schemas.MaxPageSize, schemas.DefaultPageSize), feedOnly, limitIgnored},
@@ -76,10 +78,12 @@ var breakers = []breaker{
 	{"cursor-null-early", "FEED-CURSOR-WALK", "the first page reached through a cursor has a null nextCursor although older events exist", feedOnly, editOK(cursorNullEarly)},
 	{"cursor-end-late", "FEED-CURSOR-END", "the last page has a nextCursor, which leads to an empty page", feedOnly, cursorEndLate},
 	{"cursor-cycles", "FEED-CURSOR-END", "the last page's nextCursor is the cursor that reached it: the walk never ends", feedOnly, editOK(cursorCycles)},
+	{"cursor-empty-at-end", "FEED-CURSOR-END", `the last page's nextCursor is "" instead of null`, feedOnly, editOK(emptyCursorAtEnd)},
 	{"bad-limit-500", "FEED-BAD-PARAM", "an invalid limit or cursor gets 500 instead of 400", feedOnly, badParam500},
 	{"bad-param-no-details", "FEED-BAD-PARAM", "the feed's 400 has no details naming the invalid parameter", feedOnly, badParamNoDetails},
 
 	{"missing-field", "EVENT-SCHEMA", "title_changed events lack oldTitle", keyed, editOK(eventEdit(dropOldTitle))},
+	{"entry-event-missing-field", "EVENT-SCHEMA", "title_changed events inside VideoEntries lack oldTitle (the feed is right)", videosOnly, editOK(eventEdit(dropOldTitle))},
 	{"field-wrong-type", "EVENT-SCHEMA", `members_only_changed events carry isMembersOnly as a string ("true")`, keyed, editOK(eventEdit(membersOnlyString))},
 	{"unknown-event-type", "EVENT-TYPES", "members_only_changed events come with the type members_only_toggled", keyed, editOK(eventEdit(renameMembersOnly))},
 	{"video-on-channel-event", "EVENT-CHANNEL-NO-VIDEO", "channel-level events carry a video object", keyed, editOK(videoOnChannelEvents)},
@@ -87,18 +91,22 @@ var breakers = []breaker{
 	{"timestamps-in-seconds", "TIMESTAMP-EPOCH-MS", "createdAt, publishedAt and firstSeenAt are epoch seconds", keyed, editOK(scaleTimestamps(func(ms int64) int64 { return ms / 1000 }))},
 	{"timestamps-in-microseconds", "TIMESTAMP-EPOCH-MS", "createdAt, publishedAt and firstSeenAt are epoch microseconds", keyed, editOK(scaleTimestamps(func(ms int64) int64 { return ms * 1000 }))},
 	{"timestamps-as-iso", "TIMESTAMP-EPOCH-MS", "publishedAt is an ISO 8601 string", keyed, editOK(publishedISO)},
+	{"first-seen-in-seconds", "TIMESTAMP-EPOCH-MS", "VideoEntry.firstSeenAt is epoch seconds (everything else is right)", videosOnly, editOK(scaleKeys([]string{"firstSeenAt"}, func(ms int64) int64 { return ms / 1000 }))},
 	{"count-omitted", "COUNT-NONNEG-OR-NULL", "commentCount is left out of video_published events and VideoSummaries instead of being null or a number", keyed, editOK(statsEdit(func(v map[string]any) { delete(v, "commentCount") }))},
 	{"count-negative", "COUNT-NONNEG-OR-NULL", "likeCount is -1 in video_published events and VideoSummaries", keyed, editOK(statsEdit(func(v map[string]any) { v["likeCount"] = json.Number("-1") }))},
+	{"sample-count-negative", "COUNT-NONNEG-OR-NULL", "viewCount is -1 in the statSamples of VideoEntries (the feed is right)", videosOnly, editOK(entryEdit(negativeSampleViews))},
 	{"uri-not-uri", "URI-FORMAT", "ChannelRef.thumbnailUrl is a phrase, not a URI", keyed, editOK(channelThumbnailNotURI)},
 	{"duplicate-event-id", "EVENT-ID-UNIQUE", "title_changed events of one video share one id", keyed, editOK(eventEdit(sharedTitleChangeID))},
 
 	{"accept-empty-ids", "VIDEOS-IDS-MIN", "an empty videoIds is answered 200 instead of 400", videosOnly, acceptEmptyIDs},
-	{"reject-max-ids", "VIDEOS-IDS-MAX", fmt.Sprintf("%d ids are rejected with 400", schemas.MaxVideoIDs), videosOnly, rejectMaxIDs},
+	{"reject-single-id", "VIDEOS-IDS-MIN", "a request with 1 id is rejected with 400", videosOnly, rejectCount(schemas.MinVideoIDs)},
+	{"reject-max-ids", "VIDEOS-IDS-MAX", fmt.Sprintf("%d ids are rejected with 400", schemas.MaxVideoIDs), videosOnly, rejectCount(schemas.MaxVideoIDs)},
 	{"accept-too-many-ids", "VIDEOS-IDS-MAX", fmt.Sprintf("%d ids are accepted (the last one listed as missing)", schemas.MaxVideoIDs+1), videosOnly, acceptTooManyIDs},
 	{"reject-longest-id", "VIDEOS-ID-LEN", fmt.Sprintf("an id of %d characters is rejected with 400", schemas.MaxVideoIDLen), videosOnly, rejectLongestID},
 	{"accept-too-long-id", "VIDEOS-ID-LEN", fmt.Sprintf("an id of %d characters is accepted (listed as missing)", schemas.MaxVideoIDLen+1), videosOnly, lenientIDs(func(id string) bool { return utf8.RuneCountInString(id) == schemas.MaxVideoIDLen+1 })},
 	{"accept-empty-id", "VIDEOS-ID-LEN", "an empty id is accepted (listed as missing)", videosOnly, lenientIDs(func(id string) bool { return id == "" })},
 	{"bad-body-200", "VIDEOS-BAD-BODY", "a body that is not JSON, not an object, or without an array of string videoIds is answered 200 with empty lists", videosOnly, badBody200},
+	{"number-ids-accepted", "VIDEOS-BAD-BODY", "ids that are JSON numbers are read as strings instead of giving 400", videosOnly, numberIDsAccepted},
 	{"entry-schema-broken", "VIDEOS-ENTRY-SCHEMA", "VideoEntries have historyWindowDays 0", videosOnly, editOK(entryEdit(func(e map[string]any) { e["historyWindowDays"] = json.Number("0") }))},
 	{"videos-not-served", "VIDEOS-SERVED", "every requested video is listed as missing, also those of tracked channels", videosOnly, editOK(notServed)},
 	{"missing-invented", "VIDEOS-MISSING", "ids of no video come back as invented VideoEntries", videosOnly, editOK(inventEntries)},
@@ -107,6 +115,7 @@ var breakers = []breaker{
 	{"unrequested-id-listed", "VIDEOS-PARTITION", "missingVideoIds also lists an id that was not requested", videosOnly, unrequestedMissing},
 
 	{"no-rate-limit", "RATE-LIMIT-429", "a request over the limit that repeats an earlier one is answered 200 (the earlier answer) instead of 429", feedOnly, noRateLimit},
+	{"rate-limit-21", "RATE-LIMIT-429", fmt.Sprintf("the first request over the limit still passes (answered like the one before): %d requests a minute pass", schemas.FeedRequestsPerMinute+1), feedOnly, rateLimitOneMore},
 	{"rate-limit-503", "RATE-LIMIT-429", "a request over the limit gets 503 (with Retry-After and an ErrorBody) instead of 429", feedOnly, editStatus(http.StatusTooManyRequests, rateLimit503)},
 	{"rate-limit-19", "RATE-ALLOWS-20", fmt.Sprintf("the %dth feed request of a fresh window gets 429", schemas.FeedRequestsPerMinute), feedOnly, rateLimitOneLess},
 	{"retry-after-missing", "RATE-RETRY-AFTER", "429 answers carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.header.Del("Retry-After") })},
@@ -115,7 +124,9 @@ var breakers = []breaker{
 
 	{"error-not-errorbody", "ERROR-BODY", `401 answers have the body {"code":401,"reason":"unauthorized"} (JSON, but no error and message)`, keyed, editStatus(http.StatusUnauthorized, notErrorBody)},
 	{"error-body-missing-message", "ERROR-BODY", "403 answers have an ErrorBody without message", videosOnly, editStatus(http.StatusForbidden, dropMessage)},
+	{"rate-limit-no-errorbody", "ERROR-BODY", `429 answers have the body {"code":429,"reason":"too many requests"}`, keyed, editStatus(http.StatusTooManyRequests, notErrorBody)},
 	{"wrong-content-type", "CONTENT-TYPE-JSON", "feed pages are sent as text/plain", feedOnly, contentType(func(status int) bool { return status == http.StatusOK }, "text/plain; charset=utf-8")},
+	{"videos-content-type", "CONTENT-TYPE-JSON", "tracked-videos answers with 200 are sent as text/plain", videosOnly, contentType(func(status int) bool { return status == http.StatusOK }, "text/plain; charset=utf-8")},
 	{"error-content-type", "CONTENT-TYPE-JSON", "401 answers are sent as text/html", keyed, contentType(func(status int) bool { return status == http.StatusUnauthorized }, "text/html; charset=utf-8")},
 }
 
@@ -454,6 +465,21 @@ func noProGate(op string, next http.Handler) http.Handler {
 	})
 }
 
+// ignoreAuthScheme retries a request refused for its scheme as Bearer.
+func ignoreAuthScheme(_ string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw := bufferBody(r)
+		a := serve(next, r)
+		scheme, token, found := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if a.status == http.StatusUnauthorized && found && !strings.EqualFold(scheme, "Bearer") {
+			r2 := withBody(r, raw)
+			r2.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+			a = serve(next, r2)
+		}
+		a.send(w)
+	})
+}
+
 // ---------------------------------------------------------------- feed pages
 
 func omitNullCursor(_ *http.Request, doc any) bool {
@@ -688,6 +714,15 @@ func cursorNullEarly(r *http.Request, doc any) bool {
 	return true
 }
 
+func emptyCursorAtEnd(_ *http.Request, doc any) bool {
+	obj, _ := doc.(map[string]any)
+	if next, present := obj["nextCursor"]; !present || next != nil {
+		return false
+	}
+	obj["nextCursor"] = ""
+	return true
+}
+
 func cursorCycles(r *http.Request, doc any) bool {
 	obj, _ := doc.(map[string]any)
 	cursor := r.URL.Query().Get("cursor")
@@ -774,6 +809,18 @@ func eventEdit(edit func(ev map[string]any) bool) func(*http.Request, any) bool 
 	}
 }
 
+// titleChangeLater moves title_changed events 6 hours later than their
+// place in the feed.
+func titleChangeLater(ev map[string]any) bool {
+	n, ok := ev["createdAt"].(json.Number)
+	ms, err := n.Int64()
+	if ev["type"] != schemas.TypeTitleChanged || !ok || err != nil {
+		return false
+	}
+	ev["createdAt"] = json.Number(strconv.FormatInt(ms+(6*time.Hour).Milliseconds(), 10))
+	return true
+}
+
 func dropOldTitle(ev map[string]any) bool {
 	if ev["type"] != schemas.TypeTitleChanged {
 		return false
@@ -850,11 +897,16 @@ func eachValue(doc any, fn func(obj map[string]any, key string)) {
 var timestampKeys = []string{"createdAt", "publishedAt", "firstSeenAt"}
 
 func scaleTimestamps(scale func(ms int64) int64) func(*http.Request, any) bool {
+	return scaleKeys(timestampKeys, scale)
+}
+
+// scaleKeys rescales the integers of the members named keys.
+func scaleKeys(keys []string, scale func(ms int64) int64) func(*http.Request, any) bool {
 	return func(_ *http.Request, doc any) bool {
 		changed := false
 		eachValue(doc, func(obj map[string]any, key string) {
 			n, ok := obj[key].(json.Number)
-			if !ok || !slices.Contains(timestampKeys, key) {
+			if !ok || !slices.Contains(keys, key) {
 				return
 			}
 			if ms, err := n.Int64(); err == nil {
@@ -965,6 +1017,15 @@ func entryEdit(edit func(entry map[string]any)) func(*http.Request, any) bool {
 	}
 }
 
+func negativeSampleViews(entry map[string]any) {
+	samples, _ := entry["statSamples"].([]any)
+	for _, sm := range samples {
+		if sample, ok := sm.(map[string]any); ok {
+			sample["viewCount"] = json.Number("-1")
+		}
+	}
+}
+
 // requestedIDs reads videoIds from a body, if it is an array of strings.
 func requestedIDs(raw []byte) ([]string, bool) {
 	var body struct {
@@ -987,14 +1048,47 @@ func acceptEmptyIDs(_ string, next http.Handler) http.Handler {
 	})
 }
 
-func rejectMaxIDs(_ string, next http.Handler) http.Handler {
+// rejectCount answers a request of exactly n ids with 400.
+func rejectCount(n int) func(string, http.Handler) http.Handler {
+	return func(_ string, next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			raw := bufferBody(r)
+			a := serve(next, r)
+			if ids, ok := requestedIDs(raw); ok && len(ids) == n && a.status == http.StatusOK {
+				lo, hi := schemas.MinVideoIDs, schemas.MaxVideoIDs
+				if n == lo {
+					lo++
+				} else {
+					hi--
+				}
+				a.setError(http.StatusBadRequest, codeInvalidBody, fmt.Sprintf("videoIds must hold %d to %d items", lo, hi), nil)
+			}
+			a.send(w)
+		})
+	}
+}
+
+// numberIDsAccepted reads ids that are JSON numbers as their digits.
+func numberIDsAccepted(_ string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw := bufferBody(r)
-		a := serve(next, r)
-		if ids, ok := requestedIDs(raw); ok && len(ids) == schemas.MaxVideoIDs && a.status == http.StatusOK {
-			a.setError(http.StatusBadRequest, codeInvalidBody, fmt.Sprintf("videoIds must hold %d to %d items", schemas.MinVideoIDs, schemas.MaxVideoIDs-1), nil)
+		doc, ok := decodeDoc(raw)
+		obj, isObj := doc.(map[string]any)
+		list, isList := obj["videoIds"].([]any)
+		if !ok || !isObj || !isList {
+			next.ServeHTTP(w, r)
+			return
 		}
-		a.send(w)
+		coerced := false
+		for i, v := range list {
+			if n, isNum := v.(json.Number); isNum {
+				list[i], coerced = n.String(), true
+			}
+		}
+		if coerced {
+			r = withBody(r, encodeDoc(obj))
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -1289,6 +1383,39 @@ func rateLimitOneLess(_ string, next http.Handler) http.Handler {
 	})
 }
 
+// rateLimitOneMore lets the first request over the limit pass, answered
+// with the last 200 of the same key and query; the next one gets the 429
+// (with a truthful Retry-After).
+func rateLimitOneMore(_ string, next http.Handler) http.Handler {
+	var (
+		mu     sync.Mutex
+		last   = map[string][]byte{}
+		passed = map[string]bool{} // the key's last answer was a 200
+	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		key := auth + "\x00" + r.URL.RawQuery
+		a := serve(next, r)
+		mu.Lock()
+		if len(last) >= maxRemembered {
+			clear(last)
+			clear(passed)
+		}
+		switch a.status {
+		case http.StatusOK:
+			last[key], passed[auth] = a.body, true
+		case http.StatusTooManyRequests:
+			if body, ok := last[key]; ok && passed[auth] {
+				a = &answer{status: http.StatusOK, header: http.Header{}, body: body}
+				a.header.Set("Content-Type", contentTypeJSON)
+			}
+			passed[auth] = false
+		}
+		mu.Unlock()
+		a.send(w)
+	})
+}
+
 // retryAfterEarly says one second less than the truth (0 for 1).
 func retryAfterEarly(a *answer) {
 	n, err := strconv.Atoi(a.header.Get("Retry-After"))
@@ -1366,7 +1493,7 @@ func bearerKey(auth string) string {
 // ---------------------------------------------------------------- error bodies
 
 func notErrorBody(a *answer) {
-	a.setJSON(a.status, map[string]any{"code": a.status, "reason": "unauthorized"})
+	a.setJSON(a.status, map[string]any{"code": a.status, "reason": strings.ToLower(http.StatusText(a.status))})
 }
 
 func dropMessage(a *answer) {

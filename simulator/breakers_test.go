@@ -142,8 +142,12 @@ func (e *faultEnv) walk(limit string, maxPages int) faultWalk {
 			ms, _ := n.Int64()
 			w.times = append(w.times, ms)
 		}
-		next, _ := obj["nextCursor"].(string)
+		next, isString := obj["nextCursor"].(string)
 		w.nexts = append(w.nexts, next)
+		if isString && next == "" {
+			w.err = `nextCursor "" (null marks the end)`
+			return w
+		}
 		if next == "" {
 			return w
 		}
@@ -481,9 +485,12 @@ var oracles = map[string]oracle{
 		return ""
 	},
 	"RATE-LIMIT-429": func(e *faultEnv) string {
-		_, throttled := e.burst()
-		if throttled == nil {
+		passed, throttled := e.burst()
+		switch {
+		case throttled == nil:
 			return "no 429"
+		case passed > schemas.FeedRequestsPerMinute:
+			return fmt.Sprintf("%d passed before the 429", passed)
 		}
 		return ""
 	},

@@ -249,10 +249,14 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 		}
 		wait, err := ParseRetryAfter(resp.Header.Get("Retry-After"), ServerTime(resp.Header, time.Now()))
 		reason := "Retry-After " + strconv.Quote(resp.Header.Get("Retry-After"))
-		if err != nil {
+		switch {
+		case err != nil:
 			// A good client still backs off when the header is missing or
 			// unreadable; the rate-limit specs judge the header itself.
 			wait, reason = schemas.RateWindow, err.Error()
+		case attempt > 1 && wait < schemas.RateWindow:
+			// Waiting what it said did not help: a whole window does.
+			wait, reason = schemas.RateWindow, reason+", which proved too short"
 		}
 		if wait > maxWait {
 			c.logf(ctx, "not waiting %s for the rate limit on %s (%s): more than the %s allowed\n", wait, req, reason, maxWait)

@@ -96,10 +96,11 @@ func TestDoHonoursRetryAfter(t *testing.T) {
 		wantWaits  []time.Duration
 	}{
 		{"no 429", 0, "3", 200, nil},
-		{"delta-seconds", 2, "3", 200, []time.Duration{3 * time.Second, 3 * time.Second}},
+		{"delta-seconds", 1, "3", 200, []time.Duration{3 * time.Second}},
 		{"missing header backs off a window", 1, "", 200, []time.Duration{time.Minute}},
 		{"garbage backs off a window", 1, "later", 200, []time.Duration{time.Minute}},
-		{"retries are bounded", 10, "1", 429, []time.Duration{time.Second, time.Second, time.Second}},
+		{"retries are bounded; a Retry-After that proved short becomes a window", 10, "1", 429, []time.Duration{time.Second, time.Minute, time.Minute}},
+		{"a lying Retry-After: 0", 2, "0", 200, []time.Duration{0, time.Minute}},
 		{"a wait beyond MaxWait is not taken", 1, "3600", 429, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
