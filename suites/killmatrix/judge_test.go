@@ -162,6 +162,13 @@ func TestMatrixRendering(t *testing.T) {
 	if !strings.Contains(text, "SURVIVED (other specs failed): allows 20 requests") || !strings.Contains(text, "kill rate: 1 of 4") {
 		t.Errorf("text:\n%s", text)
 	}
+	if strings.Contains(md, "chosen by") {
+		t.Error("a full matrix says it is a subset")
+	}
+	m.Subset = "TCM_KILLMATRIX_FAULTS"
+	if md := m.Markdown(); !strings.Contains(md, "- faults: 4, chosen by TCM_KILLMATRIX_FAULTS") {
+		t.Errorf("a subset is not said:\n%s", md)
+	}
 	m.Clean = []string{"x: failed"}
 	if md := m.Markdown(); !strings.Contains(md, "faultless run: 1 FAILURE(S)") {
 		t.Errorf("a dirty faultless run is not shown:\n%s", md)

@@ -217,6 +217,9 @@ func TestKillMatrix(t *testing.T) {
 
 	faults := selectedFaults(t)
 	m := matrix{Mode: rn.mode.String(), Started: started, Verdicts: make([]verdict, len(faults))}
+	if os.Getenv("TCM_KILLMATRIX_FAULTS") != "" {
+		m.Subset = "TCM_KILLMATRIX_FAULTS"
+	}
 	var (
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, Parallel)

@@ -102,6 +102,7 @@ func firstLine(s string) string {
 // matrix is the outcome of a kill-matrix run.
 type matrix struct {
 	Mode      string // how the faults were turned on
+	Subset    string // "" for every registered fault, else what chose them
 	Started   time.Time
 	Took      time.Duration
 	Clean     []string // failures of the faultless run (none expected)
@@ -135,6 +136,9 @@ func (m matrix) Markdown() string {
 	fmt.Fprintf(&b, "# Kill matrix of the conformance suite\n\n")
 	fmt.Fprintf(&b, "Each named fault of the simulator (simulator/breakers.go) breaks one requirement; the suite ran once per fault (%s) and once without faults.\n\n", m.Mode)
 	fmt.Fprintf(&b, "- started: %s, wall time %s\n", m.Started.UTC().Format(time.RFC3339), m.Took.Round(time.Millisecond))
+	if m.Subset != "" {
+		fmt.Fprintf(&b, "- faults: %d, chosen by %s (not every registered fault)\n", len(m.Verdicts), m.Subset)
+	}
 	if len(m.Clean) == 0 {
 		fmt.Fprintf(&b, "- faultless run: no failure (%s)\n", m.CleanTook.Round(time.Millisecond))
 	} else {
