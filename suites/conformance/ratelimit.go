@@ -166,7 +166,7 @@ func (s *suite) rateLimit() {
 			}
 		})
 
-		It("answers 429 with an ErrorBody once the limit is exceeded", Label("RATE-LIMIT-429", "ERROR-BODY"), func(ctx SpecContext) {
+		It("answers 429 with an ErrorBody once the limit is exceeded", Label("RATE-LIMIT-429", "ERROR-BODY", "CONTENT-TYPE-JSON"), func(ctx SpecContext) {
 			b := get(ctx)
 			if b.throttled == nil && b.stopped == nil {
 				Fail(s.r.red.String(fmt.Sprintf("%s: all passed, want a 429 after at most %d (rule: %d requests per minute per key)",
