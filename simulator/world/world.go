@@ -102,6 +102,18 @@
 //     (it was first seen before the window began) or the plan is not Pro;
 //   - events are all of the video's events, newest first, as in the feed.
 //
+// An encoded entry is cached per video and plan (64 MiB at most in all) and
+// served again while neither the video nor its channel changed and the
+// moving window has not cut a sample off; a test compares every cached
+// answer with a fresh one. FeedPage and Videos allocate their answer;
+// AppendFeedPage and AppendVideos append to a buffer the caller reuses,
+// which matters with a big world, where each 30 KB allocation costs more in
+// the allocator and the collector than the page costs to build.
+//
+// AdvanceTo's cost is that of the polls it runs: callers should bound how
+// far one call may move the clock (a year of a default world takes about
+// 2 s and makes 120,000 events; a world grows with its uploads).
+//
 // # Edge cases
 //
 // EdgeRate (0..1) is the probability of each edge case at its decision point:
