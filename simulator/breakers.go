@@ -219,14 +219,13 @@ func encodeDoc(v any) []byte {
 }
 
 // editOK changes the JSON body of a 200 answer in place; edit reports
-// whether it changed anything (an unchanged body is sent as it came).
+// whether it changed anything (an unchanged body is sent as it came). edit
+// may read the request's URL, not its body (next has read it).
 func editOK(edit func(r *http.Request, doc any) bool) func(string, http.Handler) http.Handler {
 	return func(_ string, next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			raw := bufferBody(r)
 			a := serve(next, r)
 			if a.status == http.StatusOK {
-				r.Body = io.NopCloser(bytes.NewReader(raw))
 				if doc, ok := decodeDoc(a.body); ok && edit(r, doc) {
 					a.body = encodeDoc(doc)
 				}
