@@ -14,8 +14,12 @@ import (
 // edge cases turned up, then asks for every video it names, and validates
 // every document against the schemas the suite judges with.
 func TestEveryDocumentValidates(t *testing.T) {
-	for _, edge := range []float64{0, 0.5} {
-		s := newServer(t, Config{Seed: 11, EdgeRate: edge, FeedLimit: -1, VideosLimit: -1, Channels: DefaultChannels, History: DefaultHistory})
+	for _, tc := range []struct {
+		edge    float64
+		history time.Duration
+	}{{0, DefaultHistory}, {0.5, 7 * 24 * time.Hour}, {1, 2 * 24 * time.Hour}} {
+		edge := tc.edge
+		s := newServer(t, Config{Seed: 11, EdgeRate: edge, FeedLimit: -1, VideosLimit: -1, Channels: DefaultChannels, History: tc.history})
 		s.Advance(12 * time.Hour)
 		key := s.Seeded().Pro
 		ids := map[string]bool{}
