@@ -247,10 +247,18 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, body)
 }
 
-// badRequest is why a videos request body was refused.
+// badRequest is why a videos request was refused. Its details always hold
+// "violations" in the shape of schemas.Violation, so a client reads every
+// 400 of the operation the same way; a header problem has the pointer ""
+// and names the header in keyword.
 type badRequest struct {
 	message string
 	details any
+}
+
+// bodyProblem is a 400 about the body as a whole (or a header).
+func bodyProblem(keyword, rule, value string) *badRequest {
+	return &badRequest{message: rule, details: map[string]any{"violations": []schemas.Violation{{Keyword: keyword, Rule: rule, Value: value}}}}
 }
 
 // readVideosRequest checks the Content-Type, reads at most MaxBodyBytes,
@@ -261,10 +269,10 @@ func readVideosRequest(r *http.Request) ([]string, *badRequest) {
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
-		return nil, &badRequest{message: "the request body could not be read"}
+		return nil, bodyProblem("body", "the request body could not be read", "")
 	}
 	if len(raw) > MaxBodyBytes {
-		return nil, &badRequest{message: fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes), details: map[string]any{"maxBytes": MaxBodyBytes}}
+		return nil, bodyProblem("maxBytes", fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes), "")
 	}
 	return parseVideosBody(raw)
 }
@@ -273,18 +281,18 @@ func readVideosRequest(r *http.Request) ([]string, *badRequest) {
 // keyword, rule, value) go into details.
 func parseVideosBody(raw []byte) ([]string, *badRequest) {
 	if !utf8.Valid(raw) {
-		return nil, &badRequest{message: "the request body is not valid UTF-8"}
+		return nil, bodyProblem("utf8", "the request body is not valid UTF-8", "")
 	}
 	doc, err := schemas.Decode(raw)
 	if err != nil {
-		return nil, &badRequest{message: "the request body is not valid JSON: " + err.Error()}
+		return nil, bodyProblem("json", "the request body is not valid JSON: "+err.Error(), excerpt(string(raw)))
 	}
 	if err := schemas.Validate(schemas.VideosRequest, doc); err != nil {
 		var se *schemas.Error
 		if errors.As(err, &se) {
 			return nil, &badRequest{message: "the request body does not match the tracked-videos request: " + violationSummary(se), details: map[string]any{"violations": se.Violations}}
 		}
-		return nil, &badRequest{message: "the request body could not be validated"}
+		return nil, bodyProblem("schema", "the request body could not be validated", "")
 	}
 	items := doc.(map[string]any)["videoIds"].([]any)
 	ids := make([]string, len(items))
@@ -311,15 +319,16 @@ func violationSummary(se *schemas.Error) string {
 // (not 415).
 func checkJSONContentType(values []string) *badRequest {
 	want := "the Content-Type header must be " + contentTypeJSON
+	got := excerpt(strings.Join(values, ", "))
 	if len(values) != 1 {
-		return &badRequest{message: want}
+		return bodyProblem("Content-Type", want, got)
 	}
 	mt, params, err := mime.ParseMediaType(values[0])
 	if err != nil || mt != contentTypeJSON {
-		return &badRequest{message: want}
+		return bodyProblem("Content-Type", want, got)
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return &badRequest{message: "the request body must be UTF-8 (charset=utf-8)"}
+		return bodyProblem("Content-Type", "the request body must be UTF-8 (charset=utf-8)", got)
 	}
 	return nil
 }

@@ -260,10 +260,16 @@ func TestVideosRequest(t *testing.T) {
 				t.Fatalf("status %d, want %d: %.300s", r.status, tc.want, r.body)
 			}
 			check(t, r, schemas.VideosResponse)
-			if tc.pointer == "" {
+			if tc.want != 400 {
 				return
 			}
 			d, _ := r.errorBody(t).Details.(map[string]any)
+			if len(asSlice(d["violations"])) == 0 {
+				t.Fatalf("a 400 without details.violations: %s", r.body)
+			}
+			if tc.pointer == "" {
+				return
+			}
 			found := false
 			for _, v := range asSlice(d["violations"]) {
 				if m, _ := v.(map[string]any); m["pointer"] == tc.pointer && m["rule"] != "" {

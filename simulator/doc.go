@@ -60,7 +60,10 @@
 // request. The body is at most MaxBodyBytes (64 KiB; more is a 400), must
 // be UTF-8 and one JSON value, and is validated with the compiled schema
 // schemas.VideosRequest, the one the suite uses; the violations (pointer,
-// keyword, rule, value) are the 400's details {"violations":[...]}.
+// keyword, rule, value) are the 400's details {"violations":[...]}. Every
+// 400 of the operation has that shape: a body that is not JSON, not UTF-8
+// or too large is one violation at pointer "" (keyword json, utf8,
+// maxBytes), a wrong Content-Type one with keyword Content-Type.
 // Unknown fields are tolerated. Duplicates, orderings inside a VideoEntry,
 // historyWindowDays and isGraphLocked: see package simulator/world.
 //
