@@ -10,7 +10,7 @@ import (
 )
 
 // bigConfig makes a world of about a million events, through Config alone.
-var bigConfig = Config{Seed: 1, Channels: 1440, History: 60 * 24 * time.Hour}
+var bigConfig = Config{Seed: 1, Channels: 1500, History: 60 * 24 * time.Hour}
 
 var big struct {
 	once sync.Once

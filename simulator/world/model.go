@@ -263,7 +263,7 @@ func (w *World) seedWorld(t0 int64) {
 	w.watchers = make([][]int32, w.cfg.Channels)
 	used := make(map[string]bool, w.cfg.Channels)
 	for i := range w.channels {
-		r := w.rngFor(kindChannel, uint64(i), 0, 0)
+		r := w.rngFor(kindWorld, uint64(i), 0, 0) // not a poll: kindWorld keeps it apart from one at time 0
 		c := &channel{
 			Offset:  uint32(r.intn(int(tickMs))),
 			Growth:  r.between(0.005, 0.03),

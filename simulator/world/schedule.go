@@ -28,7 +28,7 @@ func videoEvery(ageMs int64) int64 {
 	switch {
 	case ageMs < freshFor:
 		return 1
-	case ageMs < 3*dayMs:
+	case ageMs < 2*dayMs:
 		return hourMs / tickMs
 	case ageMs < 7*dayMs:
 		return 6 * hourMs / tickMs

@@ -21,7 +21,7 @@
 // through the quarter hour instead of happening all at once. Videos are polled
 //
 //   - every tick (15 min) while younger than 12 h,
-//   - hourly while younger than 72 h,
+//   - hourly while younger than 48 h,
 //   - every 6 h while younger than 7 days,
 //   - daily afterwards.
 //
