@@ -3,10 +3,10 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/tcmkit/tcmkit/suites/client"
 )
@@ -40,6 +40,7 @@ type walk struct {
 	Complete bool  // reached a page whose nextCursor is null
 	Bounded  bool  // stopped at the page bound with a cursor still to follow
 	Err      error // what stopped the walk early: an error answer, a cycle...
+	endErr   error // Err, when it is about where the walk ends (a cycle, an empty-string nextCursor)
 }
 
 // fetchPage sends one feed request for a cursor ("" = first page).
@@ -66,6 +67,9 @@ func walkFeed(ctx context.Context, limit string, fetch fetchPage, maxPages, maxE
 		page, err := readPage(resp, len(w.Pages))
 		if err != nil {
 			w.Err = err
+			if errors.Is(err, errEmptyCursor) {
+				w.endErr = err
+			}
 			return w
 		}
 		w.Pages = append(w.Pages, page)
@@ -77,6 +81,7 @@ func walkFeed(ctx context.Context, limit string, fetch fetchPage, maxPages, maxE
 		if first, ok := seen[page.Next]; ok {
 			w.Err = fmt.Errorf("cursor cycle: page %d (%s) returned the nextCursor that page %d returned, %q",
 				len(w.Pages), resp.Request, first+1, page.Next)
+			w.endErr = w.Err
 			return w
 		}
 		seen[page.Next] = len(w.Pages) - 1
@@ -118,7 +123,7 @@ func readPage(resp *client.Response, n int) (walkPage, error) {
 	case nil:
 	case string:
 		if next == "" {
-			return p, fmt.Errorf("page %d: %s: /nextCursor is an empty string; null marks the end", n+1, resp)
+			return p, fmt.Errorf("page %d: %s: %w", n+1, resp, errEmptyCursor)
 		}
 		p.Next = next
 	default:
@@ -126,6 +131,9 @@ func readPage(resp *client.Response, n int) (walkPage, error) {
 	}
 	return p, nil
 }
+
+// errEmptyCursor: "" is no cursor to follow, and not the null that ends a walk.
+var errEmptyCursor = errors.New(`/nextCursor is an empty string; null marks the end`)
 
 // Events lists every event of the walk, in order.
 func (w *walk) Events() []walkEvent {
@@ -206,8 +214,8 @@ func (w *walk) SizeProblems(want int) []string {
 // empty (the cursor before it should have been null).
 func (w *walk) EndProblems() []string {
 	var out []string
-	if w.Err != nil && strings.HasPrefix(w.Err.Error(), "cursor cycle") {
-		out = append(out, w.Err.Error())
+	if w.endErr != nil {
+		out = append(out, w.endErr.Error())
 	}
 	if n := len(w.Pages); n > 1 && len(w.Pages[n-1].Events) == 0 {
 		out = append(out, fmt.Sprintf("page %d (%s) is empty: page %d should have had a null nextCursor", n, w.Pages[n-1].Resp.Request, n-1))
