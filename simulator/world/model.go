@@ -3,7 +3,6 @@ package world
 import (
 	"math"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -263,14 +262,14 @@ func (w *World) seedWorld(t0 int64) {
 	w.watchers = make([][]int32, w.cfg.Channels)
 	used := make(map[string]bool, w.cfg.Channels)
 	for i := range w.channels {
-		r := w.rngFor(kindWorld, uint64(i), 0, 0) // not a poll: kindWorld keeps it apart from one at time 0
+		r := w.rngFor(kindWorld, uint64(i), 0, 0) // kindWorld: not a poll's stream
 		c := &channel{
 			Offset:  uint32(r.intn(int(tickMs))),
 			Growth:  r.between(0.005, 0.03),
 			Uploads: r.between(0.3, 2.5),
 		}
 		for {
-			c.ID = "ch_" + strings.ToLower(randomHex(&r, 12))
+			c.ID = "ch_" + randomHex(&r, 12)
 			c.PlatformID = "UC" + randomID(&r, platformChannelLen)
 			if !used[c.ID] && !used[c.PlatformID] {
 				used[c.ID], used[c.PlatformID] = true, true
@@ -318,7 +317,7 @@ func (w *World) addVideo(r *rng, ci int32, pub, at, first int64, edge float64) *
 		LikeRate:    r.between(0.01, 0.06),
 		CommentRate: r.between(0.001, 0.006),
 		SHour:       math.MinInt64,
-		// Room for a few days of hourly samples, grown rarely after.
+		// Room for about two days of hourly samples; grown rarely after.
 		Samples: make([]byte, 0, 512),
 	}
 	v.Title = videoTitle(r, edge)
