@@ -713,17 +713,17 @@ type exchange struct {
 func exchanges() []exchange {
 	pro := func(s *suite) string { return s.cfg.ProKey }
 	return []exchange{
-		{"health, 200", func(s *suite) (client.Request, string) { return s.r.health(), "" }},
-		{"feed, 200", func(s *suite) (client.Request, string) { return s.r.feed(nil, pro(s)), "" }},
-		{"tracked videos, 200", func(s *suite) (client.Request, string) {
+		{"health (200)", func(s *suite) (client.Request, string) { return s.r.health(), "" }},
+		{"the feed (200)", func(s *suite) (client.Request, string) { return s.r.feed(nil, pro(s)), "" }},
+		{"tracked videos (200)", func(s *suite) (client.Request, string) {
 			return s.r.videos([]string{inventedID(0, 24)}, pro(s)), ""
 		}},
-		{"feed without a key, 401", func(s *suite) (client.Request, string) { return client.Get(schemas.PathFeed, nil, ""), "" }},
-		{"tracked videos without a key, 401", func(s *suite) (client.Request, string) {
+		{"the feed without a key (401)", func(s *suite) (client.Request, string) { return client.Get(schemas.PathFeed, nil, ""), "" }},
+		{"tracked videos without a key (401)", func(s *suite) (client.Request, string) {
 			return client.PostJSON(schemas.PathVideos, `{"videoIds":["`+inventedID(0, 24)+`"]}`, ""), ""
 		}},
-		{"tracked videos with a bad body, 400", func(s *suite) (client.Request, string) { return s.r.videosRaw(`{}`, pro(s)), "" }},
-		{"tracked videos for a free key, 403", func(s *suite) (client.Request, string) {
+		{"tracked videos with a bad body (400)", func(s *suite) (client.Request, string) { return s.r.videosRaw(`{}`, pro(s)), "" }},
+		{"tracked videos for a free key (403)", func(s *suite) (client.Request, string) {
 			if s.cfg.FreeKey == "" {
 				return client.Request{}, "needs --free-key (or TCM_FREE_KEY)"
 			}
@@ -735,7 +735,7 @@ func exchanges() []exchange {
 func (s *suite) errorSpecs() {
 	Describe("errors and media types", Label("errors"), func() {
 		for _, ex := range exchanges() {
-			It("answers "+ex.name+" with a JSON Content-Type", Label("CONTENT-TYPE-JSON"), func(ctx SpecContext) {
+			It("sends a JSON Content-Type with "+ex.name, Label("CONTENT-TYPE-JSON"), func(ctx SpecContext) {
 				req, skip := ex.req(s)
 				if skip != "" {
 					Skip(skip)
@@ -744,10 +744,10 @@ func (s *suite) errorSpecs() {
 			})
 		}
 		for _, ex := range exchanges() {
-			if strings.HasSuffix(ex.name, "200") {
+			if strings.HasSuffix(ex.name, "(200)") {
 				continue
 			}
-			It("answers "+ex.name+" with an ErrorBody that has a non-empty error and message", Label("ERROR-BODY"), func(ctx SpecContext) {
+			It("sends an ErrorBody with a non-empty error and message with "+ex.name, Label("ERROR-BODY"), func(ctx SpecContext) {
 				req, skip := ex.req(s)
 				if skip != "" {
 					Skip(skip)

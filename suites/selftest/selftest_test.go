@@ -17,7 +17,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,13 +163,18 @@ func rewrite(h http.Handler, edit func(r *http.Request, rec *httptest.ResponseRe
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		edit(r, rec)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.Header().Del("Content-Length")
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
+		forward(w, rec)
 	})
+}
+
+// forward sends a recorded response.
+func forward(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
 }
 
 // editJSON decodes a recorded JSON body, lets f change it, and encodes it.
@@ -266,6 +270,10 @@ func breakages() []breakage {
 					q.Set("limit", strconv.Itoa(schemas.MaxPageSize))
 					r.URL.RawQuery = q.Encode()
 					h.ServeHTTP(first, r)
+					if first.Code != http.StatusOK {
+						forward(w, first)
+						return
+					}
 					doc, _ := schemas.Decode(first.Body.Bytes())
 					if next, ok := doc.(map[string]any)["nextCursor"].(string); ok {
 						q.Set("limit", "1")
@@ -274,6 +282,10 @@ func breakages() []breakage {
 						r2.URL.RawQuery = q.Encode()
 						second := httptest.NewRecorder()
 						h.ServeHTTP(second, r2)
+						if second.Code != http.StatusOK { // such as a 429: the client will retry
+							forward(w, second)
+							return
+						}
 						doc2, _ := schemas.Decode(second.Body.Bytes())
 						obj := doc.(map[string]any)
 						obj["events"] = append(events(doc), events(doc2)...)
@@ -350,7 +362,7 @@ func breakages() []breakage {
 					}
 				})
 			}},
-		{name: "answers 401 without an ErrorBody", label: "ERROR-BODY", text: "with an ErrorBody that has a non-empty error and message",
+		{name: "answers 401 without an ErrorBody", label: "ERROR-BODY", text: "sends an ErrorBody with a non-empty error and message",
 			wrap: func(h http.Handler, _ *bundled.Keys) http.Handler {
 				return rewrite(h, func(_ *http.Request, rec *httptest.ResponseRecorder) {
 					if rec.Code == http.StatusUnauthorized {
@@ -464,5 +476,3 @@ func tail(s string, n int) string {
 	}
 	return s[len(s)-n:]
 }
-
-var _ = url.Values{}
