@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,5 +191,92 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		if strings.Contains(stderr.String(), k) {
 			t.Error("a key appears whole in the log")
 		}
+	}
+}
+
+// signalWriter closes seen once a line containing want was written.
+type signalWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+// TestShutdownFinishesInFlightRequests holds a tracked-videos request in
+// the middle of its body (Expect: 100-continue tells when the handler reads
+// it), stops the server as SIGTERM does, then sends the rest: the request
+// is answered and run returns 0.
+func TestShutdownFinishesInFlightRequests(t *testing.T) {
+	infoPath := filepath.Join(t.TempDir(), "info.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	logs := &signalWriter{want: "shutting down", seen: make(chan struct{})}
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", infoPath}, env(), pw, logs)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "revoked key") {
+	}
+	go io.Copy(io.Discard, pr)
+	raw, err := os.ReadFile(infoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info map[string]string
+	if err := json.Unmarshal(raw, &info); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(info["url"], "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"videoIds":["a"]}`
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n",
+		schemas.PathVideos, host, info["proKey"], len(body))
+	br := bufio.NewReader(conn)
+	line, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("want 100 Continue, got %q %v", line, err)
+	}
+	br.ReadString('\n') // the empty line after it
+
+	cancel()
+	<-logs.seen
+	// The listener closes when Shutdown starts; then the body goes out.
+	for {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			break
+		}
+		c.Close()
+	}
+	io.WriteString(conn, body)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("the in-flight request was not answered: %v", err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("in-flight request: %d %s", resp.StatusCode, got)
+	}
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d", c)
 	}
 }
