@@ -9,6 +9,11 @@
 // it needs and moves the simulator's clock instead of sleeping. Specs
 // labelled strict (the simulator's own choices where the spec is silent)
 // run only when the label filter names strict.
+//
+// -p shares one bundled simulator between the processes. Against another
+// target, run without -p: the rate-limit specs count what the suite itself
+// sent on a key in the last minute, and other processes' requests would
+// escape that count.
 package suites_test
 
 import (
