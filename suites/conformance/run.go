@@ -27,8 +27,8 @@ type run struct {
 	// registered: a body that echoes a key cannot leak through a message.
 	g gomega.Gomega
 
-	mu        sync.Mutex
-	walks     map[string]*walk
+	mu        sync.Mutex // guards walks and preflight
+	walks     map[string]*walkEntry
 	preflight *error
 }
 
@@ -50,7 +50,7 @@ func (c *Config) state() *run {
 	if c.Clock == nil && c.ControlClock {
 		c.Clock = client.ControlClock{Base: c.Target, HTTP: c.HTTP}
 	}
-	r := &run{cfg: c, red: red, walks: map[string]*walk{}}
+	r := &run{cfg: c, red: red, walks: map[string]*walkEntry{}}
 	r.c = &client.Client{
 		BaseURL: c.Target,
 		HTTP:    c.HTTP,
@@ -157,10 +157,24 @@ func walkScope(limit string) string { return "feed walk limit=" + limit }
 
 func (r *run) walkOnce(ctx context.Context, limit string) *walk {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if w, ok := r.walks[limit]; ok {
-		return w
+	e, ok := r.walks[limit]
+	if !ok {
+		e = &walkEntry{}
+		r.walks[limit] = e
 	}
+	r.mu.Unlock()
+	// Only a spec that needs this walk waits for it, not every spec.
+	e.once.Do(func() { e.w = r.makeWalk(ctx, limit) })
+	return e.w
+}
+
+// walkEntry is one lazily made walk.
+type walkEntry struct {
+	once sync.Once
+	w    *walk
+}
+
+func (r *run) makeWalk(ctx context.Context, limit string) *walk {
 	fetch := func(ctx context.Context, cursor string) (*client.Response, error) {
 		q := url.Values{}
 		if limit != "" {
@@ -177,7 +191,6 @@ func (r *run) walkOnce(ctx context.Context, limit string) *walk {
 	} else {
 		w = walkFeed(ctx, limit, fetch, r.cfg.MaxPages, 0)
 	}
-	r.walks[limit] = w
 	return w
 }
 
