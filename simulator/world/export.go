@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -154,6 +155,12 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		}
 		chanBy[c.ID] = int32(i)
 		c.encodeRef()
+		if c.Subs < 0 || c.SeenSubs < -1 {
+			return nil, fmt.Errorf("channel %s: negative subscribers", c.ID)
+		}
+		if err := schemas.ValidateJSON(schemas.ChannelRef, c.ref); err != nil {
+			return nil, fmt.Errorf("channel %s: %w", c.ID, err)
+		}
 		w.sched.push(c.NextTick, schedKey(c.Offset, uint32(i)|channelBit))
 	}
 	w.videos = s.Videos
@@ -168,7 +175,7 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		case !validTest(v.TitleTest) || !validTest(v.ThumbTest):
 			return nil, fmt.Errorf("video %s: broken A/B test", v.ID)
 		}
-		if _, _, err := appendSamples(nil, v.Samples, math.MaxInt64, 0); err != nil {
+		if err := w.checkVideo(v); err != nil {
 			return nil, fmt.Errorf("video %s: %w", v.ID, err)
 		}
 		if _, dup := w.videoByID[v.ID]; dup {
@@ -209,6 +216,9 @@ func fromSnapshot(s *snapshot) (*World, error) {
 			h.video = vi
 			w.videos[vi].events = append(w.videos[vi].events, uint32(pos))
 		}
+		if err := schemas.ValidateJSON(schemas.Event, buf.Bytes()); err != nil {
+			return nil, fmt.Errorf("event %d: %w", pos, err)
+		}
 		w.log.add(h, buf.Bytes())
 		w.last = h.createdAt
 	}
@@ -238,4 +248,27 @@ func fromSnapshot(s *snapshot) (*World, error) {
 
 func validTest(t *abTest) bool {
 	return t == nil || (len(t.Variants) > 0 && t.Left > 0)
+}
+
+// checkVideo checks that an imported video makes valid documents now and
+// that its polls will: its summary, its thumbnail variants, its samples.
+func (w *World) checkVideo(v *video) error {
+	if v.Views < 0 || v.Likes < 0 || v.Comments < 0 {
+		return errors.New("negative counts")
+	}
+	b := appendStats([]byte{'{'}, v)
+	b = appendKey(b, "channel", false)
+	b = append(append(b, w.channels[v.Channel].ref...), '}')
+	if err := schemas.ValidateJSON(schemas.VideoSummary, b); err != nil {
+		return err
+	}
+	if v.ThumbTest != nil {
+		for _, u := range v.ThumbTest.Variants {
+			b = appendVideoRef(b[:0], &video{ID: v.ID, Title: v.Title, Thumb: u, PublishedAt: v.PublishedAt})
+			if err := schemas.ValidateJSON(schemas.VideoRef, b[len(`,"video":`):]); err != nil {
+				return fmt.Errorf("thumbnail variant: %w", err)
+			}
+		}
+	}
+	return checkSamples(v.Samples)
 }

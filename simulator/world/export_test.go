@@ -2,6 +2,8 @@ package world
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +70,10 @@ func TestImportRejectsBrokenExports(t *testing.T) {
 	w := newWorld(t, Config{Seed: 3, Channels: 2, History: 24 * time.Hour})
 	w.CreateAccount(Pro)
 	good := string(export(t, w))
+	stream := binary.AppendVarint(nil, 1000)
+	stream = append(stream, 0)
+	stream = binary.AppendVarint(stream, -5) // views fall below zero
+	negative := base64.StdEncoding.EncodeToString(append(stream, 0, 0))
 	cases := map[string]string{
 		"empty":            "",
 		"not JSON":         "{nope",
@@ -77,9 +83,13 @@ func TestImportRejectsBrokenExports(t *testing.T) {
 		"bad edge rate":    strings.Replace(good, `"edgeRate":0,"now"`, `"edgeRate":2,"now"`, 1),
 		"unknown type":     strings.Replace(good, `"type":"video_published"`, `"type":"video_deleted"`, 1),
 		"unknown plan":     strings.Replace(good, `"plan":"pro"`, `"plan":"gold"`, 1),
-		"corrupt samples":  strings.Replace(good, `"samples":"`, `"samples":"/w`, 1),
+		"corrupt samples":  strings.Replace(good, `"samples":"`, `"samples":"/w==","x":"`, 1),
+		"negative sample":  strings.Replace(good, `"samples":"`, `"samples":"`+negative+`","x":"`, 1),
 		"unknown channel":  strings.Replace(good, `"channel":{"id":"ch_`, `"channel":{"id":"xx_`, 1),
 		"event not object": strings.Replace(good, `"events":[{`, `"events":[7,{`, 1),
+		"invalid event":    strings.Replace(good, `"isMembersOnly":`, `"isMembersOnlyX":`, 1),
+		"avatar not a URI": strings.Replace(good, `"avatar":"https://`, `"avatar":"::`, 1),
+		"negative views":   strings.Replace(good, `"views":`, `"views":-`, 1),
 	}
 	for name, doc := range cases {
 		if doc == good {

@@ -97,3 +97,30 @@ func appendSamples(b []byte, stream []byte, from, hourlyAfter int64) (_ []byte, 
 	}
 	return append(b, ']'), slack, nil
 }
+
+// checkSamples checks that a stream decodes and that its counters are never
+// negative.
+func checkSamples(stream []byte) error {
+	var views, likes, comments int64
+	for len(stream) > 0 {
+		var d [4]int64
+		n := 0
+		for i := range d {
+			d[i], n = binary.Varint(stream)
+			if n <= 0 || (i == 0 && len(stream) < n+1) {
+				return errSamples
+			}
+			stream = stream[n:]
+			if i == 0 {
+				stream = stream[1:] // the hidden flags
+			}
+		}
+		views += d[1]
+		likes += d[2]
+		comments += d[3]
+		if views < 0 || likes < 0 || comments < 0 {
+			return errSamples
+		}
+	}
+	return nil
+}
