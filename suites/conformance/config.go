@@ -256,6 +256,30 @@ func (c *Config) KeyPrefix() string {
 	return p
 }
 
+// invented returns n fixed characters of the key alphabet, so that runs
+// are repeatable.
+func invented(n int) string {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alnum[(i*7+3)%len(alnum)]
+	}
+	return string(b)
+}
+
+// unknownKey is a well-formed key (the Pro key's prefix and length) that
+// belongs to no account.
+func (c *Config) unknownKey() string {
+	n := 32
+	if _, r, ok := strings.Cut(c.ProKey, "_"); ok && len(r) >= 8 {
+		n = len(r)
+	}
+	return c.KeyPrefix() + "_" + invented(n)
+}
+
+// unprefixedToken is a token as long as the Pro key without its prefix.
+func (c *Config) unprefixedToken() string { return invented(len(c.ProKey)) }
+
 func (c *Config) burstKey() string {
 	switch {
 	case c.BurstKey != "":

@@ -135,30 +135,15 @@ type credential struct {
 }
 
 func credentials() []credential {
-	random := func(n int) string {
-		const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alnum[(i*7+3)%len(alnum)] // fixed, so runs are repeatable
-		}
-		return string(b)
-	}
-	randomPart := func(cfg *Config) int {
-		_, r, ok := strings.Cut(cfg.ProKey, "_")
-		if !ok || len(r) < 8 {
-			return 32
-		}
-		return len(r)
-	}
 	return []credential{
 		{"no Authorization header", func(*Config) (string, string) { return "", "" }},
 		{"an empty bearer token", func(*Config) (string, string) { return "Bearer ", "" }},
 		{"a scheme other than Bearer (with the valid Pro key)", func(cfg *Config) (string, string) { return "Token " + cfg.ProKey, "" }},
 		{"a token without the key prefix", func(cfg *Config) (string, string) {
-			return "Bearer " + random(len(cfg.ProKey)), ""
+			return "Bearer " + cfg.unprefixedToken(), ""
 		}},
 		{"a well-formed key that belongs to no account", func(cfg *Config) (string, string) {
-			return "Bearer " + cfg.KeyPrefix() + "_" + random(randomPart(cfg)), ""
+			return "Bearer " + cfg.unknownKey(), ""
 		}},
 		{"the revoked key", func(cfg *Config) (string, string) {
 			if cfg.RevokedKey == "" {
