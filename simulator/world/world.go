@@ -41,8 +41,8 @@
 // variants, the current one first; the shown variant then rotates for 2 to
 // 7 polls without title_changed or thumbnail_changed events, and the next
 // poll concludes it with a *_ab_test_concluded event naming the winner,
-// which becomes current.
-// PollAll polls everything at Now once more, besides the schedule.
+// which becomes current. PollAll polls everything at Now once more, besides
+// the schedule.
 //
 // # Subscriber milestones
 //
@@ -95,9 +95,9 @@
 //   - statSamples are the samples of the last historyWindowDays, oldest
 //     first. Every poll takes a sample, but at most one per clock hour is
 //     kept (the first of the hour), and samples older than 48 hours are
-//     served one per UTC day (the first of the day), so an entry holds at
-//     most 48 + historyWindowDays samples: graphs stay fine-grained where a
-//     video changes fast and a 20-video answer stays small;
+//     served one per UTC day (the first of the day), so an entry holds
+//     about 49 + historyWindowDays samples at most: graphs stay fine-grained
+//     where a video changes fast and a 20-video answer stays small;
 //   - isGraphLocked is true when the window hides part of the video's history
 //     (it was first seen before the window began) or the plan is not Pro;
 //   - events are all of the video's events, newest first, as in the feed.
