@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
@@ -32,10 +33,17 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, st *state, li
 	}
 	if ok, wait := lim.Allow(h, s.clock.Now); !ok {
 		ra := s.clock.RetryAfter(wait)
-		writeRateLimited(w, ra, fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", lim.limit, lim.window, ra))
+		writeRateLimited(w, ra, fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", lim.limit, windowName(lim.window), ra))
 		return "", false
 	}
 	return accountID, true
+}
+
+func windowName(d time.Duration) string {
+	if d == time.Minute {
+		return "minute"
+	}
+	return d.String()
 }
 
 // feed serves GET /api/public-feed.
