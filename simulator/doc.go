@@ -38,7 +38,8 @@
 // of keys and looks a presented key up by its hash, so neither the map nor
 // the timing of a lookup reveals a key; logs show only the redacted form
 // tcm_…abcd. Keys derive from (Seed, n), so the same seed gives the same
-// keys. The seeded accounts: Pro (tracks every channel), free, and a third
+// keys; anyone who knows the seed knows them, which is why the binary
+// listens on 127.0.0.1 by default. The seeded accounts: Pro (tracks every channel), free, and a third
 // (Pro) account whose first key was regenerated: that first key is
 // Keys.Revoked.
 //
