@@ -23,6 +23,35 @@ type head struct {
 
 const chunkSize = 4 << 20
 
+// tail is the free end of the last chunk, with room for any usual event:
+// events are encoded in place, not copied in.
+func (l *eventLog) tail() []byte {
+	last := len(l.chunks) - 1
+	if last < 0 || cap(l.chunks[last])-len(l.chunks[last]) < maxInPlace {
+		l.chunks = append(l.chunks, make([]byte, 0, chunkSize))
+		last++
+	}
+	c := l.chunks[last]
+	return c[len(c):len(c):cap(c)]
+}
+
+// maxInPlace is the room tail leaves; a bigger event still works (append
+// moves it out of the chunk, and commit copies it back through add).
+const maxInPlace = 64 << 10
+
+// commitTail appends an event encoded in tail's buffer.
+func (l *eventLog) commitTail(h head, b []byte) {
+	last := len(l.chunks) - 1
+	c := l.chunks[last]
+	if len(b) == 0 || cap(c) == len(c) || &b[0] != &c[:len(c)+1][len(c)] {
+		l.add(h, b) // it outgrew the chunk and moved
+		return
+	}
+	h.chunk, h.off, h.n = uint32(last), uint32(len(c)), uint32(len(b))
+	l.chunks[last] = c[:len(c)+len(b)]
+	l.heads = append(l.heads, h)
+}
+
 func (l *eventLog) add(h head, raw []byte) {
 	last := len(l.chunks) - 1
 	if last < 0 || len(l.chunks[last])+len(raw) > cap(l.chunks[last]) {
@@ -59,13 +88,14 @@ func (w *World) eventID(b []byte, pos uint32) []byte {
 	return append(b, '"')
 }
 
-// begin starts an event of type typ on channel c at poll time at: it
-// returns the buffer holding {"id":...,"createdAt":...,"type":...,"channel":{...}
-// and the event's header. The caller appends its fields and calls commit.
-func (w *World) begin(buf []byte, typ string, ci, vi int32, at int64) ([]byte, head) {
+// begin starts an event of type typ on channel ci at poll time at, in the
+// log's tail: it returns the buffer holding
+// {"id":...,"createdAt":...,"type":...,"channel":{...} and the event's
+// header. The caller appends its fields and calls commit.
+func (w *World) begin(typ string, ci, vi int32, at int64) ([]byte, head) {
 	created := max(at, w.last+1)
 	pos := uint32(len(w.log.heads))
-	b := appendKey(append(buf[:0], '{'), "id", true)
+	b := appendKey(append(w.log.tail(), '{'), "id", true)
 	b = w.eventID(b, pos)
 	b = appendKey(b, "createdAt", false)
 	b = appendInt(b, created)
@@ -78,10 +108,10 @@ func (w *World) begin(buf []byte, typ string, ci, vi int32, at int64) ([]byte, h
 
 // commit closes the event and appends it to the log and to the indexes of
 // its video and of every account that tracks its channel.
-func (w *World) commit(b []byte, h head) []byte {
+func (w *World) commit(b []byte, h head) {
 	b = append(b, '}')
 	pos := uint32(len(w.log.heads))
-	w.log.add(h, b)
+	w.log.commitTail(h, b)
 	w.last = h.createdAt
 	if h.video >= 0 {
 		v := w.videos[h.video]
@@ -92,7 +122,6 @@ func (w *World) commit(b []byte, h head) []byte {
 		a := w.accounts[ai]
 		a.feed = append(a.feed, pos)
 	}
-	return b
 }
 
 // appendVideoRef appends "video":{VideoRef}.
@@ -134,11 +163,11 @@ func appendStats(b []byte, v *video) []byte {
 
 func (w *World) emitPublished(vi int32, at int64) int {
 	v := w.videos[vi]
-	b, h := w.begin(w.scratch, schemas.TypeVideoPublished, v.Channel, vi, at)
+	b, h := w.begin(schemas.TypeVideoPublished, v.Channel, vi, at)
 	b = appendKey(b, "video", false)
 	b = appendStats(append(b, '{'), v)
 	b = append(b, '}')
-	w.scratch = w.commit(b, h)
+	w.commit(b, h)
 	return 1
 }
 
@@ -146,19 +175,19 @@ func (w *World) emitPublished(vi int32, at int64) int {
 // pairs, a string list and a boolean as its type needs.
 func (w *World) emitVideo(typ string, vi int32, at int64, fields ...string) int {
 	v := w.videos[vi]
-	b, h := w.begin(w.scratch, typ, v.Channel, vi, at)
+	b, h := w.begin(typ, v.Channel, vi, at)
 	b = appendVideoRef(b, v)
 	for i := 0; i+1 < len(fields); i += 2 {
 		b = appendKey(b, fields[i], false)
 		b = appendString(b, fields[i+1])
 	}
-	w.scratch = w.commit(b, h)
+	w.commit(b, h)
 	return 1
 }
 
 func (w *World) emitABTest(typ, listKey string, vi int32, at int64, variants []string, finalKey, final string) int {
 	v := w.videos[vi]
-	b, h := w.begin(w.scratch, typ, v.Channel, vi, at)
+	b, h := w.begin(typ, v.Channel, vi, at)
 	b = appendVideoRef(b, v)
 	b = appendKey(b, listKey, false)
 	b = appendStrings(b, variants)
@@ -166,37 +195,37 @@ func (w *World) emitABTest(typ, listKey string, vi int32, at int64, variants []s
 		b = appendKey(b, finalKey, false)
 		b = appendString(b, final)
 	}
-	w.scratch = w.commit(b, h)
+	w.commit(b, h)
 	return 1
 }
 
 func (w *World) emitMembersOnly(vi int32, at int64) int {
 	v := w.videos[vi]
-	b, h := w.begin(w.scratch, schemas.TypeMembersOnlyChanged, v.Channel, vi, at)
+	b, h := w.begin(schemas.TypeMembersOnlyChanged, v.Channel, vi, at)
 	b = appendVideoRef(b, v)
 	b = appendKey(b, "isMembersOnly", false)
 	b = appendBool(b, v.MembersOnly)
-	w.scratch = w.commit(b, h)
+	w.commit(b, h)
 	return 1
 }
 
 func (w *World) emitSubscribers(ci int32, at int64, old, cur int64) int {
-	b, h := w.begin(w.scratch, schemas.TypeSubscriberChange, ci, -1, at)
+	b, h := w.begin(schemas.TypeSubscriberChange, ci, -1, at)
 	b = appendKey(b, "oldSubscriberCount", false)
 	b = appendCount(b, old, old < 0)
 	b = appendKey(b, "newSubscriberCount", false)
 	b = appendInt(b, cur)
-	w.scratch = w.commit(b, h)
+	w.commit(b, h)
 	return 1
 }
 
 func (w *World) emitChannel(typ string, ci int32, at int64, k1, v1, k2, v2 string) int {
-	b, h := w.begin(w.scratch, typ, ci, -1, at)
+	b, h := w.begin(typ, ci, -1, at)
 	b = appendKey(b, k1, false)
 	b = appendString(b, v1)
 	b = appendKey(b, k2, false)
 	b = appendString(b, v2)
-	w.scratch = w.commit(b, h)
+	w.commit(b, h)
 	return 1
 }
 

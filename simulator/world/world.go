@@ -225,7 +225,6 @@ type World struct {
 	sched     schedule
 	cursorKey [32]byte
 	seedHash  uint64
-	scratch   []byte // the event being encoded; reused
 	touched   uint32 // a sink for runUntil's reads ahead
 
 	cacheBytes atomic.Int64 // bytes of cached VideoEntry documents

@@ -736,3 +736,29 @@ func TestCachedEntriesMatchFreshOnes(t *testing.T) {
 		t.Error("no answer came from the cache")
 	}
 }
+
+// TestEventLogInPlaceAndOversized covers both ways into the log: encoded in
+// the chunk's tail, and an event too big for it, which moves and is copied.
+func TestEventLogInPlaceAndOversized(t *testing.T) {
+	var l eventLog
+	small := append(l.tail(), `{"a":1}`...)
+	l.commitTail(head{}, small)
+	big := append(l.tail(), '"')
+	big = append(big, strings.Repeat("x", chunkSize+maxInPlace)...)
+	big = append(big, '"')
+	l.commitTail(head{}, big)
+	after := append(l.tail(), `{"b":2}`...)
+	l.commitTail(head{}, after)
+	if got := string(l.raw(0)); got != `{"a":1}` {
+		t.Errorf("event 0 is %.20q", got)
+	}
+	if got := l.raw(1); len(got) != chunkSize+maxInPlace+2 || got[1] != 'x' {
+		t.Errorf("event 1 has %d bytes", len(got))
+	}
+	if got := string(l.raw(2)); got != `{"b":2}` {
+		t.Errorf("event 2 is %.20q", got)
+	}
+	if len(l.chunks) != 3 {
+		t.Errorf("%d chunks, want 3 (small, oversized, next)", len(l.chunks))
+	}
+}
