@@ -130,22 +130,28 @@ func (s *suite) healthSpecs() {
 
 // credential is one Authorization header a spec sends.
 type credential struct {
-	name string
-	auth func(cfg *Config) (string, string) // header value, or a skip reason
+	name  string
+	label string                             // the requirement it checks
+	auth  func(cfg *Config) (string, string) // header value, or a skip reason
 }
+
+// The credentials that must get 401; strict specs pick some by name.
+const (
+	noHeader   = "no Authorization header"
+	noPrefix   = "a token without the key prefix"
+	unknownKey = "a well-formed key that belongs to no account"
+)
 
 func credentials() []credential {
 	return []credential{
-		{"no Authorization header", func(*Config) (string, string) { return "", "" }},
-		{"an empty bearer token", func(*Config) (string, string) { return "Bearer ", "" }},
-		{"a scheme other than Bearer (with the valid Pro key)", func(cfg *Config) (string, string) { return "Token " + cfg.ProKey, "" }},
-		{"a token without the key prefix", func(cfg *Config) (string, string) {
-			return "Bearer " + cfg.unprefixedToken(), ""
+		{noHeader, "AUTH-MISSING", func(*Config) (string, string) { return "", "" }},
+		{"an empty bearer token", "AUTH-MALFORMED", func(*Config) (string, string) { return "Bearer ", "" }},
+		{"a scheme other than Bearer (with the valid Pro key)", "AUTH-MALFORMED", func(cfg *Config) (string, string) {
+			return "Token " + cfg.ProKey, ""
 		}},
-		{"a well-formed key that belongs to no account", func(cfg *Config) (string, string) {
-			return "Bearer " + cfg.unknownKey(), ""
-		}},
-		{"the revoked key", func(cfg *Config) (string, string) {
+		{noPrefix, "AUTH-MALFORMED", func(cfg *Config) (string, string) { return "Bearer " + cfg.unprefixedToken(), "" }},
+		{unknownKey, "AUTH-UNKNOWN", func(cfg *Config) (string, string) { return "Bearer " + cfg.unknownKey(), "" }},
+		{"the revoked key", "AUTH-REVOKED", func(cfg *Config) (string, string) {
 			if cfg.RevokedKey == "" {
 				return "", "needs --revoked-key (or TCM_REVOKED_KEY)"
 			}
@@ -154,13 +160,13 @@ func credentials() []credential {
 	}
 }
 
-var credentialLabels = map[string]string{
-	"no Authorization header":                             "AUTH-MISSING",
-	"an empty bearer token":                               "AUTH-MALFORMED",
-	"a scheme other than Bearer (with the valid Pro key)": "AUTH-MALFORMED",
-	"a token without the key prefix":                      "AUTH-MALFORMED",
-	"a well-formed key that belongs to no account":        "AUTH-UNKNOWN",
-	"the revoked key":                                     "AUTH-REVOKED",
+func credentialNamed(name string) credential {
+	for _, c := range credentials() {
+		if c.name == name {
+			return c
+		}
+	}
+	panic("no credential " + name)
 }
 
 // authRequest is the request of one operation with one credential.
@@ -182,7 +188,7 @@ func (s *suite) authSpecs() {
 			path := map[string]string{"feed": "GET " + schemas.PathFeed, "videos": "POST " + schemas.PathVideos}[op]
 			Describe(path, func() {
 				for _, cr := range credentials() {
-					It("answers "+cr.name+" with 401 and an ErrorBody", Label(credentialLabels[cr.name], "ERROR-BODY"), func(ctx SpecContext) {
+					It("answers "+cr.name+" with 401 and an ErrorBody", Label(cr.label, "ERROR-BODY"), func(ctx SpecContext) {
 						req, skip := s.authRequest(op, cr)
 						if skip != "" {
 							Skip(skip)

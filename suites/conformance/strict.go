@@ -61,11 +61,11 @@ func (s *suite) simulatorChoices() {
 			},
 			Entry("missing_api_key without a key", "missing_api_key", func(s *suite) client.Request { return client.Get(schemas.PathFeed, nil, "") }),
 			Entry("malformed_api_key for a token without the prefix", "malformed_api_key", func(s *suite) client.Request {
-				req, _ := s.authRequest("feed", credentials()[3])
+				req, _ := s.authRequest("feed", credentialNamed(noPrefix))
 				return req
 			}),
 			Entry("invalid_api_key for an unknown key", "invalid_api_key", func(s *suite) client.Request {
-				req, _ := s.authRequest("feed", credentials()[4])
+				req, _ := s.authRequest("feed", credentialNamed(unknownKey))
 				return req
 			}),
 			Entry("pro_plan_required for a free key", "pro_plan_required", func(s *suite) client.Request {
