@@ -1,0 +1,125 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+func response(status int, contentType, body string) *client.Response {
+	h := http.Header{}
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	req := client.Get(schemas.PathFeed, map[string][]string{"limit": {"2"}}, "")
+	return &client.Response{Request: req, Status: status, Header: h, Body: []byte(body)}
+}
+
+// A failure names the request, the JSON pointer, the value and the rule.
+func TestMatcherMessages(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		match   func(*client.Response) (bool, string)
+		resp    *client.Response
+		ok      bool
+		mention []string
+	}{
+		{"status", matcher(HaveStatus(401)), response(200, "application/json", `{"events":[]}`), false,
+			[]string{"GET /api/public-feed?limit=2", "status 200, want 401", `{"events":[]}`}},
+		{"schema", matcher(ConformTo(schemas.FeedPage)), response(200, "application/json", `{"events":[{"id":"e","createdAt":"yesterday"}],"nextCursor":null}`), false,
+			[]string{"GET /api/public-feed?limit=2", "/events/0/createdAt", `"yesterday"`, "want integer"}},
+		{"schema ok", matcher(ConformTo(schemas.FeedPage)), response(200, "application/json", `{"events":[],"nextCursor":null,"extra":1}`), true, nil},
+		{"not JSON", matcher(ConformTo(schemas.HealthBody)), response(200, "application/json", `<html>`), false, []string{"not JSON"}},
+		{"error body", matcher(BeErrorBody()), response(401, "application/json", `{"error":"","message":"m"}`), false,
+			[]string{"status 401", "/error: must be a non-empty string"}},
+		{"error body missing message", matcher(BeErrorBody()), response(401, "application/json", `{"error":"e"}`), false,
+			[]string{"missing property 'message'"}},
+		{"error body ok", matcher(BeErrorBody()), response(401, "application/json", `{"error":"e","message":"m","details":[1]}`), true, nil},
+		{"content type", matcher(HaveJSONContentType()), response(200, "text/html; charset=utf-8", `{}`), false,
+			[]string{`Content-Type "text/html; charset=utf-8"`, "GET /api/public-feed?limit=2"}},
+		{"no content type", matcher(HaveJSONContentType()), response(200, "", `{}`), false, []string{"no Content-Type header"}},
+		{"json with charset", matcher(HaveJSONContentType()), response(200, "application/json; charset=utf-8", `{}`), true, nil},
+		{"problem+json", matcher(HaveJSONContentType()), response(400, "application/problem+json", `{}`), true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, msg := tc.match(tc.resp)
+			if ok != tc.ok {
+				t.Fatalf("match = %v, want %v (%s)", ok, tc.ok, msg)
+			}
+			for _, m := range tc.mention {
+				if !strings.Contains(msg, m) {
+					t.Errorf("message does not say %q:\n%s", m, msg)
+				}
+			}
+		})
+	}
+}
+
+func matcher(m interface {
+	Match(any) (bool, error)
+	FailureMessage(any) string
+}) func(*client.Response) (bool, string) {
+	return func(r *client.Response) (bool, string) {
+		ok, err := m.Match(r)
+		if err != nil {
+			return false, err.Error()
+		}
+		if ok {
+			return true, ""
+		}
+		return false, m.FailureMessage(r)
+	}
+}
+
+func TestPreflight(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == schemas.PathFeed && r.Header.Get("Authorization") != "Bearer tcm_goodgoodgoodgood" {
+			w.WriteHeader(401)
+			w.Write([]byte(`{"error":"unauthorized","message":"no"}`))
+			return
+		}
+		w.Write([]byte(`{"events":[],"nextCursor":null}`))
+	})
+	srv := httptest.NewServer(ok)
+	defer srv.Close()
+	closed := httptest.NewServer(ok)
+	closed.Close()
+	for _, tc := range []struct {
+		name, target, key, want string
+	}{
+		{"accepted", srv.URL, "tcm_goodgoodgoodgood", ""},
+		{"key refused", srv.URL, "tcm_badbadbadbadbad", "the Pro key (tcm_…dbad) is not accepted: GET /api/public-feed answered 401"},
+		{"no answer", closed.URL, "tcm_goodgoodgoodgood", "does not answer"},
+		{"no key", srv.URL, "", "--pro-key"},
+		{"no target", "", "tcm_goodgoodgoodgood", "--target"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewConfig()
+			c.Target, c.ProKey = tc.target, tc.key
+			err := c.Preflight(context.Background())
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Preflight: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Preflight = %v, want an error saying %q", err, tc.want)
+			}
+			if err != nil && tc.key != "" && strings.Contains(err.Error(), tc.key) {
+				t.Errorf("the error holds the whole key: %v", err)
+			}
+			// the verdict is kept: a second call sends nothing
+			if tc.target == srv.URL {
+				before := c.Client().Total()
+				c.Preflight(context.Background())
+				if c.Client().Total() != before {
+					t.Errorf("a second preflight sent requests")
+				}
+			}
+		})
+	}
+}
