@@ -291,7 +291,7 @@ func (s *suite) paginationSpecs() {
 			}
 			s.noneOf("rule: a cursor walk visits each event once", w.Repeats())
 			if w.Bounded {
-				Skip(fmt.Sprintf("the feed is longer than --max-pages=%d pages of %d events; the walk stopped there", s.cfg.MaxPages, schemas.MaxPageSize))
+				Skip(fmt.Sprintf("the feed is longer than --max-pages=%d pages of %d events; the walk stopped there (raise --max-pages to walk it all)", s.cfg.MaxPages, schemas.MaxPageSize))
 			}
 		})
 
@@ -313,7 +313,7 @@ func (s *suite) paginationSpecs() {
 			s.walkOK(w)
 			s.noneOf("rule: nextCursor is null when there are no more pages, and only then", w.EndProblems())
 			if w.Bounded {
-				Skip(fmt.Sprintf("the feed is longer than --max-pages=%d pages of %d events; the end was not reached", s.cfg.MaxPages, schemas.MaxPageSize))
+				Skip(fmt.Sprintf("the feed is longer than --max-pages=%d pages of %d events; the end was not reached (raise --max-pages to walk it all)", s.cfg.MaxPages, schemas.MaxPageSize))
 			}
 		})
 
