@@ -209,11 +209,16 @@ var english = message.NewPrinter(language.English)
 // actually failed; the inner nodes only say "allOf failed" or "then failed".
 func violations(ve *jsonschema.ValidationError, doc any) []Violation {
 	var out []Violation
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *jsonschema.ValidationError, typ string)
+	walk = func(e *jsonschema.ValidationError, typ string) {
+		// A keyword reached through a $ref (a URI, a count) sits in another
+		// file; the type's definition is one of its ancestors.
+		if t := eventType(e.SchemaURL); t != "" {
+			typ = t
+		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
-				walk(c)
+				walk(c, typ)
 			}
 			return
 		}
@@ -221,16 +226,21 @@ func violations(ve *jsonschema.ValidationError, doc any) []Violation {
 		kw := ""
 		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 			kw = kp[len(kp)-1]
+		} else {
+			// Some kinds (Not, FalseSchema) leave their path empty; their
+			// Go type names the keyword: *kind.Not is "not".
+			t := fmt.Sprintf("%T", e.ErrorKind)
+			kw = strings.ToLower(t[strings.LastIndexByte(t, '.')+1:])
 		}
 		out = append(out, Violation{
 			Pointer:   ptr,
 			Keyword:   kw,
-			EventType: eventType(e.SchemaURL),
+			EventType: typ,
 			Rule:      e.ErrorKind.LocalizedString(english),
 			Value:     excerpt(lookup(doc, e.InstanceLocation)),
 		})
 	}
-	walk(ve)
+	walk(ve, "")
 	if len(out) == 0 {
 		out = append(out, Violation{Keyword: "schema", Rule: ve.Error(), Value: excerpt(doc)})
 	}

@@ -140,3 +140,22 @@ func TestEveryResourceCompiles(t *testing.T) {
 		}
 	}
 }
+
+func TestVideoPublishedHasNoChannelInside(t *testing.T) {
+	stats := `{"platformVideoId":"v","currentTitle":"t","currentThumbnailUrl":"https://i.example/v.jpg","publishedAt":1,"isMembersOnly":false,"viewCount":1,"likeCount":null,"commentCount":0`
+	ok := `{"id":"e","createdAt":1,"type":"video_published","channel":` + channel + `,"video":` + stats + `}}`
+	if err := schemas.ValidateJSON(schemas.Event, []byte(ok)); err != nil {
+		t.Fatal(err)
+	}
+	se := mustErr(t, schemas.Event, `{"id":"e","createdAt":1,"type":"video_published","channel":`+channel+`,"video":`+stats+`,"channel":`+channel+`}}`)
+	if !se.HasViolation("/video/channel", "not") || se.Violations[0].EventType != "video_published" {
+		t.Errorf("got %s", se)
+	}
+}
+
+func TestEventTypeSurvivesRef(t *testing.T) {
+	se := mustErr(t, schemas.Event, `{"id":"e","createdAt":1,"type":"subscriber_change","channel":`+channel+`,"oldSubscriberCount":-1,"newSubscriberCount":5}`)
+	if !se.HasViolation("/oldSubscriberCount", "minimum") || se.Violations[0].EventType != "subscriber_change" {
+		t.Errorf("got %s", se)
+	}
+}

@@ -285,3 +285,9 @@ func mustJSON(v any) []byte {
 	}
 	return raw
 }
+
+// FaultDescription returns what a registered named fault does, or "".
+func FaultDescription(name string) string {
+	f, _ := lookupFault(name)
+	return f.Description
+}

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
@@ -45,11 +46,12 @@ const shutdownGrace = simulator.MaxFaultDelay + 5*time.Second
 
 // options are the command line, after defaults, environment and flags.
 type options struct {
-	addr      string
-	infoFile  string
-	logFormat string
-	logLevel  slog.Level
-	cfg       simulator.Config
+	addr       string
+	infoFile   string
+	logFormat  string
+	logLevel   slog.Level
+	listFaults bool
+	cfg        simulator.Config
 }
 
 // parseOptions fills options from defaults < environment < flags set. It
@@ -68,7 +70,12 @@ func parseOptions(args []string, getenv func(string) (string, bool), stdout io.W
 	feedLimit := fs.Int("feed-limit", schemas.FeedRequestsPerMinute, "feed requests per minute of virtual time per key; 0: unlimited (for load tests)")
 	videosLimit := fs.Int("videos-limit", simulator.DefaultVideosLimit, "tracked-videos requests per minute of virtual time per key, a budget apart from the feed's; 0: unlimited")
 	fs.Float64Var(&o.cfg.EdgeRate, "edge-rate", 0, "0..1: how often generated data hits edge cases (null counts, emoji, 32-character ids)")
-	faults := fs.String("faults", "", "comma-separated named faults that break the contract on purpose"+faultList())
+	faults := fs.String("faults", "", "comma-separated named faults that break the contract on purpose (see --list-faults)")
+	fs.Func("fault", "a named fault that breaks one requirement on purpose; repeatable (see --list-faults)", func(v string) error {
+		o.cfg.Faults = append(o.cfg.Faults, strings.TrimSpace(v))
+		return nil
+	})
+	fs.BoolVar(&o.listFaults, "list-faults", false, "print every named fault with the requirement it breaks, and exit")
 	fs.StringVar(&o.cfg.ControlToken, "control-token", "", "if set, the control API needs the header X-Control-Token with this value")
 	fs.BoolVar(&o.cfg.NoControl, "no-control", false, "turn the control API off (its paths answer 404)")
 	fs.StringVar(&o.infoFile, "info-file", "", `once listening, write {"url","controlUrl","proKey","freeKey","revokedKey"} to this file`)
@@ -151,12 +158,16 @@ func envName(flagName string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-func faultList() string {
-	names := simulator.FaultNames()
-	if len(names) == 0 {
-		return " (none registered)"
+// printFaults lists the named faults as a table: name, the requirement of
+// the catalogue it breaks, and what it does.
+func printFaults(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAULT\tBREAKS\tWHAT IT DOES")
+	for _, name := range simulator.FaultNames() {
+		req, _ := simulator.FaultRequirement(name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, req, strings.TrimPrefix(simulator.FaultDescription(name), req+": "))
 	}
-	return " (" + strings.Join(names, ", ") + ")"
+	tw.Flush()
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
@@ -186,6 +197,10 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	if err != nil {
 		fmt.Fprintf(stderr, "simulator: %v (see --help)\n", err)
 		return 2
+	}
+	if o.listFaults {
+		printFaults(stdout)
+		return 0
 	}
 	log := newLogger(o, stderr)
 	o.cfg.Logger = log

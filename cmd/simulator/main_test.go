@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -278,5 +279,25 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	}
 	if c := <-code; c != 0 {
 		t.Fatalf("exit %d", c)
+	}
+}
+
+func TestListFaultsNamesEachRequirement(t *testing.T) {
+	var out, errOut strings.Builder
+	if code := run(t.Context(), []string{"--list-faults"}, env(), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, name := range simulator.FaultNames() {
+		req, _ := simulator.FaultRequirement(name)
+		if !strings.Contains(out.String(), name) || req == "" || !strings.Contains(out.String(), req) {
+			t.Errorf("--list-faults does not show %s with its requirement %q", name, req)
+		}
+	}
+}
+
+func TestFaultFlagRepeats(t *testing.T) {
+	o, err := parseOptions([]string{"--fault", "oldest-first", "--fault", "health-not-ok"}, env(), io.Discard)
+	if err != nil || !slices.Equal(o.cfg.Faults, []string{"oldest-first", "health-not-ok"}) {
+		t.Fatalf("faults = %v, err %v", o.cfg.Faults, err)
 	}
 }
