@@ -17,8 +17,9 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultChannels  = 12
-	DefaultHistory   = 30 * 24 * time.Hour
+	// The world's defaults, named once in package world.
+	DefaultChannels  = world.DefaultChannels
+	DefaultHistory   = world.DefaultHistory
 	DefaultKeyPrefix = "tcm"
 	// DefaultVideosLimit is the tracked-videos operation's rate limit per key
 	// and RateWindow. The spec names no value; we take the feed's, as a
@@ -30,7 +31,7 @@ const (
 
 // DefaultStart is the virtual time at start unless Config.Start is set. It
 // does not depend on the seed, so two seeds differ only in their data.
-var DefaultStart = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+var DefaultStart = world.DefaultStart
 
 // Config configures a Server. The zero value is a manual-clock simulator
 // with the defaults below.

@@ -127,19 +127,12 @@ func (w *World) commit(b []byte, h head) {
 // appendVideoRef appends "video":{VideoRef}.
 func appendVideoRef(b []byte, v *video) []byte {
 	b = appendKey(b, "video", false)
-	b = appendKey(append(b, '{'), "platformVideoId", true)
-	b = appendString(b, v.ID)
-	b = appendKey(b, "currentTitle", false)
-	b = appendString(b, v.Title)
-	b = appendKey(b, "currentThumbnailUrl", false)
-	b = appendString(b, v.Thumb)
-	b = appendKey(b, "publishedAt", false)
-	b = appendInt(b, v.PublishedAt)
-	return append(b, '}')
+	return append(appendRefFields(append(b, '{'), v), '}')
 }
 
-// appendStats appends the VideoStats fields, without braces.
-func appendStats(b []byte, v *video) []byte {
+// appendRefFields appends the VideoRef fields, without braces; VideoStats
+// starts with the same four.
+func appendRefFields(b []byte, v *video) []byte {
 	b = appendKey(b, "platformVideoId", true)
 	b = appendString(b, v.ID)
 	b = appendKey(b, "currentTitle", false)
@@ -147,7 +140,12 @@ func appendStats(b []byte, v *video) []byte {
 	b = appendKey(b, "currentThumbnailUrl", false)
 	b = appendString(b, v.Thumb)
 	b = appendKey(b, "publishedAt", false)
-	b = appendInt(b, v.PublishedAt)
+	return appendInt(b, v.PublishedAt)
+}
+
+// appendStats appends the VideoStats fields, without braces.
+func appendStats(b []byte, v *video) []byte {
+	b = appendRefFields(b, v)
 	b = appendKey(b, "isMembersOnly", false)
 	b = appendBool(b, v.MembersOnly)
 	b = appendKey(b, "viewCount", false)
