@@ -21,7 +21,7 @@ import (
 )
 
 // Breakers are the named faults of the conformance kit: each one breaks one
-// "must" requirement of the catalogue (suites/catalogue/requirements.json),
+// "must" requirement of the catalogue (schemas/catalogue/requirements.json),
 // observably over HTTP, and keeps every other rule it can. The kill matrix
 // (suites/killmatrix) runs the suite once per breaker and expects a failed
 // spec labelled with the breaker's requirement; client developers turn one

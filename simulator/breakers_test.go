@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
-	"github.com/tcmkit/tcmkit/suites/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
 
 // The tests of the breakers judge each one with a small oracle of the
@@ -607,7 +607,7 @@ func TestBreakersAreRegistered(t *testing.T) {
 		if !slices.Contains(registered, b.name) {
 			t.Errorf("%s is not registered", b.name)
 		}
-		req, ok := cat.Lookup(b.requirement)
+		req, ok := cat.Lookup(catalogue.ID(b.requirement))
 		switch {
 		case !ok:
 			t.Errorf("%s breaks %q, which the catalogue does not list", b.name, b.requirement)
@@ -624,7 +624,7 @@ func TestBreakersAreRegistered(t *testing.T) {
 		covered[b.requirement] = true
 	}
 	for _, req := range cat.List() {
-		if req.Kind == catalogue.Must && !covered[req.ID] {
+		if req.Kind == catalogue.Must && !covered[string(req.ID)] {
 			t.Errorf("no breaker breaks %s", req.ID)
 		}
 	}

@@ -31,7 +31,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tcmkit/tcmkit/suites/bundled"
-	"github.com/tcmkit/tcmkit/suites/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/conformance"
 	"github.com/tcmkit/tcmkit/suites/redact"
 	"github.com/tcmkit/tcmkit/suites/report"

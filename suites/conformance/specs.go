@@ -28,7 +28,7 @@ import (
 //
 // Labels: lower-case ones are features (health, auth, pro, pagination,
 // events, videos, rate-limit, errors, strict); upper-case ones are the ids
-// of the requirements a spec checks, from suites/catalogue.
+// of the requirements a spec checks, from schemas/catalogue.
 func Register(cfg *Config) bool {
 	s := &suite{cfg: cfg}
 	Describe("Tracked-Channel Monitoring API", func() {

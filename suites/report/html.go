@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tcmkit/tcmkit/suites/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
 
 //go:embed report.html.tmpl

@@ -22,7 +22,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/tcmkit/tcmkit/suites/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
 
 // SchemaVersion is the version of the JSON form. It changes when a field
@@ -242,7 +242,7 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 			features[f].add(s)
 		}
 		for _, id := range s.Requirements {
-			if _, ok := cat.Lookup(id); !ok {
+			if _, ok := cat.Lookup(catalogue.ID(id)); !ok {
 				unknown[id] = true
 				continue
 			}
@@ -259,7 +259,7 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 	slices.Sort(out.UnknownRequirements)
 
 	for _, req := range cat.List() {
-		out.Requirements = append(out.Requirements, judge(req, specsOf[req.ID], erroredRun))
+		out.Requirements = append(out.Requirements, judge(req, specsOf[string(req.ID)], erroredRun))
 	}
 
 	switch {
@@ -277,7 +277,7 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 // One failing spec fails it; it passes when every spec that ran passed.
 func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement {
 	out := Requirement{
-		ID: req.ID, Kind: req.Kind, Feature: req.Feature, Section: req.Section,
+		ID: string(req.ID), Kind: req.Kind, Feature: req.Feature, Section: req.Section,
 		Text: req.Text, SimulatorChoice: req.SimulatorChoice,
 	}
 	var passed, failed, errored int

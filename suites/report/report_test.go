@@ -15,7 +15,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/tcmkit/tcmkit/suites/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
 
 const secret = "tcm_S3cretS3cretS3cretS3cretS3cr9Qa"

@@ -1,4 +1,4 @@
-package catalogue_test
+package conformance_test
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/tcmkit/tcmkit/suites/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/conformance"
 )
 

@@ -3,11 +3,15 @@
 // must honour, with a stable id, its text and its section, and the
 // statements the spec leaves open, with what the simulator chose.
 //
-// The catalogue is one embedded file, requirements.json. Specs of the suite
-// name the requirements they check as Ginkgo labels whose text is an id
-// (upper case); lower-case labels are features. Coverage checks that every
-// "must" requirement has a spec and that no spec names an unknown id.
+// The catalogue is one embedded file, requirements.json; ids.go names each
+// id as a typed constant (go generate), so that a spec of the suite, a
+// named fault of the simulator or a client check names a requirement the
+// compiler knows. Specs carry the ids they check as Ginkgo labels (upper
+// case); lower-case labels are features. Coverage checks that every "must"
+// requirement has a spec and that no spec names an unknown id.
 package catalogue
+
+//go:generate go run gen_ids.go
 
 import (
 	"bytes"
@@ -31,9 +35,15 @@ const (
 	Open Kind = "open"
 )
 
+// ID is the stable id of a requirement, such as "FEED-ORDER".
+type ID string
+
+// All lists every id of the catalogue, in file order.
+func All() []ID { return slices.Clone(all) }
+
 // Requirement is one entry of the catalogue.
 type Requirement struct {
-	ID      string `json:"id"`
+	ID      ID     `json:"id"`
 	Kind    Kind   `json:"kind"`
 	Feature string `json:"feature"` // the suite's lower-case label it belongs to
 	Section string `json:"section"` // the heading of the spec it comes from
@@ -49,14 +59,11 @@ type Catalogue struct {
 	Version      int
 	Spec         string
 	requirements []Requirement
-	byID         map[string]int
+	byID         map[ID]int
 }
 
 //go:embed requirements.json
 var embedded []byte
-
-// Raw returns the embedded requirements.json, as shipped.
-func Raw() []byte { return slices.Clone(embedded) }
 
 // Load parses and validates the embedded catalogue.
 func Load() (Catalogue, error) { return Parse(embedded) }
@@ -91,10 +98,10 @@ func Parse(raw []byte) (Catalogue, error) {
 	if len(file.Requirements) == 0 {
 		errs = append(errs, errors.New("no requirements"))
 	}
-	c := Catalogue{Version: file.Version, Spec: file.Spec, requirements: file.Requirements, byID: map[string]int{}}
+	c := Catalogue{Version: file.Version, Spec: file.Spec, requirements: file.Requirements, byID: map[ID]int{}}
 	for i, r := range file.Requirements {
 		at := fmt.Sprintf("requirements[%d] %q", i, r.ID)
-		if !IsID(r.ID) {
+		if !IsID(string(r.ID)) {
 			errs = append(errs, fmt.Errorf("%s: id must be upper-case words joined by hyphens", at))
 		}
 		if j, dup := c.byID[r.ID]; dup {
@@ -131,7 +138,7 @@ func Parse(raw []byte) (Catalogue, error) {
 }
 
 // Lookup returns the requirement with the given id.
-func (c Catalogue) Lookup(id string) (Requirement, bool) {
+func (c Catalogue) Lookup(id ID) (Requirement, bool) {
 	i, ok := c.byID[id]
 	if !ok {
 		return Requirement{}, false
@@ -189,7 +196,7 @@ func (c Catalogue) Check(specs map[string][]string) Coverage {
 	slices.Sort(names) // deterministic order of spec names in the result
 	for _, name := range names {
 		for _, id := range IDs(specs[name]) {
-			if _, ok := c.byID[id]; ok {
+			if _, ok := c.byID[ID(id)]; ok {
 				cov.Specs[id] = append(cov.Specs[id], name)
 			} else {
 				cov.Unknown[id] = append(cov.Unknown[id], name)
@@ -197,8 +204,8 @@ func (c Catalogue) Check(specs map[string][]string) Coverage {
 		}
 	}
 	for _, r := range c.requirements {
-		if r.Kind == Must && len(cov.Specs[r.ID]) == 0 {
-			cov.Uncovered = append(cov.Uncovered, r.ID)
+		if r.Kind == Must && len(cov.Specs[string(r.ID)]) == 0 {
+			cov.Uncovered = append(cov.Uncovered, string(r.ID))
 		}
 	}
 	return cov

@@ -41,7 +41,7 @@ func TestStableIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{
+	for _, id := range []ID{
 		"HEALTH-OK", "AUTH-MISSING", "AUTH-MALFORMED", "AUTH-REVOKED", "AUTH-VALID", "PRO-GATE",
 		"FEED-ORDER", "FEED-PAGE-DEFAULT", "FEED-LIMIT", "FEED-LIMIT-CAP", "FEED-CURSOR-WALK",
 		"FEED-CURSOR-END", "FEED-BAD-PARAM", "EVENT-SCHEMA", "EVENT-TYPES", "EVENT-CHANNEL-NO-VIDEO",
@@ -83,7 +83,7 @@ func TestTextsAgreeWithContract(t *testing.T) {
 		{"EVENT-TYPES", append([]string{itoa(len(schemas.EventTypes))}, schemas.EventTypes...)},
 	}
 	for _, tt := range tests {
-		r, ok := c.Lookup(tt.id)
+		r, ok := c.Lookup(ID(tt.id))
 		if !ok {
 			t.Errorf("%s missing", tt.id)
 			continue
@@ -180,5 +180,21 @@ func TestCheck(t *testing.T) {
 	full := c.Check(map[string][]string{"s": {"A", "B"}})
 	if err := full.Err(); err != nil {
 		t.Errorf("full coverage: %v", err)
+	}
+}
+
+// ids.go is generated from requirements.json; a requirement added, removed
+// or renamed in the file without `go generate` fails here.
+func TestIDsMatchFile(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inFile []ID
+	for _, r := range c.List() {
+		inFile = append(inFile, r.ID)
+	}
+	if !slices.Equal(inFile, All()) {
+		t.Errorf("ids.go is stale: run go generate ./schemas/catalogue\n file: %v\n ids.go: %v", inFile, All())
 	}
 }
