@@ -9,13 +9,13 @@ package schemas
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -109,8 +109,8 @@ func schema(r Resource) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// Validate checks a decoded JSON document (as produced by encoding/json into
-// an any, or by Decode) against a resource. It returns nil, a *Error listing
+// Validate checks a decoded JSON document (as jsondoc.Decode makes it)
+// against a resource. It returns nil, a *Error listing
 // every violation, or an error if the schemas themselves are broken.
 func Validate(r Resource, doc any) error {
 	s, err := schema(r)
@@ -130,27 +130,11 @@ func Validate(r Resource, doc any) error {
 
 // ValidateJSON decodes raw JSON and validates it. Numbers are kept exact.
 func ValidateJSON(r Resource, raw []byte) error {
-	doc, err := Decode(raw)
+	doc, err := jsondoc.Decode(raw)
 	if err != nil {
 		return &Error{Resource: r, Violations: []Violation{{Pointer: "", Keyword: "json", Rule: "the body is not valid JSON: " + err.Error()}}}
 	}
 	return Validate(r, doc)
-}
-
-// Decode parses one JSON document the way Validate expects it: numbers as
-// json.Number, so that 2^53-1 and 1.5 survive exactly, and trailing data is
-// an error.
-func Decode(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	return doc, nil
 }
 
 // Violation is one broken rule: where in the instance, which keyword, what
@@ -222,7 +206,7 @@ func violations(ve *jsonschema.ValidationError, doc any) []Violation {
 			}
 			return
 		}
-		ptr := pointer(e.InstanceLocation)
+		ptr := jsondoc.Pointer(e.InstanceLocation...)
 		kw := ""
 		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 			kw = kp[len(kp)-1]
@@ -237,14 +221,14 @@ func violations(ve *jsonschema.ValidationError, doc any) []Violation {
 			Keyword:   kw,
 			EventType: typ,
 			Rule:      e.ErrorKind.LocalizedString(english),
-			Value:     excerpt(lookup(doc, e.InstanceLocation)),
+			Value:     jsondoc.Quote(valueAt(doc, ptr), MaxExcerpt),
 		})
 	}
 	walk(ve, "")
 	if len(out) == 0 {
-		out = append(out, Violation{Keyword: "schema", Rule: ve.Error(), Value: excerpt(doc)})
+		out = append(out, Violation{Keyword: "schema", Rule: ve.Error(), Value: jsondoc.Quote(doc, MaxExcerpt)})
 	}
-	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Pointer, b.Pointer) })
+	slices.SortStableFunc(out, func(a, b Violation) int { return jsondoc.ComparePointers(a.Pointer, b.Pointer) })
 	return slices.CompactFunc(out, func(a, b Violation) bool { return a == b })
 }
 
@@ -259,58 +243,12 @@ func eventType(schemaURL string) string {
 	return name
 }
 
-func pointer(loc []string) string {
-	if len(loc) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, tok := range loc {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
-	}
-	return b.String()
-}
-
-func lookup(doc any, loc []string) any {
-	cur := doc
-	for _, tok := range loc {
-		switch v := cur.(type) {
-		case map[string]any:
-			cur = v[tok]
-		case []any:
-			var i int
-			if _, err := fmt.Sscan(tok, &i); err != nil || i < 0 || i >= len(v) {
-				return nil
-			}
-			cur = v[i]
-		default:
-			return nil
-		}
-	}
-	return cur
-}
-
 // MaxExcerpt bounds a value quoted in a violation, so a failure message
 // stays readable when a whole page is wrong.
 const MaxExcerpt = 120
 
-func excerpt(v any) string {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	s := string(raw)
-	if len(s) > MaxExcerpt {
-		s = s[:MaxExcerpt] + "…"
-	}
-	return s
-}
-
-// Names returns the file name of every schema, for tools that list them.
-func Names() []string {
-	out := make([]string, 0, len(Resources)+1)
-	for _, r := range Resources {
-		out = append(out, path.Base(string(r)))
-	}
-	return append(out, "common.json")
+// valueAt is the value a violation is about; a missing one is null.
+func valueAt(doc any, ptr string) any {
+	v, _ := jsondoc.Get(doc, ptr)
+	return v
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
@@ -291,7 +292,7 @@ func parseVideosBody(raw []byte) ([]string, *badRequest) {
 	if !utf8.Valid(raw) {
 		return nil, bodyProblem("utf8", "the request body is not valid UTF-8", "")
 	}
-	doc, err := schemas.Decode(raw)
+	doc, err := jsondoc.Decode(raw)
 	if err != nil {
 		return nil, bodyProblem("json", "the request body is not valid JSON: "+err.Error(), excerpt(string(raw)))
 	}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 // Breakers are the named faults of the conformance kit: each one breaks one
@@ -204,7 +205,7 @@ func (a *answer) code() string {
 // decodeDoc reads a JSON document as schemas.Decode does (numbers stay
 // json.Number, so large counts and timestamps survive exactly).
 func decodeDoc(raw []byte) (any, bool) {
-	doc, err := schemas.Decode(raw)
+	doc, err := jsondoc.Decode(raw)
 	return doc, err == nil
 }
 

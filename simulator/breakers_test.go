@@ -15,6 +15,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 // The tests of the breakers judge each one with a small oracle of the
@@ -58,7 +59,7 @@ func (a faultAnswer) String() string {
 }
 
 func (a faultAnswer) doc() any {
-	doc, _ := schemas.Decode(a.body)
+	doc, _ := jsondoc.Decode(a.body)
 	return doc
 }
 

@@ -66,7 +66,7 @@ func (s *Server) controlAuth(h http.HandlerFunc) http.Handler {
 	}
 	want := sha256.Sum256([]byte(s.cfg.ControlToken))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := sha256.Sum256([]byte(r.Header.Get("X-Control-Token")))
+		got := sha256.Sum256([]byte(r.Header.Get(controlTokenHeader)))
 		if subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
 			writeError(w, http.StatusUnauthorized, codeControlToken, "the control API needs the header X-Control-Token with the configured token", nil)
 			return
@@ -129,27 +129,22 @@ func (s *Server) ctlInfo(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, info)
 }
 
-// accountView is an account as the control API shows it: the key redacted.
-type accountView struct {
-	ID       string   `json:"id"`
-	Plan     string   `json:"plan"`
-	KeyHint  string   `json:"keyHint,omitempty"`
-	Key      string   `json:"key,omitempty"`
-	Channels []string `json:"channels"`
-}
+// controlTokenHeader carries Config.ControlToken.
+const controlTokenHeader = "X-Control-Token"
 
-func view(st *state, a world.Account) accountView {
+// view is an account as the control API shows it: the key redacted.
+func view(st *state, a world.Account) Account {
 	ch := a.Channels
 	if ch == nil {
 		ch = []string{}
 	}
-	return accountView{ID: a.ID, Plan: string(a.Plan), KeyHint: st.keys.Hint(a.ID), Channels: ch}
+	return Account{ID: a.ID, Plan: string(a.Plan), KeyHint: st.keys.Hint(a.ID), Channels: ch}
 }
 
 func (s *Server) ctlAccounts(w http.ResponseWriter, r *http.Request) {
 	st := s.st.Load()
 	as := st.world.Accounts()
-	out := make([]accountView, len(as))
+	out := make([]Account, len(as))
 	for i, a := range as {
 		out[i] = view(st, a)
 	}

@@ -63,7 +63,7 @@ func TestControlInfoAndClock(t *testing.T) {
 
 func TestControlAccounts(t *testing.T) {
 	s := newServer(t, Config{Seed: 1})
-	list := decode[[]accountView](t, s.serve(t, ctl("GET", "accounts", "")), 200)
+	list := decode[[]Account](t, s.serve(t, ctl("GET", "accounts", "")), 200)
 	if len(list) != 3 {
 		t.Fatalf("%d seeded accounts, want 3", len(list))
 	}
@@ -72,14 +72,14 @@ func TestControlAccounts(t *testing.T) {
 			t.Errorf("account %+v: want a redacted hint, no key, channels", a)
 		}
 	}
-	created := decode[accountView](t, s.serve(t, ctl("POST", "accounts", `{"plan":"free"}`)), 201)
+	created := decode[Account](t, s.serve(t, ctl("POST", "accounts", `{"plan":"free"}`)), 201)
 	if created.Plan != "free" || !wellFormed(created.Key, DefaultKeyPrefix) {
 		t.Fatalf("created %+v", created)
 	}
 	if r := s.serve(t, videosReq(created.Key, `{"videoIds":["a"]}`)); r.status != 403 {
 		t.Fatalf("free account on videos: %d", r.status)
 	}
-	up := decode[accountView](t, s.serve(t, ctl("PUT", "accounts/"+created.ID+"/plan", `{"plan":"pro"}`)), 200)
+	up := decode[Account](t, s.serve(t, ctl("PUT", "accounts/"+created.ID+"/plan", `{"plan":"pro"}`)), 200)
 	if up.Plan != "pro" || up.KeyHint != redact(created.Key) {
 		t.Fatalf("after plan change %+v", up)
 	}
@@ -143,7 +143,7 @@ func TestControlResetAndExportImport(t *testing.T) {
 	s := newServer(t, Config{Seed: 5, FeedLimit: -1})
 	k := s.Seeded()
 	first := s.serve(t, feedReq(k.Pro, ""))
-	created := decode[accountView](t, s.serve(t, ctl("POST", "accounts", `{"plan":"pro"}`)), 201)
+	created := decode[Account](t, s.serve(t, ctl("POST", "accounts", `{"plan":"pro"}`)), 201)
 	s.Advance(2 * time.Hour)
 	after := s.serve(t, feedReq(k.Pro, ""))
 

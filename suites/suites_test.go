@@ -30,8 +30,8 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
-	"github.com/tcmkit/tcmkit/suites/bundled"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/suites/bundled"
 	"github.com/tcmkit/tcmkit/suites/conformance"
 	"github.com/tcmkit/tcmkit/suites/redact"
 	"github.com/tcmkit/tcmkit/suites/report"

@@ -34,6 +34,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 func main() {
@@ -50,7 +51,7 @@ func run(out io.Writer, path string) int {
 		fmt.Fprintln(out, "checkexamples:", err)
 		return 1
 	}
-	doc, err := schemas.Decode(raw)
+	doc, err := jsondoc.Decode(raw)
 	if err != nil {
 		fmt.Fprintf(out, "checkexamples: %s: %v\n", path, err)
 		return 1

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 // bundle builds a minimal bundled document that agrees with contract.go:
@@ -44,7 +45,7 @@ func bundle(media, param, examples string) string {
 
 func decode(t *testing.T, raw string) map[string]any {
 	t.Helper()
-	doc, err := schemas.Decode([]byte(raw))
+	doc, err := jsondoc.Decode([]byte(raw))
 	if err != nil {
 		t.Fatalf("test document: %v", err)
 	}

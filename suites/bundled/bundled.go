@@ -6,14 +6,10 @@
 package bundled
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 
 	"github.com/tcmkit/tcmkit/simulator"
 )
@@ -58,76 +54,31 @@ func (s *Server) Close() error {
 
 // Provision creates the suite's accounts through the control API at base.
 func Provision(ctx context.Context, hc *http.Client, base string) (Keys, error) {
+	ctl := simulator.Control{URL: base, HTTP: hc}
 	var k Keys
-	create := func(plan string) (string, string, error) {
-		var a struct{ ID, Key string }
-		err := call(ctx, hc, http.MethodPost, base+"/_control/accounts", `{"plan":"`+plan+`"}`, http.StatusCreated, &a)
-		if err == nil && (a.ID == "" || a.Key == "") {
-			err = fmt.Errorf("bundled: the created %s account has no id or key", plan)
-		}
+	create := func(plan string) (simulator.Account, error) {
+		a, err := ctl.CreateAccount(ctx, plan)
 		if err == nil {
 			k.Secrets = append(k.Secrets, a.Key)
 		}
-		return a.ID, a.Key, err
+		return a, err
 	}
-	var err error
-	if _, k.Pro, err = create("pro"); err != nil {
-		return k, err
-	}
-	if _, k.Free, err = create("free"); err != nil {
-		return k, err
-	}
-	if _, k.Burst, err = create("pro"); err != nil {
-		return k, err
-	}
-	if _, k.Other, err = create("pro"); err != nil {
-		return k, err
-	}
-	id, old, err := create("pro")
-	if err != nil {
-		return k, err
-	}
-	var fresh struct{ Key string }
-	if err := call(ctx, hc, http.MethodPost, base+"/_control/accounts/"+id+"/key", "", http.StatusOK, &fresh); err != nil {
-		return k, err
-	}
-	k.Revoked = old
-	k.Secrets = append(k.Secrets, fresh.Key)
-	return k, nil
-}
-
-// call sends one control request and decodes the answer into out.
-func call(ctx context.Context, hc *http.Client, method, url, body string, want int, out any) error {
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, r)
-	if err != nil {
-		return fmt.Errorf("bundled: %w", err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("bundled: control API: %w", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return fmt.Errorf("bundled: control API: %s %s: %w", method, req.URL.Path, err)
-	}
-	if resp.StatusCode != want {
-		return fmt.Errorf("bundled: control API: %s %s answered %d, want %d: %s", method, req.URL.Path, resp.StatusCode, want, bytes.TrimSpace(raw))
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("bundled: control API: %s %s: %w", method, req.URL.Path, err)
+	for _, dst := range []struct {
+		plan string
+		key  *string
+	}{{"pro", &k.Pro}, {"free", &k.Free}, {"pro", &k.Burst}, {"pro", &k.Other}, {"pro", &k.Revoked}} {
+		a, err := create(dst.plan)
+		if err != nil {
+			return k, err
+		}
+		*dst.key = a.Key
+		if dst.key == &k.Revoked {
+			fresh, err := ctl.RegenerateKey(ctx, a.ID)
+			if err != nil {
+				return k, err
+			}
+			k.Secrets = append(k.Secrets, fresh)
 		}
 	}
-	return nil
+	return k, nil
 }

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,8 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
 )
 
 // Clock is the target's time, seen by the suite: how long the suite waits
@@ -98,7 +99,7 @@ type Response struct {
 
 // JSON decodes the body the way schemas.Validate expects it; decoded once.
 func (r *Response) JSON() (any, error) {
-	r.once.Do(func() { r.doc, r.err = schemas.Decode(r.Body) })
+	r.once.Do(func() { r.doc, r.err = jsondoc.Decode(r.Body) })
 	return r.doc, r.err
 }
 
@@ -529,8 +530,7 @@ func (WallClock) Now(context.Context) (time.Time, error) { return time.Now(), ni
 // through its control API: waiting advances virtual time at once, so the
 // rate-limit specs take no real time.
 type ControlClock struct {
-	Base string // the simulator's base URL; the control API is under /_control/
-	HTTP *http.Client
+	simulator.Control
 }
 
 // Virtual reports that waiting on this clock takes no real time.
@@ -545,60 +545,7 @@ func Note(c Clock) string {
 	return ""
 }
 
-// Wait advances the simulator's clock by d, rounded up to a millisecond.
+// Wait advances the simulator's clock by d.
 func (c ControlClock) Wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	if r := d % time.Millisecond; r != 0 {
-		d += time.Millisecond - r // never wait less than asked
-	}
-	_, err := c.call(ctx, http.MethodPost, "clock/advance", fmt.Sprintf(`{"duration":%q}`, d.String()))
-	return err
-}
-
-// Now is the simulator's virtual time.
-func (c ControlClock) Now(ctx context.Context) (time.Time, error) {
-	raw, err := c.call(ctx, http.MethodGet, "clock", "")
-	if err != nil {
-		return time.Time{}, err
-	}
-	var v struct {
-		Now int64 `json:"now"`
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return time.Time{}, fmt.Errorf("client: control clock: %w", err)
-	}
-	return time.UnixMilli(v.Now), nil
-}
-
-func (c ControlClock) call(ctx context.Context, method, path, body string) ([]byte, error) {
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.Base, "/")+"/_control/"+path, r)
-	if err != nil {
-		return nil, fmt.Errorf("client: control clock: %w", err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: DefaultTimeout}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("client: control clock: %w", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("client: control clock: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("client: control clock: %s %s answered %d: %s", method, req.URL.Path, resp.StatusCode, excerpt(raw, MaxExcerpt))
-	}
-	return raw, nil
+	return c.Advance(ctx, d)
 }

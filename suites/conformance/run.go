@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/redact"
 )
@@ -51,7 +52,7 @@ func (c *Config) state() *run {
 	// a report should not alarm a secret scanner.
 	red.Add(c.unknownKey(), c.unprefixedToken())
 	if c.Clock == nil && c.ControlClock {
-		c.Clock = client.ControlClock{Base: c.Target, HTTP: c.HTTP}
+		c.Clock = client.ControlClock{Control: simulator.Control{URL: c.Target, HTTP: c.HTTP}}
 	}
 	r := &run{cfg: c, red: red, walks: map[string]*walkEntry{}}
 	r.c = &client.Client{

@@ -29,6 +29,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/bundled"
 )
@@ -179,7 +180,7 @@ func forward(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
 
 // editJSON decodes a recorded JSON body, lets f change it, and encodes it.
 func editJSON(rec *httptest.ResponseRecorder, f func(doc any) any) {
-	doc, err := schemas.Decode(rec.Body.Bytes())
+	doc, err := jsondoc.Decode(rec.Body.Bytes())
 	if err != nil {
 		return
 	}
@@ -274,7 +275,7 @@ func breakages() []breakage {
 						forward(w, first)
 						return
 					}
-					doc, _ := schemas.Decode(first.Body.Bytes())
+					doc, _ := jsondoc.Decode(first.Body.Bytes())
 					if next, ok := doc.(map[string]any)["nextCursor"].(string); ok {
 						q.Set("limit", "1")
 						q.Set("cursor", next)
@@ -286,7 +287,7 @@ func breakages() []breakage {
 							forward(w, second)
 							return
 						}
-						doc2, _ := schemas.Decode(second.Body.Bytes())
+						doc2, _ := jsondoc.Decode(second.Body.Bytes())
 						obj := doc.(map[string]any)
 						obj["events"] = append(events(doc), events(doc2)...)
 						obj["nextCursor"] = doc2.(map[string]any)["nextCursor"]
