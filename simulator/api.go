@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,7 +31,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, st *state, li
 	h, accountID, aerr := st.keys.authenticate(r)
 	if aerr != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
-		writeError(w, http.StatusUnauthorized, aerr.code, aerr.message, nil)
+		WriteError(w, http.StatusUnauthorized, aerr.Code, aerr.Message, nil)
 		return "", false
 	}
 	if ok, wait := lim.Allow(h, s.clock.Now); !ok {
@@ -54,22 +56,22 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q, problems := parseFeedQuery(r.URL.RawQuery)
+	q, problems := ParseFeedQuery(r.URL.RawQuery)
 	if len(problems) > 0 {
 		writeQueryError(w, problems)
 		return
 	}
 	st.world.AdvanceTo(s.clock.Now())
 	moment := st.answers.momentAt(st.world.Now().UnixMilli())
-	key := feedKey(accountID, q.cursor, q.limit)
+	key := feedKey(accountID, q.Cursor, q.Limit)
 	if page, ok := st.answers.Get(moment, key); ok {
 		writeRaw(w, http.StatusOK, page)
 		return
 	}
-	page, err := st.world.FeedPage(accountID, q.cursor, q.limit)
+	page, err := st.world.FeedPage(accountID, q.Cursor, q.Limit)
 	switch {
 	case errors.Is(err, world.ErrCursor):
-		writeQueryError(w, []queryProblem{{Parameter: "cursor", Value: excerpt(q.cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}})
+		writeQueryError(w, []QueryProblem{{Parameter: "cursor", Value: excerpt(q.Cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}})
 		return
 	case err != nil:
 		s.internalError(w, r, err)
@@ -79,14 +81,16 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, page)
 }
 
-// feedQuery is the feed's query, checked.
-type feedQuery struct {
-	limit  int
-	cursor string
+// FeedQuery is the feed's query, checked.
+type FeedQuery struct {
+	Limit    int    // the page size served: the default, or limit capped
+	Asked    int    // the limit asked for before capping (math.MaxInt when too large for an int); 0 when absent
+	HasLimit bool   // limit was given
+	Cursor   string // "" for the first page
 }
 
-// queryProblem is one invalid query parameter, as the 400's details list it.
-type queryProblem struct {
+// QueryProblem is one invalid query parameter, as the 400's details list it.
+type QueryProblem struct {
 	Parameter string `json:"parameter"`
 	Value     string `json:"value"`
 	Rule      string `json:"rule"`
@@ -94,13 +98,13 @@ type queryProblem struct {
 
 var limitRule = fmt.Sprintf("must be a whole number of at least 1 (default %d; values above %d are capped)", schemas.DefaultPageSize, schemas.MaxPageSize)
 
-// parseFeedQuery reads limit and cursor. Unknown parameters are ignored
+// ParseFeedQuery reads limit and cursor as the server does. Unknown parameters are ignored
 // (tolerant where the contract is silent); a parameter given twice, a limit
 // that is not a whole number of at least 1, and undecodable escapes are
 // problems. An empty cursor means the first page, like an omitted one.
-func parseFeedQuery(raw string) (feedQuery, []queryProblem) {
-	q := feedQuery{limit: schemas.DefaultPageSize}
-	var problems []queryProblem
+func ParseFeedQuery(raw string) (FeedQuery, []QueryProblem) {
+	q := FeedQuery{Limit: schemas.DefaultPageSize}
+	var problems []QueryProblem
 	var seenLimit, seenCursor bool
 	for raw != "" {
 		var seg string
@@ -111,7 +115,7 @@ func parseFeedQuery(raw string) (feedQuery, []queryProblem) {
 		rawName, rawValue, _ := strings.Cut(seg, "=")
 		name, err := url.QueryUnescape(rawName)
 		if err != nil {
-			problems = append(problems, queryProblem{Parameter: excerpt(rawName), Value: excerpt(rawValue), Rule: "the parameter name is not valid percent-encoding"})
+			problems = append(problems, QueryProblem{Parameter: excerpt(rawName), Value: excerpt(rawValue), Rule: "the parameter name is not valid percent-encoding"})
 			continue
 		}
 		if name != "limit" && name != "cursor" {
@@ -119,35 +123,43 @@ func parseFeedQuery(raw string) (feedQuery, []queryProblem) {
 		}
 		value, err := url.QueryUnescape(rawValue)
 		if err != nil {
-			problems = append(problems, queryProblem{Parameter: name, Value: excerpt(rawValue), Rule: "not valid percent-encoding"})
+			problems = append(problems, QueryProblem{Parameter: name, Value: excerpt(rawValue), Rule: "not valid percent-encoding"})
 			continue
 		}
 		switch name {
 		case "limit":
 			if seenLimit {
-				problems = appendOnce(problems, queryProblem{Parameter: name, Value: excerpt(value), Rule: "given more than once"})
+				problems = appendOnce(problems, QueryProblem{Parameter: name, Value: excerpt(value), Rule: "given more than once"})
 				continue
 			}
 			seenLimit = true
 			n, ok := parseLimit(value)
 			if !ok {
-				problems = append(problems, queryProblem{Parameter: name, Value: excerpt(value), Rule: limitRule})
+				problems = append(problems, QueryProblem{Parameter: name, Value: excerpt(value), Rule: limitRule})
 				continue
 			}
-			q.limit = n
+			q.Limit, q.Asked, q.HasLimit = n, n, true
+			if n == schemas.MaxPageSize {
+				// parseLimit caps: read what was asked for from the digits.
+				if asked, err := strconv.Atoi(value); err == nil {
+					q.Asked = asked
+				} else {
+					q.Asked = math.MaxInt
+				}
+			}
 		case "cursor":
 			if seenCursor {
-				problems = appendOnce(problems, queryProblem{Parameter: name, Value: excerpt(value), Rule: "given more than once"})
+				problems = appendOnce(problems, QueryProblem{Parameter: name, Value: excerpt(value), Rule: "given more than once"})
 				continue
 			}
 			seenCursor = true
-			q.cursor = value
+			q.Cursor = value
 		}
 	}
 	return q, problems
 }
 
-func appendOnce(ps []queryProblem, p queryProblem) []queryProblem {
+func appendOnce(ps []QueryProblem, p QueryProblem) []QueryProblem {
 	for _, old := range ps {
 		if old.Parameter == p.Parameter && old.Rule == p.Rule {
 			return ps
@@ -184,14 +196,14 @@ func parseLimit(v string) (int, bool) {
 
 // writeQueryError is the feed's 400: details names the invalid parameters
 // ({"invalid":["limit"],"problems":[...]}).
-func writeQueryError(w http.ResponseWriter, problems []queryProblem) {
+func writeQueryError(w http.ResponseWriter, problems []QueryProblem) {
 	var names []string
 	for _, p := range problems {
 		if !containsString(names, p.Parameter) {
 			names = append(names, p.Parameter)
 		}
 	}
-	writeError(w, http.StatusBadRequest, codeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
+	WriteError(w, http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
 		map[string]any{"invalid": names, "problems": problems})
 }
 
@@ -206,18 +218,7 @@ func containsString(ss []string, s string) bool {
 
 // excerpt shortens a value quoted back to the client and keeps it valid
 // UTF-8; it goes into a JSON body only, never into a header.
-func excerpt(v string) string {
-	const maxLen = 64
-	v = strings.ToValidUTF8(v, "\uFFFD")
-	if len(v) <= maxLen {
-		return v
-	}
-	cut := maxLen
-	for cut > 0 && !utf8.RuneStart(v[cut]) {
-		cut--
-	}
-	return v[:cut] + "…"
-}
+func excerpt(v string) string { return jsondoc.Excerpt(v, 64) }
 
 // videos serves POST /api/public/videos.
 func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
@@ -232,12 +233,16 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if acct.Plan != world.Pro {
-		writeError(w, http.StatusForbidden, codeProRequired, "the tracked-videos operation requires a Pro plan", nil)
+		WriteError(w, http.StatusForbidden, CodeProRequired, "the tracked-videos operation requires a Pro plan", nil)
 		return
 	}
-	ids, bad := readVideosRequest(r)
+	var ids []string
+	raw, bad := readBody(r)
+	if bad == nil {
+		ids, bad = ParseVideosRequest(r.Header, raw)
+	}
 	if bad != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, bad.message, bad.details)
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, bad.Message, bad.Details)
 		return
 	}
 	st.world.AdvanceTo(s.clock.Now())
@@ -256,39 +261,41 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, body)
 }
 
-// badRequest is why a videos request was refused. Its details always hold
+// BadRequest is why a videos request was refused. Its details always hold
 // "violations" in the shape of schemas.Violation, so a client reads every
 // 400 of the operation the same way; a header problem has the pointer ""
 // and names the header in keyword.
-type badRequest struct {
-	message string
-	details any
+type BadRequest struct {
+	Message string
+	Details any
 }
 
 // bodyProblem is a 400 about the body as a whole (or a header).
-func bodyProblem(keyword, rule, value string) *badRequest {
-	return &badRequest{message: rule, details: map[string]any{"violations": []schemas.Violation{{Keyword: keyword, Rule: rule, Value: value}}}}
+func bodyProblem(keyword, rule, value string) *BadRequest {
+	return &BadRequest{Message: rule, Details: map[string]any{"violations": []schemas.Violation{{Keyword: keyword, Rule: rule, Value: value}}}}
 }
 
-// readVideosRequest checks the Content-Type, reads at most MaxBodyBytes,
-// and validates the body with the same compiled schema the suite uses.
-func readVideosRequest(r *http.Request) ([]string, *badRequest) {
-	if bad := checkJSONContentType(r.Header.Values("Content-Type")); bad != nil {
-		return nil, bad
-	}
+// readBody reads at most MaxBodyBytes+1 of the request body; more than
+// MaxBodyBytes is left for ParseVideosRequest to refuse.
+func readBody(r *http.Request) ([]byte, *BadRequest) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
 		return nil, bodyProblem("body", "the request body could not be read", "")
 	}
+	return raw, nil
+}
+
+// ParseVideosRequest judges a tracked-videos request as the server does:
+// the Content-Type, at most MaxBodyBytes, UTF-8, one JSON value, and the
+// compiled schema schemas.VideosRequest (the one the suite uses). It
+// returns the requested ids, or the 400's message and details.
+func ParseVideosRequest(h http.Header, raw []byte) ([]string, *BadRequest) {
+	if bad := checkJSONContentType(h.Values("Content-Type")); bad != nil {
+		return nil, bad
+	}
 	if len(raw) > MaxBodyBytes {
 		return nil, bodyProblem("maxBytes", fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes), "")
 	}
-	return parseVideosBody(raw)
-}
-
-// parseVideosBody decodes and validates a body; the violations (pointer,
-// keyword, rule, value) go into details.
-func parseVideosBody(raw []byte) ([]string, *badRequest) {
 	if !utf8.Valid(raw) {
 		return nil, bodyProblem("utf8", "the request body is not valid UTF-8", "")
 	}
@@ -299,7 +306,7 @@ func parseVideosBody(raw []byte) ([]string, *badRequest) {
 	if err := schemas.Validate(schemas.VideosRequest, doc); err != nil {
 		var se *schemas.Error
 		if errors.As(err, &se) {
-			return nil, &badRequest{message: "the request body does not match the tracked-videos request: " + violationSummary(se), details: map[string]any{"violations": se.Violations}}
+			return nil, &BadRequest{Message: "the request body does not match the tracked-videos request: " + violationSummary(se), Details: map[string]any{"violations": se.Violations}}
 		}
 		return nil, bodyProblem("schema", "the request body could not be validated", "")
 	}
@@ -326,7 +333,7 @@ func violationSummary(se *schemas.Error) string {
 // checkJSONContentType wants application/json, with charset utf-8 if any.
 // The spec lists 400 for an invalid request, so a wrong type is a 400 too
 // (not 415).
-func checkJSONContentType(values []string) *badRequest {
+func checkJSONContentType(values []string) *BadRequest {
 	want := "the Content-Type header must be " + contentTypeJSON
 	got := excerpt(strings.Join(values, ", "))
 	if len(values) != 1 {
@@ -355,5 +362,5 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // internalError is the 500 for what should not happen; the log has the cause.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
 	s.log.Error("internal error", requestAttrs(r), "err", err)
-	writeError(w, http.StatusInternalServerError, codeInternal, "the simulator failed while serving this request; the failure is logged", nil)
+	WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
 }

@@ -91,7 +91,7 @@ func TestAuthentication(t *testing.T) {
 			if tc.want != 401 {
 				return
 			}
-			if e := r.errorBody(t); e.Error != tc.code {
+			if e := r.ErrorBody(t); e.Error != tc.code {
 				t.Errorf("error %q, want %q", e.Error, tc.code)
 			}
 			if strings.Contains(string(r.body), random) {
@@ -143,7 +143,7 @@ func TestFeedQuery(t *testing.T) {
 			if r.status != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400: %s", r.status, r.body)
 			}
-			e := r.errorBody(t)
+			e := r.ErrorBody(t)
 			d, _ := e.Details.(map[string]any)
 			var got []string
 			for _, v := range asSlice(d["invalid"]) {
@@ -263,7 +263,7 @@ func TestVideosRequest(t *testing.T) {
 			if tc.want != 400 {
 				return
 			}
-			d, _ := r.errorBody(t).Details.(map[string]any)
+			d, _ := r.ErrorBody(t).Details.(map[string]any)
 			if len(asSlice(d["violations"])) == 0 {
 				t.Fatalf("a 400 without details.violations: %s", r.body)
 			}

@@ -93,6 +93,8 @@ func benchVideos(b *testing.B, uncached bool) {
 
 // BenchmarkVideosRequestParse is the request side alone: decode and
 // validate 20 ids with the compiled schema.
+var jsonHeader = http.Header{"Content-Type": {"application/json"}}
+
 func BenchmarkVideosRequestParse(b *testing.B) {
 	var items []string
 	for i := range schemas.MaxVideoIDs {
@@ -101,8 +103,8 @@ func BenchmarkVideosRequestParse(b *testing.B) {
 	raw := []byte(`{"videoIds":[` + strings.Join(items, ",") + `]}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, bad := parseVideosBody(raw); bad != nil {
-			b.Fatal(bad.message)
+		if _, bad := ParseVideosRequest(jsonHeader, raw); bad != nil {
+			b.Fatal(bad.Message)
 		}
 	}
 }

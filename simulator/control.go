@@ -68,7 +68,7 @@ func (s *Server) controlAuth(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := sha256.Sum256([]byte(r.Header.Get(controlTokenHeader)))
 		if subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
-			writeError(w, http.StatusUnauthorized, codeControlToken, "the control API needs the header X-Control-Token with the configured token", nil)
+			WriteError(w, http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token", nil)
 			return
 		}
 		h(w, r)
@@ -80,17 +80,17 @@ func (s *Server) controlAuth(h http.HandlerFunc) http.Handler {
 func readControl(w http.ResponseWriter, r *http.Request, v any) bool {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil || len(raw) > MaxBodyBytes {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, fmt.Sprintf("the body must be JSON of at most %d bytes", MaxBodyBytes), nil)
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("the body must be JSON of at most %d bytes", MaxBodyBytes), nil)
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, "the body is not the expected JSON: "+err.Error(), nil)
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "the body is not the expected JSON: "+err.Error(), nil)
 		return false
 	}
 	if dec.More() {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, "the body has data after the JSON value", nil)
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "the body has data after the JSON value", nil)
 		return false
 	}
 	return true
@@ -161,7 +161,7 @@ func readPlan(w http.ResponseWriter, r *http.Request) (world.Plan, bool) {
 		return "", false
 	}
 	if p := world.Plan(b.Plan); p != world.Pro && p != world.Free {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan})
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan})
 		return "", false
 	}
 	return world.Plan(b.Plan), true
@@ -205,7 +205,7 @@ func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
 func (s *Server) noAccount(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, world.ErrNoAccount) {
 		// The id goes into the JSON body only, never into a header.
-		writeError(w, http.StatusNotFound, codeNotFound, "no such account", map[string]any{"id": excerpt(r.PathValue("id"))})
+		WriteError(w, http.StatusNotFound, CodeNotFound, "no such account", map[string]any{"id": excerpt(r.PathValue("id"))})
 		return
 	}
 	s.internalError(w, r, err)
@@ -242,7 +242,7 @@ func (s *Server) ctlAdvance(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := time.ParseDuration(b.Duration)
 	if err != nil || d < 0 || d > MaxAdvance {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, fmt.Sprintf(`duration must be a Go duration from 0 to %s, such as "90s" or "15m"`, MaxAdvance), map[string]any{"duration": excerpt(b.Duration)})
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf(`duration must be a Go duration from 0 to %s, such as "90s" or "15m"`, MaxAdvance), map[string]any{"duration": excerpt(b.Duration)})
 		return
 	}
 	n := s.Advance(d)
@@ -272,7 +272,7 @@ func (s *Server) ctlAddFault(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := spec.check(); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, "invalid fault: "+err.Error(), nil)
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "invalid fault: "+err.Error(), nil)
 		return
 	}
 	spec = s.faults.Add(spec)
@@ -293,7 +293,7 @@ func (s *Server) ctlEdgeRate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if b.Rate == nil || !(*b.Rate >= 0 && *b.Rate <= 1) {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, "rate must be a number within 0..1", nil)
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "rate must be a number within 0..1", nil)
 		return
 	}
 	st := s.st.Load()
@@ -413,7 +413,7 @@ func (s *Server) ctlExport(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) ctlImport(w http.ResponseWriter, r *http.Request) {
 	if err := s.Import(io.LimitReader(r.Body, maxWorldBytes)); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidBody, err.Error(), nil)
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
 		return
 	}
 	s.log.Info("world imported")

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -300,31 +299,24 @@ func TestDroppedConnection(t *testing.T) {
 	}
 }
 
-var registerTestFaults sync.Once
-
-// A named fault that panics proves both the hook and the recovery.
-func TestNamedFaultAndPanicRecovery(t *testing.T) {
-	registerTestFaults.Do(func() {
-		RegisterFault(NamedFault{Name: "test-panic", Description: "panics on the feed", Wrap: func(op string, next http.Handler) http.Handler {
-			if op != opFeed {
-				return next
-			}
-			return http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(errors.New("boom")) })
-		}})
-		RegisterFault(NamedFault{Name: "test-health-teapot", Wrap: func(op string, next http.Handler) http.Handler {
-			if op != opHealth {
-				return next
-			}
-			return Rewrite(next, func(_ *http.Request, status int, _ http.Header, body []byte) (int, []byte) {
-				return 418, []byte(`{"error":"teapot","message":"` + string(body[2:8]) + `"}`)
-			})
-		}})
-	})
-	if _, err := New(Config{Faults: []string{"no-such-fault"}}); err == nil {
-		t.Error("an unknown named fault was accepted")
+// Middleware that panics proves both the hook and the recovery.
+func TestMiddlewareAndPanicRecovery(t *testing.T) {
+	panicky := func(op Operation, next http.Handler) http.Handler {
+		if op != OpFeed {
+			return next
+		}
+		return http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(errors.New("boom")) })
+	}
+	teapot := func(op Operation, next http.Handler) http.Handler {
+		if op != OpHealth {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			WriteError(w, 418, "teapot", "status", nil)
+		})
 	}
 	var logs bytes.Buffer
-	s := newServer(t, Config{Seed: 1, Faults: []string{"test-panic", "test-health-teapot"}, Logger: newTestLogger(&logs)})
+	s := newServer(t, Config{Seed: 1, Middleware: []Middleware{panicky, teapot}, Logger: newTestLogger(&logs)})
 	r := s.serve(t, feedReq(s.Seeded().Pro, ""))
 	if r.status != 500 {
 		t.Fatalf("panic: status %d", r.status)
@@ -337,6 +329,6 @@ func TestNamedFaultAndPanicRecovery(t *testing.T) {
 		t.Error("the log holds a key")
 	}
 	if r := s.serve(t, req{method: "POST", target: schemas.PathHealth}); r.status != 418 || string(r.body) != `{"error":"teapot","message":"status"}` {
-		t.Errorf("rewrite: %d %s", r.status, r.body)
+		t.Errorf("middleware: %d %s", r.status, r.body)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strconv"
 )
 
-// errorBody is the ErrorBody resource.
-type errorBody struct {
+// ErrorBody is the ErrorBody resource, as the simulator writes it.
+type ErrorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
 	Details any    `json:"details,omitempty"`
@@ -16,26 +16,30 @@ type errorBody struct {
 // The error codes the simulator puts in ErrorBody.error. The spec leaves
 // the values open; these are stable, snake_case and name the cause.
 const (
-	codeNotFound         = "not_found"
-	codeMethodNotAllowed = "method_not_allowed"
-	codeInvalidQuery     = "invalid_query"
-	codeInvalidBody      = "invalid_body"
-	codeProRequired      = "pro_plan_required"
-	codeRateLimited      = "rate_limited"
-	codeInternal         = "internal_error"
-	codeUnavailable      = "service_unavailable"
-	codeInjected         = "injected_fault"
-	codeControlToken     = "invalid_control_token"
+	CodeMissingKey       = "missing_api_key"
+	CodeMalformedKey     = "malformed_api_key"
+	CodeUnknownKey       = "invalid_api_key"
+	CodeRevokedKey       = "revoked_api_key"
+	CodeNotFound         = "not_found"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeInvalidQuery     = "invalid_query"
+	CodeInvalidBody      = "invalid_body"
+	CodeProRequired      = "pro_plan_required"
+	CodeRateLimited      = "rate_limited"
+	CodeInternal         = "internal_error"
+	CodeUnavailable      = "service_unavailable"
+	CodeInjected         = "injected_fault"
+	CodeControlToken     = "invalid_control_token"
 )
 
 const contentTypeJSON = "application/json"
 
-// writeError answers with an ErrorBody. It never fails: if details cannot be
+// WriteError answers with an ErrorBody. It never fails: if details cannot be
 // encoded the body goes without them.
-func writeError(w http.ResponseWriter, status int, code, message string, details any) {
-	raw, err := json.Marshal(errorBody{Error: code, Message: message, Details: details})
+func WriteError(w http.ResponseWriter, status int, code, message string, details any) {
+	raw, err := json.Marshal(ErrorBody{Error: code, Message: message, Details: details})
 	if err != nil {
-		raw, _ = json.Marshal(errorBody{Error: code, Message: message})
+		raw, _ = json.Marshal(ErrorBody{Error: code, Message: message})
 	}
 	writeRaw(w, status, raw)
 }
@@ -53,7 +57,7 @@ func writeRaw(w http.ResponseWriter, status int, raw []byte) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, codeInternal, "the response could not be encoded", nil)
+		WriteError(w, http.StatusInternalServerError, CodeInternal, "the response could not be encoded", nil)
 		return
 	}
 	writeRaw(w, status, raw)
@@ -66,5 +70,5 @@ var jsonContentType = []string{contentTypeJSON}
 // writeRateLimited is the 429: Retry-After in whole seconds, never early.
 func writeRateLimited(w http.ResponseWriter, retryAfter int64, message string) {
 	w.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
-	writeError(w, http.StatusTooManyRequests, codeRateLimited, message, map[string]any{"retryAfterSeconds": retryAfter})
+	WriteError(w, http.StatusTooManyRequests, CodeRateLimited, message, map[string]any{"retryAfterSeconds": retryAfter})
 }

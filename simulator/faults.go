@@ -1,27 +1,24 @@
 package simulator
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
-// Two kinds of faults:
-//
-//   - Injected faults (control API, POST /_control/faults) make the
-//     simulator fail the way a real server sometimes does: an error status,
-//     a delay, a malformed body, a dropped connection. They break no rule
-//     of the contract beyond what a real outage does.
-//   - Named faults (Config.Faults, RegisterFault) break one requirement of
-//     the contract on purpose, so that a conformance suite can be shown to
-//     catch it. They are middleware around one operation's handler.
+// Injected faults (control API, POST /_control/faults) make the simulator
+// fail the way a real server sometimes does: an error status, a delay, a
+// malformed body, a dropped connection. They break no rule of the contract
+// beyond what a real outage does. (Named faults that break one requirement
+// on purpose live in package simulator/mutants, behind Config.Middleware.)
 
 // MaxFaultDelay bounds an injected delay (real time).
 const MaxFaultDelay = 30 * time.Second
@@ -40,8 +37,8 @@ type FaultSpec struct {
 }
 
 func (f *FaultSpec) check() error {
-	switch f.Operation {
-	case opFeed, opVideos, opHealth, "*":
+	switch Operation(f.Operation) {
+	case OpFeed, OpVideos, OpHealth, "*":
 	default:
 		return fmt.Errorf("operation must be feed, videos, health or *, got %q", f.Operation)
 	}
@@ -108,12 +105,12 @@ func (f *faultSet) Clear() {
 
 // Pick returns the first fault that fires for a request of op, and uses
 // up one of its count.
-func (f *faultSet) Pick(op string) (FaultSpec, bool) {
+func (f *faultSet) Pick(op Operation) (FaultSpec, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range f.list {
 		spec := &f.list[i]
-		if spec.Operation != op && spec.Operation != "*" {
+		if spec.Operation != string(op) && spec.Operation != "*" {
 			continue
 		}
 		if spec.Probability > 0 && f.rng.Float64() >= spec.Probability {
@@ -134,12 +131,11 @@ func (f *faultSet) Pick(op string) (FaultSpec, bool) {
 
 func (f *faultSet) active() bool { return f.any.Load() }
 
-// operation wraps the handler of one operation with its named faults and
-// the injected ones.
-func (s *Server) operation(op string, h http.Handler) http.Handler {
-	for _, name := range s.cfg.Faults {
-		nf, _ := lookupFault(name)
-		h = nf.Wrap(op, h)
+// operation wraps the handler of one operation with Config.Middleware and
+// the injected faults.
+func (s *Server) operation(op Operation, h http.Handler) http.Handler {
+	for _, m := range s.cfg.Middleware {
+		h = m(op, h)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.faults.active() {
@@ -168,17 +164,19 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, spec FaultSpec, 
 		_ = conn.Close()
 		return true
 	case spec.Malformed && spec.Status == 0:
-		rec := &recorder{header: http.Header{}, status: http.StatusOK}
+		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
-		copyHeader(w.Header(), rec.header)
-		body := rec.body.Bytes()
-		writeRaw(w, rec.status, body[:len(body)/2])
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		body := rec.Body.Bytes()
+		writeRaw(w, rec.Code, body[:len(body)/2])
 		return true
 	case spec.Status != 0:
 		if spec.Status == http.StatusTooManyRequests || spec.Status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", strconv.Itoa(max(spec.RetryAfter, 1)))
 		}
-		raw := mustJSON(errorBody{Error: codeInjected, Message: fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status)})
+		raw := jsondoc.Encode(ErrorBody{Error: CodeInjected, Message: fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status)})
 		if spec.Malformed {
 			raw = raw[:len(raw)/2]
 		}
@@ -186,108 +184,4 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, spec FaultSpec, 
 		return true
 	}
 	return false
-}
-
-// NamedFault breaks one requirement of the contract on purpose. A file of
-// this package registers each one from init with RegisterFault; Config.Faults
-// (and the binary's --faults) turn them on by name.
-type NamedFault struct {
-	Name        string
-	Description string
-	// Wrap returns the handler of operation op (feed, videos, health) with
-	// the fault in it, or next unchanged if the fault does not touch op.
-	Wrap func(op string, next http.Handler) http.Handler
-}
-
-var (
-	namedMu     sync.RWMutex
-	namedFaults = map[string]NamedFault{}
-)
-
-// RegisterFault makes a named fault available. It panics on a duplicate or
-// incomplete fault: registration happens in init, where that is a bug.
-func RegisterFault(f NamedFault) {
-	if f.Name == "" || f.Wrap == nil {
-		panic("simulator: a named fault needs a name and Wrap")
-	}
-	namedMu.Lock()
-	defer namedMu.Unlock()
-	if _, dup := namedFaults[f.Name]; dup {
-		panic("simulator: fault registered twice: " + f.Name)
-	}
-	namedFaults[f.Name] = f
-}
-
-func lookupFault(name string) (NamedFault, bool) {
-	namedMu.RLock()
-	defer namedMu.RUnlock()
-	f, ok := namedFaults[name]
-	return f, ok
-}
-
-// FaultNames lists the registered named faults, sorted.
-func FaultNames() []string {
-	namedMu.RLock()
-	defer namedMu.RUnlock()
-	names := make([]string, 0, len(namedFaults))
-	for n := range namedFaults {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// Rewrite is the building block of most named faults: it serves the
-// request with next into a buffer, lets edit change the status, the header
-// and the body, and sends the result.
-func Rewrite(next http.Handler, edit func(r *http.Request, status int, header http.Header, body []byte) (int, []byte)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &recorder{header: http.Header{}, status: http.StatusOK}
-		next.ServeHTTP(rec, r)
-		status, body := edit(r, rec.status, rec.header, rec.body.Bytes())
-		copyHeader(w.Header(), rec.header)
-		writeRaw(w, status, body)
-	})
-}
-
-// recorder is a minimal in-memory ResponseWriter.
-type recorder struct {
-	header http.Header
-	status int
-	wrote  bool
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(code int) {
-	if !r.wrote {
-		r.status, r.wrote = code, true
-	}
-}
-func (r *recorder) Write(b []byte) (int, error) {
-	r.wrote = true
-	return r.body.Write(b)
-}
-
-func copyHeader(dst, src http.Header) {
-	for k, v := range src {
-		if k == "Content-Length" {
-			continue
-		}
-		dst[k] = v
-	}
-}
-
-func mustJSON(v any) []byte {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return raw
-}
-
-// FaultDescription returns what a registered named fault does, or "".
-func FaultDescription(name string) string {
-	f, _ := lookupFault(name)
-	return f.Description
 }

@@ -19,9 +19,9 @@ func FuzzFeedQuery(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		q, problems := parseFeedQuery(raw)
-		if len(problems) == 0 && (q.limit < 1 || q.limit > schemas.MaxPageSize) {
-			t.Fatalf("%q: limit %d accepted", raw, q.limit)
+		q, problems := ParseFeedQuery(raw)
+		if len(problems) == 0 && (q.Limit < 1 || q.Limit > schemas.MaxPageSize) {
+			t.Fatalf("%q: limit %d accepted", raw, q.Limit)
 		}
 		for _, p := range problems {
 			if p.Parameter == "" || p.Rule == "" || !utf8.ValidString(p.Value) || len(p.Value) > 64+len("…") {
@@ -37,9 +37,9 @@ func FuzzVideosBody(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		ids, bad := parseVideosBody(raw)
+		ids, bad := ParseVideosRequest(jsonHeader, raw)
 		if bad != nil {
-			if bad.message == "" {
+			if bad.Message == "" {
 				t.Fatal("a refusal without a message")
 			}
 			return
@@ -70,7 +70,7 @@ func FuzzAuthHeader(f *testing.F) {
 		r.Header.Set("Authorization", header)
 		w := httptest.NewRecorder()
 		s.Handler().ServeHTTP(w, r)
-		key, perr := parseBearer([]string{header}, DefaultKeyPrefix)
+		key, perr := ParseBearer([]string{header}, DefaultKeyPrefix)
 		switch {
 		case w.Code == http.StatusOK:
 			if perr != nil || (key != k.Pro && key != k.Free) {

@@ -45,9 +45,9 @@ type response struct {
 	body   []byte
 }
 
-func (r response) errorBody(t testing.TB) errorBody {
+func (r response) ErrorBody(t testing.TB) ErrorBody {
 	t.Helper()
-	var e errorBody
+	var e ErrorBody
 	if err := json.Unmarshal(r.body, &e); err != nil {
 		t.Fatalf("body is not an ErrorBody: %v: %s", err, r.body)
 	}

@@ -94,7 +94,7 @@ func TestHostileInputs(t *testing.T) {
 					}
 				}
 			}
-			if e := r.errorBody(t); e.Message == "" || e.Error == "" {
+			if e := r.ErrorBody(t); e.Message == "" || e.Error == "" {
 				t.Errorf("ErrorBody without error or message: %s", r.body)
 			}
 		})

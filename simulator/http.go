@@ -11,12 +11,23 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 )
 
-// The operations, as fault injection and the logs name them.
+// Operation names one operation of the API, as middleware, fault
+// injection and the logs name it.
+type Operation string
+
+// The operations.
 const (
-	opFeed   = "feed"
-	opVideos = "videos"
-	opHealth = "health"
+	OpFeed   Operation = "feed"
+	OpVideos Operation = "videos"
+	OpHealth Operation = "health"
 )
+
+// Middleware wraps the handler of one operation (Config.Middleware). It is
+// called once per operation when the server is built, so state it keeps in
+// its closure belongs to one server and one operation. It sees requests
+// before the server authenticates them; ParseFeedQuery, ParseBearer and
+// ParseVideosRequest read a request as the server will.
+type Middleware func(op Operation, next http.Handler) http.Handler
 
 // routes builds the handler. Every answer, 404 and 405 included, is JSON;
 // the method-less patterns give 405 (with Allow) for a known path, "/"
@@ -24,12 +35,13 @@ const (
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := []struct {
-		method, path, op string
-		h                http.HandlerFunc
+		method, path string
+		op           Operation
+		h            http.HandlerFunc
 	}{
-		{http.MethodGet, schemas.PathFeed, opFeed, s.feed},
-		{http.MethodPost, schemas.PathVideos, opVideos, s.videos},
-		{http.MethodPost, schemas.PathHealth, opHealth, s.health},
+		{http.MethodGet, schemas.PathFeed, OpFeed, s.feed},
+		{http.MethodPost, schemas.PathVideos, OpVideos, s.videos},
+		{http.MethodPost, schemas.PathHealth, OpHealth, s.health},
 	}
 	for _, a := range api {
 		mux.Handle(a.method+" "+a.path, s.operation(a.op, a.h))
@@ -39,7 +51,7 @@ func (s *Server) routes() http.Handler {
 		s.controlRoutes(mux)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, codeNotFound, "no such path; the API serves "+schemas.PathFeed+", "+schemas.PathVideos+" and "+schemas.PathHealth, nil)
+		WriteError(w, http.StatusNotFound, CodeNotFound, "no such path; the API serves "+schemas.PathFeed+", "+schemas.PathVideos+" and "+schemas.PathHealth, nil)
 	})
 	return s.guard(mux)
 }
@@ -52,7 +64,7 @@ func methodNotAllowed(allow ...string) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allowed)
-		writeError(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "this path accepts "+allowed, nil)
+		WriteError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "this path accepts "+allowed, nil)
 	})
 }
 
@@ -72,12 +84,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if !w.wrote {
-				writeError(w, http.StatusInternalServerError, codeInternal, "the simulator failed while serving this request; the failure is logged", nil)
+				WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
 			}
 		}()
 		w.Header()["Content-Type"] = jsonContentType
 		if p := r.URL.Path; p == "" || p[0] != '/' || cleanPath(p) != p {
-			writeError(w, http.StatusNotFound, codeNotFound, "no such path (paths must be clean: no //, . or ..)", nil)
+			WriteError(w, http.StatusNotFound, CodeNotFound, "no such path (paths must be clean: no //, . or ..)", nil)
 			return
 		}
 		next.ServeHTTP(w, r)

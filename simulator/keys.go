@@ -101,32 +101,24 @@ func (k *keyring) Hint(account string) string {
 	return k.hints[account]
 }
 
-// Lookup finds the entry of a presented key.
-func (k *keyring) Lookup(key string) (keyEntry, bool) {
-	h := hashKey(key)
-	k.mu.RLock()
-	e, ok := k.byHash[h]
-	k.mu.RUnlock()
-	return e, ok
-}
-
-// authError is why a request was not authenticated; every one is a 401.
-type authError struct {
-	code    string
-	message string
+// AuthError is why a request was not authenticated; every one is a 401.
+type AuthError struct {
+	Code    string // the ErrorBody's error
+	Message string
 }
 
 var (
-	errAuthMissing   = &authError{"missing_api_key", "the Authorization header is missing; send Authorization: Bearer <API key>"}
-	errAuthScheme    = &authError{"malformed_api_key", "the Authorization header must use the Bearer scheme: Authorization: Bearer <API key>"}
-	errAuthMalformed = &authError{"malformed_api_key", "the API key is malformed: expected <prefix>_<random>"}
-	errAuthUnknown   = &authError{"invalid_api_key", "the API key is not valid"}
-	errAuthRevoked   = &authError{"revoked_api_key", "the API key was revoked; use the account's current key"}
+	errAuthMissing   = &AuthError{CodeMissingKey, "the Authorization header is missing; send Authorization: Bearer <API key>"}
+	errAuthScheme    = &AuthError{CodeMalformedKey, "the Authorization header must use the Bearer scheme: Authorization: Bearer <API key>"}
+	errAuthMalformed = &AuthError{CodeMalformedKey, "the API key is malformed: expected <prefix>_<random>"}
+	errAuthUnknown   = &AuthError{CodeUnknownKey, "the API key is not valid"}
+	errAuthRevoked   = &AuthError{CodeRevokedKey, "the API key was revoked; use the account's current key"}
 )
 
-// parseBearer extracts the key from the Authorization header values, or
+// ParseBearer extracts the key from the Authorization header values as the
+// server reads them (a key of the form prefix_<32 letters or digits>), or
 // says why it cannot. It never returns the header value in an error.
-func parseBearer(values []string, prefix string) (string, *authError) {
+func ParseBearer(values []string, prefix string) (string, *AuthError) {
 	if len(values) == 0 {
 		return "", errAuthMissing
 	}
@@ -163,8 +155,8 @@ func wellFormed(key, prefix string) bool {
 }
 
 // authenticate returns the hash of the request's key and its account.
-func (k *keyring) authenticate(r *http.Request) (keyHash, string, *authError) {
-	key, err := parseBearer(r.Header.Values("Authorization"), k.prefix)
+func (k *keyring) authenticate(r *http.Request) (keyHash, string, *AuthError) {
+	key, err := ParseBearer(r.Header.Values("Authorization"), k.prefix)
 	if err != nil {
 		return keyHash{}, "", err
 	}

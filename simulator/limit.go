@@ -65,10 +65,3 @@ func (l *limiter) Allow(key keyHash, now func() time.Time) (ok bool, wait time.D
 	g.next = (g.next + 1) % l.limit
 	return true, 0
 }
-
-// Forget drops the log of a key, for a key that was revoked.
-func (l *limiter) Forget(key keyHash) {
-	l.mu.Lock()
-	delete(l.logs, key)
-	l.mu.Unlock()
-}

@@ -47,7 +47,7 @@ type Config struct {
 	ControlToken string        // if set, the control API needs header "X-Control-Token: <token>"
 	NoControl    bool          // turns the control API off (404)
 	EdgeRate     float64       // 0..1, how often generated data hits edge cases
-	Faults       []string      // named faults, see RegisterFault
+	Middleware   []Middleware  // wraps each operation's handler, first innermost (named faults: package mutants)
 	Logger       *slog.Logger  // nil: discard
 
 	// now is the wall clock behind realtime mode; tests replace it.
@@ -87,11 +87,6 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("simulator: edge rate must be within 0..1, got %v", c.EdgeRate)
 	case !alnum(c.KeyPrefix):
 		return c, fmt.Errorf("simulator: key prefix must be letters and digits only, got %q", c.KeyPrefix)
-	}
-	for _, name := range c.Faults {
-		if _, ok := lookupFault(name); !ok {
-			return c, fmt.Errorf("simulator: unknown fault %q (known: %v)", name, FaultNames())
-		}
 	}
 	return c, nil
 }

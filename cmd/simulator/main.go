@@ -4,8 +4,7 @@
 // control URL; --info-file writes them as JSON once the port is listening.
 //
 // Every flag has an environment variable (TCM_SIM_ and the flag's name in
-// upper case, - as _); a flag given on the command line wins over the
-// environment, which wins over the default.
+// upper case, - as _; see package cmd/internal/cli).
 package main
 
 import (
@@ -27,18 +26,25 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tcmkit/tcmkit/cmd/internal/cli"
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/mutants"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// envPrefix starts the environment variable of every flag.
-const envPrefix = "TCM_SIM_"
+// command is the binary, as its help describes it.
+var command = cli.Command{
+	Name:      "simulator",
+	Usage:     "simulator [flags]",
+	About:     "Serves the Tracked-Channel Monitoring API from a seeded, evolving world, with a control API under /_control/.",
+	EnvPrefix: "TCM_SIM",
+}
 
 // shutdownGrace is how long in-flight requests may take after SIGTERM; it
 // is longer than the longest injected delay.
@@ -51,15 +57,15 @@ type options struct {
 	logFormat  string
 	logLevel   slog.Level
 	listFaults bool
+	faults     []string // named faults (package mutants)
 	cfg        simulator.Config
 }
 
 // parseOptions fills options from defaults < environment < flags set. It
 // returns flag.ErrHelp after printing the help to stdout.
-func parseOptions(args []string, getenv func(string) (string, bool), stdout io.Writer) (options, error) {
+func parseOptions(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("simulator", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address; 127.0.0.1:0 picks a free port")
 	seed := fs.Int64("seed", 1, "seed of the world and the keys: same seed and flags, same world, same events, same keys")
 	speed := fs.Float64("speed", 1, "virtual time per real time (60: an hour of polling per minute); 0: manual clock, moved only by POST /_control/clock/advance")
@@ -71,8 +77,8 @@ func parseOptions(args []string, getenv func(string) (string, bool), stdout io.W
 	videosLimit := fs.Int("videos-limit", simulator.DefaultVideosLimit, "tracked-videos requests per minute of virtual time per key, a budget apart from the feed's; 0: unlimited")
 	fs.Float64Var(&o.cfg.EdgeRate, "edge-rate", 0, "0..1: how often generated data hits edge cases (null counts, emoji, 32-character ids)")
 	faults := fs.String("faults", "", "comma-separated named faults that break the contract on purpose (see --list-faults)")
-	fs.Func("fault", "a named fault that breaks one requirement on purpose; repeatable (see --list-faults)", func(v string) error {
-		o.cfg.Faults = append(o.cfg.Faults, strings.TrimSpace(v))
+	fs.Func("fault", "a named fault (`NAME`) that breaks one requirement on purpose; repeatable (see --list-faults)", func(v string) error {
+		o.faults = append(o.faults, strings.TrimSpace(v))
 		return nil
 	})
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print every named fault with the requirement it breaks, and exit")
@@ -81,35 +87,8 @@ func parseOptions(args []string, getenv func(string) (string, bool), stdout io.W
 	fs.StringVar(&o.infoFile, "info-file", "", `once listening, write {"url","controlUrl","proKey","freeKey","revokedKey"} to this file`)
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
-	// The flag package prints the usage on every parse error; only --help
-	// should, so Usage is quiet and the help is printed here.
-	fs.Usage = func() {}
-
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout, fs)
-		}
+	if err := command.Parse(fs, args, stdout); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] || envErr != nil {
-			return
-		}
-		name := envName(f.Name)
-		if v, ok := getenv(name); ok {
-			if err := f.Value.Set(v); err != nil {
-				envErr = fmt.Errorf("invalid value %q for %s: %w", v, name, err)
-			}
-		}
-	})
-	if envErr != nil {
-		return o, envErr
 	}
 
 	o.cfg.Seed, o.cfg.Speed = *seed, *speed
@@ -124,9 +103,14 @@ func parseOptions(args []string, getenv func(string) (string, bool), stdout io.W
 		return o, err
 	}
 	if *faults != "" {
-		for _, f := range strings.Split(*faults, ",") {
-			o.cfg.Faults = append(o.cfg.Faults, strings.TrimSpace(f))
+		o.faults = append(o.faults, strings.Split(*faults, ",")...)
+	}
+	if len(o.faults) > 0 {
+		m, err := mutants.Middleware(o.faults...)
+		if err != nil {
+			return o, err
 		}
+		o.cfg.Middleware = []simulator.Middleware{m}
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("invalid value %q for --log-format: want text or json", o.logFormat)
@@ -154,43 +138,21 @@ func limit(name string, n int) (int, error) {
 	return n, nil
 }
 
-func envName(flagName string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
 // printFaults lists the named faults as a table: name, the requirement of
 // the catalogue it breaks, and what it does.
 func printFaults(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tBREAKS\tWHAT IT DOES")
-	for _, name := range simulator.FaultNames() {
-		req, _ := simulator.FaultRequirement(name)
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, req, strings.TrimPrefix(simulator.FaultDescription(name), req+": "))
+	for _, name := range mutants.Names() {
+		m, _ := mutants.Lookup(name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Name, m.Requirement, m.Does)
 	}
 	tw.Flush()
 }
 
-func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, `Usage: simulator [flags]
-
-Serves the Tracked-Channel Monitoring API from a seeded, evolving world, with
-a control API under /_control/. Precedence: defaults < environment < flags.
-
-Flags (environment variable in brackets):
-`)
-	fs.VisitAll(func(f *flag.Flag) {
-		typ, help := flag.UnquoteUsage(f)
-		fmt.Fprintf(w, "  --%s %s  [%s]\n    \t%s", f.Name, typ, envName(f.Name), help)
-		if f.DefValue != "" && f.DefValue != "false" {
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
-}
-
 // run is main without the process: it returns the exit code.
-func run(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) int {
-	o, err := parseOptions(args, getenv, stdout)
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseOptions(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}

@@ -21,58 +21,64 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/mutants"
 )
 
-func env(kv ...string) func(string) (string, bool) {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
+// env is a set of environment variables a test case runs with.
+type env []string
+
+func envOf(kv ...string) env { return kv }
+
+// set puts the variables into the test's environment (t.Setenv undoes it).
+func (e env) set(t *testing.T) {
+	for i := 0; i+1 < len(e); i += 2 {
+		t.Setenv(e[i], e[i+1])
 	}
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
 func TestOptionsPrecedence(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		args  []string
-		env   func(string) (string, bool)
+		env   env
 		check func(t *testing.T, o options)
 	}{
-		{"defaults", nil, env(), func(t *testing.T, o options) {
+		{"defaults", nil, envOf(), func(t *testing.T, o options) {
 			if o.addr != "127.0.0.1:8080" || o.cfg.Seed != 1 || o.cfg.Speed != 1 || o.cfg.Channels != simulator.DefaultChannels ||
 				o.cfg.History != simulator.DefaultHistory || o.cfg.FeedLimit != schemas.FeedRequestsPerMinute ||
 				o.cfg.VideosLimit != simulator.DefaultVideosLimit || !o.cfg.Start.Equal(simulator.DefaultStart) || o.logFormat != "text" {
 				t.Errorf("defaults: %+v", o)
 			}
 		}},
-		{"environment over defaults", nil, env("TCM_SIM_SEED", "42", "TCM_SIM_ADDR", "127.0.0.1:0", "TCM_SIM_SPEED", "0", "TCM_SIM_HISTORY", "48h", "TCM_SIM_CHANNELS", "3", "TCM_SIM_NO_CONTROL", "true"), func(t *testing.T, o options) {
+		{"environment over defaults", nil, envOf("TCM_SIM_SEED", "42", "TCM_SIM_ADDR", "127.0.0.1:0", "TCM_SIM_SPEED", "0", "TCM_SIM_HISTORY", "48h", "TCM_SIM_CHANNELS", "3", "TCM_SIM_NO_CONTROL", "true"), func(t *testing.T, o options) {
 			if o.cfg.Seed != 42 || o.addr != "127.0.0.1:0" || o.cfg.Speed != 0 || o.cfg.History != 48*time.Hour || o.cfg.Channels != 3 || !o.cfg.NoControl {
 				t.Errorf("env: %+v", o)
 			}
 		}},
-		{"flags over environment", []string{"--seed", "7", "--speed=60", "--channels", "5"}, env("TCM_SIM_SEED", "42", "TCM_SIM_SPEED", "2", "TCM_SIM_CHANNELS", "3", "TCM_SIM_EDGE_RATE", "0.25"), func(t *testing.T, o options) {
+		{"flags over environment", []string{"--seed", "7", "--speed=60", "--channels", "5"}, envOf("TCM_SIM_SEED", "42", "TCM_SIM_SPEED", "2", "TCM_SIM_CHANNELS", "3", "TCM_SIM_EDGE_RATE", "0.25"), func(t *testing.T, o options) {
 			if o.cfg.Seed != 7 || o.cfg.Speed != 60 || o.cfg.Channels != 5 || o.cfg.EdgeRate != 0.25 {
 				t.Errorf("flags: %+v", o.cfg)
 			}
 		}},
-		{"a flag set to its default still wins", []string{"--seed=1"}, env("TCM_SIM_SEED", "42"), func(t *testing.T, o options) {
+		{"a flag set to its default still wins", []string{"--seed=1"}, envOf("TCM_SIM_SEED", "42"), func(t *testing.T, o options) {
 			if o.cfg.Seed != 1 {
 				t.Errorf("seed %d, want 1", o.cfg.Seed)
 			}
 		}},
-		{"limit 0 is unlimited", []string{"--feed-limit", "0"}, env("TCM_SIM_VIDEOS_LIMIT", "0"), func(t *testing.T, o options) {
+		{"limit 0 is unlimited", []string{"--feed-limit", "0"}, envOf("TCM_SIM_VIDEOS_LIMIT", "0"), func(t *testing.T, o options) {
 			if o.cfg.FeedLimit >= 0 || o.cfg.VideosLimit >= 0 {
 				t.Errorf("limits %d %d, want unlimited (<0)", o.cfg.FeedLimit, o.cfg.VideosLimit)
 			}
 		}},
-		{"other settings", []string{"--key-prefix", "abc", "--control-token", "tok", "--log-format", "json", "--log-level", "debug", "--info-file", "/tmp/x", "--start", "2025-06-01T12:00:00Z"}, env(), func(t *testing.T, o options) {
+		{"other settings", []string{"--key-prefix", "abc", "--control-token", "tok", "--log-format", "json", "--log-level", "debug", "--info-file", "/tmp/x", "--start", "2025-06-01T12:00:00Z"}, envOf(), func(t *testing.T, o options) {
 			if o.cfg.KeyPrefix != "abc" || o.cfg.ControlToken != "tok" || o.logFormat != "json" || o.infoFile != "/tmp/x" || o.cfg.Start.Month() != time.June {
 				t.Errorf("%+v", o)
 			}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := parseOptions(tc.args, tc.env, io.Discard)
+			tc.env.set(t)
+			o, err := parseOptions(tc.args, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,39 +90,42 @@ func TestOptionsPrecedence(t *testing.T) {
 func TestBadOptionsExit2WithOneLine(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
-		env  func(string) (string, bool)
+		env  env
 	}{
-		{[]string{"--seed", "x"}, env()},
-		{[]string{"--nope"}, env()},
-		{[]string{"--speed", "-1"}, env()},
-		{[]string{"--feed-limit", "-5"}, env()},
-		{[]string{"--log-format", "xml"}, env()},
-		{[]string{"--log-level", "loud"}, env()},
-		{[]string{"--start", "yesterday"}, env()},
-		{[]string{"--channels", "0"}, env()},
-		{[]string{"--key-prefix", "a_b"}, env()},
-		{[]string{"--edge-rate", "2"}, env()},
-		{[]string{"--faults", "no-such-fault"}, env()},
-		{[]string{"extra"}, env()},
-		{nil, env("TCM_SIM_SEED", "nope")},
+		{[]string{"--seed", "x"}, envOf()},
+		{[]string{"--nope"}, envOf()},
+		{[]string{"--speed", "-1"}, envOf()},
+		{[]string{"--feed-limit", "-5"}, envOf()},
+		{[]string{"--log-format", "xml"}, envOf()},
+		{[]string{"--log-level", "loud"}, envOf()},
+		{[]string{"--start", "yesterday"}, envOf()},
+		{[]string{"--channels", "0"}, envOf()},
+		{[]string{"--key-prefix", "a_b"}, envOf()},
+		{[]string{"--edge-rate", "2"}, envOf()},
+		{[]string{"--faults", "no-such-fault"}, envOf()},
+		{[]string{"extra"}, envOf()},
+		{nil, envOf("TCM_SIM_SEED", "nope")},
 	} {
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), tc.args, tc.env, &stdout, &stderr)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2", tc.args, code)
-		}
-		if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines != 0 || stderr.Len() == 0 {
-			t.Errorf("%v: want one line on stderr, got %q", tc.args, stderr.String())
-		}
-		if strings.Count(stderr.String(), "simulator:") != 1 || stdout.Len() != 0 {
-			t.Errorf("%v: stderr %q, stdout %q", tc.args, stderr.String(), stdout.String())
-		}
+		t.Run(fmt.Sprint(tc.args, tc.env), func(t *testing.T) {
+			tc.env.set(t)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tc.args, &stdout, &stderr)
+			if code != 2 {
+				t.Errorf("%v: exit %d, want 2", tc.args, code)
+			}
+			if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines != 0 || stderr.Len() == 0 {
+				t.Errorf("%v: want one line on stderr, got %q", tc.args, stderr.String())
+			}
+			if strings.Count(stderr.String(), "simulator:") != 1 || stdout.Len() != 0 {
+				t.Errorf("%v: stderr %q, stdout %q", tc.args, stderr.String(), stdout.String())
+			}
+		})
 	}
 }
 
 func TestHelp(t *testing.T) {
 	var stdout bytes.Buffer
-	if code := run(context.Background(), []string{"--help"}, env(), &stdout, io.Discard); code != 0 {
+	if code := run(context.Background(), []string{"--help"}, &stdout, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"--addr", "TCM_SIM_ADDR", "--feed-limit", "unlimited", "--info-file", "--speed"} {
@@ -124,7 +133,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("help lacks %q", want)
 		}
 	}
-	if _, err := parseOptions([]string{"-h"}, env(), io.Discard); !errors.Is(err, flag.ErrHelp) {
+	if _, err := parseOptions([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
 	}
 }
@@ -139,7 +148,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", infoPath}, env(), pw, &stderr)
+		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", infoPath}, pw, &stderr)
 		pw.Close()
 	}()
 	banner := map[string]string{}
@@ -226,7 +235,7 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	logs := &signalWriter{want: "shutting down", seen: make(chan struct{})}
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", infoPath}, env(), pw, logs)
+		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", infoPath}, pw, logs)
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)
@@ -284,20 +293,19 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 
 func TestListFaultsNamesEachRequirement(t *testing.T) {
 	var out, errOut strings.Builder
-	if code := run(t.Context(), []string{"--list-faults"}, env(), &out, &errOut); code != 0 {
+	if code := run(t.Context(), []string{"--list-faults"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	for _, name := range simulator.FaultNames() {
-		req, _ := simulator.FaultRequirement(name)
-		if !strings.Contains(out.String(), name) || req == "" || !strings.Contains(out.String(), req) {
-			t.Errorf("--list-faults does not show %s with its requirement %q", name, req)
+	for _, m := range mutants.All() {
+		if !strings.Contains(out.String(), m.Name) || !strings.Contains(out.String(), string(m.Requirement)) {
+			t.Errorf("--list-faults does not show %s with its requirement %q", m.Name, m.Requirement)
 		}
 	}
 }
 
 func TestFaultFlagRepeats(t *testing.T) {
-	o, err := parseOptions([]string{"--fault", "oldest-first", "--fault", "health-not-ok"}, env(), io.Discard)
-	if err != nil || !slices.Equal(o.cfg.Faults, []string{"oldest-first", "health-not-ok"}) {
-		t.Fatalf("faults = %v, err %v", o.cfg.Faults, err)
+	o, err := parseOptions([]string{"--fault", "oldest-first", "--fault", "health-not-ok"}, io.Discard)
+	if err != nil || !slices.Equal(o.faults, []string{"oldest-first", "health-not-ok"}) || len(o.cfg.Middleware) != 1 {
+		t.Fatalf("faults = %v, err %v", o.faults, err)
 	}
 }

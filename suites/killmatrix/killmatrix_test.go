@@ -1,9 +1,10 @@
 // Package killmatrix proves the conformance suite: it runs the suite once
 // against the faultless simulator, which must pass, and once per named
-// fault of the simulator (simulator/breakers.go), which must fail in a
-// spec labelled with the requirement the fault breaks. It prints the
-// matrix (fault, requirement, the specs that killed it) and the kill rate,
-// and writes it as Markdown to reports/killmatrix.md.
+// fault of the simulator (package simulator/mutants), which must fail in a
+// spec labelled with the requirement the fault breaks. Each run judges its
+// own in-process simulator through --target and --control-clock, several
+// at once. It prints the matrix (fault, requirement, the specs that killed
+// it) and the kill rate, and writes it as Markdown to reports/killmatrix.md.
 //
 // It is a test-only package, part of `go test ./...`, skipped under -short:
 //
@@ -21,28 +22,28 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/mutants"
 	"github.com/tcmkit/tcmkit/suites/bundled"
 )
 
-// Parallel is how many suite runs go at once (the machine has 2 cores).
-const Parallel = 2
+// parallel is how many suite runs go at once: a run waits on its
+// simulator as much as it computes, so twice the cores keeps them busy.
+var parallel = 2 * runtime.GOMAXPROCS(0)
 
 // runTimeout bounds one run of the suite: against the simulator's manual
 // clock a run takes seconds.
 const runTimeout = 3 * time.Minute
-
-// FaultsEnv is how the suite's bundled mode is told to turn faults on:
-// comma-separated names, passed into simulator.Config.Faults.
-const FaultsEnv = "TCM_SIM_FAULTS"
 
 // readReport reads a Ginkgo JSON report (--ginkgo.json-report).
 func readReport(path string) ([]types.Report, error) {
@@ -57,31 +58,10 @@ func readReport(path string) ([]types.Report, error) {
 	return reports, nil
 }
 
-// mode is how a run turns its faults on.
-type mode int
-
-const (
-	// bundledEnv: the suite starts its bundled simulator, with the faults
-	// of FaultsEnv.
-	bundledEnv mode = iota
-	// ownTarget: the kill matrix starts the simulator with the faults
-	// itself, provisions the suite's accounts like the bundled mode does,
-	// and runs the suite against it with --target and --control-clock.
-	ownTarget
-)
-
-func (m mode) String() string {
-	if m == bundledEnv {
-		return "the suite's bundled simulator, faults turned on through " + FaultsEnv
-	}
-	return "a simulator started by the kill matrix, judged through --target with --control-clock"
-}
-
 // runner runs the compiled suite.
 type runner struct {
 	binary string
 	dir    string
-	mode   mode
 }
 
 // outcome is one run of the suite.
@@ -101,30 +81,24 @@ func (rn *runner) run(ctx context.Context, name string, faults []string, extra .
 		return nil, err
 	}
 	reportPath := filepath.Join(dir, "ginkgo.json")
-	env := append(os.Environ(), "TCM_REPORT_DIR="+filepath.Join(dir, "reports"))
-	for _, k := range []string{"TCM_TARGET", "TCM_PRO_KEY", "TCM_FREE_KEY", "TCM_REVOKED_KEY", "TCM_CONTROL_CLOCK", FaultsEnv} {
-		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TCM_") })
+	m, err := mutants.Middleware(faults...)
+	if err != nil {
+		return nil, err
 	}
-	switch rn.mode {
-	case bundledEnv:
-		if len(faults) > 0 {
-			env = append(env, FaultsEnv+"="+strings.Join(faults, ","))
-		}
-	case ownTarget:
-		sim, err := simulator.New(simulator.Config{Seed: bundled.Seed, Faults: faults})
-		if err != nil {
-			return nil, err
-		}
-		defer sim.Close()
-		srv := httptest.NewServer(sim.Handler())
-		defer srv.Close()
-		keys, err := bundled.Provision(ctx, srv.Client(), srv.URL)
-		if err != nil {
-			return nil, err
-		}
-		env = append(env, "TCM_TARGET="+srv.URL, "TCM_PRO_KEY="+keys.Pro, "TCM_FREE_KEY="+keys.Free,
-			"TCM_REVOKED_KEY="+keys.Revoked, "TCM_CONTROL_CLOCK=true")
+	sim, err := simulator.New(simulator.Config{Seed: bundled.Seed, Middleware: []simulator.Middleware{m}})
+	if err != nil {
+		return nil, err
 	}
+	defer sim.Close()
+	srv := httptest.NewServer(sim.Handler())
+	defer srv.Close()
+	keys, err := bundled.Provision(ctx, srv.Client(), srv.URL)
+	if err != nil {
+		return nil, err
+	}
+	env = append(env, "TCM_REPORT_DIR="+filepath.Join(dir, "reports"), "TCM_TARGET="+srv.URL, "TCM_PRO_KEY="+keys.Pro,
+		"TCM_FREE_KEY="+keys.Free, "TCM_REVOKED_KEY="+keys.Revoked, "TCM_CONTROL_CLOCK=true")
 	args := append([]string{"--ginkgo.json-report=" + reportPath, "--ginkgo.no-color"}, extra...)
 	cmd := exec.CommandContext(ctx, rn.binary, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -165,24 +139,9 @@ func build(t *testing.T, dir string) string {
 	return binary
 }
 
-// bundledHonoursFaults asks the suite itself: with health-not-ok turned on
-// through FaultsEnv, does its health spec fail? If not, the entry point
-// does not read FaultsEnv (yet), and the kill matrix starts the simulator.
-func bundledHonoursFaults(ctx context.Context, rn *runner) (bool, string) {
-	probe := &runner{binary: rn.binary, dir: rn.dir, mode: bundledEnv}
-	o, err := probe.run(ctx, "probe-bundled", []string{"health-not-ok"}, "--ginkgo.label-filter=HEALTH-OK")
-	if err != nil {
-		return false, err.Error()
-	}
-	if v := judge("health-not-ok", "HEALTH-OK", o.reports); v.Killed() {
-		return true, ""
-	}
-	return false, FaultsEnv + " is not read by the suite's bundled mode"
-}
-
 // selectedFaults are the faults to run: all, or those TCM_KILLMATRIX_FAULTS names.
 func selectedFaults(t *testing.T) []string {
-	all := simulator.FaultNames()
+	all := mutants.Names()
 	only := os.Getenv("TCM_KILLMATRIX_FAULTS")
 	if only == "" {
 		return all
@@ -208,28 +167,28 @@ func TestKillMatrix(t *testing.T) {
 	started := time.Now()
 	dir := t.TempDir()
 	ctx := t.Context()
-	rn := &runner{binary: build(t, dir), dir: dir, mode: ownTarget}
-	if ok, why := bundledHonoursFaults(ctx, rn); ok {
-		rn.mode = bundledEnv
-	} else {
-		t.Logf("%s: using %s", why, ownTarget)
-	}
+	rn := &runner{binary: build(t, dir), dir: dir}
 
 	faults := selectedFaults(t)
-	m := matrix{Mode: rn.mode.String(), Started: started, Verdicts: make([]verdict, len(faults))}
+	m := matrix{Mode: "each run judges its own in-process simulator through --target with --control-clock", Started: started, Verdicts: make([]verdict, len(faults))}
 	if os.Getenv("TCM_KILLMATRIX_FAULTS") != "" {
 		m.Subset = "TCM_KILLMATRIX_FAULTS"
 	}
 	var (
 		wg       sync.WaitGroup
-		sem      = make(chan struct{}, Parallel)
+		sem      = make(chan struct{}, parallel)
 		mu       sync.Mutex
 		problems []error
+		done     atomic.Int32
 	)
 	fail := func(err error) {
 		mu.Lock()
 		problems = append(problems, err)
 		mu.Unlock()
+	}
+	// progress says how far the matrix is, one line a run (seen with -v).
+	progress := func(name, result string) {
+		t.Logf("[%d/%d %s] %s: %s", done.Add(1), len(faults)+1, time.Since(started).Round(100*time.Millisecond), name, result)
 	}
 	wg.Go(func() {
 		sem <- struct{}{}
@@ -238,21 +197,18 @@ func TestKillMatrix(t *testing.T) {
 		if err != nil {
 			fail(err)
 			m.Clean = []string{err.Error()}
+			progress("faultless", "ERRORED")
 			return
 		}
 		m.Clean, m.CleanTook = failures(o.reports), o.took
 		if len(o.reports) == 0 {
 			m.Clean = append(m.Clean, "no Ginkgo report; output:\n"+tail(o.output))
 		}
+		progress("faultless", fmt.Sprintf("%d failure(s)", len(m.Clean)))
 	})
 	for i, name := range faults {
-		requirement, ok := simulator.FaultRequirement(name)
-		if !ok {
-			// A fault registered elsewhere, without a requirement: it
-			// cannot be judged by label.
-			m.Verdicts[i] = verdict{Fault: name, Errored: "the fault names no requirement (FaultRequirement)"}
-			continue
-		}
+		mutant, _ := mutants.Lookup(name)
+		requirement := string(mutant.Requirement)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -260,6 +216,7 @@ func TestKillMatrix(t *testing.T) {
 			if err != nil {
 				fail(err)
 				m.Verdicts[i] = verdict{Fault: name, Requirement: requirement, Errored: err.Error()}
+				progress(name, "ERRORED")
 				return
 			}
 			v := judge(name, requirement, o.reports)
@@ -268,6 +225,7 @@ func TestKillMatrix(t *testing.T) {
 				v.Errored += "; output: " + firstLine(tail(o.output))
 			}
 			m.Verdicts[i] = v
+			progress(name, v.Result())
 		})
 	}
 	wg.Wait()

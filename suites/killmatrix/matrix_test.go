@@ -134,7 +134,7 @@ func (m matrix) RateLine() string {
 func (m matrix) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Kill matrix of the conformance suite\n\n")
-	fmt.Fprintf(&b, "Each named fault of the simulator (simulator/breakers.go) breaks one requirement; the suite ran once per fault (%s) and once without faults.\n\n", m.Mode)
+	fmt.Fprintf(&b, "Each named fault of the simulator (package simulator/mutants) breaks one requirement; the suite ran once per fault (%s) and once without faults.\n\n", m.Mode)
 	fmt.Fprintf(&b, "- started: %s, wall time %s\n", m.Started.UTC().Format(time.RFC3339), m.Took.Round(time.Millisecond))
 	if m.Subset != "" {
 		fmt.Fprintf(&b, "- faults: %d, chosen by %s (not every registered fault)\n", len(m.Verdicts), m.Subset)

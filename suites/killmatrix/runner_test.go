@@ -14,13 +14,9 @@ import (
 // The runner's tests use this test binary as a fake suite (the helper
 // process pattern): with fakeSuiteEnv set, TestMain plays a suite of one
 // health spec instead of running the tests. It judges the target given by
-// TCM_TARGET over HTTP, or, in bundled mode, reads FaultsEnv when
-// fakeReadsEnv is set (as the real entry point will), and writes a Ginkgo
-// JSON report where --ginkgo.json-report says.
-const (
-	fakeSuiteEnv = "KILLMATRIX_FAKE_SUITE"
-	fakeReadsEnv = "KILLMATRIX_FAKE_READS_FAULTS"
-)
+// TCM_TARGET over HTTP and writes a Ginkgo JSON report where
+// --ginkgo.json-report says.
+const fakeSuiteEnv = "KILLMATRIX_FAKE_SUITE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeSuiteEnv) == "1" {
@@ -36,20 +32,14 @@ func fakeSuite(args []string) int {
 			reportPath = p
 		}
 	}
-	healthy := true
-	switch target := os.Getenv("TCM_TARGET"); {
-	case target != "":
-		resp, err := http.Post(target+"/api/public/health", "application/json", strings.NewReader("{}"))
-		if err != nil {
-			return 2
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		healthy = resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"ok"`) &&
-			os.Getenv("TCM_PRO_KEY") != "" && os.Getenv("TCM_CONTROL_CLOCK") == "true"
-	case os.Getenv(fakeReadsEnv) == "1":
-		healthy = !strings.Contains(os.Getenv(FaultsEnv), "health-not-ok")
+	resp, err := http.Post(os.Getenv("TCM_TARGET")+"/api/public/health", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		return 2
 	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	healthy := resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"ok"`) &&
+		os.Getenv("TCM_PRO_KEY") != "" && os.Getenv("TCM_CONTROL_CLOCK") == "true"
 	spec := types.SpecReport{
 		ContainerHierarchyTexts: []string{"POST /api/public/health"},
 		LeafNodeType:            types.NodeTypeIt,
@@ -70,9 +60,9 @@ func fakeSuite(args []string) int {
 	return 0
 }
 
-func TestRunnerOwnTarget(t *testing.T) {
+func TestRunner(t *testing.T) {
 	t.Setenv(fakeSuiteEnv, "1")
-	rn := &runner{binary: os.Args[0], dir: t.TempDir(), mode: ownTarget}
+	rn := &runner{binary: os.Args[0], dir: t.TempDir()}
 	o, err := rn.run(t.Context(), "broken", []string{"health-not-ok"})
 	if err != nil {
 		t.Fatal(err)
@@ -86,18 +76,5 @@ func TestRunnerOwnTarget(t *testing.T) {
 	}
 	if f := failures(o.reports); len(f) != 0 || len(o.reports) == 0 {
 		t.Errorf("the faultless simulator failed: %q\n%s", f, o.output)
-	}
-}
-
-func TestBundledProbe(t *testing.T) {
-	t.Setenv(fakeSuiteEnv, "1")
-	t.Setenv("TCM_TARGET", "") // the runner drops it; the fake must see bundled mode
-	rn := &runner{binary: os.Args[0], dir: t.TempDir(), mode: ownTarget}
-	if ok, why := bundledHonoursFaults(t.Context(), rn); ok || why == "" {
-		t.Errorf("a suite that ignores %s honours it: %v %q", FaultsEnv, ok, why)
-	}
-	t.Setenv(fakeReadsEnv, "1")
-	if ok, why := bundledHonoursFaults(t.Context(), rn); !ok {
-		t.Errorf("a suite that reads %s does not honour it: %s", FaultsEnv, why)
 	}
 }

@@ -1,4 +1,4 @@
-package simulator
+package mutants
 
 import (
 	"encoding/json"
@@ -16,34 +16,47 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
 )
 
-// The tests of the breakers judge each one with a small oracle of the
+// The tests of the mutants judge each one with a small oracle of the
 // requirement it breaks: the oracle must pass on the faultless simulator
 // and fail with the breaker on. The oracles are deliberately independent
 // of the conformance suite (suites/conformance); the kill matrix
-// (suites/killmatrix) judges the breakers with the suite itself.
+// (suites/killmatrix) judges the mutants with the suite itself.
 
 // faultEnv is a simulator with some named faults on.
 type faultEnv struct {
 	t    *testing.T
-	s    *Server
-	keys Keys
+	s    *simulator.Server
+	keys simulator.Keys
+}
+
+// newServer builds a simulator (seed 7) with some mutants on.
+func newServer(t *testing.T, cfg simulator.Config, names ...string) *simulator.Server {
+	t.Helper()
+	m, err := Middleware(names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed, cfg.Middleware = 7, []simulator.Middleware{m}
+	s, err := simulator.New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }
 
 // newFaultEnv builds the simulator. Rate limits are off unless limited:
 // the oracles of other requirements walk the feed more than 20 times.
 func newFaultEnv(t *testing.T, limited bool, faults ...string) *faultEnv {
 	t.Helper()
-	cfg := Config{Seed: 7, Faults: faults}
+	var cfg simulator.Config
 	if !limited {
 		cfg.FeedLimit, cfg.VideosLimit = -1, -1
 	}
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := newServer(t, cfg, faults...)
 	return &faultEnv{t: t, s: s, keys: s.Seeded()}
 }
 
@@ -215,7 +228,7 @@ func violationsOf(a faultAnswer) []schemas.Violation {
 
 func isJSONType(v string) bool {
 	mt, _, err := mime.ParseMediaType(v)
-	return err == nil && mt == contentTypeJSON
+	return err == nil && mt == "application/json"
 }
 
 // oracle checks one requirement and returns what breaks it ("" if nothing).
@@ -299,7 +312,7 @@ func violationOracle(keep func(v schemas.Violation) bool) oracle {
 var floorMs = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 
 // oracles maps every must requirement that has a breaker to its oracle.
-var oracles = map[string]oracle{
+var oracles = map[catalogue.ID]oracle{
 	"HEALTH-OK": func(e *faultEnv) string {
 		a := e.send(http.MethodPost, schemas.PathHealth, "", "{}")
 		if a.status != http.StatusOK || schemas.ValidateJSON(schemas.HealthBody, a.body) != nil {
@@ -309,7 +322,7 @@ var oracles = map[string]oracle{
 	},
 	"AUTH-MISSING":   rejects(func(*faultEnv) string { return "" }),
 	"AUTH-MALFORMED": rejects(func(e *faultEnv) string { return "Token " + e.keys.Pro }),
-	"AUTH-UNKNOWN":   rejects(func(*faultEnv) string { return bearer("tcm_" + strings.Repeat("Q", KeyRandomLen)) }),
+	"AUTH-UNKNOWN":   rejects(func(*faultEnv) string { return bearer("tcm_" + strings.Repeat("Q", simulator.KeyRandomLen)) }),
 	"AUTH-REVOKED":   rejects(func(e *faultEnv) string { return bearer(e.keys.Revoked) }),
 	"AUTH-VALID": func(e *faultEnv) string {
 		return firstOf(want(e.feed(e.keys.Pro, ""), http.StatusOK, "feed"), want(e.videos(e.keys.Pro, inventedVideoID(0, 20)), http.StatusOK, "videos"))
@@ -403,14 +416,14 @@ var oracles = map[string]oracle{
 		ceiling := e.s.Now().AddDate(1, 0, 0).UnixMilli()
 		for _, a := range e.sources() {
 			problem := ""
-			eachValue(a.doc(), func(obj map[string]any, key string) {
-				if !slices.Contains(timestampKeys, key) || problem != "" {
+			jsondoc.Walk(a.doc(), func(ptr string, v any) {
+				if !slices.Contains(timestampKeys, jsondoc.Last(ptr)) || problem != "" {
 					return
 				}
-				n, ok := obj[key].(json.Number)
+				n, ok := v.(json.Number)
 				ms, err := n.Int64()
 				if !ok || err != nil || ms < floorMs || ms > ceiling {
-					problem = fmt.Sprintf("%s: %v", key, obj[key])
+					problem = fmt.Sprintf("%s: %v", ptr, v)
 				}
 			})
 			if problem != "" {
@@ -573,11 +586,10 @@ func detailsOf(a faultAnswer) string {
 
 // lists are the ids of a videos answer: served, missing.
 func lists(a faultAnswer) (served, missing []string) {
-	_, entries, miss, _ := videosAnswer(a.doc())
-	for _, e := range entries {
-		served = append(served, entryID(e))
+	for _, id := range servedIDs(a.doc()) {
+		served = append(served, id.(string))
 	}
-	for _, m := range miss {
+	for _, m := range jsondoc.Items(a.doc(), "/missingVideoIds") {
 		id, _ := m.(string)
 		missing = append(missing, id)
 	}
@@ -593,44 +605,42 @@ func eventIDsUnique(e *faultEnv) string {
 }
 
 // limited says whether the oracle of a requirement needs the rate limits.
-func limited(requirement string) bool {
-	return strings.HasPrefix(requirement, "RATE-") || requirement == "ERROR-BODY"
+func limited(requirement catalogue.ID) bool {
+	return strings.HasPrefix(string(requirement), "RATE-") || requirement == catalogue.ErrorBody
 }
 
-func TestBreakersAreRegistered(t *testing.T) {
+func TestMutantsBreakMustRequirements(t *testing.T) {
 	cat, err := catalogue.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	registered := FaultNames()
-	covered := map[string]bool{}
-	for _, b := range breakers {
-		if !slices.Contains(registered, b.name) {
-			t.Errorf("%s is not registered", b.name)
-		}
-		req, ok := cat.Lookup(catalogue.ID(b.requirement))
+	covered := map[catalogue.ID]bool{}
+	for _, m := range All() {
+		req, ok := cat.Lookup(m.Requirement)
 		switch {
 		case !ok:
-			t.Errorf("%s breaks %q, which the catalogue does not list", b.name, b.requirement)
+			t.Errorf("%s breaks %q, which the catalogue does not list", m.Name, m.Requirement)
 		case req.Kind != catalogue.Must:
-			t.Errorf("%s breaks %s, which is %q, not must", b.name, b.requirement, req.Kind)
+			t.Errorf("%s breaks %s, which is %q, not must", m.Name, m.Requirement, req.Kind)
 		}
-		if got, ok := FaultRequirement(b.name); !ok || got != b.requirement {
-			t.Errorf("FaultRequirement(%q) = %q, %v", b.name, got, ok)
+		if got, ok := Lookup(m.Name); !ok || got.Name != m.Name {
+			t.Errorf("Lookup(%q) = %v, %v", m.Name, got.Name, ok)
 		}
-		nf, _ := lookupFault(b.name)
-		if !strings.HasPrefix(nf.Description, b.requirement+": ") {
-			t.Errorf("%s: description %q does not start with its requirement", b.name, nf.Description)
+		if len(m.Ops) == 0 || m.Does == "" {
+			t.Errorf("%s: no operation or no description", m.Name)
 		}
-		covered[b.requirement] = true
+		covered[m.Requirement] = true
+	}
+	if len(Names()) != len(All()) {
+		t.Errorf("%d names for %d mutants: a name is used twice", len(Names()), len(All()))
 	}
 	for _, req := range cat.List() {
-		if req.Kind == catalogue.Must && !covered[string(req.ID)] {
-			t.Errorf("no breaker breaks %s", req.ID)
+		if req.Kind == catalogue.Must && !covered[req.ID] {
+			t.Errorf("no mutant breaks %s", req.ID)
 		}
 	}
-	if _, ok := FaultRequirement("no-such-fault"); ok {
-		t.Error("FaultRequirement knows a fault that does not exist")
+	if _, err := Middleware("no-such-fault"); err == nil {
+		t.Error("Middleware accepts a fault that does not exist")
 	}
 }
 
@@ -638,7 +648,7 @@ func TestBreakersAreRegistered(t *testing.T) {
 // faultless simulator, so a failure with a breaker on is the breaker's.
 func TestOraclesPassWithoutFaults(t *testing.T) {
 	for id, check := range oracles {
-		t.Run(id, func(t *testing.T) {
+		t.Run(string(id), func(t *testing.T) {
 			t.Parallel()
 			if problem := check(newFaultEnv(t, limited(id))); problem != "" {
 				t.Errorf("%s fails without faults: %s", id, problem)
@@ -647,37 +657,37 @@ func TestOraclesPassWithoutFaults(t *testing.T) {
 	}
 }
 
-// TestBreakersBreakTheirRequirement turns each breaker on alone and
+// TestMutantsBreakTheirRequirement turns each breaker on alone and
 // expects the oracle of its requirement to fail.
-func TestBreakersBreakTheirRequirement(t *testing.T) {
-	for _, b := range breakers {
-		t.Run(b.name, func(t *testing.T) {
+func TestMutantsBreakTheirRequirement(t *testing.T) {
+	for _, m := range All() {
+		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			check, ok := oracles[b.requirement]
+			check, ok := oracles[m.Requirement]
 			if !ok {
-				t.Fatalf("no oracle for %s", b.requirement)
+				t.Fatalf("no oracle for %s", m.Requirement)
 			}
-			problem := check(newFaultEnv(t, limited(b.requirement), b.name))
+			problem := check(newFaultEnv(t, limited(m.Requirement), m.Name))
 			if problem == "" {
-				t.Errorf("%s is on, but %s holds", b.name, b.requirement)
+				t.Errorf("%s is on, but %s holds", m.Name, m.Requirement)
 			}
-			t.Logf("%s: %s", b.requirement, problem)
+			t.Logf("%s: %s", m.Requirement, problem)
 		})
 	}
 }
 
-// TestBreakersKeepHealthAndTheProKey: a breaker of another requirement
+// TestMutantsKeepHealthAndTheProKey: a breaker of another requirement
 // leaves the health check and the Pro key's first page alone (the suite's
 // preflight needs both).
-func TestBreakersKeepHealthAndTheProKey(t *testing.T) {
-	for _, b := range breakers {
-		if b.requirement == "HEALTH-OK" || b.requirement == "CONTENT-TYPE-JSON" {
+func TestMutantsKeepHealthAndTheProKey(t *testing.T) {
+	for _, m := range All() {
+		if m.Requirement == catalogue.HealthOK || m.Requirement == catalogue.ContentTypeJSON {
 			continue
 		}
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			e := newFaultEnv(t, true, b.name)
-			if p := oracles["HEALTH-OK"](e); p != "" {
+			e := newFaultEnv(t, true, m.Name)
+			if p := oracles[catalogue.HealthOK](e); p != "" {
 				t.Error(p)
 			}
 			if a := e.feed(e.keys.Pro, ""); a.status != http.StatusOK {
@@ -687,19 +697,10 @@ func TestBreakersKeepHealthAndTheProKey(t *testing.T) {
 	}
 }
 
-func TestBreakersSurviveHostileInput(t *testing.T) {
+func TestMutantsSurviveHostileInput(t *testing.T) {
 	// Every breaker on at once, fed what a fuzzer would send: no panic, and
-	// every answer is JSON-typed or one of the content-type breakers'.
-	e := newFaultEnv(t, true)
-	names := make([]string, 0, len(breakers))
-	for _, b := range breakers {
-		names = append(names, b.name)
-	}
-	all, err := New(Config{Seed: 7, Faults: names})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.s = all
+	// every answer is JSON-typed or one of the content-type mutants'.
+	e := newFaultEnv(t, true, Names()...)
 	for _, q := range []string{"", "limit=", "limit=201", "limit=99999999999999999999", "cursor=%zz", "cursor=end-of-feed", "limit=1&limit=2", "cursor=" + endCursor + "&limit=0"} {
 		e.feed(e.keys.Pro, q)
 		e.feed("tcm_nope", q)
@@ -710,11 +711,11 @@ func TestBreakersSurviveHostileInput(t *testing.T) {
 	}
 }
 
-// TestTwoCallBreakersHonourRetryAfter: a breaker that calls the server
+// TestTwoCallMutantsHonourRetryAfter: a breaker that calls the server
 // twice for one request passes a throttled second call on as a 429, keeps
 // the first answer, and the client's retry after Retry-After gets the
 // broken answer for one more request of its budget.
-func TestTwoCallBreakersHonourRetryAfter(t *testing.T) {
+func TestTwoCallMutantsHonourRetryAfter(t *testing.T) {
 	max := strconv.Itoa(schemas.MaxPageSize)
 	tests := []struct {
 		fault string

@@ -1,0 +1,97 @@
+package mutants
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// The mutants of the health check, the keys, the Pro gate and the error
+// bodies.
+
+func healthDegraded(_ *http.Request, doc any) bool {
+	obj, ok := doc.(map[string]any)
+	if ok {
+		obj["status"] = "degraded"
+	}
+	return ok
+}
+
+var healthUnavailable = editStatus(http.StatusOK, func(a *answer) {
+	a.setError(http.StatusServiceUnavailable, simulator.CodeUnavailable, "the service is unavailable", nil)
+})
+
+// acceptKey serves requests whose only fault is the key (the server's 401
+// of this code) as if an account that tracks nothing had made them.
+func acceptKey(code string) func() serveFunc {
+	return stateless(func(x *exchange) *answer {
+		a := x.serve()
+		if a.status == http.StatusUnauthorized && a.code() == code {
+			return anonymous(x)
+		}
+		return a
+	})
+}
+
+// anonymous is the answer to an account that tracks nothing: an empty feed,
+// every requested video missing (a bad body still gets its 400).
+func anonymous(x *exchange) *answer {
+	if x.r.URL.Path != schemas.PathVideos {
+		return jsonOK(map[string]any{"events": []any{}, "nextCursor": nil})
+	}
+	ids, bad := simulator.ParseVideosRequest(x.r.Header, x.raw)
+	if bad != nil {
+		a := &answer{header: http.Header{}}
+		a.setError(http.StatusBadRequest, simulator.CodeInvalidBody, bad.Message, bad.Details)
+		return a
+	}
+	return jsonOK(map[string]any{"videos": []any{}, "missingVideoIds": dedupe(ids)})
+}
+
+func dedupe(ids []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+var rejectValidKey = editStatus(http.StatusOK, func(a *answer) {
+	a.header.Set("WWW-Authenticate", `Bearer realm="api"`)
+	a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
+})
+
+var noProGate = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.status == http.StatusForbidden && a.code() == simulator.CodeProRequired {
+		return anonymous(x)
+	}
+	return a
+})
+
+// ignoreAuthScheme serves a request refused for its scheme again as Bearer.
+var ignoreAuthScheme = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	scheme, token, found := strings.Cut(strings.TrimSpace(x.auth()), " ")
+	if a.status == http.StatusUnauthorized && found && !strings.EqualFold(scheme, "Bearer") {
+		return x.serveAs(x.withAuth("Bearer "+strings.TrimSpace(token)), x.raw)
+	}
+	return a
+})
+
+func notErrorBody(a *answer) {
+	a.setJSON(a.status, map[string]any{"code": a.status, "reason": strings.ToLower(http.StatusText(a.status))})
+}
+
+func dropMessage(a *answer) {
+	if doc := a.doc(); jsondoc.Delete(doc, "/message") {
+		a.body = jsondoc.Encode(doc)
+	}
+}

@@ -1,0 +1,83 @@
+// Package mutants holds the named faults of the simulator: each one breaks
+// one "must" requirement of the catalogue (schemas/catalogue), observably
+// over HTTP, and keeps every other rule it can. The kill matrix
+// (suites/killmatrix) runs the conformance suite once per mutant and
+// expects a failed spec labelled with the mutant's requirement; client
+// developers turn one on (cmd/simulator --fault NAME) to see how their
+// client copes with a server that misbehaves in one precise way.
+//
+// A mutant is middleware around one operation's handler
+// (simulator.Config.Middleware): it serves the request with the real
+// handler, so authentication, rate limits and the order of the checks stay
+// the server's, and changes the answer or the request in one way. Outages
+// that break no rule (an error status, a delay, a cut body) are not
+// mutants: they are the simulator's injected faults.
+package mutants
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// Mutant is one named fault.
+type Mutant struct {
+	Name        string
+	Requirement catalogue.ID // the must requirement it breaks
+	Does        string       // what it does, for people
+	Ops         []simulator.Operation
+	fresh       func() serveFunc
+}
+
+var (
+	feedOnly   = []simulator.Operation{simulator.OpFeed}
+	videosOnly = []simulator.Operation{simulator.OpVideos}
+	healthOnly = []simulator.Operation{simulator.OpHealth}
+	keyed      = []simulator.Operation{simulator.OpFeed, simulator.OpVideos}
+)
+
+// All lists every mutant, grouped by requirement.
+func All() []Mutant { return slices.Clone(table) }
+
+// Names lists every mutant's name, sorted.
+func Names() []string {
+	names := make([]string, len(table))
+	for i, m := range table {
+		names[i] = m.Name
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Lookup returns the mutant of a name.
+func Lookup(name string) (Mutant, bool) {
+	i := slices.IndexFunc(table, func(m Mutant) bool { return m.Name == name })
+	if i < 0 {
+		return Mutant{}, false
+	}
+	return table[i], true
+}
+
+// Middleware turns the named mutants on, for simulator.Config.Middleware.
+func Middleware(names ...string) (simulator.Middleware, error) {
+	var on []Mutant
+	for _, name := range names {
+		m, ok := Lookup(strings.TrimSpace(name))
+		if !ok {
+			return nil, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+		on = append(on, m)
+	}
+	return func(op simulator.Operation, next http.Handler) http.Handler {
+		for _, m := range on {
+			if slices.Contains(m.Ops, op) {
+				next = wrap(m.fresh, next)
+			}
+		}
+		return next
+	}, nil
+}

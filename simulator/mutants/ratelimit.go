@@ -1,0 +1,156 @@
+package mutants
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// The mutants of the rate limit. Their state is per key (the
+// Authorization value), in bounded memos.
+
+// replay is a 200 with the bytes of an earlier answer.
+func replay(body []byte) *answer {
+	a := &answer{status: http.StatusOK, header: http.Header{}, body: body}
+	a.header.Set("Content-Type", "application/json")
+	return a
+}
+
+// noRateLimit answers a throttled feed request with the last 200 the same
+// key got for the same query: the client sees no limit as long as it
+// repeats itself, and stale-but-valid data.
+func noRateLimit() serveFunc {
+	var last memo[[]byte]
+	return func(x *exchange) *answer {
+		key := heldKey(x)
+		a := x.serve()
+		switch a.status {
+		case http.StatusOK:
+			last.put(key, a.body)
+		case http.StatusTooManyRequests:
+			if body, ok := last.get(key); ok {
+				return replay(body)
+			}
+		}
+		return a
+	}
+}
+
+// rateLimitOneMore lets the first request over the limit pass, answered
+// with the last 200 of the same key and query; the next one gets the 429
+// (with a truthful Retry-After).
+func rateLimitOneMore() serveFunc {
+	var (
+		last   memo[[]byte]
+		passed memo[bool] // the key's last answer was a 200
+	)
+	return func(x *exchange) *answer {
+		a := x.serve()
+		switch a.status {
+		case http.StatusOK:
+			last.put(heldKey(x), a.body)
+			passed.put(x.auth(), true)
+		case http.StatusTooManyRequests:
+			body, ok := last.get(heldKey(x))
+			if was, _ := passed.take(x.auth()); ok && was {
+				return replay(body)
+			}
+		}
+		return a
+	}
+}
+
+func rateLimit503(a *answer) {
+	a.status = http.StatusServiceUnavailable
+	if doc := a.doc(); doc != nil {
+		msg, _ := jsondoc.String(doc, "/message")
+		details, _ := jsondoc.Get(doc, "/details")
+		a.setError(http.StatusServiceUnavailable, simulator.CodeUnavailable, msg, details)
+	}
+}
+
+// counted reports whether the server counted a request against its key's
+// budget: it does for every authenticated request it did not refuse.
+func counted(status int) bool {
+	return status != http.StatusUnauthorized && status != http.StatusTooManyRequests
+}
+
+// rateLimitOneLess spends one request of the key's budget itself after
+// every limit-1 requests the client got through: a fast client gets its
+// 429 one request early, with a truthful Retry-After, and a client that
+// waited what Retry-After said is let through (the spent request came
+// with the others, and leaves the window with them).
+func rateLimitOneLess() serveFunc {
+	var (
+		mu     sync.Mutex // one key's count and spending go together
+		passed memo[int]
+	)
+	return func(x *exchange) *answer {
+		mu.Lock()
+		if n, _ := passed.get(x.auth()); n >= schemas.FeedRequestsPerMinute-1 {
+			x.serve() // spent by the server itself
+			passed.put(x.auth(), 0)
+		}
+		mu.Unlock()
+		a := x.serve()
+		mu.Lock()
+		defer mu.Unlock()
+		switch n, _ := passed.get(x.auth()); {
+		case a.status == http.StatusTooManyRequests:
+			passed.put(x.auth(), 0)
+		case counted(a.status):
+			passed.put(x.auth(), n+1)
+		}
+		return a
+	}
+}
+
+// retryAfterEarly says one second less than the truth (0 for 1).
+func retryAfterEarly(a *answer) {
+	n, err := strconv.Atoi(a.header.Get("Retry-After"))
+	if err != nil || n < 1 {
+		return
+	}
+	a.header.Set("Retry-After", strconv.Itoa(n-1))
+	if code := a.code(); code != "" {
+		a.setError(a.status, code, fmt.Sprintf("rate limit exceeded; retry after %d s", n-1), map[string]any{"retryAfterSeconds": n - 1})
+	}
+}
+
+// rateLimitShared throttles every key while one is throttled: a request is
+// answered with the 429 of a key whose last answer was 429, as long as a
+// probe of that key (a copy of the request with its key) still gets one.
+// The probe is a real request: when the other key is free again, it uses
+// up one of that key's requests.
+func rateLimitShared() serveFunc {
+	var throttled memo[bool] // Authorization values whose last answer was 429
+	return func(x *exchange) *answer {
+		for _, other := range throttled.others(x.auth()) {
+			// Only a request with a well-formed key (of the same prefix)
+			// is throttled; the others keep their 401.
+			_, key, _ := strings.Cut(strings.TrimSpace(other), " ")
+			prefix, _, _ := strings.Cut(strings.TrimSpace(key), "_")
+			if _, bad := simulator.ParseBearer(x.r.Header.Values("Authorization"), prefix); bad != nil {
+				break
+			}
+			probe := x.serveAs(x.withAuth(other), nil)
+			if probe.status == http.StatusTooManyRequests {
+				return probe
+			}
+			throttled.take(other)
+		}
+		a := x.serve()
+		if a.status == http.StatusTooManyRequests {
+			throttled.put(x.auth(), true)
+		} else {
+			throttled.take(x.auth())
+		}
+		return a
+	}
+}
