@@ -6,6 +6,7 @@ require (
 	github.com/brianvoe/gofakeit/v7 v7.18.1
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
+	github.com/peterbourgon/ff/v4 v4.0.0-alpha.4
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/text v0.38.0
 )
