@@ -12,6 +12,10 @@ import (
 	"flag"
 	"testing"
 
+	// The ginkgo CLI runs a package as a Ginkgo suite (-p, the arguments
+	// after --) only when one of its test files imports ginkgo.
+	_ "github.com/onsi/ginkgo/v2"
+
 	"github.com/tcmkit/tcmkit/suites/conformance"
 )
 
