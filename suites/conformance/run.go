@@ -70,12 +70,12 @@ func (r *run) setUp(ctx ginkgo.SpecContext) []byte {
 		var err error
 		if r.sim, err = bundled.Start(); err != nil {
 			r.setupErr = fmt.Errorf("the bundled simulator did not start: %w", err)
-			ginkgo.Fail(r.setupErr.Error())
+			r.failf("%v", r.setupErr)
 		}
 		keys, err := bundled.Provision(ctx, nil, r.sim.URL)
 		if err != nil {
 			r.setupErr = fmt.Errorf("the bundled simulator's accounts could not be provisioned: %w", err)
-			ginkgo.Fail(r.red.String(r.setupErr.Error()))
+			r.failf("%v", r.setupErr)
 		}
 		tg = Target{URL: r.sim.URL, Pro: keys.Pro, Free: keys.Free, Revoked: keys.Revoked,
 			Burst: keys.Burst, Other: keys.Other, ControlClock: true, Bundled: true, Secrets: keys.Secrets}
@@ -85,7 +85,7 @@ func (r *run) setUp(ctx ginkgo.SpecContext) []byte {
 	r.setupRequests, _ = r.Client().Take()
 	if err != nil {
 		r.setupErr = err
-		ginkgo.Fail(r.red.String("the run errored (the target was not judged): " + err.Error()))
+		r.failf("the run errored (the target was not judged): %v", err)
 	}
 	data, err := json.Marshal(tg)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -113,7 +113,7 @@ func (r *run) tearDown() {
 func (r *run) report(rep types.Report) {
 	cat, err := catalogue.Load()
 	if err != nil {
-		ginkgo.Fail(err.Error())
+		r.failf("%v", err)
 	}
 	tg := r.Target()
 	m := report.Meta{
@@ -131,7 +131,7 @@ func (r *run) report(rep types.Report) {
 	}
 	out := report.FromGinkgo(rep, cat, m)
 	if err := out.WriteFiles(r.cfg.ReportDir, r.red.String); err != nil {
-		ginkgo.Fail(r.red.String(err.Error()))
+		r.failf("%v", err)
 	}
 	r.summary(out)
 }

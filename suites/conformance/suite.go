@@ -88,9 +88,9 @@ const strict = "strict"
 // silent is the container of strict specs that stand apart.
 const silent = "where the spec is silent, as the simulator chose"
 
-// failf fails the spec with a formatted message, redacted: the one way a
-// spec body fails by hand.
-func (s *suite) failf(format string, args ...any) {
+// failf fails the spec (or setup node) with a formatted message,
+// redacted: the one way the suite fails by hand.
+func (s *Session) failf(format string, args ...any) {
 	GinkgoHelper()
 	Fail(s.red.String(fmt.Sprintf(format, args...)))
 }
