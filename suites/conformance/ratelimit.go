@@ -42,7 +42,7 @@ func (s *suite) wait(ctx context.Context, d time.Duration, why string) error {
 	clock := s.targetClock()
 	line := fmt.Sprintf("waiting %s for the rate limit (%s)%s\n", client.Seconds(d.Round(time.Millisecond)), why, client.Note(clock))
 	io.WriteString(s.c.Log, line)
-	fmt.Fprint(GinkgoWriter, s.red.String(line))
+	fmt.Fprint(GinkgoWriter, s.Redactor().String(line))
 	return clock.Wait(ctx, d)
 }
 

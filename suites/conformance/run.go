@@ -40,7 +40,7 @@ func Run(t *testing.T, cfg Config) {
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
-	r.log.Flush()
+	r.logWriter().Flush()
 }
 
 // run is what Run keeps beyond the specs' Session: the bundled simulator
@@ -57,7 +57,7 @@ type run struct {
 // fail is Gomega's fail handler: every message through the redactor.
 func (r *run) fail(message string, callerSkip ...int) {
 	ginkgo.GinkgoHelper()
-	ginkgo.Fail(r.red.String(message), callerSkip...)
+	ginkgo.Fail(r.Redactor().String(message), callerSkip...)
 }
 
 // setUp runs on process 1 before any spec: the target (the bundled
@@ -78,7 +78,7 @@ func (r *run) setUp(ctx ginkgo.SpecContext) []byte {
 			r.failf("%v", r.setupErr)
 		}
 		tg = Target{URL: r.sim.URL, Pro: keys.Pro, Free: keys.Free, Revoked: keys.Revoked,
-			Burst: keys.Burst, Other: keys.Other, ControlClock: true, Bundled: true, Secrets: keys.Secrets}
+			Burst: keys.Burst, Other: keys.Other, ControlClock: true, Secrets: keys.Secrets}
 	}
 	r.Use(tg)
 	err := r.Preflight(ctx)
@@ -99,7 +99,7 @@ func (r *run) join(data []byte) {
 	if !r.lead {
 		r.Use(tg)
 	}
-	r.red.Add(tg.Secrets...)
+	r.Redactor().Add(tg.Secrets...)
 }
 
 func (r *run) tearDown() {
@@ -130,7 +130,7 @@ func (r *run) report(rep types.Report) {
 		m.Errored = r.setupErr.Error()
 	}
 	out := report.FromGinkgo(rep, cat, m)
-	if err := out.WriteFiles(r.cfg.ReportDir, r.red.String); err != nil {
+	if err := out.WriteFiles(r.cfg.ReportDir, r.Redactor().String); err != nil {
 		r.failf("%v", err)
 	}
 	r.summary(out)
@@ -158,8 +158,8 @@ func (r *run) summary(rep report.Report) {
 	fmt.Fprintf(&b, "  %-12s %6d %6d %6d %6d %8d\n", "all", t.Specs, t.Passed, t.Failed, t.Skipped, t.Requests)
 	fmt.Fprintf(&b, "  requests: %d by the specs + %d by the setup (preflight) on process 1\n", t.Requests, r.setupRequests)
 	fmt.Fprintf(&b, "  report: %s/{%s,%s,%s}\n", r.cfg.ReportDir, report.JSONFile, report.MarkdownFile, report.HTMLFile)
-	fmt.Fprint(r.log, r.red.String(b.String()))
-	r.log.Flush()
+	fmt.Fprint(r.logWriter(), r.Redactor().String(b.String()))
+	r.logWriter().Flush()
 }
 
 var mentionsStrict = regexp.MustCompile(`(^|[^\w-])` + strict + `($|[^\w-])`)

@@ -27,8 +27,10 @@ import (
 // use, once the target is known.
 type Session struct {
 	cfg *Config
-	red *redact.Redactor
-	log *redact.Writer // the Config's log, redacted
+
+	redOnce sync.Once
+	red     *redact.Redactor
+	log     *redact.Writer // the Config's log, redacted
 
 	mu      sync.Mutex // guards tg, tgSet, walks and verdict
 	tg      Target
@@ -45,12 +47,7 @@ type Session struct {
 }
 
 func newSession(cfg *Config) *Session {
-	red := cfg.Redactor
-	if red == nil {
-		red = redact.New()
-	}
-	red.Add(cfg.target().keys()...)
-	return &Session{cfg: cfg, red: red, log: red.Writer(cfg.log()), walks: map[string]*walkEntry{}}
+	return &Session{cfg: cfg, walks: map[string]*walkEntry{}}
 }
 
 // Use sets the target the session judges, instead of the Config's. Call it
@@ -74,8 +71,25 @@ func (s *Session) Target() Target {
 	return s.tg
 }
 
-// Redactor redacts every key the session knows of.
-func (s *Session) Redactor() *redact.Redactor { return s.red }
+// Redactor redacts every key the session knows of: the Config's
+// Redactor, or its own.
+func (s *Session) Redactor() *redact.Redactor {
+	s.redOnce.Do(func() {
+		s.red = s.cfg.Redactor
+		if s.red == nil {
+			s.red = redact.New()
+		}
+		s.red.Add(s.cfg.target().keys()...)
+		s.log = s.red.Writer(s.cfg.log())
+	})
+	return s.red
+}
+
+// logWriter is the Config's log, redacted.
+func (s *Session) logWriter() *redact.Writer {
+	s.Redactor()
+	return s.log
+}
 
 // Client is the suite's HTTP client for the target (for request counts, and
 // for host suites that want to send more).
@@ -88,11 +102,11 @@ func (s *Session) Client() *client.Client {
 func (s *Session) ready() {
 	s.build.Do(func() {
 		tg := s.Target()
-		s.red.Add(tg.keys()...)
-		s.red.Add(tg.Secrets...)
+		s.Redactor().Add(tg.keys()...)
+		s.Redactor().Add(tg.Secrets...)
 		// Invented keys are no secret, but redacted too: a key-shaped string
 		// in a report should not alarm a secret scanner.
-		s.red.Add(tg.unknownKey(), tg.unprefixedToken())
+		s.Redactor().Add(tg.unknownKey(), tg.unprefixedToken())
 		clock := s.cfg.Clock
 		if clock == nil && tg.ControlClock {
 			clock = client.ControlClock{Control: simulator.Control{URL: tg.URL, HTTP: s.cfg.HTTP}}
@@ -103,15 +117,15 @@ func (s *Session) ready() {
 			if len(callerSkip) > 0 {
 				skip += callerSkip[0]
 			}
-			ginkgo.Fail(s.red.String(message), skip)
+			ginkgo.Fail(s.Redactor().String(message), skip)
 		})
 		c := &client.Client{
 			BaseURL: tg.URL,
 			HTTP:    s.cfg.HTTP,
 			Clock:   clock,
 			MaxWait: s.cfg.MaxWait,
-			Redact:  s.red.String,
-			Log:     s.log,
+			Redact:  s.Redactor().String,
+			Log:     s.logWriter(),
 		}
 		s.mu.Lock()
 		s.tg, s.tgSet = tg, true

@@ -56,7 +56,7 @@ type suite struct{ *Session }
 
 func (s *suite) start(ctx SpecContext) {
 	if err := s.Preflight(ctx); err != nil {
-		AbortSuite(s.red.String("the run errored (the target was not judged): " + err.Error()))
+		AbortSuite(s.Redactor().String("the run errored (the target was not judged): " + err.Error()))
 	}
 }
 
@@ -92,7 +92,7 @@ const silent = "where the spec is silent, as the simulator chose"
 // redacted: the one way the suite fails by hand.
 func (s *Session) failf(format string, args ...any) {
 	GinkgoHelper()
-	Fail(s.red.String(fmt.Sprintf(format, args...)))
+	Fail(s.Redactor().String(fmt.Sprintf(format, args...)))
 }
 
 // expect asserts through the redacting Gomega of the session.

@@ -16,8 +16,6 @@ type Target struct {
 	Burst, Other string
 	// ControlClock: move the target's clock through its control API.
 	ControlClock bool
-	// Bundled: the simulator Run started, not a server given by --target.
-	Bundled bool
 	// Secrets are keys issued for the run beyond those above, for the redactor.
 	Secrets []string
 }
