@@ -83,8 +83,9 @@ func NewConfig() *Config {
 	}
 }
 
-// Flags is the ff flag set of c's settings, writing into c. The values c
-// holds now are the defaults.
+// Flags is the ff flag set of c's settings, writing into c; the values c
+// holds now are the defaults. A program that owns its command line parses
+// it with ff.Parse(c.Flags(), args, ff.WithEnvVarPrefix(EnvPrefix)).
 func (c *Config) Flags() *ff.FlagSet { return ff.NewFlagSetFrom("conformance", c) }
 
 // BindFlags registers c's settings on std, such as flag.CommandLine, which
@@ -120,12 +121,6 @@ func (c *Config) BindFlags(std *flag.FlagSet) *ff.FlagSet {
 // environment variable.
 func ParseEnv(fs *ff.FlagSet) error {
 	return ff.Parse(fs, nil, ff.WithEnvVarPrefix(EnvPrefix))
-}
-
-// Parse fills c from args, then from the environment, for a program that
-// owns its command line (under `go test`, use BindFlags and ParseEnv).
-func (c *Config) Parse(args []string) error {
-	return ff.Parse(c.Flags(), args, ff.WithEnvVarPrefix(EnvPrefix))
 }
 
 // envName is the environment variable of a flag, as ff derives it.

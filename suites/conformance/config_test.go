@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/peterbourgon/ff/v4"
 )
 
 // bind is what suites_test.go does: the settings on a standard flag set
@@ -99,14 +101,14 @@ func TestParseEnvRejectsBadValues(t *testing.T) {
 	}
 }
 
-func TestParseForAProgram(t *testing.T) {
+func TestFlagsForAProgram(t *testing.T) {
 	t.Setenv("TCM_PRO_KEY", "tcm_fromenvfromenvfromenvfromenv0000")
 	c := NewConfig()
-	if err := c.Parse([]string{"--target", "http://flag.example", "--control-clock"}); err != nil {
+	if err := ff.Parse(c.Flags(), []string{"--target", "http://flag.example", "--control-clock"}, ff.WithEnvVarPrefix(EnvPrefix)); err != nil {
 		t.Fatal(err)
 	}
 	if c.Target != "http://flag.example" || c.ProKey != "tcm_fromenvfromenvfromenvfromenv0000" || !c.ControlClock {
-		t.Errorf("Parse: %+v", c)
+		t.Errorf("ff.Parse: %+v", c)
 	}
 }
 
