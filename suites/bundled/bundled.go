@@ -43,9 +43,6 @@ func Start() (*Server, error) {
 	return &Server{URL: srv.URL, sim: sim, srv: srv}, nil
 }
 
-// Handler is the simulator's handler, for wrappers that break it on purpose.
-func (s *Server) Handler() http.Handler { return s.sim.Handler() }
-
 // Close stops the listener and the simulator.
 func (s *Server) Close() error {
 	s.srv.Close()

@@ -92,6 +92,8 @@ type Response struct {
 	// Reused is set on a response handed out again by Cached.
 	Reused bool
 
+	redact func(string) string // the client's, for Excerpt
+
 	once sync.Once
 	doc  any
 	err  error
@@ -111,14 +113,24 @@ func (r *Response) String() string {
 // MaxExcerpt bounds the body shown in messages and transcripts.
 const MaxExcerpt = 600
 
-// Excerpt is the start of the body, for messages.
-func (r *Response) Excerpt() string { return excerpt(r.Body, MaxExcerpt) }
-
-func excerpt(b []byte, n int) string {
-	if len(b) <= n {
-		return string(b)
+// Excerpt is the start of the body, for messages: keys are redacted
+// before it is cut, so no part of one survives the cut.
+func (r *Response) Excerpt() string {
+	s := string(r.Body)
+	if r.redact != nil {
+		s = r.redact(s)
 	}
-	return string(b[:n]) + fmt.Sprintf("… (%d bytes)", len(b))
+	return excerpt(s, len(r.Body))
+}
+
+// excerpt is the start of a (redacted) body, and the body's size when it
+// was cut.
+func excerpt(s string, size int) string {
+	cut := jsondoc.Excerpt(s, MaxExcerpt)
+	if len(s) > MaxExcerpt {
+		cut += fmt.Sprintf(" (%d bytes)", size)
+	}
+	return cut
 }
 
 // Defaults of a Client.
@@ -219,7 +231,7 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	}
 	defer hresp.Body.Close()
 	raw, err := io.ReadAll(hresp.Body)
-	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Body: raw, Attempts: 1}
+	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Body: raw, Attempts: 1, redact: c.redact}
 	c.record(ctx, req, resp, time.Since(start), err)
 	if err != nil {
 		return nil, fmt.Errorf("client: %s: reading the body: %w", req, err)
@@ -316,9 +328,9 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 		return e.resp, nil
 	}
 	reused := &Response{Request: e.resp.Request, Status: e.resp.Status, Header: e.resp.Header,
-		Body: e.resp.Body, Attempts: e.resp.Attempts, Reused: true}
+		Body: e.resp.Body, Attempts: e.resp.Attempts, Reused: true, redact: c.redact}
 	c.mu.Lock()
-	c.recorder(ctx).script.WriteString(block(req, reused, 0, nil))
+	c.recorder(ctx).script.WriteString(c.block(req, reused, 0, nil))
 	c.mu.Unlock()
 	return reused, nil
 }
@@ -379,7 +391,7 @@ func (c *Client) Take() (int, string) {
 var headersOfInterest = []string{"Content-Type", "Retry-After", "Date", "Location", "WWW-Authenticate"}
 
 func (c *Client) record(ctx context.Context, req Request, resp *Response, took time.Duration, err error) {
-	s := block(req, resp, took, err)
+	s := c.block(req, resp, took, err)
 	c.mu.Lock()
 	c.recorder(ctx).script.WriteString(s)
 	c.mu.Unlock()
@@ -429,7 +441,8 @@ func (c *Client) Claim(name string) {
 }
 
 // block is one exchange of a transcript: what was sent, what came back.
-func block(req Request, resp *Response, took time.Duration, err error) string {
+// Bodies are redacted before they are cut; the rest when it is taken.
+func (c *Client) block(req Request, resp *Response, took time.Duration, err error) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== %s\n", req)
 	if resp != nil && resp.Reused {
@@ -444,7 +457,7 @@ func block(req Request, resp *Response, took time.Duration, err error) string {
 		if req.ContentType != "" {
 			fmt.Fprintf(&b, "> Content-Type: %s\n", req.ContentType)
 		}
-		fmt.Fprintf(&b, "> %s\n", excerpt(req.Body, MaxExcerpt))
+		fmt.Fprintf(&b, "> %s\n", excerpt(c.redact(string(req.Body)), len(req.Body)))
 	}
 	switch {
 	case resp == nil:
@@ -460,7 +473,7 @@ func block(req Request, resp *Response, took time.Duration, err error) string {
 				fmt.Fprintf(&b, "< %s: %s\n", h, v)
 			}
 		}
-		fmt.Fprintf(&b, "< %s\n", excerpt(resp.Body, MaxExcerpt))
+		fmt.Fprintf(&b, "< %s\n", resp.Excerpt())
 		if err != nil {
 			fmt.Fprintf(&b, "< (body cut short: %v)\n", err)
 		}

@@ -249,3 +249,28 @@ func TestScopesAreClaimedByTheSpecThatUsesThem(t *testing.T) {
 		t.Errorf("total %d", c.Total())
 	}
 }
+
+// A key that the cut of an excerpt would split is redacted first, so not
+// even its start reaches a message or a transcript.
+func TestExcerptRedactsBeforeCutting(t *testing.T) {
+	const key = "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+	body := strings.Repeat("x", client.MaxExcerpt-10) + key + strings.Repeat("y", 50)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	c := &client.Client{BaseURL: srv.URL, Redact: redact.New(key).String}
+	resp, err := c.Send(t.Context(), client.PostJSON("/echo", `{"key":"`+strings.Repeat("z", client.MaxExcerpt-12)+key+`"}`, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, transcript := c.Take()
+	for name, s := range map[string]string{"excerpt": resp.Excerpt(), "transcript": transcript} {
+		if strings.Contains(s, key[:8]) {
+			t.Errorf("the %s holds the start of the key:\n%s", name, s)
+		}
+		if !strings.Contains(s, "tcm_…") || !strings.Contains(s, " bytes)") {
+			t.Errorf("the %s lacks the redacted key or the size of the cut body:\n%s", name, s)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -56,15 +57,10 @@ func schemaFindings(js []judged, keep func(schemas.Violation) bool) []finding {
 	return out
 }
 
-// lastToken is the last reference token of a JSON pointer.
-func lastToken(ptr string) string {
-	return ptr[strings.LastIndexByte(ptr, '/')+1:]
-}
-
 // about says whether a violation concerns one of the fields: at the field
 // itself, or the field missing from its object.
 func about(v schemas.Violation, fields ...string) bool {
-	if slices.Contains(fields, lastToken(v.Pointer)) {
+	if slices.Contains(fields, jsondoc.Last(v.Pointer)) {
 		return true
 	}
 	if v.Keyword == "required" {
@@ -86,7 +82,7 @@ var (
 func inEvent(v schemas.Violation) bool { return strings.Contains(v.Pointer+"/", "/events/") }
 
 func isTypeRule(v schemas.Violation) bool {
-	return lastToken(v.Pointer) == "type" && inEvent(v) || v.Keyword == "required" && strings.Contains(v.Rule, "'type'")
+	return jsondoc.Last(v.Pointer) == "type" && inEvent(v) || v.Keyword == "required" && strings.Contains(v.Rule, "'type'")
 }
 
 func isVideoPresenceRule(v schemas.Violation) bool {
@@ -94,7 +90,7 @@ func isVideoPresenceRule(v schemas.Violation) bool {
 		return false
 	}
 	if schemas.IsChannelLevel(v.EventType) {
-		return lastToken(v.Pointer) == "video"
+		return jsondoc.Last(v.Pointer) == "video"
 	}
 	return v.Keyword == "required" && strings.Contains(v.Rule, "'video'")
 }
@@ -124,12 +120,12 @@ func timestampFindings(js []judged, now time.Time) []finding {
 		if err != nil {
 			continue // the schema specs report bodies that are not JSON
 		}
-		visit(doc, "", func(ptr string, v any) {
-			if !slices.Contains(timestampFields, lastToken(ptr)) {
+		jsondoc.Walk(doc, func(ptr string, v any) {
+			if !slices.Contains(timestampFields, jsondoc.Last(ptr)) {
 				return
 			}
 			if why := implausible(v, ceiling); why != "" {
-				out = append(out, finding{req: j.resp.Request.String(), line: fmt.Sprintf("%s: %s; got %s", ptr, why, quote(v))})
+				out = append(out, finding{req: j.resp.Request.String(), line: fmt.Sprintf("%s: %s; got %s", ptr, why, jsondoc.Quote(v, schemas.MaxExcerpt))})
 			}
 		})
 	}
@@ -160,32 +156,6 @@ func implausible(v any, ceiling time.Time) string {
 		return fmt.Sprintf("%s, not after %s (a year from now; microseconds?)", rule, ceiling.Format(time.DateOnly))
 	}
 	return ""
-}
-
-func quote(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-// visit calls fn for every value of a decoded document with its pointer.
-func visit(v any, ptr string, fn func(ptr string, v any)) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			p := ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
-			fn(p, x)
-			visit(x, p, fn)
-		}
-	case []any:
-		for i, x := range t {
-			p := fmt.Sprintf("%s/%d", ptr, i)
-			fn(p, x)
-			visit(x, p, fn)
-		}
-	}
 }
 
 // describeFindings renders findings for a failure message: the rule, then each

@@ -1,20 +1,38 @@
 package conformance
 
 import (
+	"bytes"
 	"flag"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/peterbourgon/ff/v4"
 )
+
+// bind is what suites_test.go does: the settings on a standard flag set
+// that is parsed first, then the environment.
+func bind(t *testing.T, args []string) (*Config, error) {
+	t.Helper()
+	c := NewConfig()
+	std := flag.NewFlagSet("suite", flag.ContinueOnError)
+	std.SetOutput(io.Discard)
+	fs := c.BindFlags(std)
+	if err := std.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return c, ParseEnv(fs)
+}
 
 func TestConfigPrecedence(t *testing.T) {
 	env := map[string]string{
-		"TCM_TARGET":     "http://env.example",
-		"TCM_PRO_KEY":    "tcm_fromenvfromenvfromenvfromenv0000",
-		"TCM_FREE_KEY":   "tcm_freefromenvfreefromenvfreefrom00",
-		"TCM_REPORT_DIR": "env-reports",
-		"TCM_MAX_WAIT":   "90s",
+		"TCM_TARGET":        "http://env.example",
+		"TCM_PRO_KEY":       "tcm_fromenvfromenvfromenvfromenv0000",
+		"TCM_FREE_KEY":      "tcm_freefromenvfreefromenvfreefrom00",
+		"TCM_REPORT_DIR":    "env-reports",
+		"TCM_MAX_WAIT":      "90s",
+		"TCM_CONTROL_CLOCK": "true",
 	}
 	for _, tc := range []struct {
 		name string
@@ -23,7 +41,7 @@ func TestConfigPrecedence(t *testing.T) {
 	}{
 		{"defaults without flags or env", nil, nil},
 		{"env over defaults", []string{}, func(c *Config) []string {
-			return []string{c.Target, "http://env.example", c.FreeKey, env["TCM_FREE_KEY"], c.ReportDir, "env-reports", c.MaxWait.String(), "1m30s"}
+			return []string{c.Target, "http://env.example", c.FreeKey, env["TCM_FREE_KEY"], c.ReportDir, "env-reports", c.MaxWait.String(), "1m30s", c.Describe()["control-clock"], "true"}
 		}},
 		{"flags over env", []string{"--target", "http://flag.example", "--max-wait=5s"}, func(c *Config) []string {
 			return []string{c.Target, "http://flag.example", c.ProKey, env["TCM_PRO_KEY"], c.MaxWait.String(), "5s"}
@@ -34,24 +52,23 @@ func TestConfigPrecedence(t *testing.T) {
 		{"a flag set to empty wins too", []string{"--free-key="}, func(c *Config) []string {
 			return []string{c.FreeKey, ""}
 		}},
+		{"a boolean flag stands alone and wins", []string{"--control-clock=false", "-max-pages", "7"}, func(c *Config) []string {
+			return []string{c.Describe()["control-clock"], "false", c.Describe()["max-pages"], "7"}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewConfig()
-			fs := flag.NewFlagSet("suite", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			c.BindFlags(fs)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
+			for k, v := range env {
+				if tc.args == nil {
+					v = ""
+				}
+				t.Setenv(k, v)
 			}
-			getenv := func(k string) string { return env[k] }
-			if tc.args == nil {
-				getenv = func(string) string { return "" }
-			}
-			if err := c.ApplyEnv(fs, getenv); err != nil {
+			c, err := bind(t, tc.args)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.want == nil {
-				if c.Target != "" || c.ReportDir != DefaultReportDir || c.MaxWait != 2*time.Minute || c.MaxPages != DefaultMaxPages {
+				if c.Target != "" || c.ReportDir != DefaultReportDir || c.MaxWait != 2*time.Minute || c.MaxPages != DefaultMaxPages || c.ControlClock {
 					t.Errorf("defaults: %+v", c)
 				}
 				return
@@ -66,19 +83,47 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 }
 
-func TestApplyEnvRejectsBadValues(t *testing.T) {
-	for k, v := range map[string]string{"TCM_MAX_WAIT": "soon", "TCM_MAX_PAGES": "many"} {
-		c := NewConfig()
-		fs := flag.NewFlagSet("suite", flag.ContinueOnError)
-		c.BindFlags(fs)
-		fs.Parse(nil)
-		if err := c.ApplyEnv(fs, func(name string) string {
-			if name == k {
-				return v
+func TestBooleanFlagAlone(t *testing.T) {
+	c, err := bind(t, []string{"--control-clock", "--target", "http://flag.example"})
+	if err != nil || !c.ControlClock || c.Target != "http://flag.example" {
+		t.Errorf("--control-clock alone: %v %+v", err, c)
+	}
+}
+
+func TestParseEnvRejectsBadValues(t *testing.T) {
+	for k, v := range map[string]string{"TCM_MAX_WAIT": "soon", "TCM_MAX_PAGES": "many", "TCM_CONTROL_CLOCK": "maybe"} {
+		t.Run(k, func(t *testing.T) {
+			t.Setenv(k, v)
+			if _, err := bind(t, nil); err == nil || !strings.Contains(err.Error(), k) {
+				t.Errorf("%s=%s: %v", k, v, err)
 			}
-			return ""
-		}); err == nil || !strings.Contains(err.Error(), k) {
-			t.Errorf("%s=%s: %v", k, v, err)
+		})
+	}
+}
+
+func TestFlagsForAProgram(t *testing.T) {
+	t.Setenv("TCM_PRO_KEY", "tcm_fromenvfromenvfromenvfromenv0000")
+	c := NewConfig()
+	if err := ff.Parse(c.Flags(), []string{"--target", "http://flag.example", "--control-clock"}, ff.WithEnvVarPrefix(EnvPrefix)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Target != "http://flag.example" || c.ProKey != "tcm_fromenvfromenvfromenvfromenv0000" || !c.ControlClock {
+		t.Errorf("ff.Parse: %+v", c)
+	}
+}
+
+func TestHelpNamesEverySetting(t *testing.T) {
+	c := NewConfig()
+	std := flag.NewFlagSet("suite", flag.ContinueOnError)
+	var out bytes.Buffer
+	std.SetOutput(&out)
+	c.BindFlags(std)
+	if err := std.Parse([]string{"-h"}); err != flag.ErrHelp {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{"--target", "--pro-key", "--control-clock", "--max-wait", "TCM_PRO_KEY", "TCM_REPORT_DIR", "(default: reports)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}
 	}
 }
@@ -87,7 +132,7 @@ func TestDescribeRedactsKeys(t *testing.T) {
 	c := NewConfig()
 	c.ProKey = "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 	d := c.Describe()
-	if d["pro-key"] != "tcm_…2345" || d["target"] != "(bundled simulator)" {
+	if d["pro-key"] != "tcm_…2345" || d["target"] != "(bundled simulator)" || d["max-wait"] != "2m0s" {
 		t.Errorf("Describe = %v", d)
 	}
 	for k, v := range d {
@@ -97,17 +142,30 @@ func TestDescribeRedactsKeys(t *testing.T) {
 	}
 }
 
-func TestKeysOfARun(t *testing.T) {
+func TestKeysOfATarget(t *testing.T) {
+	tg := Target{Pro: "live_pro0000000000", Free: "live_free000000000"}
+	if tg.KeyPrefix() != "live" || tg.burstKey() != tg.Free || tg.otherKey() != tg.Pro {
+		t.Errorf("prefix %q burst %q other %q", tg.KeyPrefix(), tg.burstKey(), tg.otherKey())
+	}
+	tg.Free = ""
+	if tg.burstKey() != tg.Pro || tg.otherKey() != "" {
+		t.Errorf("without a free key: burst %q other %q", tg.burstKey(), tg.otherKey())
+	}
+	if err := newSession(&Config{}).validate(); err == nil || !strings.Contains(err.Error(), "--target") || !strings.Contains(err.Error(), "--pro-key") {
+		t.Errorf("validate of an empty config: %v", err)
+	}
+}
+
+func TestSessionLeavesConfigAlone(t *testing.T) {
 	c := NewConfig()
-	c.ProKey, c.FreeKey = "live_pro0000000000", "live_free000000000"
-	if c.KeyPrefix() != "live" || c.burstKey() != c.FreeKey || c.otherKey() != c.ProKey {
-		t.Errorf("prefix %q burst %q other %q", c.KeyPrefix(), c.burstKey(), c.otherKey())
+	c.Target, c.ProKey, c.ControlClock = "http://127.0.0.1:1", "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345", true
+	before := *c
+	s := newSession(c)
+	s.Client()
+	if *c != before {
+		t.Errorf("the session changed its Config:\n%+v\n%+v", before, *c)
 	}
-	c.FreeKey = ""
-	if c.burstKey() != c.ProKey || c.otherKey() != "" {
-		t.Errorf("without a free key: burst %q other %q", c.burstKey(), c.otherKey())
-	}
-	if err := (&Config{}).Validate(); err == nil || !strings.Contains(err.Error(), "--target") || !strings.Contains(err.Error(), "--pro-key") {
-		t.Errorf("Validate of an empty config: %v", err)
+	if s.clock == nil || s.Redactor() == nil || s.Target().URL != c.Target {
+		t.Errorf("the session did not build its own clock and redactor: %+v", s)
 	}
 }

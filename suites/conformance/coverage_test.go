@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,4 +47,44 @@ func TestSuiteCoversCatalogue(t *testing.T) {
 		t.Error(strings.ReplaceAll(err.Error(), "\n", "\n\t"))
 	}
 	t.Logf("%d specs cover %d of %d must requirements", len(specs), len(cat.OfKind(catalogue.Must))-len(cov.Uncovered), len(cat.OfKind(catalogue.Must)))
+}
+
+// The specs run in their declared order: the rate-limit specs first (while
+// the burst key's window is fresh), then one group after another, each
+// group's strict specs after its own. Ginkgo orders specs by file name and
+// line, so a renamed file could reorder them silently; this fails instead.
+func TestSpecOrder(t *testing.T) {
+	suiteConfig, _ := GinkgoConfiguration()
+	suiteConfig.LabelFilter = ""
+	preview := PreviewSpecs("spec order", suiteConfig)
+	want := []string{
+		"rate limit of GET /api/public-feed",
+		"POST /api/public/health",
+		"authentication",
+		"the Pro plan",
+		"GET /api/public-feed pagination",
+		"events, in the feed and in VideoEntries",
+		"POST /api/public/videos",
+		"errors and media types",
+		"where the spec is silent, as the simulator chose",
+	}
+	var groups []string
+	strictSeen := map[string]bool{}
+	for _, sr := range preview.SpecReports {
+		if !sr.LeafNodeType.Is(types.NodeTypeIt) {
+			continue
+		}
+		g := sr.ContainerHierarchyTexts[1]
+		if len(groups) == 0 || groups[len(groups)-1] != g {
+			groups = append(groups, g)
+		}
+		isStrict := slices.Contains(sr.Labels(), "strict")
+		if strictSeen[g] && !isStrict {
+			t.Errorf("%q runs after a strict spec of its group", sr.FullText())
+		}
+		strictSeen[g] = strictSeen[g] || isStrict
+	}
+	if !slices.Equal(groups, want) {
+		t.Errorf("groups run in the order\n\t%s\nwant\n\t%s", strings.Join(groups, "\n\t"), strings.Join(want, "\n\t"))
+	}
 }

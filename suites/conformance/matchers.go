@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -124,10 +125,10 @@ func (m *errorBodyMatcher) Match(actual any) (bool, error) {
 		}
 		return false, nil
 	}
-	obj := doc.(map[string]any)
 	for _, f := range []string{"error", "message"} {
-		if strings.TrimSpace(obj[f].(string)) == "" {
-			m.why = append(m.why, fmt.Sprintf("/%s: must be a non-empty string; got %q", f, obj[f]))
+		// the schema made both strings
+		if v, _ := jsondoc.String(doc, "/"+f); strings.TrimSpace(v) == "" {
+			m.why = append(m.why, fmt.Sprintf("/%s: must be a non-empty string; got %q", f, v))
 		}
 	}
 	return len(m.why) == 0, nil

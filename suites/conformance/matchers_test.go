@@ -102,7 +102,8 @@ func TestPreflight(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewConfig()
 			c.Target, c.ProKey = tc.target, tc.key
-			err := c.Preflight(context.Background())
+			s := newSession(c)
+			err := s.Preflight(context.Background())
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("Preflight: %v", err)
@@ -114,9 +115,9 @@ func TestPreflight(t *testing.T) {
 			}
 			// the verdict is kept: a second call sends nothing
 			if tc.target == srv.URL {
-				before := c.Client().Total()
-				c.Preflight(context.Background())
-				if c.Client().Total() != before {
+				before := s.Client().Total()
+				s.Preflight(context.Background())
+				if s.Client().Total() != before {
 					t.Errorf("a second preflight sent requests")
 				}
 			}

@@ -2,12 +2,12 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -99,27 +99,21 @@ func readPage(resp *client.Response, n int) (walkPage, error) {
 	if err != nil {
 		return p, fmt.Errorf("page %d: %s: the body is not JSON: %w", n+1, resp, err)
 	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
+	if jsondoc.Object(doc, "") == nil {
 		return p, fmt.Errorf("page %d: %s: the body is not a JSON object", n+1, resp)
 	}
-	evs, ok := obj["events"].([]any)
-	if !ok {
+	events := jsondoc.Items(doc, "/events") // nil unless an array: [] decodes to an empty slice
+	if events == nil {
 		return p, fmt.Errorf("page %d: %s: /events is not an array", n+1, resp)
 	}
-	for i, raw := range evs {
+	for i, raw := range events {
 		e := walkEvent{Page: n, Index: i}
-		if m, ok := raw.(map[string]any); ok {
-			e.ID, _ = m["id"].(string)
-			if num, ok := m["createdAt"].(json.Number); ok {
-				if t, err := num.Int64(); err == nil {
-					e.CreatedAt, e.HasTime = t, true
-				}
-			}
-		}
+		e.ID, _ = jsondoc.String(raw, "/id")
+		e.CreatedAt, e.HasTime = jsondoc.Int(raw, "/createdAt")
 		p.Events = append(p.Events, e)
 	}
-	switch next := obj["nextCursor"].(type) {
+	next, _ := jsondoc.Get(doc, "/nextCursor")
+	switch next := next.(type) {
 	case nil:
 	case string:
 		if next == "" {

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -387,7 +388,7 @@ func spec(sr types.SpecReport) Spec {
 		s.Failure = &Failure{
 			Message:    strings.TrimSpace(sr.Failure.Message),
 			Location:   location(sr.Failure.Location),
-			Transcript: excerpt(strings.Join(transcript, "\n\n"), MaxTranscript),
+			Transcript: lastLines(strings.Join(transcript, "\n\n"), MaxTranscript),
 		}
 		if s.Failure.Message == "" {
 			s.Failure.Message = sr.State.String()
@@ -446,9 +447,10 @@ func entryString(e types.ReportEntry) string {
 	return e.Value.String()
 }
 
-// excerpt keeps the last max bytes of s, on a line boundary, saying how
-// much it left out.
-func excerpt(s string, max int) string {
+// lastLines keeps the last max bytes of s, from a line boundary, saying how
+// much it left out: the end of a transcript is where a failure is, so
+// unlike jsondoc.Excerpt, which keeps the start, it keeps the end.
+func lastLines(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
@@ -456,13 +458,11 @@ func excerpt(s string, max int) string {
 	if i := strings.IndexByte(s[cut:], '\n'); i >= 0 {
 		cut += i + 1
 	}
-	for cut < len(s) && !isRuneStart(s[cut]) {
+	for cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut++
 	}
 	return fmt.Sprintf("… (%d earlier bytes left out)\n", cut) + s[cut:]
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func location(l types.CodeLocation) string {
 	if l.FileName == "" {

@@ -282,16 +282,16 @@ func TestEntriesFromJSON(t *testing.T) {
 	}
 }
 
-func TestExcerpt(t *testing.T) {
+func TestLastLines(t *testing.T) {
 	long := strings.Repeat("GET /api/public-feed → 200 ✓\n", 2000) + "GET /api/public-feed?limit=500 → 200 (the failing one)"
-	got := excerpt(long, 1000)
+	got := lastLines(long, 1000)
 	if len(got) > 1100 || !strings.HasPrefix(got, "… (") || !strings.HasSuffix(got, "(the failing one)") {
-		t.Errorf("excerpt: %d bytes, starts %q", len(got), got[:40])
+		t.Errorf("lastLines: %d bytes, starts %q", len(got), got[:40])
 	}
 	if !strings.Contains(got, "earlier bytes left out)\nGET") {
-		t.Errorf("excerpt does not cut on a line boundary: %q", got[:80])
+		t.Errorf("lastLines does not cut on a line boundary: %q", got[:80])
 	}
-	if excerpt("short", 1000) != "short" {
+	if lastLines("short", 1000) != "short" {
 		t.Errorf("short text changed")
 	}
 }

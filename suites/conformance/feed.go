@@ -1,0 +1,186 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// paginationSpecs: GET /api/public-feed pages (default 50, limit capped at
+// 200), newest first, walked through nextCursor to its null end; bad
+// parameters are clamped or rejected with details.
+func (s *suite) paginationSpecs() {
+	maxSize := strconv.Itoa(schemas.MaxPageSize)
+	It("answers with a FeedPage on every page of a walk", requires(catalogue.FeedPageSchema), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		s.walkOK(w)
+		for _, p := range w.Pages {
+			s.expect(p.Resp).To(ConformTo(schemas.FeedPage))
+		}
+		if w.Err != nil && w.endErr == nil { // where a walk ends is FEED-CURSOR-END's concern
+			s.failf("the walk stopped: %v", w.Err)
+		}
+	})
+
+	It("returns 50 events a page by default, fewer only on the last page", requires(catalogue.FeedPageDefault), func(ctx SpecContext) {
+		w := s.walk(ctx, "")
+		s.walkOK(w)
+		s.noneOf(fmt.Sprintf("rule: without limit a page holds %d events; only the last page (null nextCursor) may hold fewer", schemas.DefaultPageSize),
+			w.SizeProblems(schemas.DefaultPageSize))
+	})
+
+	It("honours limit", requires(catalogue.FeedLimit), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		s.walkOK(w)
+		s.noneOf(fmt.Sprintf("rule: limit=%s gives pages of %s events; only the last page may hold fewer", maxSize, maxSize),
+			w.SizeProblems(schemas.MaxPageSize))
+		one := s.fetch(ctx, limitRequest("1", s.tg.Pro))
+		s.expect(one).To(HaveStatus(http.StatusOK))
+		size, next := pageShape(one)
+		if size != 1 && !(size == 0 && next == "") {
+			s.failf("%s: %d events, want 1 (rule: limit sets the number of events per page)", one.Request, size)
+		}
+	})
+
+	It("caps limit at 200", requires(catalogue.FeedLimitCap), func(ctx SpecContext) {
+		over := strconv.Itoa(schemas.MaxPageSize + 1)
+		resp := s.fetch(ctx, limitRequest(over, s.tg.Pro))
+		s.expect(resp).To(HaveStatus(http.StatusOK), "rule: larger values of limit are capped, not rejected")
+		size, next := pageShape(resp)
+		switch {
+		case size > schemas.MaxPageSize:
+			s.failf("%s: %d events, want at most %d (rule: limit is capped at %d)", resp.Request, size, schemas.MaxPageSize, schemas.MaxPageSize)
+		case size < schemas.MaxPageSize && next != "":
+			s.failf("%s: %d events and a nextCursor, want %d (rule: a limit above %d is capped at %d)", resp.Request, size, schemas.MaxPageSize, schemas.MaxPageSize, schemas.MaxPageSize)
+		}
+	})
+
+	It("visits the whole feed through nextCursor, each event once", requires(catalogue.FeedCursorWalk, catalogue.EventIDUnique), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		s.walkOK(w)
+		if w.Err != nil && !errors.Is(w.Err, errEmptyCursor) {
+			s.failf("the walk stopped: %v", w.Err)
+		}
+		s.noneOf("rule: a cursor walk visits each event once", w.Repeats())
+		s.skipBounded(w, "the walk stopped there (raise --max-pages to walk it all)")
+	})
+
+	It("shows the same sequence of events whatever the page size", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
+		full, small := s.fullWalk(ctx), s.walk(ctx, "")
+		s.walkOK(full)
+		s.walkOK(small)
+		s.noneOf("rule: walks with different page sizes see the same events (new ones may only arrive at the head)", compareWalks(full, small))
+	})
+
+	It("orders events newest first, across page boundaries too", requires(catalogue.FeedOrder), func(ctx SpecContext) {
+		full, small := s.fullWalk(ctx), s.walk(ctx, "")
+		s.walkOK(full)
+		s.noneOf("rule: events are newest first by createdAt (ties allowed)", append(full.OrderBreaks(), small.OrderBreaks()...))
+	})
+
+	It("sets nextCursor to null exactly at the end", requires(catalogue.FeedCursorEnd), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		s.walkOK(w)
+		s.noneOf("rule: nextCursor is null when there are no more pages, and only then", w.EndProblems())
+		s.skipBounded(w, "the end was not reached (raise --max-pages to walk it all)")
+	})
+
+	DescribeTable("answers a limit below 1 or not an integer with a page, or with 400 and an ErrorBody whose details name limit",
+		requires(catalogue.FeedBadParam, catalogue.FeedLimitInvalid),
+		func(ctx SpecContext, limit string) {
+			s.clampOrReject(s.fetch(ctx, limitRequest(limit, s.tg.paramKey())), "limit")
+		},
+		badLimits(),
+	)
+
+	It("answers an unknown cursor with a page, or with 400 and an ErrorBody whose details name cursor", requires(catalogue.FeedBadParam, catalogue.FeedCursorUnknown), func(ctx SpecContext) {
+		s.clampOrReject(s.fetch(ctx, unknownCursorRequest(s.tg.paramKey())), "cursor")
+	})
+
+	Describe(silent, Label(strict), s.strictFeedParams)
+}
+
+// badLimits are the values of limit below 1 or not an integer.
+func badLimits() []TableEntry {
+	// one a line: Ginkgo orders entries by line, then by text
+	return []TableEntry{
+		Entry("limit=0", "0"),
+		Entry("limit=-1", "-1"),
+		Entry("limit=abc", "abc"),
+		Entry("limit=1.5", "1.5"),
+	}
+}
+
+// unknownCursor is a cursor no server handed out.
+const unknownCursor = "tcmkit-no-such-cursor"
+
+func unknownCursorRequest(key string) client.Request {
+	return feedRequest(url.Values{"cursor": {unknownCursor}}, key)
+}
+
+// walkOK fails the spec when a walk could not be made at all.
+func (s *suite) walkOK(w *walk) {
+	GinkgoHelper()
+	if len(w.Pages) == 0 && w.Err != nil {
+		s.failf("the feed could not be walked: %v", w.Err)
+	}
+}
+
+// skipBounded skips a spec whose walk stopped at --max-pages: it saw only
+// part of the feed.
+func (s *suite) skipBounded(w *walk, what string) {
+	GinkgoHelper()
+	if w.Bounded {
+		Skip(fmt.Sprintf("the feed is longer than --max-pages=%d pages of %d events; %s", s.cfg.MaxPages, schemas.MaxPageSize, what))
+	}
+}
+
+// clampOrReject accepts either answer the spec allows to a bad parameter: a
+// page (the server clamped or ignored it), or a 400 ErrorBody whose details
+// say which parameter is invalid.
+func (s *suite) clampOrReject(resp *client.Response, param string) {
+	GinkgoHelper()
+	switch resp.Status {
+	case http.StatusOK:
+		s.expect(resp).To(ConformTo(schemas.FeedPage))
+		if size, _ := pageShape(resp); size > schemas.MaxPageSize {
+			s.failf("%s: %d events, more than %d", resp.Request, size, schemas.MaxPageSize)
+		}
+	case http.StatusBadRequest:
+		s.expect(resp).To(BeErrorBody())
+		if !detailsMention(resp, param) {
+			s.failf("%s (status 400): /details does not name the parameter %q (rule: for 400 on the feed, details says which query parameters are invalid)\nresponse body: %s",
+				resp.Request, param, resp.Excerpt())
+		}
+	default:
+		s.failf("%s: status %d, want 200 (the parameter clamped or ignored) or 400 (rejected)\nresponse body: %s", resp.Request, resp.Status, resp.Excerpt())
+	}
+}
+
+// detailsMention reports whether /details names the parameter anywhere (as
+// a key or in a string), whatever its shape.
+func detailsMention(resp *client.Response, param string) bool {
+	doc, err := resp.JSON()
+	if err != nil {
+		return false
+	}
+	d, ok := jsondoc.Get(doc, "/details")
+	return ok && strings.Contains(string(jsondoc.Encode(d)), param)
+}
+
+// pageShape reads the size and nextCursor of a feed page ("" for null).
+func pageShape(resp *client.Response) (int, string) {
+	doc, _ := resp.JSON()
+	next, _ := jsondoc.String(doc, "/nextCursor")
+	return len(jsondoc.Items(doc, "/events")), next
+}

@@ -1,0 +1,262 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/redact"
+)
+
+// Session is the state of one run of the suite in one process, as
+// csi-test's TestContext: what the run learned (its Target, the
+// preflight's verdict), what it built (redactor, clock, client) and what it
+// fetched (the feed walks). The Config it was made from is only read.
+//
+// The target is the Config's unless Use names another before the first
+// spec (Run does, for the bundled simulator); the rest is built on first
+// use, once the target is known.
+type Session struct {
+	cfg *Config
+
+	redOnce sync.Once
+	red     *redact.Redactor
+	log     *redact.Writer // the Config's log, redacted
+
+	mu      sync.Mutex // guards tg, tgSet, walks and verdict
+	tg      Target
+	tgSet   bool
+	walks   map[string]*walkEntry
+	verdict *error // the preflight's, once it ran
+
+	build sync.Once
+	clock client.Clock
+	c     *client.Client
+	// g fails through the redactor, whatever fail handler the host suite
+	// registered: a body that echoes a key cannot leak through a message.
+	g gomega.Gomega
+}
+
+func newSession(cfg *Config) *Session {
+	return &Session{cfg: cfg, walks: map[string]*walkEntry{}}
+}
+
+// Use sets the target the session judges, instead of the Config's. Call it
+// before the first spec runs; later it panics.
+func (s *Session) Use(t Target) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.c != nil {
+		panic("conformance: Session.Use after the session was built")
+	}
+	s.tg, s.tgSet = t, true
+}
+
+// Target is what the session judges: the one given to Use, or the Config's.
+func (s *Session) Target() Target {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.tgSet {
+		return s.cfg.target()
+	}
+	return s.tg
+}
+
+// Redactor redacts every key the session knows of: the Config's
+// Redactor, or its own.
+func (s *Session) Redactor() *redact.Redactor {
+	s.redOnce.Do(func() {
+		s.red = s.cfg.Redactor
+		if s.red == nil {
+			s.red = redact.New()
+		}
+		s.red.Add(s.cfg.target().keys()...)
+		s.log = s.red.Writer(s.cfg.log())
+	})
+	return s.red
+}
+
+// logWriter is the Config's log, redacted.
+func (s *Session) logWriter() *redact.Writer {
+	s.Redactor()
+	return s.log
+}
+
+// Client is the suite's HTTP client for the target (for request counts, and
+// for host suites that want to send more).
+func (s *Session) Client() *client.Client {
+	s.ready()
+	return s.c
+}
+
+// ready builds the clock, the client and the redacting Gomega, once.
+func (s *Session) ready() {
+	s.build.Do(func() {
+		tg := s.Target()
+		s.Redactor().Add(tg.keys()...)
+		s.Redactor().Add(tg.Secrets...)
+		// Invented keys are no secret, but redacted too: a key-shaped string
+		// in a report should not alarm a secret scanner.
+		s.Redactor().Add(tg.unknownKey(), tg.unprefixedToken())
+		clock := s.cfg.Clock
+		if clock == nil && tg.ControlClock {
+			clock = client.ControlClock{Control: simulator.Control{URL: tg.URL, HTTP: s.cfg.HTTP}}
+		}
+		g := gomega.NewGomega(func(message string, callerSkip ...int) {
+			ginkgo.GinkgoHelper()
+			skip := 1
+			if len(callerSkip) > 0 {
+				skip += callerSkip[0]
+			}
+			ginkgo.Fail(s.Redactor().String(message), skip)
+		})
+		c := &client.Client{
+			BaseURL: tg.URL,
+			HTTP:    s.cfg.HTTP,
+			Clock:   clock,
+			MaxWait: s.cfg.MaxWait,
+			Redact:  s.Redactor().String,
+			Log:     s.logWriter(),
+		}
+		s.mu.Lock()
+		s.tg, s.tgSet = tg, true
+		s.clock, s.g, s.c = clock, g, c
+		s.mu.Unlock()
+	})
+}
+
+// validate says what is wrong with the target or the Config.
+func (s *Session) validate() error {
+	errs := s.Target().validate()
+	if s.cfg.MaxPages < 1 {
+		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", s.cfg.MaxPages))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Preflight checks, once, that the target answers and accepts the Pro key
+// on the feed. Its error is one clear sentence: the run errored, the target
+// was not judged.
+func (s *Session) Preflight(ctx context.Context) error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	s.ready()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.verdict != nil {
+		return *s.verdict
+	}
+	err := s.preflight(ctx)
+	s.verdict = &err
+	return err
+}
+
+func (s *Session) preflight(ctx context.Context) error {
+	if _, err := s.c.Cached(ctx, healthRequest()); err != nil {
+		return fmt.Errorf("the target %s does not answer: %w", s.tg.URL, err)
+	}
+	resp, err := s.c.Cached(ctx, feedRequest(nil, s.tg.Pro))
+	if err != nil {
+		return fmt.Errorf("the target %s does not answer the feed: %w", s.tg.URL, err)
+	}
+	if resp.Status != 200 {
+		return fmt.Errorf("the Pro key (%s) is not accepted: %s answered %d, want 200; body: %s",
+			redact.Form(s.tg.Pro), resp.Request, resp.Status, resp.Excerpt())
+	}
+	return nil
+}
+
+// walk returns the cursor walk at a page size, walking on first use. The
+// limit=200 walk goes to the end (bounded by MaxPages); the default-size
+// walk goes just past the first page boundary of the other, which is what
+// comparing the two needs. Requests made ahead of time (prefetchWalks) go
+// to the spec that uses the walk first.
+func (s *Session) walk(ctx context.Context, limit string) *walk {
+	w := s.walkOnce(ctx, limit)
+	s.c.Claim(walkScope(limit))
+	return w
+}
+
+func walkScope(limit string) string { return "feed walk limit=" + limit }
+
+func (s *Session) walkOnce(ctx context.Context, limit string) *walk {
+	s.mu.Lock()
+	e, ok := s.walks[limit]
+	if !ok {
+		e = &walkEntry{}
+		s.walks[limit] = e
+	}
+	s.mu.Unlock()
+	// Only a spec that needs this walk waits for it, not every spec.
+	e.once.Do(func() { e.w = s.makeWalk(ctx, limit) })
+	return e.w
+}
+
+// walkEntry is one lazily made walk.
+type walkEntry struct {
+	once sync.Once
+	w    *walk
+}
+
+func (s *Session) makeWalk(ctx context.Context, limit string) *walk {
+	fetch := func(ctx context.Context, cursor string) (*client.Response, error) {
+		return s.c.Cached(ctx, pageRequest(limit, cursor, s.tg.Pro))
+	}
+	if limit == "" {
+		return walkFeed(ctx, limit, fetch, 0, schemas.MaxPageSize+schemas.DefaultPageSize)
+	}
+	return walkFeed(ctx, limit, fetch, s.cfg.MaxPages, 0)
+}
+
+// prefetchWalks starts both feed walks in the background, so that the Pro
+// key's requests (and its own waits for the rate limit) overlap the time
+// the rate-limit specs must wait anyway. Against a 20/minute server this
+// saves a whole window. The walks are the same lazily cached values every
+// spec uses; only their timing changes.
+func (s *Session) prefetchWalks() {
+	go func() {
+		for _, limit := range []string{strconv.Itoa(schemas.MaxPageSize), ""} {
+			s.walkOnce(client.WithScope(context.Background(), walkScope(limit)), limit)
+		}
+	}()
+}
+
+// fullWalk is the walk at the largest page size, which every feed-wide check uses.
+func (s *Session) fullWalk(ctx context.Context) *walk {
+	return s.walk(ctx, strconv.Itoa(schemas.MaxPageSize))
+}
+
+// knownVideoIDs are the distinct video ids the full walk shows, in feed
+// order, at most max of them.
+func (s *Session) knownVideoIDs(ctx context.Context, max int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range s.fullWalk(ctx).Pages {
+		doc, _ := p.Resp.JSON()
+		for _, e := range jsondoc.Items(doc, "/events") {
+			id, _ := jsondoc.String(e, "/video/platformVideoId")
+			if id == "" || len(id) > schemas.MaxVideoIDLen || seen[id] {
+				continue
+			}
+			seen[id] = true
+			out = append(out, id)
+			if len(out) == max {
+				return out
+			}
+		}
+	}
+	return out
+}

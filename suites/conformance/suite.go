@@ -1,0 +1,154 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/report"
+)
+
+// Register declares every spec of the suite inside the caller's Ginkgo
+// suite, as csi-test's sanity.GinkgoTest, and returns the Session the specs
+// share. Call it at the top level of a Ginkgo suite (var _ = ...) or before
+// RunSpecs. cfg is read when the first spec runs, so flags may fill it
+// until then; it must name a target (Run is the entry point that starts the
+// bundled simulator).
+//
+// The specs stand under one top-level container, so that they keep their
+// order (the rate-limit specs first, while the burst key's window is fresh)
+// unless the user asks for --randomize-all. Ginkgo orders the specs of a
+// container by where they are declared, file name first, then line (an
+// Ordered container by declaration): so Register declares every group's
+// container here, and a group's strict specs, from strict.go, follow the
+// group's own specs (TestSpecOrder holds this).
+//
+// Labels: lower-case ones are features (health, auth, pro, pagination,
+// events, videos, rate-limit, errors, strict); upper-case ones are the ids
+// of the requirements a spec checks, from schemas/catalogue.
+func Register(cfg *Config) *Session {
+	s := &suite{newSession(cfg)}
+	Describe("Tracked-Channel Monitoring API", func() {
+		BeforeEach(s.start)
+		AfterEach(s.finish)
+		// The groups, in the order they run: one line each, see above.
+		Describe("rate limit of GET /api/public-feed", Label("rate-limit"), Ordered, Serial, ContinueOnFailure, s.rateLimitSpecs)
+		Describe("POST /api/public/health", Label("health"), s.healthSpecs)
+		Describe("authentication", Label("auth"), s.authSpecs)
+		Describe("the Pro plan", Label("pro"), s.proSpecs)
+		Describe("GET /api/public-feed pagination", Label("pagination"), s.paginationSpecs)
+		Describe("events, in the feed and in VideoEntries", Label("events"), s.eventSpecs)
+		Describe("POST /api/public/videos", Label("videos"), s.videoSpecs)
+		Describe("errors and media types", Label("errors"), s.errorSpecs)
+		Describe(silent, Label(strict), s.simulatorChoices)
+	})
+	return s.Session
+}
+
+// suite declares the specs of a Session; its methods are what the spec
+// bodies share.
+type suite struct{ *Session }
+
+func (s *suite) start(ctx SpecContext) {
+	if err := s.Preflight(ctx); err != nil {
+		AbortSuite(s.Redactor().String("the run errored (the target was not judged): " + err.Error()))
+	}
+}
+
+// finish records what the spec sent, as report entries, already redacted.
+func (s *suite) finish() {
+	if s.c == nil {
+		return
+	}
+	n, transcript := s.c.Take()
+	AddReportEntry(report.EntryRequests, n, ReportEntryVisibilityFailureOrVerbose)
+	if transcript != "" {
+		AddReportEntry(report.EntryTranscript, transcript, ReportEntryVisibilityNever)
+	}
+}
+
+// requires labels a spec with the requirements it checks.
+func requires(ids ...catalogue.ID) Labels {
+	l := make(Labels, len(ids))
+	for i, id := range ids {
+		l[i] = string(id)
+	}
+	return l
+}
+
+// strict labels the specs of the simulator's choices where the spec is
+// silent; Run leaves them out unless the label filter names it.
+const strict = "strict"
+
+// silent is the container of strict specs that stand apart.
+const silent = "where the spec is silent, as the simulator chose"
+
+// failf fails the spec (or setup node) with a formatted message,
+// redacted: the one way the suite fails by hand.
+func (s *Session) failf(format string, args ...any) {
+	GinkgoHelper()
+	Fail(s.Redactor().String(fmt.Sprintf(format, args...)))
+}
+
+// expect asserts through the redacting Gomega of the session.
+func (s *suite) expect(actual any, extra ...any) Assertion {
+	GinkgoHelper()
+	return s.g.Expect(actual, extra...)
+}
+
+// fetch returns the (possibly shared) response to req, failing the spec
+// when the target does not answer at all.
+func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response {
+	GinkgoHelper()
+	resp, err := s.c.Cached(ctx, req)
+	if err != nil {
+		s.failf("%s: no answer: %v", req, err)
+	}
+	return resp
+}
+
+// none fails the spec with findings, if there are any.
+func (s *suite) none(rule string, fs []finding) {
+	GinkgoHelper()
+	if len(fs) > 0 {
+		s.failf("%s", describeFindings(rule, fs))
+	}
+}
+
+// noneOf fails the spec with plain problems, if there are any.
+func (s *suite) noneOf(rule string, problems []string) {
+	GinkgoHelper()
+	if len(problems) > 0 {
+		s.failf("%s\n  %s", rule, strings.Join(problems, "\n  "))
+	}
+}
+
+// needKey skips a spec whose key was not given, saying how to give it.
+func needKey(key, flag string) {
+	GinkgoHelper()
+	if key == "" {
+		Skip(needs(flag))
+	}
+}
+
+// needs is the skip message of a spec whose flag was not given.
+func needs(flag string) string { return fmt.Sprintf("needs --%s (or %s)", flag, envName(flag)) }
+
+// needFree returns the free key, or skips the spec.
+func (s *suite) needFree() string {
+	GinkgoHelper()
+	needKey(s.tg.Free, "free-key")
+	return s.tg.Free
+}
+
+// errorAnswer checks a response that must be an error of one status.
+func (s *suite) errorAnswer(resp *client.Response, status int) {
+	GinkgoHelper()
+	s.expect(resp).To(HaveStatus(status))
+	s.expect(resp).To(BeErrorBody())
+}

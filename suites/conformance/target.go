@@ -1,0 +1,103 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Target is what a run judges: the server's base URL and the keys to send,
+// as the Config names them or as Run provisioned them on the bundled
+// simulator. With -p, process 1 hands it to the others (as JSON).
+type Target struct {
+	URL                string
+	Pro, Free, Revoked string
+	// Burst and Other are the rate-limit specs' keys (see Config.BurstKey
+	// and Config.OtherKey); empty picks them from the others.
+	Burst, Other string
+	// ControlClock: move the target's clock through its control API.
+	ControlClock bool
+	// Secrets are keys issued for the run beyond those above, for the redactor.
+	Secrets []string
+}
+
+// keys are the keys the run sends (some may be empty).
+func (t Target) keys() []string { return []string{t.Pro, t.Free, t.Revoked, t.Burst, t.Other} }
+
+// validate says what keeps the suite from judging the target.
+func (t Target) validate() []string {
+	var errs []string
+	if t.URL == "" {
+		errs = append(errs, "no target: give --target URL (or TCM_TARGET)")
+	} else if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
+		errs = append(errs, fmt.Sprintf("target %q is not an http(s) URL", t.URL))
+	}
+	if t.Pro == "" {
+		errs = append(errs, "no Pro key: give --pro-key KEY (or TCM_PRO_KEY)")
+	}
+	return errs
+}
+
+// KeyPrefix is the key prefix the target uses, derived from the Pro key:
+// everything before its first underscore ("" if it has none).
+func (t Target) KeyPrefix() string {
+	p, _, ok := strings.Cut(t.Pro, "_")
+	if !ok {
+		return ""
+	}
+	return p
+}
+
+// invented returns n fixed characters of the key alphabet, so that runs
+// are repeatable.
+func invented(n int) string {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alnum[(i*7+3)%len(alnum)]
+	}
+	return string(b)
+}
+
+// unknownKey is a well-formed key (the Pro key's prefix and length) that
+// belongs to no account.
+func (t Target) unknownKey() string {
+	n := 32
+	if _, r, ok := strings.Cut(t.Pro, "_"); ok && len(r) >= 8 {
+		n = len(r)
+	}
+	return t.KeyPrefix() + "_" + invented(n)
+}
+
+// unprefixedToken is a token as long as the Pro key without its prefix.
+func (t Target) unprefixedToken() string { return invented(len(t.Pro)) }
+
+func (t Target) burstKey() string {
+	switch {
+	case t.Burst != "":
+		return t.Burst
+	case t.Free != "":
+		return t.Free
+	}
+	return t.Pro
+}
+
+func (t Target) otherKey() string {
+	switch {
+	case t.Other != "":
+		return t.Other
+	case t.burstKey() != t.Pro:
+		return t.Pro
+	}
+	return t.Free
+}
+
+// paramKey sends the feed requests with bad parameters. The rule does not
+// depend on the plan, and the free key (when given) has room to spare once
+// the rate-limit burst has left its window, while the Pro key's window is
+// filled by the cursor walks; spreading them keeps a run near its floor.
+func (t Target) paramKey() string {
+	if t.Free != "" {
+		return t.Free
+	}
+	return t.Pro
+}

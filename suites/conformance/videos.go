@@ -1,0 +1,192 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// videoSpecs: POST /api/public/videos takes 1 to 20 ids of 1 to 32
+// characters, rejects other bodies with 400, and answers each id once, as a
+// VideoEntry or in missingVideoIds.
+func (s *suite) videoSpecs() {
+	// The requests, as functions, so that each spec builds them when it
+	// runs (the known ids come from the feed).
+	one := func(ctx context.Context) []string {
+		if ids := s.knownVideoIDs(ctx, 1); len(ids) == 1 {
+			return ids
+		}
+		return []string{inventedID(1, 24)}
+	}
+	twenty := func(ctx context.Context) (ids, known []string) {
+		known = s.knownVideoIDs(ctx, schemas.MaxVideoIDs)
+		ids = slices.Clone(known)
+		for i := len(ids); i < schemas.MaxVideoIDs; i++ {
+			ids = append(ids, inventedID(i, 24))
+		}
+		return ids, known
+	}
+	longest := []string{inventedID(schemas.MaxVideoIDLen, schemas.MaxVideoIDLen)}
+	// answers sends ids with the Pro key and wants a 200.
+	answers := func(ctx context.Context, ids []string) *client.Response {
+		GinkgoHelper()
+		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		s.expect(resp).To(HaveStatus(http.StatusOK))
+		return resp
+	}
+	rejects := func(ctx context.Context, ids []string) {
+		GinkgoHelper()
+		s.errorAnswer(s.fetch(ctx, videosRequest(ids, s.tg.Pro)), http.StatusBadRequest)
+	}
+
+	It("accepts 1 id", requires(catalogue.VideosIDsMin), func(ctx SpecContext) {
+		answers(ctx, one(ctx))
+	})
+	It("rejects an empty videoIds with 400", requires(catalogue.VideosIDsMin, catalogue.ErrorBody), func(ctx SpecContext) {
+		rejects(ctx, []string{})
+	})
+	It("accepts 20 ids", requires(catalogue.VideosIDsMax), func(ctx SpecContext) {
+		ids, _ := twenty(ctx)
+		answers(ctx, ids)
+	})
+	It("rejects 21 ids with 400", requires(catalogue.VideosIDsMax, catalogue.ErrorBody), func(ctx SpecContext) {
+		ids := make([]string, schemas.MaxVideoIDs+1)
+		for i := range ids {
+			ids[i] = inventedID(i, 24)
+		}
+		rejects(ctx, ids)
+	})
+	It("accepts an id of 32 characters", requires(catalogue.VideosIDLen), func(ctx SpecContext) {
+		answers(ctx, longest)
+	})
+	It("rejects an id of 33 characters with 400", requires(catalogue.VideosIDLen, catalogue.ErrorBody), func(ctx SpecContext) {
+		rejects(ctx, []string{inventedID(schemas.MaxVideoIDLen+1, schemas.MaxVideoIDLen+1)})
+	})
+	It("rejects an empty id with 400", requires(catalogue.VideosIDLen, catalogue.ErrorBody), func(ctx SpecContext) {
+		rejects(ctx, []string{""})
+	})
+	DescribeTable("rejects an invalid body with 400", requires(catalogue.VideosBadBody, catalogue.ErrorBody),
+		func(ctx SpecContext, body string) {
+			s.errorAnswer(s.fetch(ctx, videosBody(body, s.tg.Pro)), http.StatusBadRequest)
+		},
+		Entry("not JSON", `{"videoIds": [`),
+		Entry("not an object", `["abc"]`),
+		Entry("without videoIds", `{}`),
+		Entry("videoIds not an array", `{"videoIds":"abc"}`),
+		Entry("an id that is not a string", `{"videoIds":[42]}`),
+	)
+	It("lists ids that cannot exist in missingVideoIds", requires(catalogue.VideosMissing), func(ctx SpecContext) {
+		ids, _ := twenty(ctx)
+		for _, ids := range [][]string{longest, ids} {
+			resp := answers(ctx, ids)
+			var wrong []string
+			for _, id := range ids {
+				if strings.HasPrefix(id, "~no~such~video~") && listed(resp, id) != "missing" {
+					wrong = append(wrong, fmt.Sprintf("%s: %q (an id that cannot exist) is not in missingVideoIds", resp.Request, id))
+				}
+			}
+			s.noneOf("rule: only videos of tracked channels are served; other ids go to missingVideoIds", wrong)
+		}
+	})
+	It("returns the videos seen in the feed as VideoEntries", requires(catalogue.VideosServed), func(ctx SpecContext) {
+		ids, known := twenty(ctx)
+		if len(known) == 0 {
+			Skip("the feed shows no video to ask for")
+		}
+		resp := answers(ctx, ids)
+		var wrong []string
+		for _, id := range known {
+			if where := listed(resp, id); where != "videos" {
+				wrong = append(wrong, fmt.Sprintf("%s: %q, seen in the feed, is not a VideoEntry (found in: %q)", resp.Request, id, where))
+			}
+		}
+		s.noneOf("rule: a video of a tracked channel, seen in the account's feed, comes back as a VideoEntry", wrong)
+	})
+	It("returns VideoEntries that validate", requires(catalogue.VideosEntrySchema), func(ctx SpecContext) {
+		ids, _ := twenty(ctx)
+		s.expect(answers(ctx, ids)).To(ConformTo(schemas.VideosResponse))
+	})
+	It("answers every requested id in exactly one of videos and missingVideoIds", requires(catalogue.VideosPartition), func(ctx SpecContext) {
+		ids, _ := twenty(ctx)
+		for _, req := range [][]string{one(ctx), ids, longest} {
+			resp := answers(ctx, req)
+			s.noneOf("rule: every requested id is answered once, as a VideoEntry or in missingVideoIds, and nothing else", partition(resp, req))
+		}
+	})
+}
+
+// partition checks that every requested id is answered in exactly one of
+// videos and missingVideoIds, and nothing else appears.
+func partition(resp *client.Response, requested []string) []string {
+	doc, err := resp.JSON()
+	if err != nil {
+		return []string{fmt.Sprintf("%s: the body is not JSON", resp.Request)}
+	}
+	count := map[string]int{}
+	var out []string
+	for i, entry := range jsondoc.Items(doc, "/videos") {
+		id, ok := jsondoc.String(entry, "/video/platformVideoId")
+		if !ok {
+			out = append(out, fmt.Sprintf("%s: /videos/%d/video/platformVideoId is missing", resp.Request, i))
+			continue
+		}
+		count[id]++
+	}
+	_, missing := answeredIDs(resp)
+	for _, id := range missing {
+		count[id]++
+	}
+	for _, id := range requested {
+		switch n := count[id]; {
+		case n == 0:
+			out = append(out, fmt.Sprintf("%s: %q is in neither videos nor missingVideoIds", resp.Request, id))
+		case n > 1:
+			out = append(out, fmt.Sprintf("%s: %q is answered %d times across videos and missingVideoIds", resp.Request, id, n))
+		}
+	}
+	for id := range count {
+		if !slices.Contains(requested, id) {
+			out = append(out, fmt.Sprintf("%s: %q was not requested but is answered", resp.Request, id))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// answeredIDs are the ids a tracked-videos answer serves as VideoEntries
+// and those it lists as missing.
+func answeredIDs(resp *client.Response) (videos, missing []string) {
+	doc, _ := resp.JSON()
+	for _, entry := range jsondoc.Items(doc, "/videos") {
+		if id, ok := jsondoc.String(entry, "/video/platformVideoId"); ok {
+			videos = append(videos, id)
+		}
+	}
+	for _, m := range jsondoc.Items(doc, "/missingVideoIds") {
+		if id, ok := m.(string); ok {
+			missing = append(missing, id)
+		}
+	}
+	return videos, missing
+}
+
+// listed reports where an id is answered: "videos", "missing", or "".
+func listed(resp *client.Response, id string) string {
+	videos, missing := answeredIDs(resp)
+	switch {
+	case slices.Contains(videos, id):
+		return "videos"
+	case slices.Contains(missing, id):
+		return "missing"
+	}
+	return ""
+}
