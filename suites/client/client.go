@@ -94,15 +94,54 @@ type Response struct {
 
 	redact func(string) string // the client's, for Excerpt
 
+	// read is shared by a response and its reuses: the body is decoded,
+	// and validated against a resource, once.
+	read *reading
+}
+
+// reading is what was learnt from a body.
+type reading struct {
 	once sync.Once
 	doc  any
 	err  error
+
+	mu    sync.Mutex
+	valid map[schemas.Resource]error
+}
+
+func (r *Response) reading() *reading {
+	if r.read == nil {
+		r.read = &reading{}
+	}
+	return r.read
 }
 
 // JSON decodes the body the way schemas.Validate expects it; decoded once.
 func (r *Response) JSON() (any, error) {
-	r.once.Do(func() { r.doc, r.err = jsondoc.Decode(r.Body) })
-	return r.doc, r.err
+	rd := r.reading()
+	rd.once.Do(func() { rd.doc, rd.err = jsondoc.Decode(r.Body) })
+	return rd.doc, rd.err
+}
+
+// Validate validates the body against a resource, once per resource: nil,
+// a *schemas.Error, or the error of a body that is not JSON.
+func (r *Response) Validate(res schemas.Resource) error {
+	doc, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	rd := r.reading()
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if verr, ok := rd.valid[res]; ok {
+		return verr
+	}
+	if rd.valid == nil {
+		rd.valid = map[schemas.Resource]error{}
+	}
+	verr := schemas.Validate(res, doc)
+	rd.valid[res] = verr
+	return verr
 }
 
 // String names the exchange: request and status.
@@ -328,7 +367,7 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 		return e.resp, nil
 	}
 	reused := &Response{Request: e.resp.Request, Status: e.resp.Status, Header: e.resp.Header,
-		Body: e.resp.Body, Attempts: e.resp.Attempts, Reused: true, redact: c.redact}
+		Body: e.resp.Body, Attempts: e.resp.Attempts, Reused: true, redact: c.redact, read: e.resp.reading()}
 	c.mu.Lock()
 	c.recorder(ctx).script.WriteString(c.block(req, reused, 0, nil))
 	c.mu.Unlock()

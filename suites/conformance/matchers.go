@@ -75,12 +75,11 @@ func (m *schemaMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	doc, err := r.JSON()
-	if err != nil {
+	if _, err := r.JSON(); err != nil {
 		m.err = fmt.Errorf("the body is not JSON: %w", err)
 		return false, nil
 	}
-	m.err = schemas.Validate(m.res, doc)
+	m.err = r.Validate(m.res)
 	var se *schemas.Error
 	if m.err != nil && !errors.As(m.err, &se) {
 		return false, m.err // the schemas themselves are broken
@@ -115,7 +114,7 @@ func (m *errorBodyMatcher) Match(actual any) (bool, error) {
 		m.why = append(m.why, "/: the body is not JSON: "+err.Error())
 		return false, nil
 	}
-	if err := schemas.Validate(schemas.ErrorBody, doc); err != nil {
+	if err := r.Validate(schemas.ErrorBody); err != nil {
 		var se *schemas.Error
 		if !errors.As(err, &se) {
 			return false, err
