@@ -361,6 +361,6 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 
 // internalError is the 500 for what should not happen; the log has the cause.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
-	s.log.Error("internal error", requestAttrs(r), "err", err)
+	s.log.Error("internal error", s.requestAttrs(r), "err", err)
 	WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
 }

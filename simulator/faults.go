@@ -150,7 +150,7 @@ func (s *Server) operation(op Operation, h http.Handler) http.Handler {
 // inject applies a fault. It returns false if the request should still be
 // served normally (a delay alone).
 func (s *Server) inject(w http.ResponseWriter, r *http.Request, spec FaultSpec, next http.Handler) bool {
-	s.log.Info("injecting fault", "fault", spec.ID, requestAttrs(r))
+	s.log.Info("injecting fault", "fault", spec.ID, s.requestAttrs(r))
 	if spec.DelayMs > 0 {
 		s.sleep(r.Context(), time.Duration(spec.DelayMs)*time.Millisecond)
 	}

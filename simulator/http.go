@@ -7,6 +7,7 @@ import (
 	"path"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
 )
@@ -73,7 +74,13 @@ func methodNotAllowed(allow ...string) http.Handler {
 // panic becomes a 500 ErrorBody and an error in the log.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w := &trackingWriter{ResponseWriter: rw}
+		w := &trackingWriter{ResponseWriter: rw, status: http.StatusOK}
+		if s.log.Enabled(r.Context(), slog.LevelDebug) {
+			start := time.Now()
+			defer func() {
+				s.log.Debug("request", s.requestAttrs(r), "status", w.status, "took", time.Since(start))
+			}()
+		}
 		defer func() {
 			v := recover()
 			if v == nil {
@@ -82,7 +89,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler { // a dropped connection, on purpose
 				panic(v)
 			}
-			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			s.log.Error("panic serving request", s.requestAttrs(r), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if !w.wrote {
 				WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
 			}
@@ -106,14 +113,19 @@ func cleanPath(p string) string {
 }
 
 // trackingWriter remembers whether the header went out, so a panic after
-// it does not write a second one. Unwrap lets http.ResponseController
-// reach the connection (for dropped-connection faults).
+// it does not write a second one, and the status, for the log. Unwrap lets
+// http.ResponseController reach the connection (for dropped-connection
+// faults).
 type trackingWriter struct {
 	http.ResponseWriter
-	wrote bool
+	wrote  bool
+	status int
 }
 
 func (w *trackingWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status = code
+	}
 	w.wrote = true
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -125,7 +137,8 @@ func (w *trackingWriter) Write(b []byte) (int, error) {
 
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// requestAttrs describe a request for the log: never its Authorization.
-func requestAttrs(r *http.Request) slog.Attr {
-	return slog.Group("request", "method", r.Method, "path", r.URL.Path, "query", r.URL.RawQuery)
+// requestAttrs describe a request for the log: never its Authorization,
+// and a key that a careless client put in the path or the query redacted.
+func (s *Server) requestAttrs(r *http.Request) slog.Attr {
+	return slog.Group("request", "method", r.Method, "path", s.redactKeys(r.URL.Path), "query", s.redactKeys(r.URL.RawQuery))
 }

@@ -173,6 +173,15 @@ func (k *keyring) authenticate(r *http.Request) (keyHash, string, *AuthError) {
 	return h, e.Account, nil
 }
 
+// redactKeys replaces every key-shaped string of s (the prefix, an
+// underscore, 32 letters or digits) by its redacted form.
+func (s *Server) redactKeys(text string) string {
+	if !strings.Contains(text, s.cfg.KeyPrefix+"_") {
+		return text
+	}
+	return s.keyPattern.ReplaceAllStringFunc(text, redact)
+}
+
 // redact is the form of a key that may appear in logs and output:
 // "tcm_…x9Qa". Anything that is not a well-formed key shows no characters
 // beyond what a hint needs.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"regexp"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,6 +129,8 @@ type Server struct {
 	// control serializes the control API's changes of state (reset,
 	// import, account changes), so that two operators cannot interleave.
 	control sync.Mutex
+	// keyPattern matches a key of the prefix, wherever it is (redactKeys).
+	keyPattern *regexp.Regexp
 	// sleep is how an injected delay waits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration)
 
@@ -144,13 +148,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		clock:  newClock(cfg.Start, cfg.Speed, cfg.now),
-		faults: newFaultSet(cfg.Seed),
-		sleep:  sleepContext,
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		cfg:        cfg,
+		log:        cfg.Logger,
+		clock:      newClock(cfg.Start, cfg.Speed, cfg.now),
+		faults:     newFaultSet(cfg.Seed),
+		sleep:      sleepContext,
+		keyPattern: regexp.MustCompile(regexp.QuoteMeta(cfg.KeyPrefix) + "_[A-Za-z0-9]{" + strconv.Itoa(KeyRandomLen) + "}"),
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	st, err := s.freshState()
 	if err != nil {

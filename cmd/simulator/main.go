@@ -180,9 +180,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	info := sim.Info("http://" + ln.Addr().String())
 	handler := sim.Handler()
-	if log.Enabled(ctx, slog.LevelDebug) {
-		handler = accessLog(log, handler)
-	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -264,26 +261,3 @@ func writeInfo(path string, info simulator.Info) error {
 	}
 	return nil
 }
-
-// accessLog logs one line per request at debug level; never the
-// Authorization header.
-func accessLog(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		log.Debug("request", "method", r.Method, "path", r.URL.Path, "query", r.URL.RawQuery, "status", sw.status, "took", time.Since(start))
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

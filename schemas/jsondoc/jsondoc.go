@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,13 @@ func (o *Obj) Del(k string) bool {
 // Keys lists the keys in order.
 func (o *Obj) Keys() []string { return o.keys }
 
+// Swap exchanges the members at positions i and j (for a shuffle: key
+// order is not part of JSON).
+func (o *Obj) Swap(i, j int) {
+	o.keys[i], o.keys[j] = o.keys[j], o.keys[i]
+	o.vals[i], o.vals[j] = o.vals[j], o.vals[i]
+}
+
 // MarshalJSON encodes the object with its keys in order.
 func (o *Obj) MarshalJSON() ([]byte, error) { return Append(nil, o), nil }
 
@@ -115,6 +123,9 @@ func Append(b []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(b, v, 10)
 	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return append(b, "null"...) // JSON has no such number
+		}
 		return strconv.AppendFloat(b, v, 'f', -1, 64)
 	case *Obj:
 		b = append(b, '{')

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/brianvoe/gofakeit/v7"
+	"github.com/tcmkit/tcmkit/fixtures"
 )
 
 // MaxCount is the largest counter the world produces: 2^53-1, the largest
@@ -201,7 +201,7 @@ func videoTitle(r *rng, edge float64) string {
 		t = capitalize(f.HackerVerb()) + " the " + f.HackerAdjective() + " " + f.HackerNoun() + "?!"
 	}
 	if r.float() < edge {
-		t = edgeText(r, f, t)
+		t = edgeText(r, t)
 	}
 	return t
 }
@@ -222,36 +222,15 @@ func channelTitle(r *rng, edge float64) string {
 		t = "The " + capitalize(f.Adjective()) + " " + capitalize(f.Animal())
 	}
 	if r.float() < edge {
-		t = edgeText(r, f, t)
+		t = edgeText(r, t)
 	}
 	return t
 }
 
-// edgeText dresses a text as an edge case: emoji (some joined by ZWJ),
-// other scripts, combining marks, quotes and backslashes, markup, length.
-func edgeText(r *rng, f *gofakeit.Faker, t string) string {
-	switch r.intn(8) {
-	case 0:
-		return f.Emoji() + " " + t + " " + f.Emoji()
-	case 1:
-		return t + " 🔥🔥🔥 👩‍👩‍👧‍👦 🏳️‍🌈"
-	case 2:
-		return "日本語のタイトル: " + t + " 【公式】"
-	case 3:
-		return "Привет, " + t + " — مرحبا بالعالم"
-	case 4:
-		return "Cafe\u0301 Ünïcödé ẞ " + t
-	case 5:
-		return `"` + t + `" <b>&amp;</b> C:\path\to\it`
-	case 6:
-		long := t
-		for len(long) < 150 {
-			long += " " + t
-		}
-		return long
-	default:
-		return t + " 😀\u00a0\u200b𝕏"
-	}
+// edgeText dresses a text as an edge case, one of fixtures.EdgeTexts with
+// the text after it (so that titles stay apart).
+func edgeText(r *rng, t string) string {
+	return fixtures.EdgeTexts[r.intn(len(fixtures.EdgeTexts))] + " " + t
 }
 
 // seedWorld makes the channels and the videos that exist before the
