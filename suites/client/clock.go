@@ -1,0 +1,105 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// Clock is the target's time, seen by the suite: how long the suite waits
+// for a rate window, and when "now" is. Against the bundled simulator the
+// clock is moved through its control API; against any other target it is
+// the wall clock and waiting means sleeping.
+type Clock interface {
+	// Wait lets d pass on the target's clock.
+	Wait(ctx context.Context, d time.Duration) error
+	// Now is the target's current time.
+	Now(ctx context.Context) (time.Time, error)
+}
+
+// ErrNoRetryAfter is returned by ParseRetryAfter for a missing header.
+var ErrNoRetryAfter = errors.New("no Retry-After header")
+
+// ParseRetryAfter reads a Retry-After value (RFC 9110 §10.2.3): either
+// delta-seconds (a non-negative integer) or an HTTP-date, which is turned
+// into a wait from now (the server's time, see ServerTime). A date in the
+// past means no wait.
+func ParseRetryAfter(v string, now time.Time) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, ErrNoRetryAfter
+	}
+	if v[0] >= '0' && v[0] <= '9' {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n > int64(24*time.Hour/time.Second) {
+			return 0, fmt.Errorf("Retry-After %q is neither delta-seconds nor an HTTP-date", v)
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, fmt.Errorf("Retry-After %q is neither delta-seconds nor an HTTP-date", v)
+	}
+	return max(t.Sub(now), 0), nil
+}
+
+// ServerTime is the time a response was made, by the server's own clock
+// (its Date header) when it sent one, else fallback. An HTTP-date
+// Retry-After is relative to it, so client clock skew does not matter.
+func ServerTime(h http.Header, fallback time.Time) time.Time {
+	if t, err := http.ParseTime(h.Get("Date")); err == nil {
+		return t
+	}
+	return fallback
+}
+
+// WallClock is real time: Wait sleeps (or returns early when ctx ends).
+type WallClock struct{}
+
+// Wait sleeps for d.
+func (WallClock) Wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Now is time.Now.
+func (WallClock) Now(context.Context) (time.Time, error) { return time.Now(), nil }
+
+// ControlClock is the clock of a tcmkit simulator in manual mode, moved
+// through its control API: waiting advances virtual time at once, so the
+// rate-limit specs take no real time.
+type ControlClock struct {
+	simulator.Control
+}
+
+// Virtual reports that waiting on this clock takes no real time.
+func (ControlClock) Virtual() bool { return true }
+
+// Note is what a waiting line adds about the clock: nothing for real time,
+// and a word that no real time passes for a virtual clock.
+func Note(c Clock) string {
+	if v, ok := c.(interface{ Virtual() bool }); ok && v.Virtual() {
+		return " on the simulator's clock, no real wait"
+	}
+	return ""
+}
+
+// Wait advances the simulator's clock by d.
+func (c ControlClock) Wait(ctx context.Context, d time.Duration) error {
+	return c.Advance(ctx, d)
+}
