@@ -5,27 +5,24 @@
 // faults, and a control API for tests and demos. It runs in-process (New,
 // Handler) or as cmd/simulator.
 //
-// The spec leaves some things open; this is what the simulator does, so a
-// client developer can reason about it.
+// The spec leaves some things open. What the simulator chose on each open
+// point is stated once, with the point, in the requirement catalogue
+// (schemas/catalogue/requirements.json, simulatorChoice; every conformance
+// report lists them): the error strings (ERROR-STRINGS), the order of the
+// checks (ERROR-PRECEDENCE), health without a key (HEALTH-AUTH), invalid
+// limits and unknown cursors (FEED-LIMIT-INVALID, FEED-CURSOR-UNKNOWN),
+// missing ids (VIDEOS-MISSING-CONDITION), rate-limit budgets (RATE-SCOPE),
+// orderings and windows inside a VideoEntry (ENTRY-ORDER,
+// ENTRY-WINDOW-MEANING), milestones (EVENT-MILESTONE). Below is how it
+// does the rest.
 //
 // # Answers
 //
 // Every answer has Content-Type application/json; every error, 404 and 405
-// included, is an ErrorBody {"error","message","details"?}. error is a
-// stable snake_case code (missing_api_key, malformed_api_key,
-// invalid_api_key, revoked_api_key, invalid_query, invalid_body,
-// pro_plan_required, rate_limited, not_found, method_not_allowed,
-// internal_error, injected_fault). A 405 carries Allow. Unclean paths
-// (//, /./, /../) are a 404, not a redirect. A panic becomes a 500
-// ErrorBody and an error in the log. Nothing of a request is ever echoed
-// into a response header.
-//
-// # Order of the checks
-//
-// For the feed and the tracked videos: 401 (no valid key), then 429 (rate
-// limit), then 403 (Pro plan, videos only), then 400 (query or body), then
-// 200. An unauthenticated request is not counted against any budget; every
-// authenticated one is, also one that ends in 403 or 400.
+// included, is an ErrorBody {"error","message","details"?}. A 405 carries
+// Allow. Unclean paths (//, /./, /../) are a 404, not a redirect. A panic
+// becomes a 500 ErrorBody and an error in the log. Nothing of a request is
+// ever echoed into a response header.
 //
 // # Keys
 //
@@ -37,11 +34,12 @@
 // are 401 with WWW-Authenticate: Bearer. The server keeps SHA-256 hashes
 // of keys and looks a presented key up by its hash, so neither the map nor
 // the timing of a lookup reveals a key; logs show only the redacted form
-// tcm_…abcd. Keys derive from (Seed, n), so the same seed gives the same
-// keys; anyone who knows the seed knows them, which is why the binary
-// listens on 127.0.0.1 by default. The seeded accounts: Pro (tracks every channel), free, and a third
-// (Pro) account whose first key was regenerated: that first key is
-// Keys.Revoked.
+// tcm_…abcd, also where a careless client put a key in a path or a query.
+// Keys derive from (Seed, n), so the same seed gives the same keys; anyone
+// who knows the seed knows them, which is why the binary listens on
+// 127.0.0.1 by default. The seeded accounts: Pro (tracks every channel),
+// free, and a third (Pro) account whose first key was regenerated: that
+// first key is Keys.Revoked.
 //
 // # Feed query
 //
@@ -65,14 +63,8 @@
 // 400 of the operation has that shape: a body that is not JSON, not UTF-8
 // or too large is one violation at pointer "" (keyword json, utf8,
 // maxBytes), a wrong Content-Type one with keyword Content-Type.
-// Unknown fields are tolerated. Duplicates, orderings inside a VideoEntry,
-// historyWindowDays and isGraphLocked: see package simulator/world.
-//
-// # Health
-//
-// POST /api/public/health needs no key (one sent is ignored) and answers
-// {"status":"ok"}. The spec shows {} as the body and lists no error for it,
-// so the body is read (at most MaxBodyBytes) and not judged.
+// Unknown fields are tolerated. ParseFeedQuery, ParseBearer and
+// ParseVideosRequest read a request as the server does.
 //
 // # Rate limits and time
 //
@@ -82,11 +74,9 @@
 // (a background poller catches the world up every 200 ms of real time, and
 // every request catches it up before it reads).
 //
-// Each API key has two budgets, counted apart: the feed's (Config.FeedLimit,
-// default schemas.FeedRequestsPerMinute) and the tracked videos'
-// (Config.VideosLimit, default DefaultVideosLimit = 20); the health check
-// has none. A budget is a sliding window, not a token bucket: a request is
-// granted if fewer than limit requests of that key were granted in the
+// Each API key has two budgets (RATE-SCOPE), Config.FeedLimit and
+// Config.VideosLimit. A budget is a sliding window, not a token bucket: a
+// request is granted if fewer than limit requests of that key were granted in the
 // schemas.RateWindow (one minute of virtual time) before it. So no minute
 // ever holds more than limit granted requests, which is what "20 requests
 // per minute" says; a token bucket (golang.org/x/time/rate) of burst 20
@@ -113,8 +103,8 @@
 // count requests, with a probability drawn from an RNG seeded with the
 // Seed, or both. They are checked before authentication, like a failing
 // gateway. Named faults that break one requirement of the contract on
-// purpose are registered with RegisterFault and turned on with
-// Config.Faults; Rewrite helps write them.
+// purpose are package simulator/mutants, turned on through
+// Config.Middleware.
 //
 // # Control API
 //
