@@ -6,6 +6,8 @@
 // responses with them, so both read a rule of the spec from the same place.
 package schemas
 
+//go:generate go run gen_openapi.go
+
 import (
 	"bytes"
 	"embed"
