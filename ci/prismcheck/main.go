@@ -930,4 +930,3 @@ func summary(runs []*runResult) string {
 	return fmt.Sprintf("faultless simulator %s (%d answers); %d of %d faults that break a schema rule flagged; %d of %d other faults flagged too (headers, content type, status)",
 		state, answers, schemaFlagged, schemaFaults, otherFlagged, others)
 }
-
