@@ -5,6 +5,9 @@
 #   Spectral      spectral:oas reports no error (ci/spectral.yaml)
 #   Redocly       recommended-strict: no problem but the licence warning
 #                 (ci/lint-openapi.sh, ci/redocly.yaml; no ignore file)
+#   ajv           the validator inside Prism, loaded with the document,
+#                 accepts every valid fixture of the corpus and rejects every
+#                 invalid one (ci/corpus-with-ajv.js)
 #   Prism         prism proxy --errors in front of the simulator: clean on the
 #                 faultless one, flags every named fault that breaks a schema
 #                 rule, and judges each body as package schemas does
@@ -91,6 +94,7 @@ needs_captures() {
 
 step "Spectral (spectral:oas)" spectral
 step "Redocly (recommended-strict)" redocly
+step "ajv (Prism's validator) on the fixture corpus" node ci/corpus-with-ajv.js
 step "Prism proxy --errors in front of the simulator" prism
 step "openapi-typescript + tsc --strict" needs_captures typescript
 step "oapi-codegen round trip" needs_captures gocodegen
@@ -100,4 +104,4 @@ if ((${#failed[@]} > 0)); then
 	printf '    %s\n' "${failed[@]}"
 	exit 1
 fi
-printf '\nci/openapi-tools.sh: all 5 steps ok in %d s\n' "$((SECONDS - start))"
+printf '\nci/openapi-tools.sh: all 6 steps ok in %d s\n' "$((SECONDS - start))"
