@@ -42,8 +42,8 @@ gofmt_check() {
 run "go version" go version
 run "go vet ./..." go vet ./...
 run "gofmt -l" gofmt_check
-run "OpenAPI lint (ci/lint-openapi.sh)" ci/lint-openapi.sh
 run "OpenAPI examples (ci/check-examples.sh)" ci/check-examples.sh
+run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/openapi-tools.sh)" ci/openapi-tools.sh
 
 # The README's test command, exactly. CI reads its ok/FAIL lines, so its
 # output is not filtered and it comes after the quick static checks.

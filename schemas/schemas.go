@@ -4,7 +4,11 @@
 //
 // The simulator validates requests with these schemas and the suite judges
 // responses with them, so both read a rule of the spec from the same place.
+// The schemas of the OpenAPI document openapi.yaml are generated from the
+// same files (package schemas/openapi; go generate ./schemas).
 package schemas
+
+//go:generate go run gen_openapi.go
 
 import (
 	"bytes"

@@ -1,28 +1,25 @@
 // Command checkexamples validates every example of the OpenAPI document
-// against the schema it illustrates, with the kit's own validator (package
-// schemas), so that no example contradicts the schemas the suite judges
-// servers by.
+// against the schema it illustrates, so that no example contradicts either
+// the document or the schemas the suite judges servers by:
 //
-// It reads the document bundled into one JSON file (the module has no YAML
-// parser); ci/check-examples.sh bundles schemas/openapi.yaml with Redocly CLI
-// and runs this command on the result:
-//
-//	go run ./ci/checkexamples BUNDLE.json
+//	go run ./ci/checkexamples schemas/openapi.yaml
 //
 // Checked: the examples of every media type (request and response bodies),
-// parameter and header. An example of a body schema that is one of the
-// schema files (recognised by its $id) is validated with schemas.Validate;
-// an inline schema (a parameter's integer, a header's pattern) is compiled
-// on its own with the same library and format assertions on. Every media
-// type must carry at least one example.
+// parameter and header. Each is validated twice: against its schema as the
+// document states it (compiled from the document itself, as Redocly and
+// Prism read it), and, when the schema is one of the components generated
+// from the schema files, with package schemas (the validator the suite and
+// the simulator use). Format assertions are on in both. Every media type
+// must carry at least one example.
 //
-// It also checks that what the YAML must restate of schemas/contract.go
-// agrees with it: info.version, the three paths, the default of limit, and
-// the cap of limit, which is described rather than declared as maximum
-// (larger values are capped, not rejected).
+// It also checks that what the document must restate of
+// schemas/contract.go agrees with it: info.version, the three paths, the
+// default of limit, and the cap of limit, which is described rather than
+// declared as maximum (larger values are capped, not rejected).
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,14 +29,16 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/schemas/openapi"
 )
 
 func main() {
 	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
-		fmt.Fprintln(os.Stderr, "usage: checkexamples BUNDLE.json  (schemas/openapi.yaml bundled to JSON; see ci/check-examples.sh)")
+		fmt.Fprintln(os.Stderr, "usage: checkexamples OPENAPI.yaml  (YAML or JSON; see ci/check-examples.sh)")
 		os.Exit(2)
 	}
 	os.Exit(run(os.Stdout, os.Args[1]))
@@ -51,7 +50,7 @@ func run(out io.Writer, path string) int {
 		fmt.Fprintln(out, "checkexamples:", err)
 		return 1
 	}
-	doc, err := jsondoc.Decode(raw)
+	doc, err := decodeYAML(raw)
 	if err != nil {
 		fmt.Fprintf(out, "checkexamples: %s: %v\n", path, err)
 		return 1
@@ -72,6 +71,20 @@ func run(out io.Writer, path string) int {
 	}
 	fmt.Fprintf(out, "openapi examples: all %d valid against their schemas; version, paths and limit agree with schemas/contract.go\n", checked)
 	return 0
+}
+
+// decodeYAML reads a YAML (or JSON) document into the tree jsondoc reads:
+// objects as map[string]any, numbers as json.Number.
+func decodeYAML(raw []byte) (any, error) {
+	var doc any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return jsondoc.Decode(j)
 }
 
 // Problem is an example that does not validate, or a place that cannot be
@@ -152,10 +165,13 @@ func get(node any, keys ...string) any {
 	return node
 }
 
-// Check validates every example of a bundled OpenAPI document. It returns
-// how many examples it validated and what is wrong, sorted by location.
+// Check validates every example of an OpenAPI document. It returns how
+// many examples it validated and what is wrong, sorted by location.
 func Check(doc map[string]any) (checked int, problems []Problem) {
 	c := checker{doc: doc}
+	if err := c.prepare(); err != nil {
+		return 0, []Problem{{Where: "/", Err: err}}
+	}
 	c.walk(doc, nil)
 	slices.SortStableFunc(c.problems, func(a, b Problem) int { return strings.Compare(a.Where, b.Where) })
 	return c.checked, c.problems
@@ -163,8 +179,30 @@ func Check(doc map[string]any) (checked int, problems []Problem) {
 
 type checker struct {
 	doc      map[string]any
-	checked  int
-	problems []Problem
+	compiler *jsonschema.Compiler
+	// generated maps the components built from the schema files to them.
+	generated map[string]openapi.Component
+	checked   int
+	problems  []Problem
+}
+
+// documentURL names the document as a JSON Schema resource, so that a
+// schema anywhere in it compiles with its local $refs.
+const documentURL = "urn:tcmkit:openapi-document"
+
+func (c *checker) prepare() error {
+	comps, err := openapi.Build(schemas.FS())
+	if err != nil {
+		return err
+	}
+	c.generated = map[string]openapi.Component{}
+	for _, comp := range comps {
+		c.generated[comp.Name] = comp
+	}
+	c.compiler = jsonschema.NewCompiler()
+	c.compiler.DefaultDraft(jsonschema.Draft2020)
+	c.compiler.AssertFormat()
+	return c.compiler.AddResource(documentURL, c.doc)
 }
 
 func (c *checker) fail(where []string, schema string, err error) {
@@ -205,7 +243,7 @@ func (c *checker) walk(node any, path []string) {
 // checkExamples validates the example and examples of a media type,
 // parameter or header object against its schema.
 func (c *checker) checkExamples(obj map[string]any, path []string) {
-	validate, name, err := c.validator(obj["schema"])
+	validate, name, err := c.validator(obj["schema"], append(slices.Clip(path), "schema"))
 	if err != nil {
 		c.fail(append(slices.Clip(path), "schema"), "", err)
 		return
@@ -249,42 +287,39 @@ func (c *checker) checkExamples(obj map[string]any, path []string) {
 	}
 }
 
-// validator returns the function that validates an instance against a
-// schema: schemas.Validate for a schema file, a one-off compilation for an
-// inline schema.
-func (c *checker) validator(schemaNode any) (func(any) error, string, error) {
-	s, err := c.resolve(schemaNode)
-	if err != nil {
-		return nil, "", err
-	}
-	obj, ok := s.(map[string]any)
+// validator returns the function that validates an instance against the
+// schema at path: the document's schema compiled, and for a component
+// generated from a schema file, package schemas too.
+func (c *checker) validator(schemaNode any, path []string) (func(any) error, string, error) {
+	obj, ok := schemaNode.(map[string]any)
 	if !ok {
-		return nil, "", fmt.Errorf("schema is %T, want an object", s)
+		return nil, "", fmt.Errorf("schema is %T, want an object", schemaNode)
 	}
-	if id, ok := obj["$id"].(string); ok {
-		r := schemas.Resource(strings.TrimPrefix(id, schemas.BaseURI))
-		if !strings.HasPrefix(id, schemas.BaseURI) || !slices.Contains(schemas.Resources, r) {
-			return nil, "", fmt.Errorf("schema $id %q is none of the schema files of package schemas", id)
+	name := "inline"
+	var resource schemas.Resource
+	if ref, ok := obj["$ref"].(string); ok {
+		comp, found := strings.CutPrefix(ref, "#/components/schemas/")
+		gen, generated := c.generated[comp]
+		if !found || !generated {
+			return nil, "", fmt.Errorf("$ref %q is none of the components generated from the schema files", ref)
 		}
-		return func(v any) error { return schemas.Validate(r, v) }, string(r), nil
+		name, resource = comp, gen.Resource
 	}
-	if hasRef(obj) {
-		// Its $refs would point into a bundle whose schema files carry their
-		// own $id, so they cannot be resolved here: $ref a schema file instead.
-		return nil, "", errors.New("inline schema with a $ref: $ref one of the schema files instead")
-	}
-	comp := jsonschema.NewCompiler()
-	comp.DefaultDraft(jsonschema.Draft2020)
-	comp.AssertFormat()
-	const url = "urn:tcmkit:inline-schema"
-	if err := comp.AddResource(url, obj); err != nil {
-		return nil, "", fmt.Errorf("inline schema: %w", err)
-	}
-	sch, err := comp.Compile(url)
+	sch, err := c.compiler.Compile(documentURL + "#" + pointer(path))
 	if err != nil {
-		return nil, "", fmt.Errorf("inline schema: %w", err)
+		return nil, "", fmt.Errorf("schema: %w", err)
 	}
-	return sch.Validate, "inline", nil
+	return func(v any) error {
+		if resource != "" {
+			if err := schemas.Validate(resource, v); err != nil {
+				return err
+			}
+		}
+		if err := sch.Validate(v); err != nil {
+			return fmt.Errorf("the document's schema: %w", err)
+		}
+		return nil
+	}, name, nil
 }
 
 // resolve follows local $refs ("#/components/...") to the object they name.
@@ -296,10 +331,6 @@ func (c *checker) resolve(node any) (any, error) {
 		}
 		ref, ok := obj["$ref"].(string)
 		if !ok {
-			return node, nil
-		}
-		// A schema file that $refs another keeps its own keywords: stop at it.
-		if _, isFile := obj["$id"]; isFile {
 			return node, nil
 		}
 		target, err := lookup(c.doc, ref)
@@ -331,23 +362,6 @@ func lookup(doc map[string]any, ref string) (any, error) {
 		}
 	}
 	return cur, nil
-}
-
-func hasRef(node any) bool {
-	switch v := node.(type) {
-	case map[string]any:
-		if _, ok := v["$ref"]; ok {
-			return true
-		}
-		for _, e := range v {
-			if hasRef(e) {
-				return true
-			}
-		}
-	case []any:
-		return slices.ContainsFunc(v, hasRef)
-	}
-	return false
 }
 
 func sortedKeys(m map[string]any) []string {

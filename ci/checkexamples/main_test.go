@@ -12,9 +12,9 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
-// bundle builds a minimal bundled document that agrees with contract.go:
-// the health operation's 200 body and parameters carry the given pieces,
-// and health-body.json is a component as Redocly bundles it (with its $id).
+// bundle builds a minimal document that agrees with contract.go: the
+// health operation's 200 body and parameters carry the given pieces, and
+// HealthBody is a component as the generator writes it.
 func bundle(media, param, examples string) string {
 	return `{
   "openapi": "3.1.0",
@@ -32,11 +32,10 @@ func bundle(media, param, examples string) string {
       "description": "Events per page; larger values are\n capped at ` + strconv.Itoa(schemas.MaxPageSize) + `.",
       "schema": {"type": "integer", "default": ` + strconv.Itoa(schemas.DefaultPageSize) + `}}},
     "schemas": {
-      "HealthBody": {"$ref": "#/components/schemas/health-body"},
-      "health-body": {"$id": "` + schemas.BaseURI + `health-body.json", "type": "object"},
+      "HealthBody": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}},
       "props": {"description": "properties named like OpenAPI fields are not examples",
         "properties": {"schema": {"type": "string"}, "example": {"type": "string"}}},
-      "stranger": {"$id": "https://elsewhere.test/x.json", "type": "object"}
+      "stranger": {"type": "object"}
     },
     "examples": {` + examples + `}
   }
@@ -111,7 +110,7 @@ func TestCheck(t *testing.T) {
 			name:     "invalid inline example names pointer, schema file and rule",
 			doc:      bundle(`{`+ref+`, "example": {"status": "down"}}`, ``, ``),
 			checked:  1,
-			problems: [][]string{{"/content/application~1json/example", "health-body.json", "/status", "const"}},
+			problems: [][]string{{"/content/application~1json/example", "HealthBody", "/status", "const"}},
 		},
 		{
 			name: "named examples are resolved through $ref and checked by name",
@@ -138,14 +137,22 @@ func TestCheck(t *testing.T) {
 			problems: [][]string{{"/parameters/0/example", "uri"}},
 		},
 		{
-			name:     "a schema that is not one of the schema files is refused",
+			name:     "a component that is not generated from a schema file is refused",
 			doc:      bundle(`{"schema": {"$ref": "#/components/schemas/stranger"}, "example": {}}`, ``, ``),
-			problems: [][]string{{"/schema", "elsewhere.test", "none of the schema files"}},
+			problems: [][]string{{"/schema", "stranger", "none of the components generated"}},
 		},
 		{
-			name:     "an inline schema with a $ref is refused",
-			doc:      bundle(`{"schema": {"type": "array", "items": {"$ref": "#/components/schemas/HealthBody"}}, "example": []}`, ``, ``),
-			problems: [][]string{{"/schema", "$ref one of the schema files"}},
+			name:     "an inline schema with a $ref is compiled from the document",
+			doc:      bundle(`{"schema": {"type": "array", "items": {"$ref": "#/components/schemas/HealthBody"}}, "example": [{"status": "down"}]}`, ``, ``),
+			checked:  1,
+			problems: [][]string{{"/example", "inline", "the document's schema", "/0/status"}},
+		},
+		{
+			name: "the document's schema is checked besides the validator's",
+			doc: strings.Replace(bundle(`{`+ref+`, "example": {"status": "ok"}}`, ``, ``),
+				`"required": ["status"]`, `"required": ["status", "since"]`, 1),
+			checked:  1,
+			problems: [][]string{{"/example", "HealthBody", "the document's schema", "since"}},
 		},
 		{
 			name:     "externalValue cannot be checked",
@@ -179,6 +186,15 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// The committed document: every example valid, the contract restated right.
+func TestCommittedDocument(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(&out, "../../schemas/openapi.yaml"); code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, out.String())
+	}
+	t.Log(strings.TrimSpace(out.String()))
+}
+
 func TestRunExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
@@ -197,7 +213,8 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{"valid", write("ok.json", bundle(`{`+ref+`, "example": {"status": "ok"}}`, ``, ``)), 0, "all 1 valid"},
 		{"invalid", write("bad.json", bundle(`{`+ref+`, "example": {"status": 1}}`, ``, ``)), 1, "1 checked, 1 problem(s)"},
-		{"not JSON", write("yaml.json", "openapi: 3.1.0\n"), 1, "yaml.json"},
+		{"not YAML", write("broken.yaml", "openapi: [3.1.0\n"), 1, "broken.yaml"},
+		{"YAML", write("ok.yaml", "# a comment\n"+bundle(`{`+ref+`, "example": {"status": "ok"}}`, ``, ``)), 0, "all 1 valid"},
 		{"missing file", filepath.Join(dir, "nope.json"), 1, "nope.json"},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,59 @@ func Decode(raw []byte) (any, error) {
 	return doc, nil
 }
 
+// DecodeOrdered is Decode with every object decoded as an *Obj in the order
+// of its keys in raw, for a program that rewrites a document a person reads
+// (a schema file) and must keep its order. A repeated key keeps its first
+// place and its last value.
+func DecodeOrdered(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodeOrdered(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := NewObj()
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			o.Set(k.(string), v)
+		}
+		_, err := dec.Token() // '}'
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.Token() // ']'
+		return a, err
+	}
+	return tok, nil // string, json.Number, bool or nil
+}
+
 // Obj is a JSON object that keeps its keys in insertion order, so that the
 // encoded bytes depend only on how it was built, never on map iteration.
 type Obj struct {

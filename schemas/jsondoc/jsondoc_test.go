@@ -21,6 +21,25 @@ func TestDecodeKeepsNumbersExact(t *testing.T) {
 	}
 }
 
+func TestDecodeOrderedKeepsKeyOrder(t *testing.T) {
+	in := `{"z":{"b":1,"a":[{"y":null,"x":true}]},"a":"s","n":1.50}`
+	doc, err := jsondoc.DecodeOrdered([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(jsondoc.Encode(doc)); got != in {
+		t.Errorf("Encode(DecodeOrdered(x)) = %s, want %s", got, in)
+	}
+	if v, _ := jsondoc.Get(doc, "/z/a/0/x"); v != true {
+		t.Errorf("/z/a/0/x = %v", v)
+	}
+	for _, bad := range []string{`{"a":1} 2`, `{"a":}`, `[1,`} {
+		if _, err := jsondoc.DecodeOrdered([]byte(bad)); err == nil {
+			t.Errorf("DecodeOrdered(%s) accepted", bad)
+		}
+	}
+}
+
 func TestEncodeRoundTrip(t *testing.T) {
 	in := `{"a":[1,"x\u2028y",null,true],"b":{"c~/d":"é\"\\"}}`
 	doc, err := jsondoc.Decode([]byte(in))
