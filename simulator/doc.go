@@ -37,9 +37,10 @@
 // tcm_…abcd, also where a careless client put a key in a path or a query.
 // Keys derive from (Seed, n), so the same seed gives the same keys; anyone
 // who knows the seed knows them, which is why the binary listens on
-// 127.0.0.1 by default. The seeded accounts: Pro (tracks every channel),
-// free, and a third (Pro) account whose first key was regenerated: that
-// first key is Keys.Revoked.
+// 127.0.0.1 by default. The seeded accounts: Pro and free, which track
+// overlapping sets of channels, neither inside the other (so each account's
+// feed holds channels the other's does not), and a third (Pro) account
+// whose first key was regenerated: that first key is Keys.Revoked.
 //
 // # Feed query
 //

@@ -183,8 +183,11 @@ func (s *Server) freshState() (*state, error) {
 		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
 		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
 	}
-	pro := w.CreateAccount(world.Pro)
-	free := w.CreateAccount(world.Free)
+	// The seeded Pro and free accounts track overlapping sets of channels,
+	// neither inside the other (every channel i with i%3 != 2, and every
+	// one with i%3 != 0), so tenant isolation shows without setup.
+	pro := w.CreateAccountTracking(world.Pro, func(i int) bool { return i%3 != 2 })
+	free := w.CreateAccountTracking(world.Free, func(i int) bool { return i%3 != 0 })
 	third := w.CreateAccount(world.Pro)
 	st.seeded.Pro = st.keys.Issue(pro.ID)
 	st.seeded.Free = st.keys.Issue(free.ID)

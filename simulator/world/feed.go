@@ -55,6 +55,24 @@ func (w *World) CreateAccount(p Plan) Account {
 	return a.public(w)
 }
 
+// CreateAccountTracking makes an account that tracks the channels i (in
+// seeding order) for which tracks(i) is true, or channel 0 if none is.
+func (w *World) CreateAccountTracking(p Plan, tracks func(channel int) bool) Account {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	chans := []int32{}
+	for i := range w.channels {
+		if tracks(i) {
+			chans = append(chans, int32(i))
+		}
+	}
+	if len(chans) == 0 {
+		chans = []int32{0}
+	}
+	a := w.addAccount("acc_"+strconv.Itoa(len(w.accounts)+1), p, chans)
+	return a.public(w)
+}
+
 // addAccount registers an account and indexes its feed from the whole log.
 func (w *World) addAccount(id string, p Plan, chans []int32) *account {
 	if p != Pro {
