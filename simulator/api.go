@@ -34,7 +34,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, st *state, li
 		WriteError(w, http.StatusUnauthorized, aerr.Code, aerr.Message, nil)
 		return "", false
 	}
-	if ok, wait := lim.Allow(h, s.clock.Now); !ok {
+	if ok, wait := lim.Allow(h, s.clock.RateNow); !ok {
 		ra := s.clock.RetryAfter(wait)
 		writeRateLimited(w, ra, fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", lim.limit, windowName(lim.window), ra))
 		return "", false

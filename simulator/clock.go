@@ -9,12 +9,18 @@ import (
 // clock is the simulator's one source of time. In manual mode (speed 0) it
 // moves only when advanced; in realtime mode virtual time runs at speed ×
 // the real clock, and advancing still adds a jump on top.
+//
+// Rate-limit windows are counted on RateNow: virtual time in manual mode
+// (a test advances it), and in realtime mode the real clock plus the
+// jumps, whatever the speed: the world may run an hour a minute, but 20
+// requests a minute stays 20 a real minute, as the contract says.
 type clock struct {
 	mu       sync.Mutex
 	real     func() time.Time // the wall clock; tests replace it
 	speed    float64
 	base     time.Time // virtual time at realBase
 	realBase time.Time
+	jumps    time.Duration // the sum of Advance, for RateNow in realtime mode
 }
 
 func newClock(start time.Time, speed float64, real func() time.Time) *clock {
@@ -45,6 +51,7 @@ func (c *clock) Advance(d time.Duration) time.Time {
 	defer c.mu.Unlock()
 	c.base = c.nowLocked().Add(d)
 	c.realBase = c.real()
+	c.jumps += d
 	return c.base
 }
 
@@ -62,18 +69,24 @@ func (c *clock) Manual() bool { return c.speed <= 0 }
 // Speed is the factor of realtime mode, 0 in manual mode.
 func (c *clock) Speed() float64 { return max(c.speed, 0) }
 
-// RetryAfter converts a virtual wait into the whole seconds a client must
-// wait on its own clock: virtual seconds in manual mode, real seconds in
-// realtime mode. It rounds up, so a client that honors it is never early.
-func (c *clock) RetryAfter(virtualWait time.Duration) int64 {
-	if virtualWait <= 0 {
+// RateNow is the time rate-limit windows are counted in.
+func (c *clock) RateNow() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.speed <= 0 {
+		return c.base
+	}
+	return c.real().Add(c.jumps)
+}
+
+// RetryAfter converts a wait on RateNow into whole seconds, rounded up, so
+// that a client that honors it is never early: virtual seconds in manual
+// mode (a test advances the clock that much), real seconds in realtime mode.
+func (c *clock) RetryAfter(wait time.Duration) int64 {
+	if wait <= 0 {
 		return 0
 	}
-	w := float64(virtualWait)
-	if c.speed > 0 {
-		w /= c.speed
-	}
-	secs := math.Ceil(w / float64(time.Second))
+	secs := math.Ceil(wait.Seconds())
 	if secs > math.MaxInt32 {
 		return math.MaxInt32
 	}

@@ -88,12 +88,11 @@
 // window leaves it. After a burst of 20 at one instant, Retry-After is 60
 // and then 20 requests succeed; after 20 requests spread over the minute,
 // Retry-After is what remains until the first of them is a minute old, and
-// then one succeeds. In manual mode Retry-After is in virtual seconds (a
-// test advances the clock that much). In realtime mode windows are still
-// counted in virtual time, and Retry-After is ceil(virtual wait / speed)
-// real seconds, truthful for a real client: at --speed 60 a window is one
-// real second, so a client sees 429s only if it sends more than 20
-// requests a real second, and Retry-After is 1.
+// then one succeeds. In manual mode windows and Retry-After are in virtual
+// time (a test advances the clock that much). In realtime mode they are in
+// real time plus the clock's advances, whatever the speed: at --speed 60 the
+// world polls an hour a minute, but a key still gets 20 feed requests a
+// real minute, as the contract says, and Retry-After is real seconds.
 //
 // # Faults
 //

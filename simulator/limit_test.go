@@ -148,7 +148,9 @@ func (f *fakeWall) Add(d time.Duration) {
 	f.mu.Unlock()
 }
 
-func TestRealtimeRetryAfterIsInRealSeconds(t *testing.T) {
+// At any speed the world runs fast, but the rate limit stays per real
+// minute, as the contract says; an advance of the clock still counts.
+func TestRealtimeWindowsAreRealMinutes(t *testing.T) {
 	wall := &fakeWall{t: time.Unix(1_000_000, 0)}
 	s := newServer(t, Config{Seed: 1, Speed: 10, FeedLimit: 1, now: wall.Now})
 	key := s.Seeded().Pro
@@ -158,13 +160,21 @@ func TestRealtimeRetryAfterIsInRealSeconds(t *testing.T) {
 		t.Fatalf("one real second at speed 10 moved the clock %s, want 10s", got)
 	}
 	s.serve(t, feedReq(key, ""))
-	// 60 virtual seconds at speed 10 are 6 real seconds.
-	if ra := retryAfter(t, s.serve(t, feedReq(key, ""))); ra != 6*time.Second {
-		t.Fatalf("Retry-After %s, want 6s (real)", ra)
+	if ra := retryAfter(t, s.serve(t, feedReq(key, ""))); ra != time.Minute {
+		t.Fatalf("Retry-After %s, want 60s (real)", ra)
 	}
-	wall.Add(6 * time.Second)
+	wall.Add(59 * time.Second)
+	if r := s.serve(t, feedReq(key, "")); r.status != 429 {
+		t.Fatalf("after 59 real seconds (590 virtual): %d, want 429", r.status)
+	}
+	wall.Add(time.Second)
 	if r := s.serve(t, feedReq(key, "")); r.status != 200 {
-		t.Fatalf("after 6 real seconds: %d", r.status)
+		t.Fatalf("after 60 real seconds: %d", r.status)
+	}
+	s.serve(t, feedReq(key, ""))
+	s.Advance(time.Minute)
+	if r := s.serve(t, feedReq(key, "")); r.status != 200 {
+		t.Fatalf("after an advance of a minute: %d", r.status)
 	}
 }
 
@@ -195,7 +205,7 @@ func TestClock(t *testing.T) {
 		want  int64
 	}{
 		{0, 0, 0}, {0, time.Nanosecond, 1}, {0, time.Second, 1}, {0, 1001 * time.Millisecond, 2},
-		{60, time.Minute, 1}, {60, 61 * time.Second, 2}, {0.5, time.Second, 2},
+		{60, time.Minute, 60}, {60, 61 * time.Second, 61}, {0.5, time.Second, 1},
 	} {
 		if got := newClock(start, tc.speed, wall.Now).RetryAfter(tc.wait); got != tc.want {
 			t.Errorf("speed %v, wait %s: RetryAfter %d, want %d", tc.speed, tc.wait, got, tc.want)

@@ -73,8 +73,8 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.cfg.Channels, "channels", simulator.DefaultChannels, "seeded channels")
 	start := fs.String("start", simulator.DefaultStart.Format(time.RFC3339), "virtual time at start (RFC 3339)")
 	fs.StringVar(&o.cfg.KeyPrefix, "key-prefix", simulator.DefaultKeyPrefix, "prefix of the API keys (<prefix>_<random>)")
-	feedLimit := fs.Int("feed-limit", schemas.FeedRequestsPerMinute, "feed requests per minute of virtual time per key; 0: unlimited (for load tests)")
-	videosLimit := fs.Int("videos-limit", simulator.DefaultVideosLimit, "tracked-videos requests per minute of virtual time per key, a budget apart from the feed's; 0: unlimited")
+	feedLimit := fs.Int("feed-limit", schemas.FeedRequestsPerMinute, "feed requests per minute per key (virtual minutes with a manual clock, real ones otherwise); 0: unlimited (for load tests)")
+	videosLimit := fs.Int("videos-limit", simulator.DefaultVideosLimit, "tracked-videos requests per minute per key, a budget apart from the feed's; 0: unlimited")
 	fs.Float64Var(&o.cfg.EdgeRate, "edge-rate", 0, "0..1: how often generated data hits edge cases (null counts, emoji, 32-character ids)")
 	faults := fs.String("faults", "", "comma-separated named faults that break the contract on purpose (see --list-faults)")
 	fs.Func("fault", "a named fault (`NAME`) that breaks one requirement on purpose; repeatable (see --list-faults)", func(v string) error {
