@@ -17,7 +17,7 @@ func TestLoadEmbedded(t *testing.T) {
 	if c.Version != 1 || c.Len() == 0 {
 		t.Fatalf("version %d, %d requirements", c.Version, c.Len())
 	}
-	features := []string{"health", "auth", "pro", "pagination", "events", "videos", "rate-limit", "errors", "strict"}
+	features := []string{"health", "auth", "pro", "pagination", "events", "videos", "rate-limit", "errors", "isolation", "strict"}
 	for _, r := range c.List() {
 		if !slices.Contains(features, r.Feature) {
 			t.Errorf("%s: feature %q is not one of the suite's labels %v", r.ID, r.Feature, features)

@@ -18,6 +18,7 @@ const (
 	FeedLimitCap           ID = "FEED-LIMIT-CAP"           // must
 	FeedCursorWalk         ID = "FEED-CURSOR-WALK"         // must
 	FeedCursorEnd          ID = "FEED-CURSOR-END"          // must
+	FeedTenant             ID = "FEED-TENANT"              // must
 	FeedBadParam           ID = "FEED-BAD-PARAM"           // must
 	EventSchema            ID = "EVENT-SCHEMA"             // must
 	EventTypes             ID = "EVENT-TYPES"              // must
@@ -34,6 +35,7 @@ const (
 	VideosServed           ID = "VIDEOS-SERVED"            // must
 	VideosMissing          ID = "VIDEOS-MISSING"           // must
 	VideosPartition        ID = "VIDEOS-PARTITION"         // must
+	VideosTenant           ID = "VIDEOS-TENANT"            // must
 	RateLimit429           ID = "RATE-LIMIT-429"           // must
 	RateRetryAfter         ID = "RATE-RETRY-AFTER"         // must
 	RateAllows20           ID = "RATE-ALLOWS-20"           // must
@@ -71,6 +73,7 @@ var all = []ID{
 	FeedLimitCap,
 	FeedCursorWalk,
 	FeedCursorEnd,
+	FeedTenant,
 	FeedBadParam,
 	EventSchema,
 	EventTypes,
@@ -87,6 +90,7 @@ var all = []ID{
 	VideosServed,
 	VideosMissing,
 	VideosPartition,
+	VideosTenant,
 	RateLimit429,
 	RateRetryAfter,
 	RateAllows20,

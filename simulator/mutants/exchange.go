@@ -30,11 +30,8 @@ type exchange struct {
 	next http.Handler
 }
 
-// wrap turns a mutant's body into middleware around next. fresh is called
-// once per operation and server, so state it closes over is never shared
-// by two servers.
-func wrap(fresh func() serveFunc, next http.Handler) http.Handler {
-	serve := fresh()
+// wrap turns a mutant's body into middleware around next.
+func wrap(serve serveFunc, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := &exchange{r: r, next: next}
 		if r.Body != nil && r.Body != http.NoBody {

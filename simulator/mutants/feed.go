@@ -41,12 +41,17 @@ var limitOffByOne = feedRewrite(func(q simulator.FeedQuery) (int, bool) {
 	return q.Asked - 1, q.HasLimit && q.Asked >= 2 && q.Asked <= schemas.MaxPageSize
 })
 
-// limitNotCapped answers a limit above the cap with two pages joined.
-func limitNotCapped() serveFunc {
+// notCapped answers a limit above the cap with two pages joined: always,
+// or only on pages reached through a cursor.
+func notCapped(onlyWithCursor bool) func() serveFunc {
+	return func() serveFunc { return limitNotCapped(onlyWithCursor) }
+}
+
+func limitNotCapped(onlyWithCursor bool) serveFunc {
 	var firsts held
 	return func(x *exchange) *answer {
 		q, ok := x.feed()
-		if !ok || q.Asked <= schemas.MaxPageSize {
+		if !ok || q.Asked <= schemas.MaxPageSize || onlyWithCursor && q.Cursor == "" {
 			return x.serve()
 		}
 		a := firsts.first(x)

@@ -62,20 +62,26 @@ func Lookup(name string) (Mutant, bool) {
 	return table[i], true
 }
 
-// Middleware turns the named mutants on, for simulator.Config.Middleware.
+// Middleware turns the named mutants on, for simulator.Config.Middleware
+// of one server: their state (what a mutant remembers of the requests it
+// saw) is made here, shared by the operations of that server.
 func Middleware(names ...string) (simulator.Middleware, error) {
-	var on []Mutant
+	type on struct {
+		m     Mutant
+		serve serveFunc
+	}
+	var all []on
 	for _, name := range names {
 		m, ok := Lookup(strings.TrimSpace(name))
 		if !ok {
 			return nil, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(Names(), ", "))
 		}
-		on = append(on, m)
+		all = append(all, on{m, m.fresh()})
 	}
 	return func(op simulator.Operation, next http.Handler) http.Handler {
-		for _, m := range on {
-			if slices.Contains(m.Ops, op) {
-				next = wrap(m.fresh, next)
+		for _, o := range all {
+			if slices.Contains(o.m.Ops, op) {
+				next = wrap(o.serve, next)
 			}
 		}
 		return next

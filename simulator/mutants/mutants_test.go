@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
@@ -128,6 +129,12 @@ type faultWalk struct {
 // maxPages pages, detecting cycles.
 func (e *faultEnv) walk(limit string, maxPages int) faultWalk {
 	e.t.Helper()
+	return e.walkAs(e.keys.Pro, limit, maxPages, nil)
+}
+
+// walkAs walks the feed of a key; between(n) runs before page n+1 (n>0).
+func (e *faultEnv) walkAs(key, limit string, maxPages int, between func(n int)) faultWalk {
+	e.t.Helper()
 	var w faultWalk
 	seen := map[string]bool{}
 	cursor := ""
@@ -139,7 +146,10 @@ func (e *faultEnv) walk(limit string, maxPages int) faultWalk {
 		if cursor != "" {
 			q = append(q, "cursor="+cursor)
 		}
-		a := e.feed(e.keys.Pro, strings.Join(q, "&"))
+		if between != nil && len(w.pages) > 0 {
+			between(len(w.pages))
+		}
+		a := e.feed(key, strings.Join(q, "&"))
 		if a.status != http.StatusOK {
 			w.err = "page answered " + a.String()
 			return w
@@ -322,7 +332,21 @@ var oracles = map[catalogue.ID]oracle{
 	},
 	"AUTH-MISSING":   rejects(func(*faultEnv) string { return "" }),
 	"AUTH-MALFORMED": rejects(func(e *faultEnv) string { return "Token " + e.keys.Pro }),
-	"AUTH-UNKNOWN":   rejects(func(*faultEnv) string { return bearer("tcm_" + strings.Repeat("Q", simulator.KeyRandomLen)) }),
+	"AUTH-UNKNOWN": func(e *faultEnv) string {
+		e.feed(e.keys.Pro, "") // a key that works, seen first
+		swapped := e.keys.Pro[:4] + strings.Map(func(r rune) rune {
+			if unicode.IsUpper(r) {
+				return unicode.ToLower(r)
+			}
+			return unicode.ToUpper(r)
+		}, e.keys.Pro[4:])
+		return firstOf(
+			rejects(func(*faultEnv) string { return bearer("tcm_" + strings.Repeat("Q", simulator.KeyRandomLen)) })(e),
+			rejects(func(*faultEnv) string { return bearer(swapped) })(e),
+			rejects(func(e *faultEnv) string { return bearer(e.keys.Pro + "A") })(e),
+			rejects(func(e *faultEnv) string { return bearer(e.keys.Pro[:len(e.keys.Pro)-1]) })(e),
+		)
+	},
 	"AUTH-REVOKED":   rejects(func(e *faultEnv) string { return bearer(e.keys.Revoked) }),
 	"AUTH-VALID": func(e *faultEnv) string {
 		return firstOf(want(e.feed(e.keys.Pro, ""), http.StatusOK, "feed"), want(e.videos(e.keys.Pro, inventedVideoID(0, 20)), http.StatusOK, "videos"))
@@ -352,7 +376,8 @@ var oracles = map[catalogue.ID]oracle{
 		return firstOf(pageSizes(e.walk("7", 3), 7), pageSizes(e.walk(strconv.Itoa(schemas.MaxPageSize), 2), schemas.MaxPageSize))
 	},
 	"FEED-LIMIT-CAP": func(e *faultEnv) string {
-		for _, limit := range []string{strconv.Itoa(schemas.MaxPageSize + 1), "100000"} {
+		w := e.walk(strconv.Itoa(schemas.MaxPageSize), 1)
+		for _, limit := range []string{strconv.Itoa(schemas.MaxPageSize + 1), "100000", "201&cursor=" + w.nexts[0]} {
 			a := e.feed(e.keys.Pro, "limit="+limit)
 			if a.status != http.StatusOK {
 				return "limit=" + limit + ": " + a.String()
@@ -365,13 +390,21 @@ var oracles = map[catalogue.ID]oracle{
 	},
 	"FEED-CURSOR-WALK": func(e *faultEnv) string {
 		big, small := e.walk(strconv.Itoa(schemas.MaxPageSize), 100), e.walk("37", 200)
+		ones := e.walk("1", 300) // a boundary between every two events, ties included
 		switch {
-		case big.err != "" || small.err != "":
-			return "walk: " + big.err + small.err
+		case big.err != "" || small.err != "" || ones.err != "walk bounded" && ones.err != "":
+			return "walk: " + big.err + small.err + ones.err
 		case !slices.Equal(big.ids, small.ids):
 			return fmt.Sprintf("walks differ: %d events at limit=200, %d at limit=37", len(big.ids), len(small.ids))
+		case !slices.Equal(big.ids[:len(ones.ids)], ones.ids):
+			return "the walk at limit=1 differs from the walk at limit=200"
 		case len(dedupe(big.ids)) != len(big.ids):
 			return "an event repeats"
+		}
+		// Events arrive at the head while a walk goes on: it still sees each once.
+		live := e.walkAs(e.keys.Pro, "50", 6, func(int) { e.s.Advance(2 * time.Hour) })
+		if len(dedupe(live.ids)) != len(live.ids) {
+			return "an event repeats in a walk while new events arrive"
 		}
 		return ""
 	},
@@ -380,8 +413,16 @@ var oracles = map[catalogue.ID]oracle{
 		if w.err != "" {
 			return "walk: " + w.err
 		}
-		if n := len(w.sizes); n > 1 && w.sizes[n-1] == 0 {
+		n := len(w.sizes)
+		if n > 1 && w.sizes[n-1] == 0 {
 			return "the last page is empty"
+		}
+		// the last page again, asked with exactly its size: it is full and last
+		if n > 1 {
+			a := e.feed(e.keys.Pro, fmt.Sprintf("limit=%d&cursor=%s", w.sizes[n-1], w.nexts[n-2]))
+			if next, _ := jsondoc.String(a.doc(), "/nextCursor"); next != "" || a.status != http.StatusOK {
+				return "a last page exactly full has a nextCursor: " + a.String()
+			}
 		}
 		return ""
 	},
@@ -447,13 +488,67 @@ var oracles = map[catalogue.ID]oracle{
 		for i := range schemas.MaxVideoIDs + 1 {
 			over = append(over, inventedVideoID(i, 20))
 		}
-		return firstOf(want(e.videos(e.keys.Pro, e.knownIDs(schemas.MaxVideoIDs)...), http.StatusOK, "20 ids"), want(e.videos(e.keys.Pro, over...), http.StatusBadRequest, "21 ids"))
+		var long []string
+		for i := range schemas.MaxVideoIDs {
+			long = append(long, inventedVideoID(i, schemas.MaxVideoIDLen))
+		}
+		twice := append(slices.Clone(over[:schemas.MaxVideoIDs]), over[0])
+		return firstOf(want(e.videos(e.keys.Pro, e.knownIDs(schemas.MaxVideoIDs)...), http.StatusOK, "20 ids"), want(e.videos(e.keys.Pro, over...), http.StatusBadRequest, "21 ids"),
+			want(e.videos(e.keys.Pro, twice...), http.StatusBadRequest, "21 ids, one twice"), want(e.videos(e.keys.Pro, long...), http.StatusOK, "20 ids of 32 characters"))
+	},
+	"FEED-TENANT": func(e *faultEnv) string {
+		pro, free := e.walk(strconv.Itoa(schemas.MaxPageSize), 100), e.walkAs(e.keys.Free, "199", 100, nil)
+		own := func(w faultWalk, a faultAnswer) string {
+			if a.status >= 400 && a.status < 500 {
+				return ""
+			}
+			for _, ev := range pageEvents(a) {
+				if id, _ := jsondoc.String(ev, "/id"); !slices.Contains(w.ids, id) {
+					return "another account's event " + id + ": " + a.String()
+				}
+			}
+			return ""
+		}
+		return firstOf(
+			own(free, e.feed(e.keys.Free, "limit=200")),
+			own(free, e.feed(e.keys.Free, "limit=200&cursor="+pro.nexts[0])),
+			own(pro, e.feed(e.keys.Pro, "limit=199&cursor="+free.nexts[0])),
+		)
+	},
+	"VIDEOS-TENANT": func(e *faultEnv) string {
+		pro, free := e.walk(strconv.Itoa(schemas.MaxPageSize), 100), e.walkAs(e.keys.Free, "199", 100, nil)
+		mine := map[string]bool{}
+		for _, p := range pro.pages {
+			for _, ev := range pageEvents(p) {
+				c, _ := jsondoc.String(ev, "/channel/id")
+				mine[c] = true
+			}
+		}
+		var foreign []string
+		for _, p := range free.pages {
+			for _, ev := range pageEvents(p) {
+				c, _ := jsondoc.String(ev, "/channel/id")
+				v, ok := jsondoc.String(ev, "/video/platformVideoId")
+				if ok && !mine[c] && len(foreign) < schemas.MaxVideoIDs && !slices.Contains(foreign, v) {
+					foreign = append(foreign, v)
+				}
+			}
+		}
+		if len(foreign) == 0 {
+			return "no channel only the free account tracks"
+		}
+		if served, _ := lists(e.videos(e.keys.Pro, foreign...)); len(served) > 0 {
+			return fmt.Sprintf("%d videos of channels the Pro account does not track are served", len(served))
+		}
+		return ""
 	},
 	"VIDEOS-ID-LEN": func(e *faultEnv) string {
 		return firstOf(
 			want(e.videos(e.keys.Pro, inventedVideoID(1, schemas.MaxVideoIDLen)), http.StatusOK, "32 characters"),
 			want(e.videos(e.keys.Pro, inventedVideoID(1, schemas.MaxVideoIDLen+1)), http.StatusBadRequest, "33 characters"),
 			want(e.videos(e.keys.Pro, ""), http.StatusBadRequest, "empty id"),
+			want(e.videos(e.keys.Pro, strings.Repeat("é", schemas.MaxVideoIDLen)), http.StatusOK, "32 characters outside ASCII"),
+			want(e.videos(e.keys.Pro, strings.Repeat("😀", schemas.MaxVideoIDLen)), http.StatusOK, "32 characters beyond the BMP"),
 		)
 	},
 	"VIDEOS-BAD-BODY": func(e *faultEnv) string {
@@ -547,7 +642,9 @@ var oracles = map[catalogue.ID]oracle{
 		return ""
 	},
 	"CONTENT-TYPE-JSON": func(e *faultEnv) string {
+		pages := e.walk("", 2).pages
 		for _, a := range []faultAnswer{
+			pages[len(pages)-1],
 			e.feed(e.keys.Pro, ""),
 			e.videos(e.keys.Pro, inventedVideoID(0, 20)),
 			e.send(http.MethodGet, schemas.PathFeed, "", ""),

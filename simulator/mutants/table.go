@@ -23,6 +23,8 @@ var table = []Mutant{
 	{"ignore-auth-scheme", catalogue.AuthMalformed, "a valid key is accepted under any scheme (Token, Basic...), not only Bearer", keyed, ignoreAuthScheme},
 	{"accept-unknown-key", catalogue.AuthUnknown, "a well-formed key of no account is served instead of 401", keyed, acceptKey(simulator.CodeUnknownKey)},
 	{"accept-revoked-key", catalogue.AuthRevoked, "a revoked key is served instead of 401", keyed, acceptKey(simulator.CodeRevokedKey)},
+	{"key-case-insensitive", catalogue.AuthUnknown, "keys are compared without case: a valid key with its letters' case changed is accepted", keyed, keyLoose(sameButCase)},
+	{"key-prefix-match", catalogue.AuthUnknown, "keys are compared by prefix: a valid key with a character more or less at its end is accepted", keyed, keyLoose(prefixMatch)},
 	{"reject-valid-key", catalogue.AuthValid, "tracked videos answers a valid Pro key with 401 (the feed still accepts it)", videosOnly, rejectValidKey},
 	{"no-pro-gate", catalogue.ProGate, "tracked videos serves a free plan (every id missing) instead of 403", videosOnly, noProGate},
 
@@ -33,7 +35,8 @@ var table = []Mutant{
 	{"default-page-size-max", catalogue.FeedPageDefault, fmt.Sprintf("without limit a page holds %d events instead of %d", schemas.MaxPageSize, schemas.DefaultPageSize), feedOnly, defaultPageSize(schemas.MaxPageSize)},
 	{"limit-ignored", catalogue.FeedLimit, fmt.Sprintf("a limit of 1..%d is ignored: pages hold the default %d", schemas.MaxPageSize, schemas.DefaultPageSize), feedOnly, limitIgnored},
 	{"limit-off-by-one", catalogue.FeedLimit, fmt.Sprintf("limit=n (2..%d) gives pages of n-1 events", schemas.MaxPageSize), feedOnly, limitOffByOne},
-	{"limit-not-capped", catalogue.FeedLimitCap, fmt.Sprintf("a limit above %d is honoured up to %d events instead of capped", schemas.MaxPageSize, 2*schemas.MaxPageSize), feedOnly, limitNotCapped},
+	{"limit-not-capped", catalogue.FeedLimitCap, fmt.Sprintf("a limit above %d is honoured up to %d events instead of capped", schemas.MaxPageSize, 2*schemas.MaxPageSize), feedOnly, notCapped(false)},
+	{"cap-first-page-only", catalogue.FeedLimitCap, fmt.Sprintf("a limit above %d is capped on the first page only: pages reached through a cursor hold up to %d events", schemas.MaxPageSize, 2*schemas.MaxPageSize), feedOnly, notCapped(true)},
 	{"limit-above-max-rejected", catalogue.FeedLimitCap, fmt.Sprintf("a limit above %d is rejected with 400 instead of capped", schemas.MaxPageSize), feedOnly, limitAboveMaxRejected},
 	{"cursor-repeats", catalogue.FeedCursorWalk, "a page reached through a cursor starts with the last event of the page before", feedOnly, cursorRepeats},
 	{"cursor-skips", catalogue.FeedCursorWalk, "a page reached through a cursor leaves out the first event it should hold", feedOnly, cursorSkips},
@@ -41,6 +44,13 @@ var table = []Mutant{
 	{"cursor-end-late", catalogue.FeedCursorEnd, "the last page has a nextCursor, which leads to an empty page", feedOnly, cursorEndLate},
 	{"cursor-cycles", catalogue.FeedCursorEnd, "the last page's nextCursor is the cursor that reached it: the walk never ends", feedOnly, editOK(cursorCycles)},
 	{"cursor-empty-at-end", catalogue.FeedCursorEnd, `the last page's nextCursor is "" instead of null`, feedOnly, editOK(emptyCursorAtEnd)},
+	{"full-last-page-has-cursor", catalogue.FeedCursorEnd, "a last page that holds exactly limit events has a nextCursor, which leads to an empty page", feedOnly, fullLastPageCursor},
+	{"cursor-by-time", catalogue.FeedCursorWalk, "createdAt is recorded to the second (so events share it) and a cursor means older than the page's last createdAt: events that share it with the last one are lost at the boundary", feedOnly, cursorByTime},
+	{"offset-cursor", catalogue.FeedCursorWalk, "cursors are offsets into the feed: once new events arrive at its head, the next page repeats that many", feedOnly, offsetCursor},
+
+	{"cursor-any-account", catalogue.FeedTenant, "a cursor handed to one key is honoured for any key: the page comes from the account that got it", feedOnly, cursorAnyAccount},
+	{"page-cache-ignores-key", catalogue.FeedTenant, "feed pages are cached by their query alone: a key that asks what another key asked gets the other's page", feedOnly, pageCacheIgnoresKey},
+	{"videos-any-channel", catalogue.VideosTenant, "tracked videos serves any video it knows, whether or not the account tracks its channel", keyed, videosAnyChannel},
 	{"bad-limit-500", catalogue.FeedBadParam, "an invalid limit or cursor gets 500 instead of 400", feedOnly, badParam500},
 	{"bad-param-no-details", catalogue.FeedBadParam, "the feed's 400 has no details naming the invalid parameter", feedOnly, badParamNoDetails},
 
@@ -75,6 +85,10 @@ var table = []Mutant{
 	{"missing-not-listed", catalogue.VideosPartition, "ids of no video are dropped silently: in neither list", videosOnly, editOK(dropMissing)},
 	{"id-in-both-lists", catalogue.VideosPartition, "ids served as VideoEntries are also listed in missingVideoIds", videosOnly, editOK(servedAlsoMissing)},
 	{"unrequested-id-listed", catalogue.VideosPartition, "missingVideoIds also lists an id that was not requested", videosOnly, unrequestedMissing},
+	{"count-after-dedupe", catalogue.VideosIDsMax, fmt.Sprintf("ids are counted after duplicates are dropped: %d ids with one twice are accepted", schemas.MaxVideoIDs+1), videosOnly, countAfterDedupe},
+	{"small-body-limit", catalogue.VideosIDsMax, fmt.Sprintf("bodies over 512 bytes are refused: %d ids of %d characters do not fit", schemas.MaxVideoIDs, schemas.MaxVideoIDLen), videosOnly, smallBody},
+	{"id-length-in-bytes", catalogue.VideosIDLen, fmt.Sprintf("an id's length is counted in bytes: %d characters outside ASCII are refused", schemas.MaxVideoIDLen), videosOnly, idLength("bytes", func(s string) int { return len(s) })},
+	{"id-length-utf16", catalogue.VideosIDLen, fmt.Sprintf("an id's length is counted in UTF-16 code units: %d characters beyond the Basic Multilingual Plane are refused", schemas.MaxVideoIDLen), videosOnly, idLength("UTF-16 code units", utf16Len)},
 
 	{"no-rate-limit", catalogue.RateLimit429, "a request over the limit that repeats an earlier one is answered 200 (the earlier answer) instead of 429", feedOnly, noRateLimit},
 	{"rate-limit-21", catalogue.RateLimit429, fmt.Sprintf("the first request over the limit still passes (answered like the one before): %d requests a minute pass", schemas.FeedRequestsPerMinute+1), feedOnly, rateLimitOneMore},
@@ -89,5 +103,6 @@ var table = []Mutant{
 	{"rate-limit-no-errorbody", catalogue.ErrorBody, `429 answers have the body {"code":429,"reason":"too many requests"}`, keyed, editStatus(http.StatusTooManyRequests, notErrorBody)},
 	{"wrong-content-type", catalogue.ContentTypeJSON, "feed pages are sent as text/plain", feedOnly, contentType(http.StatusOK, "text/plain; charset=utf-8")},
 	{"videos-content-type", catalogue.ContentTypeJSON, "tracked-videos answers with 200 are sent as text/plain", videosOnly, contentType(http.StatusOK, "text/plain; charset=utf-8")},
+	{"later-pages-text-plain", catalogue.ContentTypeJSON, "feed pages reached through a cursor are sent as text/plain (the first page is right)", feedOnly, laterPagesType},
 	{"error-content-type", catalogue.ContentTypeJSON, "401 answers are sent as text/html", keyed, contentType(http.StatusUnauthorized, "text/html; charset=utf-8")},
 }

@@ -33,6 +33,10 @@ func credentials() []credential {
 		}},
 		{noPrefix, catalogue.AuthMalformed, func(t Target) (string, string) { return "Bearer " + t.unprefixedToken(), "" }},
 		{unknownKey, catalogue.AuthUnknown, func(t Target) (string, string) { return "Bearer " + t.unknownKey(), "" }},
+		// Keys compared loosely: case folded, or by prefix.
+		{"the Pro key with the case of its letters swapped", catalogue.AuthUnknown, func(t Target) (string, string) { return "Bearer " + t.swappedKey(), "" }},
+		{"the Pro key with a character added", catalogue.AuthUnknown, func(t Target) (string, string) { return "Bearer " + t.longerKey(), "" }},
+		{"the Pro key without its last character", catalogue.AuthUnknown, func(t Target) (string, string) { return "Bearer " + t.shorterKey(), "" }},
 		{"the revoked key", catalogue.AuthRevoked, func(t Target) (string, string) {
 			if t.Revoked == "" {
 				return "", needs("revoked-key")

@@ -65,6 +65,7 @@ func TestSpecOrder(t *testing.T) {
 		"GET /api/public-feed pagination",
 		"events, in the feed and in VideoEntries",
 		"POST /api/public/videos",
+		"tenant isolation",
 		"errors and media types",
 		"where the spec is silent, as the simulator chose",
 	}

@@ -55,6 +55,13 @@ func (s *suite) errorSpecs() {
 			s.expect(exchanged(ctx, ex)).To(HaveJSONContentType())
 		})
 	}
+	It("sends a JSON Content-Type on every page of a walk", requires(catalogue.ContentTypeJSON), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		s.walkOK(w)
+		for _, p := range w.Pages {
+			s.expect(p.Resp).To(HaveJSONContentType())
+		}
+	})
 	for _, ex := range exchanges() {
 		if strings.HasSuffix(ex.name, "(200)") {
 			continue

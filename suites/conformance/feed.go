@@ -52,16 +52,22 @@ func (s *suite) paginationSpecs() {
 		}
 	})
 
-	It("caps limit at 200", requires(catalogue.FeedLimitCap), func(ctx SpecContext) {
+	It("caps limit at 200, on pages reached through a cursor too", requires(catalogue.FeedLimitCap), func(ctx SpecContext) {
 		over := strconv.Itoa(schemas.MaxPageSize + 1)
-		resp := s.fetch(ctx, limitRequest(over, s.tg.Pro))
-		s.expect(resp).To(HaveStatus(http.StatusOK), "rule: larger values of limit are capped, not rejected")
-		size, next := pageShape(resp)
-		switch {
-		case size > schemas.MaxPageSize:
-			s.failf("%s: %d events, want at most %d (rule: limit is capped at %d)", resp.Request, size, schemas.MaxPageSize, schemas.MaxPageSize)
-		case size < schemas.MaxPageSize && next != "":
-			s.failf("%s: %d events and a nextCursor, want %d (rule: a limit above %d is capped at %d)", resp.Request, size, schemas.MaxPageSize, schemas.MaxPageSize, schemas.MaxPageSize)
+		cursor := ""
+		for range 2 {
+			resp := s.fetch(ctx, pageRequest(over, cursor, s.tg.Pro))
+			s.expect(resp).To(HaveStatus(http.StatusOK), "rule: larger values of limit are capped, not rejected")
+			size, next := pageShape(resp)
+			switch {
+			case size > schemas.MaxPageSize:
+				s.failf("%s: %d events, want at most %d (rule: limit is capped at %d)", resp.Request, size, schemas.MaxPageSize, schemas.MaxPageSize)
+			case size < schemas.MaxPageSize && next != "":
+				s.failf("%s: %d events and a nextCursor, want %d (rule: a limit above %d is capped at %d)", resp.Request, size, schemas.MaxPageSize, schemas.MaxPageSize, schemas.MaxPageSize)
+			}
+			if cursor = next; cursor == "" {
+				break
+			}
 		}
 	})
 
@@ -86,6 +92,26 @@ func (s *suite) paginationSpecs() {
 		full, small := s.fullWalk(ctx), s.walk(ctx, "")
 		s.walkOK(full)
 		s.noneOf("rule: events are newest first by createdAt (ties allowed)", append(full.OrderBreaks(), small.OrderBreaks()...))
+	})
+
+	It("keeps events that share a createdAt apart at a page boundary", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		s.walkOK(w)
+		s.noneOf("rule: a cursor walk visits each event once, whatever their createdAt", s.tieBoundary(ctx, w))
+	})
+
+	It("ends a walk on a last page that is exactly full", requires(catalogue.FeedCursorEnd), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		s.walkOK(w)
+		s.skipBounded(w, "the end was not reached (raise --max-pages to walk it all)")
+		s.noneOf("rule: nextCursor is null when there are no more pages: also on a last page that holds exactly limit events", s.fullLastPage(ctx, w))
+	})
+
+	It("walks the feed once while new events arrive at its head", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
+		if !s.virtualClock() {
+			Skip("needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive during a walk; against another target the walks above are judged under whatever arrives while they run")
+		}
+		s.noneOf("rule: a cursor walk visits each event once, also while new events arrive at the head", s.walkWhileGrowing(ctx))
 	})
 
 	It("sets nextCursor to null exactly at the end", requires(catalogue.FeedCursorEnd), func(ctx SpecContext) {

@@ -28,9 +28,8 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 //
 // With -p, process 1 starts the simulator and runs the preflight; the other
 // processes judge the same target with the same keys. Against another
-// target, run without -p: the rate-limit specs count what the suite itself
-// sent on a key in the last minute, and other processes' requests would
-// escape that count.
+// target -p is refused at once: the processes would spend the same keys'
+// rate windows while the rate-limit specs need one of them fresh.
 func Run(t *testing.T, cfg Config) {
 	r := &run{Session: Register(&cfg), started: time.Now()}
 	ginkgo.SynchronizedBeforeSuite(r.setUp, r.join)
@@ -66,6 +65,11 @@ func (r *run) fail(message string, callerSkip ...int) {
 func (r *run) setUp(ctx ginkgo.SpecContext) []byte {
 	r.lead = true
 	tg := r.cfg.target()
+	if sc, _ := ginkgo.GinkgoConfiguration(); sc.ParallelTotal > 1 && tg.URL != "" {
+		n := sc.ParallelTotal
+		r.setupErr = fmt.Errorf("-p (%d processes) is for the bundled simulator only: against --target the processes would spend the same keys' rate windows at once, and the rate-limit specs need one fresh; run without -p", n)
+		r.failf("%v", r.setupErr)
+	}
 	if tg.URL == "" {
 		var err error
 		if r.sim, err = bundled.Start(); err != nil {

@@ -107,6 +107,7 @@ func (s *Session) ready() {
 		// Invented keys are no secret, but redacted too: a key-shaped string
 		// in a report should not alarm a secret scanner.
 		s.Redactor().Add(tg.unknownKey(), tg.unprefixedToken())
+		s.Redactor().Add(tg.derived()...)
 		clock := s.cfg.Clock
 		if clock == nil && tg.ControlClock {
 			clock = client.ControlClock{Control: simulator.Control{URL: tg.URL, HTTP: s.cfg.HTTP}}
@@ -179,29 +180,37 @@ func (s *Session) preflight(ctx context.Context) error {
 	return nil
 }
 
-// walk returns the cursor walk at a page size, walking on first use. The
-// limit=200 walk goes to the end (bounded by MaxPages); the default-size
-// walk goes just past the first page boundary of the other, which is what
-// comparing the two needs. Requests made ahead of time (prefetchWalks) go
-// to the spec that uses the walk first.
+// walk returns the Pro key's cursor walk at a page size, walking on first
+// use. The limit=200 walk goes to the end (bounded by MaxPages); the
+// default-size walk goes just past the first page boundary of the other,
+// which is what comparing the two needs. Requests made ahead of time
+// (prefetchWalks) go to the spec that uses the walk first.
 func (s *Session) walk(ctx context.Context, limit string) *walk {
-	w := s.walkOnce(ctx, limit)
-	s.c.Claim(walkScope(limit))
+	return s.walkOf(ctx, s.tg.Pro, limit)
+}
+
+// walkOf is the walk of any key at a page size.
+func (s *Session) walkOf(ctx context.Context, key, limit string) *walk {
+	w := s.walkOnce(ctx, key, limit)
+	s.c.Claim(walkScope(key, limit))
 	return w
 }
 
-func walkScope(limit string) string { return "feed walk limit=" + limit }
+func walkScope(key, limit string) string {
+	return "feed walk limit=" + limit + " with key " + redact.Form(key)
+}
 
-func (s *Session) walkOnce(ctx context.Context, limit string) *walk {
+func (s *Session) walkOnce(ctx context.Context, key, limit string) *walk {
+	name := key + "\x00" + limit
 	s.mu.Lock()
-	e, ok := s.walks[limit]
+	e, ok := s.walks[name]
 	if !ok {
 		e = &walkEntry{}
-		s.walks[limit] = e
+		s.walks[name] = e
 	}
 	s.mu.Unlock()
 	// Only a spec that needs this walk waits for it, not every spec.
-	e.once.Do(func() { e.w = s.makeWalk(ctx, limit) })
+	e.once.Do(func() { e.w = s.makeWalk(ctx, key, limit) })
 	return e.w
 }
 
@@ -211,9 +220,9 @@ type walkEntry struct {
 	w    *walk
 }
 
-func (s *Session) makeWalk(ctx context.Context, limit string) *walk {
+func (s *Session) makeWalk(ctx context.Context, key, limit string) *walk {
 	fetch := func(ctx context.Context, cursor string) (*client.Response, error) {
-		return s.c.Cached(ctx, pageRequest(limit, cursor, s.tg.Pro))
+		return s.c.Cached(ctx, pageRequest(limit, cursor, key))
 	}
 	if limit == "" {
 		return walkFeed(ctx, limit, fetch, 0, schemas.MaxPageSize+schemas.DefaultPageSize)
@@ -228,14 +237,18 @@ func (s *Session) makeWalk(ctx context.Context, limit string) *walk {
 // spec uses; only their timing changes.
 func (s *Session) prefetchWalks() {
 	go func() {
-		for _, limit := range []string{strconv.Itoa(schemas.MaxPageSize), ""} {
-			s.walkOnce(client.WithScope(context.Background(), walkScope(limit)), limit)
+		for _, limit := range []string{"", strconv.Itoa(schemas.MaxPageSize)} {
+			s.walkOnce(client.WithScope(context.Background(), walkScope(s.tg.Pro, limit)), s.tg.Pro, limit)
 		}
 	}()
 }
 
-// fullWalk is the walk at the largest page size, which every feed-wide check uses.
+// fullWalk is the walk at the largest page size, which every feed-wide
+// check uses. The default-size walk is made before it: on a feed that grows
+// while the suite reads it, new events arrive at the head, so every event
+// of the earlier, shorter walk is then in this one, and the two compare.
 func (s *Session) fullWalk(ctx context.Context) *walk {
+	s.walkOnce(ctx, s.tg.Pro, "")
 	return s.walk(ctx, strconv.Itoa(schemas.MaxPageSize))
 }
 

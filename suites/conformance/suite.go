@@ -29,7 +29,7 @@ import (
 // group's own specs (TestSpecOrder holds this).
 //
 // Labels: lower-case ones are features (health, auth, pro, pagination,
-// events, videos, rate-limit, errors, strict); upper-case ones are the ids
+// events, videos, isolation, rate-limit, errors, strict); upper-case ones are the ids
 // of the requirements a spec checks, from schemas/catalogue.
 func Register(cfg *Config) *Session {
 	s := &suite{newSession(cfg)}
@@ -44,6 +44,7 @@ func Register(cfg *Config) *Session {
 		Describe("GET /api/public-feed pagination", Label("pagination"), s.paginationSpecs)
 		Describe("events, in the feed and in VideoEntries", Label("events"), s.eventSpecs)
 		Describe("POST /api/public/videos", Label("videos"), s.videoSpecs)
+		Describe("tenant isolation", Label("isolation"), s.isolationSpecs)
 		Describe("errors and media types", Label("errors"), s.errorSpecs)
 		Describe(silent, Label(strict), s.simulatorChoices)
 	})

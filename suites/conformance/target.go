@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Target is what a run judges: the server's base URL and the keys to send,
@@ -66,6 +67,31 @@ func (t Target) unknownKey() string {
 		n = len(r)
 	}
 	return t.KeyPrefix() + "_" + invented(n)
+}
+
+// swappedKey is the Pro key with the case of the letters after its prefix
+// swapped, longerKey has one character more, shorterKey one fewer: none is
+// the key, and each is as secret as the key (redacted like it).
+func (t Target) swappedKey() string {
+	i := strings.IndexByte(t.Pro, '_') + 1
+	return t.Pro[:i] + strings.Map(func(r rune) rune {
+		if unicode.IsUpper(r) {
+			return unicode.ToLower(r)
+		}
+		return unicode.ToUpper(r)
+	}, t.Pro[i:])
+}
+
+func (t Target) longerKey() string { return t.Pro + "A" }
+
+func (t Target) shorterKey() string { return t.Pro[:max(len(t.Pro)-1, 0)] }
+
+// derived are the keys made from the Pro key, for the redactor.
+func (t Target) derived() []string {
+	if t.Pro == "" {
+		return nil
+	}
+	return []string{t.swappedKey(), t.longerKey(), t.shorterKey()}
 }
 
 // unprefixedToken is a token as long as the Pro key without its prefix.

@@ -65,8 +65,30 @@ func (s *suite) videoSpecs() {
 		}
 		rejects(ctx, ids)
 	})
+	It("rejects 21 ids with 400 also when one is there twice", requires(catalogue.VideosIDsMax, catalogue.ErrorBody), func(ctx SpecContext) {
+		ids := make([]string, schemas.MaxVideoIDs, schemas.MaxVideoIDs+1)
+		for i := range ids {
+			ids[i] = inventedID(i, 24)
+		}
+		rejects(ctx, append(ids, ids[0]))
+	})
+	It("accepts 20 ids of 32 characters", requires(catalogue.VideosIDsMax, catalogue.VideosIDLen), func(ctx SpecContext) {
+		ids := make([]string, schemas.MaxVideoIDs)
+		for i := range ids {
+			ids[i] = inventedID(i, schemas.MaxVideoIDLen)
+		}
+		answers(ctx, ids)
+	})
 	It("accepts an id of 32 characters", requires(catalogue.VideosIDLen), func(ctx SpecContext) {
 		answers(ctx, longest)
+	})
+	// Characters, not bytes nor UTF-16 code units: é is 2 bytes, 😀 is 4
+	// bytes and 2 UTF-16 code units.
+	It("accepts an id of 32 characters outside ASCII", requires(catalogue.VideosIDLen), func(ctx SpecContext) {
+		answers(ctx, []string{strings.Repeat("é", schemas.MaxVideoIDLen)})
+	})
+	It("accepts an id of 32 characters beyond the Basic Multilingual Plane", requires(catalogue.VideosIDLen), func(ctx SpecContext) {
+		answers(ctx, []string{strings.Repeat("😀", schemas.MaxVideoIDLen)})
 	})
 	It("rejects an id of 33 characters with 400", requires(catalogue.VideosIDLen, catalogue.ErrorBody), func(ctx SpecContext) {
 		rejects(ctx, []string{inventedID(schemas.MaxVideoIDLen+1, schemas.MaxVideoIDLen+1)})

@@ -15,6 +15,8 @@ import (
 // repeats and gaps. The schema judges the rest.
 type walkEvent struct {
 	ID        string
+	Channel   string // channel.id
+	Video     string // video.platformVideoId, "" for channel-level events
 	CreatedAt int64
 	HasTime   bool // createdAt was an integer
 	Page      int
@@ -109,6 +111,8 @@ func readPage(resp *client.Response, n int) (walkPage, error) {
 	for i, raw := range events {
 		e := walkEvent{Page: n, Index: i}
 		e.ID, _ = jsondoc.String(raw, "/id")
+		e.Channel, _ = jsondoc.String(raw, "/channel/id")
+		e.Video, _ = jsondoc.String(raw, "/video/platformVideoId")
 		e.CreatedAt, e.HasTime = jsondoc.Int(raw, "/createdAt")
 		p.Events = append(p.Events, e)
 	}

@@ -1,0 +1,120 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// The pagination checks that place a page boundary where servers get it
+// wrong: inside events that share a createdAt, at the end of a last page
+// that is exactly full, and while new events arrive at the head.
+
+// tieBoundary asks for a page that ends on the first of two neighbouring
+// events with the same createdAt, and checks that the next page starts with
+// the second. A page reached through a cursor is preferred: it does not
+// move while new events arrive at the head.
+func (s *suite) tieBoundary(ctx context.Context, w *walk) []string {
+	GinkgoHelper()
+	events := w.Events()
+	at := -1
+	for i := 1; i < len(events); i++ {
+		e, f := events[i-1], events[i]
+		if e.HasTime && f.HasTime && e.CreatedAt == f.CreatedAt && e.ID != "" && f.ID != "" {
+			if at < 0 || events[at].Page == 0 && e.Page > 0 {
+				at = i - 1
+			}
+			if e.Page > 0 {
+				break
+			}
+		}
+	}
+	if at < 0 {
+		Skip("no two neighbouring events of the feed share a createdAt: there is no tie to place a page boundary in")
+	}
+	e, f := events[at], events[at+1]
+	cursor := ""
+	if e.Page > 0 {
+		cursor = w.Pages[e.Page-1].Next
+	}
+	first := s.fetch(ctx, pageRequest(strconv.Itoa(e.Index+1), cursor, s.tg.Pro))
+	doc, _ := first.JSON()
+	items := jsondoc.Items(doc, "/events")
+	if len(items) == 0 || lastID(items) != e.ID {
+		if cursor == "" {
+			Skip("the feed's head moved since it was walked, so a first page cannot end on the tie found; no later page has one")
+		}
+		return []string{fmt.Sprintf("%s: the page does not end with event %q as the walk did (at %s)", first.Request, e.ID, e.where(w))}
+	}
+	next, _ := jsondoc.String(doc, "/nextCursor")
+	if next == "" {
+		return []string{fmt.Sprintf("%s: no nextCursor, but event %q follows", first.Request, f.ID)}
+	}
+	second := s.fetch(ctx, pageRequest("1", next, s.tg.Pro))
+	sdoc, _ := second.JSON()
+	got, _ := jsondoc.String(sdoc, "/events/0/id")
+	if got != f.ID {
+		return []string{fmt.Sprintf("%s: the page starts with %q, want %q, which shares createdAt %d with %q, the last event of the page before (%s)",
+			second.Request, got, f.ID, e.CreatedAt, e.ID, first.Request)}
+	}
+	return nil
+}
+
+func lastID(items []any) string {
+	id, _ := jsondoc.String(items[len(items)-1], "/id")
+	return id
+}
+
+// fullLastPage asks for the walk's last page again with exactly as many
+// events as it holds: the page is full, and it is the last.
+func (s *suite) fullLastPage(ctx context.Context, w *walk) []string {
+	GinkgoHelper()
+	last := w.Pages[len(w.Pages)-1]
+	if len(last.Events) == 0 {
+		Skip("the walk's last page is empty: the spec on where a walk ends judges it")
+	}
+	cursor := ""
+	if len(w.Pages) > 1 {
+		cursor = w.Pages[len(w.Pages)-2].Next
+	}
+	resp := s.fetch(ctx, pageRequest(strconv.Itoa(len(last.Events)), cursor, s.tg.Pro))
+	doc, _ := resp.JSON()
+	items := jsondoc.Items(doc, "/events")
+	if len(items) != len(last.Events) || lastID(items) != last.Events[len(last.Events)-1].ID {
+		if cursor == "" {
+			Skip("the feed's head moved since it was walked, and the feed is one page long")
+		}
+		return []string{fmt.Sprintf("%s: %d events, not the %d of the walk's last page", resp.Request, len(items), len(last.Events))}
+	}
+	if next, _ := jsondoc.String(doc, "/nextCursor"); next != "" {
+		return []string{fmt.Sprintf("%s: the last %d events of the feed, exactly limit, with nextCursor %q instead of null", resp.Request, len(items), next)}
+	}
+	return nil
+}
+
+// walkWhileGrowing reads the feed's first page, lets two hours pass on the
+// target's clock (new events are recorded at the head meanwhile), and
+// follows the cursor for a few pages: no event may come twice, as it does
+// when a cursor is an offset into the feed.
+func (s *suite) walkWhileGrowing(ctx context.Context) []string {
+	GinkgoHelper()
+	const size, pages = "50", 5
+	first := s.fetch(ctx, pageRequest(size, "", s.tg.Pro))
+	if err := s.targetClock().Wait(ctx, 2*time.Hour); err != nil {
+		s.failf("moving the target's clock: %v", err)
+	}
+	w := walkFeed(ctx, size, func(ctx context.Context, cursor string) (*client.Response, error) {
+		if cursor == "" {
+			return first, nil
+		}
+		return s.c.Cached(ctx, pageRequest(size, cursor, s.tg.Pro))
+	}, pages, 0)
+	s.walkOK(w)
+	return append(w.Repeats(), w.OrderBreaks()...)
+}

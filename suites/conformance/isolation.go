@@ -1,0 +1,132 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// freeWalkLimit is the page size of the free key's walk: another than the
+// Pro key's, so that no request of one key repeats the other's, and a page
+// cached for one key cannot pass for the other's own.
+var freeWalkLimit = strconv.Itoa(schemas.MaxPageSize - 1)
+
+// isolationSpecs: one account never sees another's data. The suite learns
+// what each key's account tracks from its own feed, walked whole: a channel
+// the free feed shows and the Pro feed never does is not the Pro account's.
+func (s *suite) isolationSpecs() {
+	It("does not serve the Pro account a video of a channel only another account tracks", requires(catalogue.VideosTenant), func(ctx SpecContext) {
+		pro, free := s.bothWalks(ctx)
+		ids, channels := foreignVideos(free, pro, schemas.MaxVideoIDs)
+		if len(ids) == 0 {
+			Skip("the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
+		}
+		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		s.expect(resp).To(HaveStatus(http.StatusOK))
+		var served []string
+		for i, id := range ids {
+			if listed(resp, id) == "videos" {
+				served = append(served, fmt.Sprintf("%s: %q, a video of channel %q, is served: the free account's feed shows that channel, the Pro account's whole feed never does", resp.Request, id, channels[i]))
+			}
+		}
+		s.noneOf("rule: only videos of channels tracked by the authenticated account are served", served)
+	})
+
+	It("shows a key only its own account's events, whatever cursor or page another key got", requires(catalogue.FeedTenant), func(ctx SpecContext) {
+		pro, free := s.bothWalks(ctx)
+		var problems []string
+		// The Pro key's requests, sent with the free key, and the other way round.
+		check := func(req client.Request, own *walk) {
+			problems = append(problems, foreignEvents(s.fetch(ctx, req), own)...)
+		}
+		check(pageRequest(strconv.Itoa(schemas.MaxPageSize), "", s.tg.Free), free)
+		if len(pro.Pages) > 1 {
+			check(pageRequest(strconv.Itoa(schemas.MaxPageSize), pro.Pages[0].Next, s.tg.Free), free)
+		}
+		if len(free.Pages) > 1 {
+			check(pageRequest(freeWalkLimit, free.Pages[0].Next, s.tg.Pro), pro)
+		}
+		s.noneOf("rule: the feed returns the authenticated account's events only; another account's cursor is refused or leads to this account's own events", problems)
+	})
+}
+
+// bothWalks are the Pro and free keys' walks, whole, or the spec is skipped.
+func (s *suite) bothWalks(ctx SpecContext) (pro, free *walk) {
+	GinkgoHelper()
+	freeKey := s.needFree()
+	pro, free = s.fullWalk(ctx), s.walkOf(ctx, freeKey, freeWalkLimit)
+	s.walkOK(pro)
+	s.walkOK(free)
+	for _, w := range []*walk{pro, free} {
+		if !w.Complete {
+			Skip(fmt.Sprintf("the walk at %s did not reach the end of its feed (%d pages; raise --max-pages=%d): what an account tracks is learnt from its whole feed", w.name(), len(w.Pages), s.cfg.MaxPages))
+		}
+	}
+	return pro, free
+}
+
+// foreignVideos picks up to max videos of channels that the other walk
+// shows and own never does, one per channel first: the ids and their
+// channels.
+func foreignVideos(other, own *walk, max int) (ids, channels []string) {
+	mine := map[string]bool{}
+	for _, e := range own.Events() {
+		mine[e.Channel] = true
+	}
+	seen := map[string]bool{}
+	for round := 0; round < 2 && len(ids) < max; round++ {
+		perChannel := map[string]bool{}
+		for _, e := range other.Events() {
+			if e.Channel == "" || mine[e.Channel] || e.Video == "" || seen[e.Video] || len(e.Video) > schemas.MaxVideoIDLen {
+				continue
+			}
+			if round == 0 && perChannel[e.Channel] {
+				continue
+			}
+			perChannel[e.Channel], seen[e.Video] = true, true
+			ids, channels = append(ids, e.Video), append(channels, e.Channel)
+			if len(ids) == max {
+				break
+			}
+		}
+	}
+	return ids, channels
+}
+
+// foreignEvents names the events of a page that are not the account's own:
+// not in its whole walk, and not newer than that walk's head (events that
+// arrived since are its own too).
+func foreignEvents(resp *client.Response, own *walk) []string {
+	switch {
+	case resp.Status >= 400 && resp.Status < 500:
+		return nil // refused
+	case resp.Status != http.StatusOK:
+		return []string{fmt.Sprintf("%s: status %d, want a page or a refusal (4xx)", resp.Request, resp.Status)}
+	}
+	ids := map[string]bool{}
+	var head int64
+	for i, e := range own.Events() {
+		ids[e.ID] = true
+		if i == 0 || e.CreatedAt > head {
+			head = e.CreatedAt
+		}
+	}
+	doc, _ := resp.JSON()
+	var out []string
+	for i, ev := range jsondoc.Items(doc, "/events") {
+		id, _ := jsondoc.String(ev, "/id")
+		at, _ := jsondoc.Int(ev, "/createdAt")
+		if id != "" && !ids[id] && at <= head {
+			channel, _ := jsondoc.String(ev, "/channel/id")
+			out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is not an event of this key's own feed", resp.Request, i, id, channel))
+		}
+	}
+	return out
+}
