@@ -347,7 +347,7 @@ var oracles = map[catalogue.ID]oracle{
 			rejects(func(e *faultEnv) string { return bearer(e.keys.Pro[:len(e.keys.Pro)-1]) })(e),
 		)
 	},
-	"AUTH-REVOKED":   rejects(func(e *faultEnv) string { return bearer(e.keys.Revoked) }),
+	"AUTH-REVOKED": rejects(func(e *faultEnv) string { return bearer(e.keys.Revoked) }),
 	"AUTH-VALID": func(e *faultEnv) string {
 		return firstOf(want(e.feed(e.keys.Pro, ""), http.StatusOK, "feed"), want(e.videos(e.keys.Pro, inventedVideoID(0, 20)), http.StatusOK, "videos"))
 	},
