@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The suite in field conditions, in real time, against the simulator started
+# as its own process with its seeded keys (a Pro and a free account that
+# track overlapping channels, and a revoked key):
+#   1. a run, and a second run started at once (the keys' windows still hold
+#      the first run's requests);
+#   2. a run while another client spends the free key's budget (the burst key);
+#   3. a run against a live world (--speed 600: ten virtual minutes a real
+#      second, so dozens of polls record new events while the suite reads);
+#   4. -p against --target is refused at once.
+# Each must pass (4: must fail fast with its message). Prints wall time and
+# requests of each run. Everything listens on 127.0.0.1 and stops by itself.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$root"
+go build -o "$work/simulator" ./cmd/simulator
+go test -c -o "$work/suite.test" ./suites
+
+# start NAME ARGS...: a simulator on a free port; its info file is $work/NAME.json.
+start() {
+	local name="$1"
+	shift
+	"$work/simulator" --addr 127.0.0.1:0 --info-file "$work/$name.json" "$@" >"$work/$name.log" 2>&1 &
+	pids+=("$!")
+	for _ in $(seq 100); do [[ -s "$work/$name.json" ]] && return 0; sleep 0.1; done
+	echo "the simulator $name did not start"; cat "$work/$name.log"; return 1
+}
+
+field() { jq -r ".$2" "$work/$1.json"; }
+
+# judge SIM RUN [EXTRA...]: runs the suite against simulator SIM; prints the
+# outcome, wall time and requests; fails when the run does not pass.
+judge() {
+	local sim="$1" run="$2"
+	shift 2
+	local t0=$SECONDS code=0
+	(cd "$work" && timeout 600 "$work/suite.test" --target "$(field "$sim" url)" --pro-key "$(field "$sim" proKey)" \
+		--free-key "$(field "$sim" freeKey)" --revoked-key "$(field "$sim" revokedKey)" \
+		--report-dir "$work/$run" --ginkgo.no-color "$@" >"$work/$run.log" 2>&1) || code=$?
+	local report="$work/$run/conformance-report.json"
+	printf '%-28s exit %d, %3d s, %s requests by the specs, outcome %s\n' "$run" "$code" $((SECONDS - t0)) \
+		"$(jq -r .totals.requests "$report" 2>/dev/null || echo '?')" "$(jq -r .outcome "$report" 2>/dev/null || echo '?')"
+	if [[ $code -ne 0 ]]; then
+		grep -E "FAIL|\[FAILED\]" "$work/$run.log" | head -20
+		return 1
+	fi
+}
+
+failed=0
+echo "== 1. a run, and a second run started at once (real time, 20 requests a minute)"
+start twice --speed 1
+judge twice first-run || failed=1
+judge twice second-run-at-once || failed=1
+
+echo "== 2. a run while another client spends the free key's budget"
+start shared --speed 1
+(
+	key="$(field shared freeKey)" url="$(field shared url)"
+	for _ in $(seq 40); do
+		curl -s -o /dev/null -H "Authorization: Bearer $key" "$url/api/public-feed?limit=1" || true
+		sleep 7
+	done
+) &
+pids+=("$!")
+judge shared while-another-client-spends || failed=1
+
+echo "== 3. a live world: --speed 600, new events recorded while the suite reads"
+start live --speed 600
+before="$(curl -s "$(field live url)/_control/clock" | jq .now)"
+judge live live-world || failed=1
+after="$(curl -s "$(field live url)/_control/clock" | jq .now)"
+echo "   the world moved $(((after - before) / 60000)) virtual minutes during the run (polls every 15)"
+
+echo "== 4. -p against --target is refused at once"
+t0=$SECONDS
+if timeout 120 go tool ginkgo -p --procs 2 ./suites -- --target "$(field twice url)" \
+	--pro-key "$(field twice proKey)" --report-dir "$work/parallel" >"$work/parallel.log" 2>&1; then
+	echo "-p against --target ran"; failed=1
+elif grep -q "is for the bundled simulator only" "$work/parallel.log"; then
+	echo "refused in $((SECONDS - t0)) s: $(grep -o '\-p ([0-9]* processes) is for the bundled simulator only[^;]*' "$work/parallel.log" | head -1)"
+else
+	echo "-p failed without saying why:"; tail -20 "$work/parallel.log"; failed=1
+fi
+exit $failed
