@@ -230,7 +230,7 @@ func compareWalks(a, b *walk) []string {
 	ai, bi := a.IDs(), b.IDs()
 	if len(ai) == 0 || len(bi) == 0 {
 		if len(ai) != len(bi) && a.Complete && b.Complete {
-			return []string{fmt.Sprintf("the walk at %s saw %d events, the walk at %s saw %d", a.name(), len(ai), b.name(), len(bi))}
+			return []string{fmt.Sprintf("the walk at %s saw %d events (last page %s), the walk at %s saw %d (last page %s)", a.name(), len(ai), a.last(), b.name(), len(bi), b.last())}
 		}
 		return nil
 	}
@@ -241,7 +241,7 @@ func compareWalks(a, b *walk) []string {
 	} else if j := slices.Index(ai, bi[0]); j >= 0 {
 		ka = j
 	} else {
-		return []string{fmt.Sprintf("the walks share no event: the walk at %s starts with %q, the walk at %s with %q", a.name(), ai[0], b.name(), bi[0])}
+		return []string{fmt.Sprintf("the walks share no event: the walk at %s starts with %q (%s), the walk at %s with %q (%s)", a.name(), ai[0], a.Pages[0].Resp.Request, b.name(), bi[0], b.Pages[0].Resp.Request)}
 	}
 	ra, rb := ai[ka:], bi[kb:]
 	for i := range min(len(ra), len(rb)) {
@@ -252,9 +252,17 @@ func compareWalks(a, b *walk) []string {
 		}
 	}
 	if a.Complete && b.Complete && len(ra) != len(rb) {
-		return []string{fmt.Sprintf("both walks reached the end, but the walk at %s saw %d events after the common head and the walk at %s saw %d", a.name(), len(ra), b.name(), len(rb))}
+		return []string{fmt.Sprintf("both walks reached the end, but the walk at %s saw %d events after the common head (ending with %s) and the walk at %s saw %d (ending with %s)", a.name(), len(ra), a.last(), b.name(), len(rb), b.last())}
 	}
 	return nil
+}
+
+// last names the request of the walk's last page.
+func (w *walk) last() string {
+	if len(w.Pages) == 0 {
+		return "none"
+	}
+	return w.Pages[len(w.Pages)-1].Resp.Request.String()
 }
 
 func (w *walk) name() string {

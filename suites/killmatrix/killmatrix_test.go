@@ -242,6 +242,8 @@ func TestKillMatrix(t *testing.T) {
 	for _, v := range m.Verdicts {
 		if !v.Killed() {
 			t.Errorf("%s (breaks %s) is not killed: %s", v.Fault, v.Requirement, v.Result())
+		} else if !v.Named {
+			t.Errorf("%s (breaks %s) is killed, but no failure names the request it judged (method and path): %s", v.Fault, v.Requirement, strings.Join(v.KilledBy, " | "))
 		}
 	}
 }

@@ -18,6 +18,9 @@ type verdict struct {
 	// Others are the failed specs that do not: collateral, or a spec that
 	// names the wrong requirement.
 	Others []string
+	// Named: some killing spec's failure names the request it judged
+	// (method and path), so a reader knows what to send again.
+	Named bool
 	// Errored says why the run could not judge the target (the suite's
 	// setup failed, or there is no report); "" if it judged it.
 	Errored string
@@ -38,6 +41,17 @@ func (v verdict) Result() string {
 		return "SURVIVED (other specs failed)"
 	}
 	return "SURVIVED"
+}
+
+// namesRequest reports whether a failure message names a request of the
+// API: a method and one of its paths.
+func namesRequest(msg string) bool {
+	for _, m := range []string{"GET /api/", "POST /api/"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // setupNodes are the nodes whose failure means the run errored: the suite
@@ -65,6 +79,7 @@ func judge(fault, requirement string, reports []types.Report) verdict {
 			}
 			if slices.Contains(s.Labels(), requirement) {
 				v.KilledBy = append(v.KilledBy, s.FullText())
+				v.Named = v.Named || namesRequest(s.FailureMessage())
 			} else {
 				v.Others = append(v.Others, s.FullText())
 			}
