@@ -38,7 +38,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{"3s", 0, true},
 		{"abc", 0, true},
 		{"soon", 0, true},
-		{"31536000", 365 * 24 * time.Hour, false},              // a year: valid, however long
+		{"31536000", 365 * 24 * time.Hour, false},                     // a year: valid, however long
 		{"99999999999999999999", time.Duration(math.MaxInt64), false}, // past a Duration: the longest
 		{"\t7\t", 7 * time.Second, false},
 		{"2026-01-01T12:00:30Z", 0, true}, // ISO 8601 is not an HTTP-date
