@@ -3,9 +3,11 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -41,13 +43,31 @@ type Session struct {
 	build sync.Once
 	clock client.Clock
 	c     *client.Client
+	// runCtx ends when the run does (its deadline, or Close): work done
+	// ahead of time stops with it.
+	runCtx  context.Context
+	stopRun context.CancelFunc
 	// g fails through the redactor, whatever fail handler the host suite
 	// registered: a body that echoes a key cannot leak through a message.
 	g gomega.Gomega
 }
 
 func newSession(cfg *Config) *Session {
-	return &Session{cfg: cfg, walks: map[string]*walkEntry{}}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Session{cfg: cfg, walks: map[string]*walkEntry{}, runCtx: ctx, stopRun: stop}
+}
+
+// Close ends the session: work still under way ahead of time stops, and
+// the bodies the client kept on disk are removed.
+func (s *Session) Close() error {
+	s.stopRun()
+	s.mu.Lock()
+	c := s.c
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.Close()
 }
 
 // Use sets the target the session judges, instead of the Config's. Call it
@@ -109,7 +129,7 @@ func (s *Session) ready() {
 		s.Redactor().Add(tg.unknownKey(), tg.unprefixedToken())
 		clock := s.cfg.Clock
 		if clock == nil && tg.ControlClock {
-			clock = client.ControlClock{Control: simulator.Control{URL: tg.URL, HTTP: s.cfg.HTTP}}
+			clock = client.ControlClock{Control: simulator.Control{URL: tg.URL, HTTP: s.controlHTTP()}}
 		}
 		g := gomega.NewGomega(func(message string, callerSkip ...int) {
 			ginkgo.GinkgoHelper()
@@ -124,6 +144,8 @@ func (s *Session) ready() {
 			HTTP:    s.cfg.HTTP,
 			Clock:   clock,
 			MaxWait: s.cfg.MaxWait,
+			Timeout: s.cfg.RequestTimeout,
+			MaxBody: int64(s.cfg.MaxBody),
 			Redact:  s.Redactor().String,
 			Log:     s.logWriter(),
 		}
@@ -134,11 +156,27 @@ func (s *Session) ready() {
 	})
 }
 
+// controlHTTP sends the control API's requests: the Config's client or a
+// plain one, bounded in time and following no redirect either.
+func (s *Session) controlHTTP() *http.Client {
+	hc := &http.Client{Timeout: s.cfg.RequestTimeout}
+	if s.cfg.HTTP != nil {
+		*hc = *s.cfg.HTTP
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return hc
+}
+
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
 	errs := s.Target().validate()
 	if s.cfg.MaxPages < 1 {
 		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", s.cfg.MaxPages))
+	}
+	for name, d := range map[string]time.Duration{"max-wait": s.cfg.MaxWait, "request-timeout": s.cfg.RequestTimeout, "run-deadline": s.cfg.RunDeadline} {
+		if d <= 0 {
+			errs = append(errs, fmt.Sprintf("%s %s: must be more than 0", name, d))
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
@@ -162,21 +200,6 @@ func (s *Session) Preflight(ctx context.Context) error {
 	err := s.preflight(ctx)
 	s.verdict = &err
 	return err
-}
-
-func (s *Session) preflight(ctx context.Context) error {
-	if _, err := s.c.Cached(ctx, healthRequest()); err != nil {
-		return fmt.Errorf("the target %s does not answer: %w", s.tg.URL, err)
-	}
-	resp, err := s.c.Cached(ctx, feedRequest(nil, s.tg.Pro))
-	if err != nil {
-		return fmt.Errorf("the target %s does not answer the feed: %w", s.tg.URL, err)
-	}
-	if resp.Status != 200 {
-		return fmt.Errorf("the Pro key (%s) is not accepted: %s answered %d, want 200; body: %s",
-			redact.Form(s.tg.Pro), resp.Request, resp.Status, resp.Excerpt())
-	}
-	return nil
 }
 
 // walk returns the cursor walk at a page size, walking on first use. The
@@ -212,8 +235,19 @@ type walkEntry struct {
 }
 
 func (s *Session) makeWalk(ctx context.Context, limit string) *walk {
+	// What a walk keeps grows with the events of its pages: past what
+	// --max-pages pages of a conforming feed hold, it stops.
+	most, seen := s.cfg.MaxPages*schemas.MaxPageSize, 0
 	fetch := func(ctx context.Context, cursor string) (*client.Response, error) {
-		return s.c.Cached(ctx, pageRequest(limit, cursor, s.tg.Pro))
+		if seen > most {
+			return nil, fmt.Errorf("the walk stopped after %d events in its pages, more than --max-pages=%d pages of %d hold (bounded memory)", seen, s.cfg.MaxPages, schemas.MaxPageSize)
+		}
+		resp, err := s.c.Cached(ctx, pageRequest(limit, cursor, s.tg.Pro))
+		if err == nil && resp.Status == 200 {
+			doc, _ := resp.JSON()
+			seen += len(jsondoc.Items(doc, "/events"))
+		}
+		return resp, err
 	}
 	if limit == "" {
 		return walkFeed(ctx, limit, fetch, 0, schemas.MaxPageSize+schemas.DefaultPageSize)
@@ -229,7 +263,7 @@ func (s *Session) makeWalk(ctx context.Context, limit string) *walk {
 func (s *Session) prefetchWalks() {
 	go func() {
 		for _, limit := range []string{strconv.Itoa(schemas.MaxPageSize), ""} {
-			s.walkOnce(client.WithScope(context.Background(), walkScope(limit)), limit)
+			s.walkOnce(client.WithScope(s.runCtx, walkScope(limit)), limit)
 		}
 	}()
 }

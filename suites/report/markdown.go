@@ -129,9 +129,9 @@ func (r Report) Headline() string {
 	switch r.Outcome {
 	case Errored:
 		if len(r.Errors) > 0 {
-			return "The suite could not run: " + firstLine(r.Errors[0])
+			return "The run errored, the target was not fully judged: " + strings.TrimSuffix(firstLine(r.Errors[0]), ":") + "."
 		}
-		return "The suite could not run."
+		return "The run errored, the target was not fully judged."
 	case Failed:
 		n := 0
 		for _, q := range r.Requirements {
@@ -139,7 +139,8 @@ func (r Report) Headline() string {
 				n++
 			}
 		}
-		return fmt.Sprintf("%d of %d specs failed; %d %s not met.", r.Totals.Failed, r.Totals.Specs, n, plural(n, "requirement", "requirements"))
+		return fmt.Sprintf("%d of the %d specs that ran failed (%d skipped); %d %s not met.",
+			r.Totals.Failed, r.Totals.Ran(), r.Totals.Skipped, n, plural(n, "requirement", "requirements"))
 	default:
 		return fmt.Sprintf("All %d specs that ran passed (%d skipped).", r.Totals.Passed, r.Totals.Skipped)
 	}
@@ -211,12 +212,16 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// Ran is how many specs ran: passed, failed or stopped while running.
+func (c Counts) Ran() int { return c.Passed + c.Failed + c.Errored }
+
 // SpecLine counts the specs by state, and says how many were meant to run.
 func (r Report) SpecLine() string {
-	line := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Totals.Passed, r.Totals.Failed, r.Totals.Skipped)
+	line := fmt.Sprintf("%d ran: %d passed, %d failed", r.Totals.Ran(), r.Totals.Passed, r.Totals.Failed)
 	if r.Totals.Errored > 0 {
-		line += fmt.Sprintf(", %d errored", r.Totals.Errored)
+		line += fmt.Sprintf(", %d stopped by the run's end", r.Totals.Errored)
 	}
+	line += fmt.Sprintf("; %d skipped", r.Totals.Skipped)
 	if r.Planned.InSuite > 0 {
 		line += fmt.Sprintf("; %d selected of %d in the suite", r.Planned.Selected, r.Planned.InSuite)
 	}
