@@ -91,7 +91,7 @@ const EnvPrefix = "TCM"
 // NewConfig returns a Config with the defaults set.
 func NewConfig() *Config {
 	return &Config{
-		ReportDir: DefaultReportDir,
+		ReportDir:      DefaultReportDir,
 		MaxWait:        2 * schemas.RateWindow,
 		MaxPages:       DefaultMaxPages,
 		MaxBody:        DefaultMaxBody,
