@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -124,7 +123,7 @@ func (s *suite) none(rule string, fs []finding) {
 func (s *suite) noneOf(rule string, problems []string) {
 	GinkgoHelper()
 	if len(problems) > 0 {
-		s.failf("%s\n  %s", rule, strings.Join(problems, "\n  "))
+		s.failf("%s\n%d problem(s):\n%s", rule, len(problems), listProblems(problems, "  "))
 	}
 }
 
