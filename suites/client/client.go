@@ -86,7 +86,7 @@ const (
 	DefaultKeepInMemory = 64 << 20
 	// DefaultDecodedBudget bounds the decoded documents kept for reuse, in
 	// estimated bytes; the least recently used are decoded again when needed.
-	DefaultDecodedBudget = 128 << 20
+	DefaultDecodedBudget = 64 << 20
 	// maxHeaderBytes bounds the response headers the client reads.
 	maxHeaderBytes = 64 << 10
 )

@@ -159,9 +159,9 @@ func estimate(doc any) int64 {
 				walk(x)
 			}
 		case string:
-			n += 16 + int64(len(t))
+			n += 32 + int64(len(t))
 		case json.Number:
-			n += 16 + int64(len(t))
+			n += 32 + int64(len(t))
 		default:
 			n += 16
 		}
