@@ -42,8 +42,12 @@ type Target struct {
 }
 
 // Targets returns a fresh set of the hostile servers; elsewhere is the URL
-// of another listener, where the redirecting ones send the suite.
-func Targets(elsewhere string) []Target {
+// of another listener, where the redirecting ones send the suite, and size
+// the length of invalid-json's bodies (DefaultSize when 0).
+func Targets(elsewhere string, size int) []Target {
+	if size <= 0 {
+		size = DefaultSize
+	}
 	redirect := func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, elsewhere+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	}
@@ -58,7 +62,8 @@ func Targets(elsewhere string) []Target {
 		{Name: "redirect", About: "answers every request with 307 to another listener", Handler: http.HandlerFunc(redirect)},
 		{Name: "redirect-after-preflight", About: "answers every request after the preflight with 307 to another listener", Handler: afterPreflight(redirect)},
 		{Name: "huge-body", About: "answers every request after the preflight with a body of 2 GiB", Handler: afterPreflight(huge)},
-		{Name: "invalid-json", About: "answers every request after the preflight with 240 KiB of valid JSON that breaks the schema everywhere (and 429 to limit=1)", Handler: afterPreflight(invalidJSON)},
+		{Name: "invalid-json", About: fmt.Sprintf("answers every request after the preflight with %d KiB of valid JSON that breaks the schema everywhere (and 429 to limit=1)", size>>10),
+			Handler: afterPreflight(invalidJSON(size))},
 		{Name: "drip", About: "answers every request after the preflight with a byte every 100 ms, for ever", Handler: afterPreflight(drip)},
 		{Name: "retry-after-year", About: "answers every request after the preflight with 429 and Retry-After: 31536000 (a year)", Handler: afterPreflight(retryAfter("31536000"))},
 		{Name: "retry-after-negative", About: "answers every request after the preflight with 429 and Retry-After: -5", Handler: afterPreflight(retryAfter("-5"))},
@@ -96,15 +101,22 @@ func huge(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// invalidJSON is valid JSON in which every value is wrong, with a new
-// cursor each time; a rate limit on limit=1 ends the suite's burst at once.
-func invalidJSON(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if r.URL.RawQuery == "limit=1" {
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusTooManyRequests)
+// DefaultSize is the length of invalid-json's bodies by default.
+const DefaultSize = 240 << 10
+
+// invalidJSON answers size bytes of valid JSON in which every value is
+// wrong, with a new cursor each time; a rate limit on limit=1 ends the
+// suite's burst at once.
+func invalidJSON(size int) http.HandlerFunc {
+	ones := strings.Repeat("1,", (size-100)/2)
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.RawQuery == "limit=1" {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+		fmt.Fprintf(w, `{"events":[%s1],"videos":[],"missingVideoIds":[],"nextCursor":"c%d"}`, ones, time.Now().UnixNano())
 	}
-	fmt.Fprintf(w, `{"events":[%s1],"videos":[],"missingVideoIds":[],"nextCursor":"c%d"}`, strings.Repeat("1,", 120<<10), time.Now().UnixNano())
 }
 
 // drip sends the headers, then a byte every 100 ms until the client leaves.

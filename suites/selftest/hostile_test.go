@@ -173,7 +173,7 @@ var expectations = map[string]hostileRun{
 func TestHostileTargets(t *testing.T) {
 	t.Parallel()
 	c := newCatcher(t)
-	for _, tg := range hostile.Targets(c.URL) {
+	for _, tg := range hostile.Targets(c.URL, 0) {
 		h, ok := expectations[tg.Name]
 		if !ok {
 			t.Errorf("no expectation for the hostile target %s", tg.Name)
