@@ -141,18 +141,39 @@ func count(doc any, limit int) int {
 	return n
 }
 
-// largestArray finds the array with the most items, and its pointer.
+// largestArray finds the array with the most items, and its pointer
+// (built only for the best so far: a document may hold millions of values).
 func largestArray(doc any) (string, []any) {
-	bestPath, best := "", []any(nil)
-	jsondoc.Walk(doc, func(ptr string, v any) {
-		if a, ok := v.([]any); ok && len(a) > len(best) {
-			bestPath, best = ptr, a
+	var best []any
+	var bestPath []string
+	var path []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				path = append(path, k)
+				walk(x)
+				path = path[:len(path)-1]
+			}
+		case []any:
+			if len(t) > len(best) {
+				best, bestPath = t, slices.Clone(path)
+			}
+			for i, x := range t {
+				if _, ok := x.(map[string]any); !ok {
+					if _, ok := x.([]any); !ok {
+						continue // a scalar holds no array
+					}
+				}
+				path = append(path, strconv.Itoa(i))
+				walk(x)
+				path = path[:len(path)-1]
+			}
 		}
-	})
-	if a, ok := doc.([]any); ok && len(a) >= len(best) {
-		return "", a
 	}
-	return bestPath, best
+	walk(doc)
+	return jsondoc.Pointer(bestPath...), best
 }
 
 // replaced is doc with the value at the pointer's tokens replaced by v; the

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,10 +133,7 @@ func timestampFindings(js []judged, now time.Time) []finding {
 		if err != nil {
 			continue // the schema specs report bodies that are not JSON
 		}
-		jsondoc.Walk(doc, func(ptr string, v any) {
-			if !slices.Contains(timestampFields, jsondoc.Last(ptr)) {
-				return
-			}
+		fields(doc, timestampFields, func(ptr string, v any) {
 			if why := implausible(v, ceiling); why != "" {
 				out = append(out, finding{req: j.resp.Request.String(), ptr: ptr, kind: why,
 					line: fmt.Sprintf("%s: %s; got %s", ptr, why, jsondoc.Quote(v, schemas.MaxExcerpt))})
@@ -142,6 +141,37 @@ func timestampFindings(js []judged, now time.Time) []finding {
 		})
 	}
 	return out
+}
+
+// fields calls fn with every member of an object in doc whose name is one
+// of names, and its pointer. Unlike jsondoc.Walk it makes no pointer for
+// the other values: a hostile body may hold millions.
+func fields(doc any, names []string, fn func(ptr string, v any)) {
+	var path []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(t)) {
+				path = append(path, k)
+				if slices.Contains(names, k) {
+					fn(jsondoc.Pointer(path...), t[k])
+				}
+				walk(t[k])
+				path = path[:len(path)-1]
+			}
+		case []any:
+			for i, x := range t {
+				switch x.(type) {
+				case map[string]any, []any:
+					path = append(path, strconv.Itoa(i))
+					walk(x)
+					path = path[:len(path)-1]
+				}
+			}
+		}
+	}
+	walk(doc)
 }
 
 func implausible(v any, ceiling time.Time) string {

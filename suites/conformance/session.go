@@ -235,25 +235,36 @@ type walkEntry struct {
 }
 
 func (s *Session) makeWalk(ctx context.Context, limit string) *walk {
-	// What a walk keeps grows with the events of its pages: past what
-	// --max-pages pages of a conforming feed hold, it stops.
+	// What a walk keeps grows with the events of its pages: it stops at a
+	// page that holds far more than a page may, and past what --max-pages
+	// pages of a conforming feed hold.
 	most, seen := s.cfg.MaxPages*schemas.MaxPageSize, 0
 	fetch := func(ctx context.Context, cursor string) (*client.Response, error) {
 		if seen > most {
 			return nil, fmt.Errorf("the walk stopped after %d events in its pages, more than --max-pages=%d pages of %d hold (bounded memory)", seen, s.cfg.MaxPages, schemas.MaxPageSize)
 		}
 		resp, err := s.c.Cached(ctx, pageRequest(limit, cursor, s.tg.Pro))
-		if err == nil && resp.Status == 200 {
-			doc, _ := resp.JSON()
-			seen += len(jsondoc.Items(doc, "/events"))
+		if err != nil || resp.Status != 200 {
+			return resp, err
 		}
-		return resp, err
+		doc, _ := resp.JSON()
+		n := len(jsondoc.Items(doc, "/events"))
+		if n > maxPageEvents {
+			return nil, fmt.Errorf("%s: the page holds %d events, more than %d times the largest page (%d); the walk stops there (bounded memory)",
+				resp, n, maxPageEvents/schemas.MaxPageSize, schemas.MaxPageSize)
+		}
+		seen += n
+		return resp, nil
 	}
 	if limit == "" {
 		return walkFeed(ctx, limit, fetch, 0, schemas.MaxPageSize+schemas.DefaultPageSize)
 	}
 	return walkFeed(ctx, limit, fetch, s.cfg.MaxPages, 0)
 }
+
+// maxPageEvents is the most events a walk takes from one page: five times
+// what a page may hold.
+const maxPageEvents = 5 * schemas.MaxPageSize
 
 // prefetchWalks starts both feed walks in the background, so that the Pro
 // key's requests (and its own waits for the rate limit) overlap the time
