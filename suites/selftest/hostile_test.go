@@ -154,7 +154,7 @@ var expectations = map[string]hostileRun{
 	"huge-body": {flags: []string{"--max-body", "4MiB"}, outcome: "failed", says: []string{"with a body larger than 4 MiB (--max-body): the suite read 4 MiB and stopped"},
 		wall: 30 * time.Second, memory: 512 << 20},
 	"invalid-json": {flags: []string{"--max-body", "256KiB"}, outcome: "failed",
-		says: []string{"more than --max-pages=5 pages of 200 hold", "validation stopped after 1000 violations"},
+		says: []string{"more than 5 times the largest page (200); the walk stops there (bounded memory)", "validation stopped after 1000 violations"},
 		wall: 30 * time.Second, memory: 512 << 20},
 	"drip": {flags: []string{"--request-timeout", "500ms", "--run-deadline", "5s"}, outcome: "errored",
 		says: []string{"the run deadline (--run-deadline=5s) passed", "selected specs were left undone", "no complete answer within 500ms (--request-timeout)"},
