@@ -153,7 +153,7 @@ var expectations = map[string]hostileRun{
 		wall: 20 * time.Second},
 	"huge-body": {flags: []string{"--max-body", "4MiB"}, outcome: "failed", says: []string{"with a body larger than 4 MiB (--max-body): the suite read 4 MiB and stopped"},
 		wall: 30 * time.Second, memory: 512 << 20},
-	"invalid-json": {flags: []string{"--max-body", "256KiB"}, outcome: "failed",
+	"invalid-json": {flags: []string{"--max-body", "64KiB"}, outcome: "failed",
 		says: []string{"more than 5 times the largest page (200); the walk stops there (bounded memory)", "validation stopped after 1000 violations"},
 		wall: 30 * time.Second, memory: 512 << 20},
 	"drip": {flags: []string{"--request-timeout", "500ms", "--run-deadline", "5s"}, outcome: "errored",
@@ -173,7 +173,7 @@ var expectations = map[string]hostileRun{
 func TestHostileTargets(t *testing.T) {
 	t.Parallel()
 	c := newCatcher(t)
-	for _, tg := range hostile.Targets(c.URL, 0) {
+	for _, tg := range hostile.Targets(c.URL, 60<<10) {
 		h, ok := expectations[tg.Name]
 		if !ok {
 			t.Errorf("no expectation for the hostile target %s", tg.Name)
