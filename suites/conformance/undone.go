@@ -31,7 +31,9 @@ func (r *run) undone(rep types.Report) string {
 		cut := sr.State.Is(types.SpecStateTimedout|types.SpecStateInterrupted|types.SpecStateAborted) && strings.Contains(strings.ToLower(sr.Failure.Message), "suite timeout")
 		never := sr.State.Is(types.SpecStateSkipped) && sr.Failure.Message == "" && match(sr.Labels())
 		if cut || never {
-			names = append(names, sr.FullText())
+			// the top container's text is every spec's: left out
+			texts := append(slices.Clone(sr.ContainerHierarchyTexts[min(1, len(sr.ContainerHierarchyTexts)):]), sr.LeafNodeText)
+			names = append(names, strings.Join(texts, " "))
 		}
 	}
 	msg := fmt.Sprintf("the run deadline (--run-deadline=%s) passed after %s: %d selected specs were left undone",
