@@ -173,9 +173,12 @@ func (s *Session) validate() error {
 	if s.cfg.MaxPages < 1 {
 		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", s.cfg.MaxPages))
 	}
-	for name, d := range map[string]time.Duration{"max-wait": s.cfg.MaxWait, "request-timeout": s.cfg.RequestTimeout, "run-deadline": s.cfg.RunDeadline} {
-		if d <= 0 {
-			errs = append(errs, fmt.Sprintf("%s %s: must be more than 0", name, d))
+	for _, b := range []struct {
+		name string
+		d    time.Duration
+	}{{"max-wait", s.cfg.MaxWait}, {"request-timeout", s.cfg.RequestTimeout}, {"run-deadline", s.cfg.RunDeadline}} {
+		if b.d <= 0 {
+			errs = append(errs, fmt.Sprintf("%s %s: must be more than 0", b.name, b.d))
 		}
 	}
 	if len(errs) > 0 {
