@@ -56,11 +56,14 @@ func TestPreflightPointsAtTheCause(t *testing.T) {
 		{"a drip", serve(func(w http.ResponseWriter, r *http.Request) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
-		}), "is too slow: POST /api/public/health: no complete answer within 300ms (--request-timeout)"},
+		}), "is too slow: POST /api/public/health: no complete answer within 500ms (--request-timeout)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewConfig()
-			c.Target, c.ProKey, c.RequestTimeout = tc.target, "tcm_goodgoodgoodgood", 300*time.Millisecond
+			c.Target, c.ProKey, c.RequestTimeout = tc.target, "tcm_goodgoodgoodgood", 10*time.Second
+			if tc.name == "a drip" {
+				c.RequestTimeout = 500 * time.Millisecond
+			}
 			s := newSession(c)
 			defer s.Close()
 			err := s.Preflight(context.Background())
