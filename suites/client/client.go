@@ -341,8 +341,9 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 			c.mu.Unlock()
 		}
 		if !fresh {
+			block := c.redact(fmt.Sprintf("=== %s\n# the failed exchange of an earlier spec, not sent again: %v\n\n", req, e.err))
 			c.mu.Lock()
-			fmt.Fprintf(&c.recorder(ctx).script, "=== %s\n# the failed exchange of an earlier spec, not sent again: %v\n\n", req, e.err)
+			c.recorder(ctx).script.WriteString(block)
 			c.mu.Unlock()
 		}
 		return nil, e.err
@@ -351,8 +352,9 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 		return e.resp, nil
 	}
 	reused := e.resp.reuse()
+	block := c.redact(c.block(req, reused, 0, nil))
 	c.mu.Lock()
-	c.recorder(ctx).script.WriteString(c.block(req, reused, 0, nil))
+	c.recorder(ctx).script.WriteString(block)
 	c.mu.Unlock()
 	return reused, nil
 }

@@ -56,8 +56,10 @@ func (c *Client) Take() (int, string) {
 // headersOfInterest are the response headers worth a line in a transcript.
 var headersOfInterest = []string{"Content-Type", "Content-Length", "Retry-After", "Date", "Location", "WWW-Authenticate"}
 
+// record adds an exchange to the transcript, redacted before it is stored
+// (and again when it is taken, for keys learnt meanwhile).
 func (c *Client) record(ctx context.Context, req Request, resp *Response, took time.Duration, err error) {
-	s := c.block(req, resp, took, err)
+	s := c.redact(c.block(req, resp, took, err))
 	c.mu.Lock()
 	c.recorder(ctx).script.WriteString(s)
 	c.mu.Unlock()
