@@ -24,11 +24,14 @@ for name in "${names[@]}"; do
   "$out/hostile" --name "$name" --addr "127.0.0.1:$port" --size "${SIZE:-245760}" > "$out/$name.hostile.log" 2>&1 &
   pid=$!
   sleep 0.5
-  keys=$(sed -n 's/^  suite: //p' "$out/$name.hostile.log")
+  # the target and keys go in the environment, not on a command line that
+  # /usr/bin/time and ps show
+  read -r _ target _ pro _ free _ revoked < <(sed -n 's/^  suite: //p' "$out/$name.hostile.log")
   rm -rf "$out/$name"
   set +e
   # shellcheck disable=SC2086
-  /usr/bin/time -v -o "$out/$name.time" "$out/suite.test" $keys --report-dir "$out/$name" ${SUITE_FLAGS:-} \
+  TCM_TARGET=$target TCM_PRO_KEY=$pro TCM_FREE_KEY=$free TCM_REVOKED_KEY=$revoked \
+    /usr/bin/time -v -o "$out/$name.time" "$out/suite.test" --report-dir "$out/$name" ${SUITE_FLAGS:-} \
     > "$out/$name.log" 2>&1
   code=$?
   set -e
