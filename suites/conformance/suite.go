@@ -27,6 +27,10 @@ import (
 // container here, and a group's strict specs, from strict.go, follow the
 // group's own specs (TestSpecOrder holds this).
 //
+// A host suite owns the run's bounds: give RunSpecs a Timeout (Run uses
+// Config.RunDeadline), and call the Session's Close after the suite, which
+// removes the bodies its client kept on disk.
+//
 // Labels: lower-case ones are features (health, auth, pro, pagination,
 // events, videos, rate-limit, errors, strict); upper-case ones are the ids
 // of the requirements a spec checks, from schemas/catalogue.
