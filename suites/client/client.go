@@ -4,12 +4,21 @@
 // was used in the current rate window, and records a transcript of every
 // exchange for the report. It never writes an API key: the transcript and
 // the waiting lines pass through the redactor given to it.
+//
+// Whatever the target does, the client stays safe and bounded: it follows
+// no redirect (keys go nowhere but the target's origin), reads at most
+// MaxBody bytes of a body, gives each exchange at most Timeout, waits at
+// most MaxWait for a Retry-After it can read and not at all for one it
+// cannot, keeps bodies in memory only up to a budget (the rest on disk
+// until Close), and validates large documents piece by piece with a bound
+// on the violations kept.
 package client
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,7 +30,6 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
-	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 // Request is one request the suite sends. It is a value, so equal requests
@@ -68,109 +76,29 @@ func (r Request) key() string {
 	return fmt.Sprintf("%s %s?%s %x %s %q", r.Method, r.Path, r.Query, h[:8], r.ContentType, r.Body)
 }
 
-// Response is a finished exchange: the body is read once, whole.
-type Response struct {
-	Request Request
-	Status  int
-	Header  http.Header
-	Body    []byte
-	// Attempts is how many times the request was sent (more than one after 429s).
-	Attempts int
-	// Reused is set on a response handed out again by Cached.
-	Reused bool
-
-	redact func(string) string // the client's, for Excerpt
-
-	// read is shared by a response and its reuses: the body is decoded,
-	// and validated against a resource, once.
-	read *reading
-}
-
-// reading is what was learnt from a body.
-type reading struct {
-	once sync.Once
-	doc  any
-	err  error
-
-	mu    sync.Mutex
-	valid map[schemas.Resource]error
-}
-
-func (r *Response) reading() *reading {
-	if r.read == nil {
-		r.read = &reading{}
-	}
-	return r.read
-}
-
-// JSON decodes the body the way schemas.Validate expects it; decoded once.
-func (r *Response) JSON() (any, error) {
-	rd := r.reading()
-	rd.once.Do(func() { rd.doc, rd.err = jsondoc.Decode(r.Body) })
-	return rd.doc, rd.err
-}
-
-// Validate validates the body against a resource, once per resource: nil,
-// a *schemas.Error, or the error of a body that is not JSON.
-func (r *Response) Validate(res schemas.Resource) error {
-	doc, err := r.JSON()
-	if err != nil {
-		return err
-	}
-	rd := r.reading()
-	rd.mu.Lock()
-	defer rd.mu.Unlock()
-	if verr, ok := rd.valid[res]; ok {
-		return verr
-	}
-	if rd.valid == nil {
-		rd.valid = map[schemas.Resource]error{}
-	}
-	verr := schemas.Validate(res, doc)
-	rd.valid[res] = verr
-	return verr
-}
-
-// String names the exchange: request and status.
-func (r *Response) String() string {
-	return fmt.Sprintf("%s → %d", r.Request, r.Status)
-}
-
-// MaxExcerpt bounds the body shown in messages and transcripts.
-const MaxExcerpt = 600
-
-// Excerpt is the start of the body, for messages: keys are redacted
-// before it is cut, so no part of one survives the cut.
-func (r *Response) Excerpt() string {
-	s := string(r.Body)
-	if r.redact != nil {
-		s = r.redact(s)
-	}
-	return excerpt(s, len(r.Body))
-}
-
-// excerpt is the start of a (redacted) body, and the body's size when it
-// was cut.
-func excerpt(s string, size int) string {
-	cut := jsondoc.Excerpt(s, MaxExcerpt)
-	if len(s) > MaxExcerpt {
-		cut += fmt.Sprintf(" (%d bytes)", size)
-	}
-	return cut
-}
-
 // Defaults of a Client.
 const (
 	DefaultMaxRetries = 3
 	DefaultTimeout    = 30 * time.Second
+	DefaultMaxBody    = 4 << 20
+	// DefaultKeepInMemory is how many bytes of bodies the client keeps in
+	// memory; the bodies beyond go to temporary files until Close.
+	DefaultKeepInMemory = 64 << 20
+	// DefaultDecodedBudget bounds the decoded documents kept for reuse, in
+	// estimated bytes; the least recently used are decoded again when needed.
+	DefaultDecodedBudget = 64 << 20
+	// maxHeaderBytes bounds the response headers the client reads.
+	maxHeaderBytes = 64 << 10
 )
 
 // Client sends requests to one target. Set the exported fields before the
-// first request; the methods are safe for concurrent use.
+// first request; the methods are safe for concurrent use. Close removes
+// what it kept on disk.
 type Client struct {
 	// BaseURL is the target, such as http://127.0.0.1:8080 (no trailing slash needed).
 	BaseURL string
-	// HTTP sends the requests; nil uses a client with DefaultTimeout.
+	// HTTP sends the requests; nil uses a client of the client's own. Either
+	// way redirects are not followed.
 	HTTP *http.Client
 	// Clock waits for rate windows; nil uses the wall clock.
 	Clock Clock
@@ -179,10 +107,23 @@ type Client struct {
 	// MaxWait bounds one wait for the rate limit; a longer Retry-After is
 	// not honoured and the 429 is returned (0 uses two rate windows).
 	MaxWait time.Duration
+	// Timeout bounds one exchange, from sending to the end of the body (0
+	// uses DefaultTimeout).
+	Timeout time.Duration
+	// MaxBody bounds the bytes read of one body (0 uses DefaultMaxBody); a
+	// larger body is an error of the exchange.
+	MaxBody int64
+	// KeepInMemory and DecodedBudget bound what the client keeps (0 uses
+	// the defaults above).
+	KeepInMemory, DecodedBudget int64
 	// Redact is applied to everything the client writes; nil writes as is.
 	Redact func(string) string
 	// Log receives the "waiting N s for the rate limit" lines; nil discards them.
 	Log io.Writer
+
+	once   sync.Once
+	hc     *http.Client
+	bodies *store
 
 	mu      sync.Mutex
 	total   int
@@ -192,23 +133,41 @@ type Client struct {
 	cache   map[string]*cacheEntry
 }
 
-// tally counts and records the requests of one spec or scope.
-type tally struct {
-	n      int
-	script strings.Builder
-}
-
 type cacheEntry struct {
 	once sync.Once
 	resp *Response
 	err  error
 }
 
-func (c *Client) httpClient() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
+func (c *Client) init() {
+	c.once.Do(func() {
+		if c.HTTP != nil {
+			hc := *c.HTTP
+			c.hc = &hc
+		} else {
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			tr.MaxResponseHeaderBytes = maxHeaderBytes
+			c.hc = &http.Client{Transport: tr}
+		}
+		// A conforming answer is never a redirect, and following one would
+		// send the key wherever the target says.
+		c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		c.bodies = &store{keep: orDefault(c.KeepInMemory, DefaultKeepInMemory), budget: orDefault(c.DecodedBudget, DefaultDecodedBudget)}
+	})
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
 	}
-	return &http.Client{Timeout: DefaultTimeout}
+	return def
+}
+
+// Close removes the bodies the client kept on disk. Responses it returned
+// keep their decoded documents but lose the spilled bodies.
+func (c *Client) Close() error {
+	c.init()
+	return c.bodies.close()
 }
 
 func (c *Client) clock() Clock {
@@ -226,20 +185,26 @@ func (c *Client) redact(s string) string {
 }
 
 // Send sends the request once and returns whatever the target answered,
-// 429 included: the rate-limit specs need to see every answer.
+// 429 included: the rate-limit specs need to see every answer. An exchange
+// that gives no answer to judge (no connection, no complete answer within
+// Timeout, a redirect, a body over MaxBody or cut short) is an *Error.
 func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
+	c.init()
 	target, err := url.Parse(strings.TrimSuffix(c.BaseURL, "/") + req.Path)
 	if err != nil {
-		return nil, fmt.Errorf("client: %s: %w", req, err)
+		return nil, &Error{Request: req, Err: err}
 	}
 	target.RawQuery = req.Query
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, req.Method, target.String(), body)
+	timeout := orDefault(c.Timeout, DefaultTimeout)
+	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(rctx, req.Method, target.String(), body)
 	if err != nil {
-		return nil, fmt.Errorf("client: %s: %w", req, err)
+		return nil, &Error{Request: req, Err: err}
 	}
 	if req.Auth != "" {
 		hreq.Header.Set("Authorization", req.Auth)
@@ -250,60 +215,93 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	hreq.Header.Set("Accept", "application/json")
 	start := time.Now()
 	c.note(ctx, req.Auth, start)
-	hresp, err := c.httpClient().Do(hreq)
+	hresp, err := c.hc.Do(hreq)
 	if err != nil {
+		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)
 		c.record(ctx, req, nil, time.Since(start), err)
-		return nil, fmt.Errorf("client: %s: %w", req, err)
+		return nil, err
 	}
 	defer hresp.Body.Close()
-	raw, err := io.ReadAll(hresp.Body)
-	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Body: raw, Attempts: 1, redact: c.redact}
-	c.record(ctx, req, resp, time.Since(start), err)
-	if err != nil {
-		return nil, fmt.Errorf("client: %s: reading the body: %w", req, err)
+	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Attempts: 1, redact: c.redact, store: c.bodies}
+	if loc, ok := redirected(hresp); ok {
+		err := &Error{Request: req, Err: &RedirectError{Status: hresp.StatusCode, Location: loc}}
+		c.record(ctx, req, resp, time.Since(start), err)
+		return nil, err
 	}
+	raw, err := c.readBody(hresp)
+	if err != nil {
+		err = c.failed(ctx, rctx, req, err, timeout, resp, len(raw))
+		resp.Body = raw
+		c.record(ctx, req, resp, time.Since(start), err)
+		return nil, err
+	}
+	c.bodies.put(resp, raw)
+	c.record(ctx, req, resp, time.Since(start), nil)
 	return resp, nil
 }
 
-// Do sends the request and, on 429, waits what Retry-After says (or one
-// rate window when it says nothing usable) and sends it again, at most
-// MaxRetries times. It returns the last response.
+// readBody reads a body whole, at most MaxBody bytes of it.
+func (c *Client) readBody(hresp *http.Response) ([]byte, error) {
+	limit := orDefault(c.MaxBody, DefaultMaxBody)
+	if hresp.ContentLength > limit {
+		return nil, &BodyTooLargeError{Limit: limit, Declared: hresp.ContentLength}
+	}
+	var buf bytes.Buffer
+	if hresp.ContentLength > 0 {
+		buf.Grow(int(hresp.ContentLength))
+	}
+	n, err := io.Copy(&buf, io.LimitReader(hresp.Body, limit+1))
+	switch {
+	case n > limit:
+		return nil, &BodyTooLargeError{Limit: limit}
+	case err != nil:
+		return buf.Bytes(), err
+	}
+	return buf.Bytes(), nil
+}
+
+// Do sends the request and, on 429, waits what Retry-After says and sends
+// it again, at most MaxRetries times. It returns the last response. A 429
+// whose Retry-After is missing, unreadable or longer than MaxWait is
+// returned at once, with a Note that says why it was not retried.
 func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
-	retries := c.MaxRetries
-	if retries <= 0 {
-		retries = DefaultMaxRetries
-	}
-	maxWait := c.MaxWait
-	if maxWait <= 0 {
-		maxWait = 2 * schemas.RateWindow
-	}
+	retries := orDefault(c.MaxRetries, DefaultMaxRetries)
+	maxWait := orDefault(c.MaxWait, 2*schemas.RateWindow)
 	for attempt := 1; ; attempt++ {
 		resp, err := c.Send(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		resp.Attempts = attempt
-		if resp.Status != http.StatusTooManyRequests || attempt > retries {
+		if resp.Status != http.StatusTooManyRequests {
 			return resp, nil
 		}
-		wait, err := ParseRetryAfter(resp.Header.Get("Retry-After"), ServerTime(resp.Header, time.Now()))
-		reason := "Retry-After " + strconv.Quote(resp.Header.Get("Retry-After"))
+		if attempt > retries {
+			resp.Note = fmt.Sprintf("not retried: still 429 after %d attempts", attempt)
+			return resp, nil
+		}
+		v := resp.Header.Get("Retry-After")
+		wait, err := ParseRetryAfter(v, ServerTime(resp.Header, time.Now()))
+		reason := "Retry-After " + strconv.Quote(v)
 		switch {
 		case err != nil:
-			// A good client still backs off when the header is missing or
-			// unreadable; the rate-limit specs judge the header itself.
-			wait, reason = schemas.RateWindow, err.Error()
+			// Waiting for an answer that does not say how long would be a
+			// guess; the Retry-After rule is broken, and the spec says so.
+			resp.Note = fmt.Sprintf("not retried: %v (rule: a 429 carries Retry-After, delta-seconds or an HTTP-date)", err)
 		case attempt > 1 && wait < schemas.RateWindow:
 			// Waiting what it said did not help: a whole window does.
 			wait, reason = schemas.RateWindow, reason+", which proved too short"
 		}
-		if wait > maxWait {
-			c.logf(ctx, "not waiting %s for the rate limit on %s (%s): more than the %s allowed\n", wait, req, reason, maxWait)
+		if resp.Note == "" && wait > maxWait {
+			resp.Note = fmt.Sprintf("not retried: %s asks for %s, more than the longest wait allowed (--max-wait=%s)", reason, Human(wait), maxWait)
+		}
+		if resp.Note != "" {
+			c.logf(ctx, "%s: 429 %s\n", req, resp.Note)
 			return resp, nil
 		}
 		c.logf(ctx, "waiting %s for the rate limit on %s (%s)%s\n", Seconds(wait), req, reason, Note(c.clock()))
 		if err := c.clock().Wait(ctx, wait); err != nil {
-			return nil, fmt.Errorf("client: waiting for the rate limit: %w", err)
+			return nil, &Error{Request: req, Err: fmt.Errorf("waiting for the rate limit: %w", err)}
 		}
 	}
 }
@@ -313,20 +311,12 @@ func Seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-func (c *Client) logf(ctx context.Context, format string, args ...any) {
-	line := c.redact(fmt.Sprintf(format, args...))
-	c.mu.Lock()
-	c.recorder(ctx).script.WriteString("# " + line)
-	c.mu.Unlock()
-	if c.Log != nil {
-		io.WriteString(c.Log, line)
-	}
-}
-
 // Cached returns the response to an equal request sent earlier by any spec,
 // or sends it now (with Do). Fetch once, check many: specs that judge the
 // same exchange from different angles share it, and none depends on another
-// having run first. A request that failed to send is not cached.
+// having run first. An exchange that failed is kept as well (every spec that
+// needs it fails alike, and a hostile target is not asked again), unless the
+// caller's context ended before it finished.
 func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 	c.mu.Lock()
 	if c.cache == nil {
@@ -345,18 +335,26 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 		e.resp, e.err = c.Do(ctx, req)
 	})
 	if e.err != nil {
-		c.mu.Lock()
-		delete(c.cache, k)
-		c.mu.Unlock()
+		if fresh && ctx.Err() != nil {
+			c.mu.Lock()
+			delete(c.cache, k)
+			c.mu.Unlock()
+		}
+		if !fresh {
+			block := c.redact(fmt.Sprintf("=== %s\n# the failed exchange of an earlier spec, not sent again: %v\n\n", req, e.err))
+			c.mu.Lock()
+			c.recorder(ctx).script.WriteString(block)
+			c.mu.Unlock()
+		}
 		return nil, e.err
 	}
 	if fresh {
 		return e.resp, nil
 	}
-	reused := &Response{Request: e.resp.Request, Status: e.resp.Status, Header: e.resp.Header,
-		Body: e.resp.Body, Attempts: e.resp.Attempts, Reused: true, redact: c.redact, read: e.resp.reading()}
+	reused := e.resp.reuse()
+	block := c.redact(c.block(req, reused, 0, nil))
 	c.mu.Lock()
-	c.recorder(ctx).script.WriteString(c.block(req, reused, 0, nil))
+	c.recorder(ctx).script.WriteString(block)
 	c.mu.Unlock()
 	return reused, nil
 }
@@ -402,108 +400,41 @@ func (c *Client) Total() int {
 	return c.total
 }
 
-// Take returns the number of requests sent and the transcript (redacted)
-// since the last Take, and starts afresh. The suite takes them after each
-// spec, so they belong to that spec (its BeforeAll included).
-func (c *Client) Take() (int, string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, s := c.current.n, c.current.script.String()
-	c.current = tally{}
-	return n, c.redact(s)
+// redirected reports a redirect and its Location ("(none)" when absent).
+// 304 Not Modified is no redirect, but no answer of this API either: it is
+// judged like any other status.
+func redirected(hresp *http.Response) (string, bool) {
+	if hresp.StatusCode < 300 || hresp.StatusCode > 399 || hresp.StatusCode == http.StatusNotModified {
+		return "", false
+	}
+	loc := hresp.Header.Get("Location")
+	if loc == "" {
+		loc = "(no Location header)"
+	}
+	return loc, true
 }
 
-// headersOfInterest are the response headers worth a line in a transcript.
-var headersOfInterest = []string{"Content-Type", "Retry-After", "Date", "Location", "WWW-Authenticate"}
-
-func (c *Client) record(ctx context.Context, req Request, resp *Response, took time.Duration, err error) {
-	s := c.block(req, resp, took, err)
-	c.mu.Lock()
-	c.recorder(ctx).script.WriteString(s)
-	c.mu.Unlock()
-}
-
-// recorder is where a request made with ctx is counted: the current spec,
-// or the scope of work done ahead of time (see WithScope). Call with c.mu held.
-func (c *Client) recorder(ctx context.Context) *tally {
-	name, _ := ctx.Value(scopeKey{}).(string)
-	if name == "" {
-		return &c.current
-	}
-	if c.scopes == nil {
-		c.scopes = map[string]*tally{}
-	}
-	t := c.scopes[name]
-	if t == nil {
-		t = &tally{}
-		c.scopes[name] = t
-	}
-	return t
-}
-
-type scopeKey struct{}
-
-// WithScope marks requests made with the returned context as work done
-// ahead of time under a name (such as a feed walk fetched while the suite
-// waits for a rate window): they are counted and recorded apart, and go to
-// the spec that first uses them, by Claim.
-func WithScope(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, scopeKey{}, name)
-}
-
-// Claim moves the requests and transcript of a scope to the current spec.
-func (c *Client) Claim(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.scopes[name]
-	if t == nil {
-		return
-	}
-	delete(c.scopes, name)
-	c.current.n += t.n
-	if t.script.Len() > 0 {
-		fmt.Fprintf(&c.current.script, "# %s: fetched ahead of time, while the suite waited for a rate window\n%s", name, t.script.String())
-	}
-}
-
-// block is one exchange of a transcript: what was sent, what came back.
-// Bodies are redacted before they are cut; the rest when it is taken.
-func (c *Client) block(req Request, resp *Response, took time.Duration, err error) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "=== %s\n", req)
-	if resp != nil && resp.Reused {
-		b.WriteString("# the response of an earlier spec, reused (fetch once, check many)\n")
-	}
-	if req.Auth != "" {
-		fmt.Fprintf(&b, "> Authorization: %s\n", req.Auth)
-	} else {
-		b.WriteString("> (no Authorization header)\n")
-	}
-	if req.Body != nil {
-		if req.ContentType != "" {
-			fmt.Fprintf(&b, "> Content-Type: %s\n", req.ContentType)
-		}
-		fmt.Fprintf(&b, "> %s\n", excerpt(c.redact(string(req.Body)), len(req.Body)))
-	}
+// failed explains why an exchange gave no answer: the request timeout, the
+// caller's context, or the transport's error.
+func (c *Client) failed(ctx, rctx context.Context, req Request, err error, timeout time.Duration, resp *Response, got int) error {
+	var tl *BodyTooLargeError
 	switch {
-	case resp == nil:
-		fmt.Fprintf(&b, "< no response after %s: %v\n", took.Round(time.Millisecond), err)
-	default:
-		fmt.Fprintf(&b, "< %d %s", resp.Status, http.StatusText(resp.Status))
-		if !resp.Reused {
-			fmt.Fprintf(&b, " (%s)", took.Round(time.Millisecond))
-		}
-		b.WriteString("\n")
-		for _, h := range headersOfInterest {
-			for _, v := range resp.Header.Values(h) {
-				fmt.Fprintf(&b, "< %s: %s\n", h, v)
-			}
-		}
-		fmt.Fprintf(&b, "< %s\n", resp.Excerpt())
-		if err != nil {
-			fmt.Fprintf(&b, "< (body cut short: %v)\n", err)
-		}
+	case errors.As(err, &tl):
+		tl.Status = resp.Status
+		return &Error{Request: req, Err: tl}
+	case ctx.Err() != nil:
+		return &Error{Request: req, Err: fmt.Errorf("the run stopped waiting for the answer: %w", context.Cause(ctx))}
+	case errors.Is(context.Cause(rctx), errTimeout):
+		return &Error{Request: req, Err: &TimeoutError{Timeout: timeout, Status: statusOf(resp), Received: got}}
+	case resp != nil:
+		return &Error{Request: req, Err: &CutError{Status: resp.Status, Received: got, Declared: resp.Header.Get("Content-Length"), Err: err}}
 	}
-	b.WriteString("\n")
-	return b.String()
+	return &Error{Request: req, Err: err}
+}
+
+func statusOf(resp *Response) int {
+	if resp == nil {
+		return 0
+	}
+	return resp.Status
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -31,10 +32,15 @@ func TestParseRetryAfter(t *testing.T) {
 		{"Thu, 01 Jan 2026 11:59:00 GMT", 0, false},                // in the past: no wait
 		{"", 0, true},
 		{"-1", 0, true},
+		{"-5", 0, true},
+		{"+5", 0, true},
 		{"1.5", 0, true},
 		{"3s", 0, true},
+		{"abc", 0, true},
 		{"soon", 0, true},
-		{"99999999999999999999", 0, true},
+		{"31536000", 365 * 24 * time.Hour, false},                     // a year: valid, however long
+		{"99999999999999999999", time.Duration(math.MaxInt64), false}, // past a Duration: the longest
+		{"\t7\t", 7 * time.Second, false},
 		{"2026-01-01T12:00:30Z", 0, true}, // ISO 8601 is not an HTTP-date
 	} {
 		got, err := client.ParseRetryAfter(tc.in, now)
@@ -97,11 +103,13 @@ func TestDoHonoursRetryAfter(t *testing.T) {
 	}{
 		{"no 429", 0, "3", 200, nil},
 		{"delta-seconds", 1, "3", 200, []time.Duration{3 * time.Second}},
-		{"missing header backs off a window", 1, "", 200, []time.Duration{time.Minute}},
-		{"garbage backs off a window", 1, "later", 200, []time.Duration{time.Minute}},
+		{"a missing header is not waited for", 1, "", 429, nil},
+		{"garbage is not waited for", 1, "later", 429, nil},
+		{"a negative value is not waited for", 1, "-5", 429, nil},
 		{"retries are bounded; a Retry-After that proved short becomes a window", 10, "1", 429, []time.Duration{time.Second, time.Minute, time.Minute}},
 		{"a lying Retry-After: 0", 2, "0", 200, []time.Duration{0, time.Minute}},
 		{"a wait beyond MaxWait is not taken", 1, "3600", 429, nil},
+		{"a year is not waited for", 1, "31536000", 429, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, seen := throttling(tc.throttled, tc.retryAfter)
@@ -129,6 +137,9 @@ func TestDoHonoursRetryAfter(t *testing.T) {
 			}
 			if len(tc.wantWaits) > 0 && !strings.Contains(log.String(), "for the rate limit") {
 				t.Errorf("no visible waiting line: %q", log.String())
+			}
+			if resp.Status == 429 && (!strings.Contains(resp.Note, "not retried") || !strings.Contains(resp.String(), resp.Note)) {
+				t.Errorf("a 429 returned without a note that says why: %q", resp.String())
 			}
 			n, script := c.Take()
 			if n != c.Total() {
@@ -176,7 +187,7 @@ func TestCachedSendsOnce(t *testing.T) {
 	}
 }
 
-func TestCachedDoesNotKeepSendErrors(t *testing.T) {
+func TestCachedKeepsFailedExchanges(t *testing.T) {
 	c := &client.Client{BaseURL: "http://127.0.0.1:1", Clock: &fakeClock{}}
 	req := client.Get("/api/public-feed", nil, "")
 	for range 2 {
@@ -184,8 +195,17 @@ func TestCachedDoesNotKeepSendErrors(t *testing.T) {
 			t.Fatal("no error from a closed port")
 		}
 	}
-	if c.Total() != 2 {
-		t.Errorf("a failed send was cached: %d requests", c.Total())
+	if c.Total() != 1 {
+		t.Errorf("a failed exchange was sent again: %d requests", c.Total())
+	}
+	// ... unless the caller gave up before it finished
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	other := client.Get("/api/public-feed", map[string][]string{"limit": {"1"}}, "")
+	c.Cached(ctx, other)
+	c.Cached(context.Background(), other)
+	if c.Total() != 3 {
+		t.Errorf("an exchange the caller cancelled was kept: %d requests", c.Total())
 	}
 }
 

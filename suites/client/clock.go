@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,27 +27,35 @@ type Clock interface {
 // ErrNoRetryAfter is returned by ParseRetryAfter for a missing header.
 var ErrNoRetryAfter = errors.New("no Retry-After header")
 
-// ParseRetryAfter reads a Retry-After value (RFC 9110 §10.2.3): either
-// delta-seconds (a non-negative integer) or an HTTP-date, which is turned
-// into a wait from now (the server's time, see ServerTime). A date in the
-// past means no wait.
+// ParseRetryAfter reads a Retry-After value exactly as RFC 9110 §10.2.3
+// defines it: delta-seconds (one or more digits, of any size: a value past
+// what a Duration holds is the longest Duration) or an HTTP-date (any of
+// the three forms), which is turned into a wait from now (the server's
+// time, see ServerTime). A date in the past means no wait. Anything else,
+// such as "-5", "1.5", "3s" or an ISO 8601 date, is an error that says so.
 func ParseRetryAfter(v string, now time.Time) (time.Duration, error) {
-	v = strings.TrimSpace(v)
+	v = strings.Trim(v, " \t") // optional whitespace around a field value
 	if v == "" {
 		return 0, ErrNoRetryAfter
 	}
-	if v[0] >= '0' && v[0] <= '9' {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n > int64(24*time.Hour/time.Second) {
-			return 0, fmt.Errorf("Retry-After %q is neither delta-seconds nor an HTTP-date", v)
-		}
-		return time.Duration(n) * time.Second, nil
+	if strings.Trim(v, "0123456789") == "" {
+		return deltaSeconds(v), nil
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
-		return 0, fmt.Errorf("Retry-After %q is neither delta-seconds nor an HTTP-date", v)
+		return 0, fmt.Errorf("Retry-After %q is neither delta-seconds (digits only) nor an HTTP-date", v)
 	}
 	return max(t.Sub(now), 0), nil
+}
+
+// deltaSeconds is a string of digits as a Duration, saturated.
+func deltaSeconds(digits string) time.Duration {
+	const most = time.Duration(math.MaxInt64)
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n > int64(most/time.Second) {
+		return most
+	}
+	return time.Duration(n) * time.Second
 }
 
 // ServerTime is the time a response was made, by the server's own clock

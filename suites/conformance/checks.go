@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +25,18 @@ type judged struct {
 // finding is one broken rule in one response.
 type finding struct {
 	req  string // the request, named
+	ptr  string // the JSON pointer, for the order of findings
+	kind string // the rule broken, for grouping: findings of one kind are counted past maxFindings
 	line string // pointer, rule and value
+}
+
+// schemaFinding is a finding of one schema violation.
+func schemaFinding(req string, v schemas.Violation) finding {
+	kind := "[" + v.Keyword + "] " + v.Rule
+	if v.EventType != "" {
+		kind += " (" + v.EventType + ")"
+	}
+	return finding{req: req, ptr: v.Pointer, kind: kind, line: v.String()}
 }
 
 // violations validates one response and returns the schema's violations;
@@ -49,7 +63,7 @@ func schemaFindings(js []judged, keep func(schemas.Violation) bool) []finding {
 	for _, j := range js {
 		for _, v := range violations(j) {
 			if keep(v) {
-				out = append(out, finding{req: j.resp.Request.String(), line: v.String()})
+				out = append(out, schemaFinding(j.resp.Request.String(), v))
 			}
 		}
 	}
@@ -119,16 +133,45 @@ func timestampFindings(js []judged, now time.Time) []finding {
 		if err != nil {
 			continue // the schema specs report bodies that are not JSON
 		}
-		jsondoc.Walk(doc, func(ptr string, v any) {
-			if !slices.Contains(timestampFields, jsondoc.Last(ptr)) {
-				return
-			}
+		fields(doc, timestampFields, func(ptr string, v any) {
 			if why := implausible(v, ceiling); why != "" {
-				out = append(out, finding{req: j.resp.Request.String(), line: fmt.Sprintf("%s: %s; got %s", ptr, why, jsondoc.Quote(v, schemas.MaxExcerpt))})
+				out = append(out, finding{req: j.resp.Request.String(), ptr: ptr, kind: why,
+					line: fmt.Sprintf("%s: %s; got %s", ptr, why, jsondoc.Quote(v, schemas.MaxExcerpt))})
 			}
 		})
 	}
 	return out
+}
+
+// fields calls fn with every member of an object in doc whose name is one
+// of names, and its pointer. Unlike jsondoc.Walk it makes no pointer for
+// the other values: a hostile body may hold millions.
+func fields(doc any, names []string, fn func(ptr string, v any)) {
+	var path []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(t)) {
+				path = append(path, k)
+				if slices.Contains(names, k) {
+					fn(jsondoc.Pointer(path...), t[k])
+				}
+				walk(t[k])
+				path = path[:len(path)-1]
+			}
+		case []any:
+			for i, x := range t {
+				switch x.(type) {
+				case map[string]any, []any:
+					path = append(path, strconv.Itoa(i))
+					walk(x)
+					path = path[:len(path)-1]
+				}
+			}
+		}
+	}
+	walk(doc)
 }
 
 func implausible(v any, ceiling time.Time) string {
@@ -157,23 +200,141 @@ func implausible(v any, ceiling time.Time) string {
 	return ""
 }
 
-// describeFindings renders findings for a failure message: the rule, then each
-// request with its findings (at most max lines, the rest counted).
+// maxFindings is how many findings of one kind a failure message lists;
+// the rest are counted. maxKinds bounds the kinds listed.
+const (
+	maxFindings = 20
+	maxKinds    = 20
+)
+
+// describeFindings renders findings for a failure message: the rule, the
+// count, then each kind of finding with its first maxFindings, request by
+// request in the order they were sent and by JSON pointer in numeric
+// order, and the count of the rest.
 func describeFindings(rule string, fs []finding) string {
-	const max = 25
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n%d finding(s):", rule, len(fs))
-	last := ""
-	for i, f := range fs {
-		if i == max {
-			fmt.Fprintf(&b, "\n  … and %d more", len(fs)-max)
-			break
-		}
-		if f.req != last {
-			fmt.Fprintf(&b, "\n  %s:", f.req)
-			last = f.req
-		}
-		fmt.Fprintf(&b, "\n    %s", f.line)
-	}
+	writeFindings(&b, fs, "  ")
 	return b.String()
+}
+
+// writeFindings writes findings grouped by kind, as describeFindings says.
+func writeFindings(b *strings.Builder, fs []finding, indent string) {
+	order := map[string]int{} // a request's place: the order it first appears
+	var kinds []string
+	byKind := map[string][]finding{}
+	for _, f := range fs {
+		if _, ok := order[f.req]; !ok {
+			order[f.req] = len(order)
+		}
+		if _, ok := byKind[f.kind]; !ok {
+			kinds = append(kinds, f.kind)
+		}
+		byKind[f.kind] = append(byKind[f.kind], f)
+	}
+	grouped := len(kinds) > 1
+	for k, kind := range kinds {
+		group := byKind[kind]
+		if k == maxKinds {
+			rest := 0
+			for _, kind := range kinds[k:] {
+				rest += len(byKind[kind])
+			}
+			fmt.Fprintf(b, "\n%s… and %d more finding(s) of %d other kind(s)", indent, rest, len(kinds)-k)
+			return
+		}
+		group = first(group, maxFindings, func(a, b finding) int {
+			if c := order[a.req] - order[b.req]; c != 0 {
+				return c
+			}
+			return jsondoc.ComparePointers(a.ptr, b.ptr)
+		})
+		in := indent
+		if grouped {
+			fmt.Fprintf(b, "\n%s%s: %d finding(s)", indent, jsondoc.Excerpt(kind, 200), len(byKind[kind]))
+			in += "  "
+		}
+		last := ""
+		for i, f := range group {
+			if i == maxFindings {
+				fmt.Fprintf(b, "\n%s… and %d more of this kind", in, len(byKind[kind])-maxFindings)
+				break
+			}
+			if f.req != last {
+				fmt.Fprintf(b, "\n%s%s:", in, f.req)
+				last = f.req
+			}
+			fmt.Fprintf(b, "\n%s  %s", in, f.line)
+		}
+	}
+}
+
+// first returns the n smallest items in order (all of them, sorted, when
+// there are fewer), without sorting the rest; the item after them stands
+// for the rest, so that a caller can tell there are more.
+func first[T any](items []T, n int, cmp func(a, b T) int) []T {
+	if len(items) <= n {
+		slices.SortStableFunc(items, cmp)
+		return items
+	}
+	best := make([]T, 0, n+1)
+	for _, it := range items {
+		if len(best) == n && cmp(it, best[n-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(best, it, func(a, b T) int {
+			if c := cmp(a, b); c != 0 {
+				return c
+			}
+			return -1 // after its equals: stable
+		})
+		best = slices.Insert(best, i, it)
+		if len(best) > n {
+			best = best[:n]
+		}
+	}
+	return append(best, items[0]) // a stand-in for the rest
+}
+
+// listProblems renders plain problems, at most maxFindings of them and the
+// count of the rest.
+func listProblems(problems []string, indent string) string {
+	shown := problems[:min(len(problems), maxFindings)]
+	s := indent + strings.Join(shown, "\n"+indent)
+	if rest := len(problems) - len(shown); rest > 0 {
+		s += fmt.Sprintf("\n%s… and %d more", indent, rest)
+	}
+	return s
+}
+
+// natural orders texts with numbers in them by the numbers' values:
+// /videos/2 before /videos/10.
+func natural(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }

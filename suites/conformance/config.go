@@ -41,6 +41,14 @@ type Config struct {
 	MaxWait time.Duration `ff:"long=max-wait, usage='longest wait for one Retry-After'"`
 	// MaxPages bounds a cursor walk of the feed (at 200 events a page).
 	MaxPages int `ff:"long=max-pages, usage='longest cursor walk of the feed, in pages of 200 events'"`
+	// MaxBody bounds one response body; a larger one fails the spec that
+	// asked for it, unread.
+	MaxBody ByteSize `ff:"long=max-body, usage='largest response body the suite reads, such as 4MiB; a larger one is a finding'"`
+	// RequestTimeout bounds one exchange, from sending to the body's end.
+	RequestTimeout time.Duration `ff:"long=request-timeout, usage='longest one request may take, body included'"`
+	// RunDeadline bounds the whole run: past it the run ends as errored,
+	// its reports written, naming the specs left undone.
+	RunDeadline time.Duration `ff:"long=run-deadline, usage='longest the whole run may take; past it the run errors, reports written'"`
 	// ControlClock says the target is a tcmkit simulator in manual mode:
 	// the suite moves its clock through /_control/clock/advance instead of
 	// sleeping (used when Clock is nil).
@@ -55,7 +63,8 @@ type Config struct {
 	// Clock is the target's time; nil is the wall clock (waiting sleeps),
 	// or the control API's clock when ControlClock is set.
 	Clock client.Clock
-	// HTTP sends the requests; nil uses a client with a 30 s timeout.
+	// HTTP sends the requests; nil uses the suite client's own. Either way
+	// no redirect is followed.
 	HTTP *http.Client
 	// Log receives progress lines that must be seen at once, such as
 	// "waiting 42 s for the rate limit"; nil is standard error.
@@ -65,10 +74,15 @@ type Config struct {
 	Redactor *redact.Redactor
 }
 
-// Defaults of NewConfig.
+// Defaults of NewConfig. A full run against a server that allows 20
+// requests a minute takes one to two minutes: the run deadline leaves
+// several times that.
 const (
-	DefaultReportDir = "reports"
-	DefaultMaxPages  = 50
+	DefaultReportDir      = "reports"
+	DefaultMaxPages       = 50
+	DefaultMaxBody        = ByteSize(client.DefaultMaxBody)
+	DefaultRequestTimeout = client.DefaultTimeout
+	DefaultRunDeadline    = 10 * time.Minute
 )
 
 // EnvPrefix starts the environment variable of every setting (TCM_TARGET).
@@ -77,9 +91,12 @@ const EnvPrefix = "TCM"
 // NewConfig returns a Config with the defaults set.
 func NewConfig() *Config {
 	return &Config{
-		ReportDir: DefaultReportDir,
-		MaxWait:   2 * schemas.RateWindow,
-		MaxPages:  DefaultMaxPages,
+		ReportDir:      DefaultReportDir,
+		MaxWait:        2 * schemas.RateWindow,
+		MaxPages:       DefaultMaxPages,
+		MaxBody:        DefaultMaxBody,
+		RequestTimeout: DefaultRequestTimeout,
+		RunDeadline:    DefaultRunDeadline,
 	}
 }
 

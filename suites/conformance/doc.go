@@ -15,6 +15,14 @@
 //	cfg.Target, cfg.ProKey = "https://staging.example", os.Getenv("TCM_PRO_KEY")
 //	var _ = conformance.Register(cfg)
 //
+// Whatever the target does, a run stays safe and bounded: keys go to the
+// target's origin only (no redirect is followed), a body is read up to
+// Config.MaxBody, a request takes at most Config.RequestTimeout and the
+// run Config.RunDeadline (past it the run errors, reports written), an
+// unreadable or too long Retry-After is a finding rather than a wait, and
+// every output is redacted before anything is cut (package redact). The
+// preflight says in one line what keeps a target from being judged.
+//
 // The specs are grouped by operation and concern, one file each: health,
 // auth, pro, feed (pagination), events, videos, ratelimit and errors;
 // strict.go holds every strict spec (the simulator's choices where the

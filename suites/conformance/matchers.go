@@ -53,7 +53,11 @@ func (m *statusMatcher) want() string {
 
 func (m *statusMatcher) FailureMessage(actual any) string {
 	r, _ := asResponse(actual)
-	return fmt.Sprintf("%s: status %d, want %s\nresponse body: %s", r.Request, r.Status, m.want(), r.Excerpt())
+	note := ""
+	if r.Note != "" {
+		note = " (" + r.Note + ")"
+	}
+	return fmt.Sprintf("%s: status %d%s, want %s\nresponse body: %s", r.Request, r.Status, note, m.want(), r.Excerpt())
 }
 
 func (m *statusMatcher) NegatedFailureMessage(actual any) string {
@@ -89,7 +93,20 @@ func (m *schemaMatcher) Match(actual any) (bool, error) {
 
 func (m *schemaMatcher) FailureMessage(actual any) string {
 	r, _ := asResponse(actual)
-	return fmt.Sprintf("%s (status %d): the body %s\nresponse body: %s", r.Request, r.Status, strings.TrimPrefix(m.err.Error(), "the body "), r.Excerpt())
+	var se *schemas.Error
+	if !errors.As(m.err, &se) {
+		return fmt.Sprintf("%s (status %d): the body %s\nresponse body: %s", r.Request, r.Status, strings.TrimPrefix(m.err.Error(), "the body "), r.Excerpt())
+	}
+	// every violation of one rule would make a message no one reads
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (status %d): the body does not validate as %s: %d violation(s):", r.Request, r.Status, strings.TrimSuffix(string(se.Resource), ".json"), len(se.Violations))
+	fs := make([]finding, len(se.Violations))
+	for i, v := range se.Violations {
+		fs[i] = schemaFinding("", v)
+	}
+	writeFindings(&b, fs, "  ")
+	fmt.Fprintf(&b, "\nresponse body: %s", r.Excerpt())
+	return b.String()
 }
 
 func (m *schemaMatcher) NegatedFailureMessage(actual any) string {
@@ -135,8 +152,8 @@ func (m *errorBodyMatcher) Match(actual any) (bool, error) {
 
 func (m *errorBodyMatcher) FailureMessage(actual any) string {
 	r, _ := asResponse(actual)
-	return fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message, non-empty strings):\n  %s\nresponse body: %s",
-		r.Request, r.Status, strings.Join(m.why, "\n  "), r.Excerpt())
+	return fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message, non-empty strings):\n%s\nresponse body: %s",
+		r.Request, r.Status, listProblems(m.why, "  "), r.Excerpt())
 }
 
 func (m *errorBodyMatcher) NegatedFailureMessage(actual any) string {

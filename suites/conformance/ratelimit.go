@@ -316,7 +316,7 @@ func (s *suite) afterRetryAfter(ctx context.Context, b *burst) (*client.Response
 		s.failf("%s (status 429): cannot honour Retry-After: %v", b.throttled.Request, err)
 	}
 	if d > s.cfg.MaxWait {
-		s.failf("%s (status 429): Retry-After asks for %s, more than --max-wait=%s", b.throttled.Request, d, s.cfg.MaxWait)
+		s.failf("%s (status 429): Retry-After asks for %s, more than --max-wait=%s", b.throttled.Request, client.Human(d), s.cfg.MaxWait)
 	}
 	if walksWanted() {
 		s.prefetchWalks()

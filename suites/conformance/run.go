@@ -3,7 +3,10 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -30,16 +33,48 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 // processes judge the same target with the same keys. Against another
 // target -p is refused at once: the processes would spend the same keys'
 // rate windows while the rate-limit specs need one of them fresh.
+//
+// The run ends by its deadline (Config.RunDeadline, and before the go test
+// timeout): Ginkgo then stops the spec under way and skips the rest, and
+// the report, errored, names what was left undone. Unless GOMEMLIMIT says
+// otherwise, the garbage collector works to keep the heap under
+// memoryLimit.
 func Run(t *testing.T, cfg Config) {
 	r := &run{Session: Register(&cfg), started: time.Now()}
 	ginkgo.SynchronizedBeforeSuite(r.setUp, r.join)
-	ginkgo.SynchronizedAfterSuite(func() {}, r.tearDown)
+	ginkgo.SynchronizedAfterSuite(r.closeSession, r.tearDown)
 	ginkgo.ReportAfterSuite("conformance report", r.report)
 	gomega.RegisterFailHandler(r.fail)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
+	r.filter = suiteConfig.LabelFilter
+	r.deadline = runDeadline(t, cfg.RunDeadline, suiteConfig.GracePeriod)
+	suiteConfig.Timeout = min(suiteConfig.Timeout, r.deadline)
+	stop := time.AfterFunc(suiteConfig.Timeout, r.stopRun)
+	defer stop.Stop()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
+	}
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
+	r.closeSession()
 	r.logWriter().Flush()
+}
+
+// memoryLimit is the heap Run asks the garbage collector to stay under, well
+// below the 512 MiB the suite promises to stay within whatever a target sends.
+const memoryLimit = 320 << 20
+
+// runDeadline is the run's time: the Config's, and less than what is left
+// of the go test timeout, so that the reports are written before it kills
+// the binary.
+func runDeadline(t *testing.T, d, grace time.Duration) time.Duration {
+	if d <= 0 {
+		d = DefaultRunDeadline
+	}
+	if end, ok := t.Deadline(); ok {
+		d = min(d, max(time.Until(end)-grace-15*time.Second, time.Second))
+	}
+	return d
 }
 
 // run is what Run keeps beyond the specs' Session: the bundled simulator
@@ -47,7 +82,9 @@ func Run(t *testing.T, cfg Config) {
 type run struct {
 	*Session
 	started       time.Time
-	lead          bool // this process set the run up: process 1
+	deadline      time.Duration // how long the run may take
+	filter        string        // the label filter in force
+	lead          bool          // this process set the run up: process 1
 	sim           *bundled.Server
 	setupErr      error // the preflight's or the bundled simulator's, on process 1
 	setupRequests int
@@ -106,6 +143,13 @@ func (r *run) join(data []byte) {
 	r.Redactor().Add(tg.Secrets...)
 }
 
+// closeSession ends every process's session (its client's files on disk).
+func (r *run) closeSession() {
+	if err := r.Session.Close(); err != nil {
+		fmt.Fprintf(r.logWriter(), "closing the session: %v\n", err)
+	}
+}
+
 func (r *run) tearDown() {
 	if r.sim != nil {
 		gomega.Expect(r.sim.Close()).To(gomega.Succeed())
@@ -132,6 +176,8 @@ func (r *run) report(rep types.Report) {
 	}
 	if r.setupErr != nil {
 		m.Errored = r.setupErr.Error()
+	} else if undone := r.undone(rep); undone != "" {
+		m.Errored = undone
 	}
 	out := report.FromGinkgo(rep, cat, m)
 	if err := out.WriteFiles(r.cfg.ReportDir, r.Redactor().String); err != nil {
@@ -154,6 +200,7 @@ func (r *run) describe(tg Target) map[string]string {
 func (r *run) summary(rep report.Report) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nConformance summary (%s): %s\n", rep.Outcome, rep.Headline())
+	fmt.Fprintf(&b, "  %s\n", rep.SpecLine())
 	fmt.Fprintf(&b, "  %-12s %6s %6s %6s %6s %8s\n", "label", "specs", "passed", "failed", "skipped", "requests")
 	for _, f := range rep.Features {
 		fmt.Fprintf(&b, "  %-12s %6d %6d %6d %6d %8d\n", f.Feature, f.Specs, f.Passed, f.Failed, f.Skipped, f.Requests)
@@ -161,7 +208,11 @@ func (r *run) summary(rep report.Report) {
 	t := rep.Totals
 	fmt.Fprintf(&b, "  %-12s %6d %6d %6d %6d %8d\n", "all", t.Specs, t.Passed, t.Failed, t.Skipped, t.Requests)
 	fmt.Fprintf(&b, "  requests: %d by the specs + %d by the setup (preflight) on process 1\n", t.Requests, r.setupRequests)
-	fmt.Fprintf(&b, "  report: %s/{%s,%s,%s}\n", r.cfg.ReportDir, report.JSONFile, report.MarkdownFile, report.HTMLFile)
+	dir, err := filepath.Abs(r.cfg.ReportDir)
+	if err != nil {
+		dir = r.cfg.ReportDir
+	}
+	fmt.Fprintf(&b, "  report: %s (and %s, %s)\n", filepath.Join(dir, report.HTMLFile), report.MarkdownFile, report.JSONFile)
 	fmt.Fprint(r.logWriter(), r.Redactor().String(b.String()))
 	r.logWriter().Flush()
 }

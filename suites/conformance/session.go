@@ -3,9 +3,11 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -41,13 +43,31 @@ type Session struct {
 	build sync.Once
 	clock client.Clock
 	c     *client.Client
+	// runCtx ends when the run does (its deadline, or Close): work done
+	// ahead of time stops with it.
+	runCtx  context.Context
+	stopRun context.CancelFunc
 	// g fails through the redactor, whatever fail handler the host suite
 	// registered: a body that echoes a key cannot leak through a message.
 	g gomega.Gomega
 }
 
 func newSession(cfg *Config) *Session {
-	return &Session{cfg: cfg, walks: map[string]*walkEntry{}}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Session{cfg: cfg, walks: map[string]*walkEntry{}, runCtx: ctx, stopRun: stop}
+}
+
+// Close ends the session: work still under way ahead of time stops, and
+// the bodies the client kept on disk are removed.
+func (s *Session) Close() error {
+	s.stopRun()
+	s.mu.Lock()
+	c := s.c
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.Close()
 }
 
 // Use sets the target the session judges, instead of the Config's. Call it
@@ -110,7 +130,7 @@ func (s *Session) ready() {
 		s.Redactor().Add(tg.derived()...)
 		clock := s.cfg.Clock
 		if clock == nil && tg.ControlClock {
-			clock = client.ControlClock{Control: simulator.Control{URL: tg.URL, HTTP: s.cfg.HTTP}}
+			clock = client.ControlClock{Control: simulator.Control{URL: tg.URL, HTTP: s.controlHTTP()}}
 		}
 		g := gomega.NewGomega(func(message string, callerSkip ...int) {
 			ginkgo.GinkgoHelper()
@@ -125,6 +145,8 @@ func (s *Session) ready() {
 			HTTP:    s.cfg.HTTP,
 			Clock:   clock,
 			MaxWait: s.cfg.MaxWait,
+			Timeout: s.cfg.RequestTimeout,
+			MaxBody: int64(s.cfg.MaxBody),
 			Redact:  s.Redactor().String,
 			Log:     s.logWriter(),
 		}
@@ -135,11 +157,30 @@ func (s *Session) ready() {
 	})
 }
 
+// controlHTTP sends the control API's requests: the Config's client or a
+// plain one, bounded in time and following no redirect either.
+func (s *Session) controlHTTP() *http.Client {
+	hc := &http.Client{Timeout: s.cfg.RequestTimeout}
+	if s.cfg.HTTP != nil {
+		*hc = *s.cfg.HTTP
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return hc
+}
+
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
 	errs := s.Target().validate()
 	if s.cfg.MaxPages < 1 {
 		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", s.cfg.MaxPages))
+	}
+	for _, b := range []struct {
+		name string
+		d    time.Duration
+	}{{"max-wait", s.cfg.MaxWait}, {"request-timeout", s.cfg.RequestTimeout}, {"run-deadline", s.cfg.RunDeadline}} {
+		if b.d <= 0 {
+			errs = append(errs, fmt.Sprintf("%s %s: must be more than 0", b.name, b.d))
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
@@ -163,21 +204,6 @@ func (s *Session) Preflight(ctx context.Context) error {
 	err := s.preflight(ctx)
 	s.verdict = &err
 	return err
-}
-
-func (s *Session) preflight(ctx context.Context) error {
-	if _, err := s.c.Cached(ctx, healthRequest()); err != nil {
-		return fmt.Errorf("the target %s does not answer: %w", s.tg.URL, err)
-	}
-	resp, err := s.c.Cached(ctx, feedRequest(nil, s.tg.Pro))
-	if err != nil {
-		return fmt.Errorf("the target %s does not answer the feed: %w", s.tg.URL, err)
-	}
-	if resp.Status != 200 {
-		return fmt.Errorf("the Pro key (%s) is not accepted: %s answered %d, want 200; body: %s",
-			redact.Form(s.tg.Pro), resp.Request, resp.Status, resp.Excerpt())
-	}
-	return nil
 }
 
 // walk returns the Pro key's cursor walk at a page size, walking on first
@@ -221,14 +247,36 @@ type walkEntry struct {
 }
 
 func (s *Session) makeWalk(ctx context.Context, key, limit string) *walk {
+	// What a walk keeps grows with the events of its pages: it stops at a
+	// page that holds far more than a page may, and past what --max-pages
+	// pages of a conforming feed hold.
+	most, seen := s.cfg.MaxPages*schemas.MaxPageSize, 0
 	fetch := func(ctx context.Context, cursor string) (*client.Response, error) {
-		return s.c.Cached(ctx, pageRequest(limit, cursor, key))
+		if seen > most {
+			return nil, fmt.Errorf("the walk stopped after %d events in its pages, more than --max-pages=%d pages of %d hold (bounded memory)", seen, s.cfg.MaxPages, schemas.MaxPageSize)
+		}
+		resp, err := s.c.Cached(ctx, pageRequest(limit, cursor, key))
+		if err != nil || resp.Status != 200 {
+			return resp, err
+		}
+		doc, _ := resp.JSON()
+		n := len(jsondoc.Items(doc, "/events"))
+		if n > maxPageEvents {
+			return nil, fmt.Errorf("%s: the page holds %d events, more than %d times the largest page (%d); the walk stops there (bounded memory)",
+				resp, n, maxPageEvents/schemas.MaxPageSize, schemas.MaxPageSize)
+		}
+		seen += n
+		return resp, nil
 	}
 	if limit == "" {
 		return walkFeed(ctx, limit, fetch, 0, schemas.MaxPageSize+schemas.DefaultPageSize)
 	}
 	return walkFeed(ctx, limit, fetch, s.cfg.MaxPages, 0)
 }
+
+// maxPageEvents is the most events a walk takes from one page: five times
+// what a page may hold.
+const maxPageEvents = 5 * schemas.MaxPageSize
 
 // prefetchWalks starts both feed walks in the background, so that the Pro
 // key's requests (and its own waits for the rate limit) overlap the time
@@ -238,7 +286,7 @@ func (s *Session) makeWalk(ctx context.Context, key, limit string) *walk {
 func (s *Session) prefetchWalks() {
 	go func() {
 		for _, limit := range []string{"", strconv.Itoa(schemas.MaxPageSize)} {
-			s.walkOnce(client.WithScope(context.Background(), walkScope(s.tg.Pro, limit)), s.tg.Pro, limit)
+			s.walkOnce(client.WithScope(s.runCtx, walkScope(s.tg.Pro, limit)), s.tg.Pro, limit)
 		}
 	}()
 }

@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -27,6 +26,10 @@ import (
 // Ordered container by declaration): so Register declares every group's
 // container here, and a group's strict specs, from strict.go, follow the
 // group's own specs (TestSpecOrder holds this).
+//
+// A host suite owns the run's bounds: give RunSpecs a Timeout (Run uses
+// Config.RunDeadline), and call the Session's Close after the suite, which
+// removes the bodies its client kept on disk.
 //
 // Labels: lower-case ones are features (health, auth, pro, pagination,
 // events, videos, isolation, rate-limit, errors, strict); upper-case ones are the ids
@@ -108,7 +111,7 @@ func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response 
 	GinkgoHelper()
 	resp, err := s.c.Cached(ctx, req)
 	if err != nil {
-		s.failf("%s: no answer: %v", req, err)
+		s.failf("no answer to judge: %v", err) // the client's errors name the request
 	}
 	return resp
 }
@@ -125,7 +128,7 @@ func (s *suite) none(rule string, fs []finding) {
 func (s *suite) noneOf(rule string, problems []string) {
 	GinkgoHelper()
 	if len(problems) > 0 {
-		s.failf("%s\n  %s", rule, strings.Join(problems, "\n  "))
+		s.failf("%s\n%d problem(s):\n%s", rule, len(problems), listProblems(problems, "  "))
 	}
 }
 

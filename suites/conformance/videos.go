@@ -180,7 +180,7 @@ func partition(resp *client.Response, requested []string) []string {
 			out = append(out, fmt.Sprintf("%s: %q was not requested but is answered", resp.Request, id))
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, natural) // /videos/2 before /videos/10
 	return out
 }
 

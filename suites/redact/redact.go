@@ -1,14 +1,16 @@
 // Package redact keeps API keys out of everything the suite writes: logs,
 // transcripts, failure messages and report files. A key is replaced by its
 // redacted form, the key prefix and the last four characters (tcm_…x9Qa),
-// which is enough to tell keys apart and useless to an attacker.
+// which is enough to tell keys apart and useless to an attacker; and any
+// fragment of a key's secret part of MinSecret characters or more, such as
+// what is left of a key that something cut in two before it was redacted,
+// is replaced by an ellipsis.
 //
 // Redact where output is written, not where a message is formatted: wrap
 // every writer with Writer and pass every finished text through String.
 package redact
 
 import (
-	"bytes"
 	"io"
 	"slices"
 	"strings"
@@ -16,8 +18,12 @@ import (
 )
 
 // MinSecret is the length below which a string is not treated as a secret:
-// replacing "a" everywhere would garble output and protect nothing.
+// replacing "a" everywhere would garble output and protect nothing. It is
+// also the length of the shortest key fragment that is redacted.
 const MinSecret = 8
+
+// Fragment replaces a fragment of a key that is not the whole key.
+const Fragment = "…"
 
 // Redactor replaces known secrets with their redacted form. The zero value
 // redacts nothing; it is safe for concurrent use.
@@ -25,6 +31,10 @@ type Redactor struct {
 	mu       sync.RWMutex
 	secrets  []string // longest first, so a key containing another is replaced whole
 	replacer *strings.Replacer
+	starts   map[string]bool // every proper prefix of a secret or a fragment
+	whole    map[string]bool // every secret and fragment
+	lengths  []int           // their distinct lengths
+	longest  int
 }
 
 // New returns a Redactor for the given secrets; empty and short ones are ignored.
@@ -44,14 +54,49 @@ func (r *Redactor) Add(secrets ...string) {
 		}
 	}
 	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
+	// Whole secrets first: a strings.Replacer tries its patterns in the
+	// order given, so a whole key wins over its fragments.
 	pairs := make([]string, 0, 2*len(r.secrets))
 	for _, s := range r.secrets {
 		pairs = append(pairs, s, Form(s))
 	}
+	var fragments []string
+	for _, s := range r.secrets {
+		for _, f := range Fragments(s) {
+			if !slices.Contains(fragments, f) {
+				fragments = append(fragments, f)
+				pairs = append(pairs, f, Fragment)
+			}
+		}
+	}
 	r.replacer = strings.NewReplacer(pairs...)
+	r.starts, r.whole, r.lengths, r.longest = map[string]bool{}, map[string]bool{}, nil, 0
+	for _, p := range slices.Concat(r.secrets, fragments) {
+		for n := 1; n < len(p); n++ {
+			r.starts[p[:n]] = true
+		}
+		r.whole[p] = true
+		if !slices.Contains(r.lengths, len(p)) {
+			r.lengths = append(r.lengths, len(p))
+		}
+		r.longest = max(r.longest, len(p))
+	}
 }
 
-// String returns s with every secret replaced by its redacted form.
+// Fragments are the pieces of a key that are redacted wherever they stand:
+// every run of MinSecret characters of its secret part (what follows the
+// key prefix). Any longer piece of the secret part holds one of them.
+func Fragments(key string) []string {
+	secret := key[len(prefix(key)):]
+	var out []string
+	for i := 0; i+MinSecret <= len(secret); i++ {
+		out = append(out, secret[i:i+MinSecret])
+	}
+	return out
+}
+
+// String returns s with every secret replaced by its redacted form, and
+// every fragment of one by Fragment.
 func (r *Redactor) String(s string) string {
 	if r == nil {
 		return s
@@ -64,45 +109,52 @@ func (r *Redactor) String(s string) string {
 	return r.replacer.Replace(s)
 }
 
-// longest returns the length of the longest secret.
-func (r *Redactor) longest() int {
+// safeCut returns where b may be cut so that what comes before can be
+// redacted on its own: no secret or fragment that the next write could
+// complete begins before the cut, and none that b holds whole crosses it.
+func (r *Redactor) safeCut(b []byte) int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if len(r.secrets) == 0 {
-		return 0
+	cut := len(b)
+	for n := min(r.longest-1, len(b)); n > 0; n-- {
+		if r.starts[string(b[len(b)-n:])] {
+			cut = len(b) - n
+			break
+		}
 	}
-	return len(r.secrets[0])
-}
-
-// heldBack returns how many trailing bytes of b could be the start of a
-// secret that the next write completes.
-func (r *Redactor) heldBack(b []byte) int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	best := 0
-	for _, s := range r.secrets {
-		for n := min(len(s)-1, len(b)); n > best; n-- {
-			if bytes.HasSuffix(b, []byte(s[:n])) {
-				best = n
+	if cut == len(b) {
+		return cut
+	}
+	for i := max(0, cut-r.longest+1); i < cut; i++ {
+		for _, n := range r.lengths {
+			if i+n > cut && i+n <= len(b) && r.whole[string(b[i:i+n])] {
+				cut = i // hold the whole occurrence back, and look again before it
+				i = max(0, cut-r.longest+1) - 1
 				break
 			}
 		}
 	}
-	return best
+	return cut
+}
+
+// prefix is the key prefix with its underscore ("tcm_"), or "" when the key
+// has none.
+func prefix(key string) string {
+	if i := strings.IndexByte(key, '_'); i >= 0 && i < len(key)-1 {
+		return key[:i+1]
+	}
+	return ""
 }
 
 // Form is the redacted form of one key: everything up to and including the
 // first underscore (the key prefix), an ellipsis, and the last four
 // characters. A key too short to spare four characters keeps none.
 func Form(key string) string {
-	prefix := ""
-	if i := strings.IndexByte(key, '_'); i >= 0 && i < len(key)-1 {
-		prefix = key[:i+1]
+	p := prefix(key)
+	if len(key)-len(p) < 3*4 {
+		return p + "…"
 	}
-	if len(key)-len(prefix) < 3*4 {
-		return prefix + "…"
-	}
-	return prefix + "…" + key[len(key)-4:]
+	return p + "…" + key[len(key)-4:]
 }
 
 // Writer returns a writer that redacts what it passes on to w. A secret split
@@ -126,15 +178,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.pending = append(w.pending, p...)
-	if w.r.longest() == 0 {
-		return len(p), w.flushLocked()
-	}
-	// Redact everything, then hold back a tail that may be a secret's start.
-	// Redaction first: a whole secret inside pending is never held back.
-	out := []byte(w.r.String(string(w.pending)))
-	keep := w.r.heldBack(out)
-	w.pending = append(w.pending[:0], out[len(out)-keep:]...)
-	if _, err := w.w.Write(out[:len(out)-keep]); err != nil {
+	// Hold back a tail that may begin a secret, then redact the rest.
+	cut := w.r.safeCut(w.pending)
+	out := w.r.String(string(w.pending[:cut]))
+	w.pending = append(w.pending[:0], w.pending[cut:]...)
+	if _, err := io.WriteString(w.w, out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -144,10 +192,6 @@ func (w *Writer) Write(p []byte) (int, error) {
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.flushLocked()
-}
-
-func (w *Writer) flushLocked() error {
 	if len(w.pending) == 0 {
 		return nil
 	}

@@ -101,3 +101,41 @@ func TestWriterPassesLinesAtOnce(t *testing.T) {
 		t.Errorf("held-back bytes lost: %q", out.String())
 	}
 }
+
+// TestNoFragmentSurvives cuts a text holding the key at every place, as an
+// excerpt cut before redaction would, and looks for any run of
+// MinSecret characters of the key's secret part in the redacted result, from
+// String and from a Writer fed in two pieces.
+func TestNoFragmentSurvives(t *testing.T) {
+	r := redact.New(key)
+	text := `{"echo":"Bearer ` + key + `","again":"` + key[7:30] + `"}`
+	leaks := func(s string) string {
+		for _, f := range redact.Fragments(key) {
+			if strings.Contains(s, f) {
+				return f
+			}
+		}
+		return ""
+	}
+	for from := 0; from < len(text); from++ {
+		for to := from; to <= len(text); to += 3 {
+			cut := text[from:to]
+			if f := leaks(r.String(cut)); f != "" {
+				t.Fatalf("String(%q) keeps the fragment %q: %q", cut, f, r.String(cut))
+			}
+			for _, at := range []int{0, len(cut) / 2, len(cut)} {
+				var out bytes.Buffer
+				w := r.Writer(&out)
+				w.Write([]byte(cut[:at]))
+				w.Write([]byte(cut[at:]))
+				w.Flush()
+				if f := leaks(out.String()); f != "" {
+					t.Fatalf("Writer split at %d of %q keeps the fragment %q: %q", at, cut, f, out.String())
+				}
+			}
+		}
+	}
+	if got := r.String("x " + key[10:25] + " y"); got != "x "+redact.Fragment+key[18:25]+" y" {
+		t.Errorf("a fragment in a text: %q", got)
+	}
+}

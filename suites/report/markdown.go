@@ -8,13 +8,50 @@ import (
 	"time"
 )
 
-// Markdown renders the report for a merge request or a CI job summary.
+// MaxMarkdown is the size the Markdown form keeps to: a merge-request
+// comment holds 65,536 characters.
+const MaxMarkdown = 60_000
+
+// mdShape is how much of the failures the Markdown form shows.
+type mdShape struct {
+	transcript int  // bytes of each transcript's end; 0 leaves them out
+	lines      int  // lines of each failure message; 0 for all
+	failures   int  // failures shown in full; the rest are named; 0 for all
+	allSpecs   bool // the specs table lists every spec, not only those that did not pass
+	note       string
+}
+
+// mdShapes are tried in turn until the Markdown fits MaxMarkdown.
+var mdShapes = []mdShape{
+	{transcript: MaxTranscript, allSpecs: true},
+	{transcript: 2 << 10, lines: 40, allSpecs: true, note: "transcripts cut to their last 2 KiB"},
+	{lines: 25, allSpecs: true, note: "transcripts left out"},
+	{lines: 12, failures: 40, note: "transcripts left out, messages cut, passed and skipped specs not listed"},
+	{lines: 4, failures: 15, note: "transcripts left out, messages cut, only the first failures in full, passed and skipped specs not listed"},
+}
+
+// Markdown renders the report for a merge request or a CI job summary: the
+// whole of it when it fits MaxMarkdown, else shortened step by step, saying
+// so (the HTML and JSON forms keep everything).
 func (r Report) Markdown() ([]byte, error) {
+	var out []byte
+	for _, shape := range mdShapes {
+		if out = r.markdown(shape); len(out) <= MaxMarkdown {
+			break
+		}
+	}
+	return out, nil
+}
+
+func (r Report) markdown(shape mdShape) []byte {
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 
 	p("# Conformance report: %s\n\n", strings.ToUpper(string(r.Outcome)))
 	p("**%s** %s\n\n", outcomeMark(r.Outcome), r.Headline())
+	if shape.note != "" {
+		p("> Shortened to fit a merge-request comment: %s. The HTML and JSON reports (%s, %s) hold everything.\n\n", shape.note, HTMLFile, JSONFile)
+	}
 	var notMet []string
 	for _, q := range r.Requirements {
 		if q.Result == ResultFailed {
@@ -66,7 +103,11 @@ func (r Report) Markdown() ([]byte, error) {
 	failures := r.Failures()
 	if len(failures) > 0 {
 		p("## Failures\n\n")
-		for _, s := range failures {
+		for i, s := range failures {
+			if shape.failures > 0 && i == shape.failures {
+				p("And %d more failures, named in the table of specs below.\n\n", len(failures)-i)
+				break
+			}
 			p("### %s\n\n", cell(short(s.Name)))
 			if len(s.Requirements) > 0 {
 				p("- Requirements: %s\n", cell(strings.Join(s.Requirements, ", ")))
@@ -78,11 +119,11 @@ func (r Report) Markdown() ([]byte, error) {
 				p("- Location: `%s`\n", s.Failure.Location)
 			}
 			p("- Requests: %d\n\n", s.Requests)
-			p("%s\n", fence(s.Failure.Message))
-			if s.Failure.Transcript != "" {
+			p("%s\n", fence(headLines(s.Failure.Message, shape.lines)))
+			if s.Failure.Transcript != "" && shape.transcript > 0 {
 				// Folded: a summary page with many failures stays readable.
 				p("<details><summary>HTTP transcript, %d %s (keys redacted)</summary>\n\n%s\n</details>\n\n",
-					s.Requests, plural(s.Requests, "request", "requests"), fence(s.Failure.Transcript))
+					s.Requests, plural(s.Requests, "request", "requests"), fence(lastLines(s.Failure.Transcript, shape.transcript)))
 			}
 		}
 	}
@@ -99,8 +140,14 @@ func (r Report) Markdown() ([]byte, error) {
 	if prefix != "" {
 		p("Names leave out the common %q.\n\n", strings.TrimSpace(prefix))
 	}
+	if !shape.allSpecs {
+		p("Only the specs that did not pass or skip; the HTML and JSON reports list all %d.\n\n", len(r.Specs))
+	}
 	p("| State | Spec | Requirements | Duration | Requests | Note |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.Specs {
+		if !shape.allSpecs && (s.State == ResultPassed || s.State == ResultSkipped) {
+			continue
+		}
 		note := s.SkipReason
 		if s.Failure != nil {
 			note = firstLine(s.Failure.Message)
@@ -121,7 +168,17 @@ func (r Report) Markdown() ([]byte, error) {
 		}
 		p("\n")
 	}
-	return b.Bytes(), nil
+	return b.Bytes()
+}
+
+// headLines keeps the first n lines of s (all when n is 0), saying how
+// many it left out.
+func headLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if n == 0 || len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines in the HTML and JSON reports)", len(lines)-n)
 }
 
 // Headline is the one-sentence summary of the outcome.
@@ -129,9 +186,9 @@ func (r Report) Headline() string {
 	switch r.Outcome {
 	case Errored:
 		if len(r.Errors) > 0 {
-			return "The suite could not run: " + firstLine(r.Errors[0])
+			return "The run errored, the target was not fully judged: " + strings.TrimSuffix(firstLine(r.Errors[0]), ":") + "."
 		}
-		return "The suite could not run."
+		return "The run errored, the target was not fully judged."
 	case Failed:
 		n := 0
 		for _, q := range r.Requirements {
@@ -139,7 +196,8 @@ func (r Report) Headline() string {
 				n++
 			}
 		}
-		return fmt.Sprintf("%d of %d specs failed; %d %s not met.", r.Totals.Failed, r.Totals.Specs, n, plural(n, "requirement", "requirements"))
+		return fmt.Sprintf("%d of the %d specs that ran failed (%d skipped); %d %s not met.",
+			r.Totals.Failed, r.Totals.Ran(), r.Totals.Skipped, n, plural(n, "requirement", "requirements"))
 	default:
 		return fmt.Sprintf("All %d specs that ran passed (%d skipped).", r.Totals.Passed, r.Totals.Skipped)
 	}
@@ -211,12 +269,16 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// Ran is how many specs ran: passed, failed or stopped while running.
+func (c Counts) Ran() int { return c.Passed + c.Failed + c.Errored }
+
 // SpecLine counts the specs by state, and says how many were meant to run.
 func (r Report) SpecLine() string {
-	line := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Totals.Passed, r.Totals.Failed, r.Totals.Skipped)
+	line := fmt.Sprintf("%d ran: %d passed, %d failed", r.Totals.Ran(), r.Totals.Passed, r.Totals.Failed)
 	if r.Totals.Errored > 0 {
-		line += fmt.Sprintf(", %d errored", r.Totals.Errored)
+		line += fmt.Sprintf(", %d stopped by the run's end", r.Totals.Errored)
 	}
+	line += fmt.Sprintf("; %d skipped", r.Totals.Skipped)
 	if r.Planned.InSuite > 0 {
 		line += fmt.Sprintf("; %d selected of %d in the suite", r.Planned.Selected, r.Planned.InSuite)
 	}

@@ -213,7 +213,7 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 	}
 	// An abort or interrupt stops the run: what follows was not judged.
 	for _, sr := range r.SpecReports {
-		if sr.LeafNodeType.Is(types.NodeTypeIt) && sr.State.Is(types.SpecStateAborted|types.SpecStateInterrupted) {
+		if sr.LeafNodeType.Is(types.NodeTypeIt) && (sr.State.Is(types.SpecStateAborted|types.SpecStateInterrupted) || stoppedBySuiteTimeout(sr)) {
 			out.Errors = append(out.Errors, fmt.Sprintf("%s: %s %s", sr.FullText(), sr.State, firstLine(sr.Failure.Message)))
 		}
 	}
@@ -382,7 +382,7 @@ func spec(sr types.SpecReport) Spec {
 		s.State = ResultPassed
 	case sr.State.Is(types.SpecStateFailureStates):
 		s.State = ResultFailed
-		if sr.State.Is(types.SpecStateAborted | types.SpecStateInterrupted) {
+		if sr.State.Is(types.SpecStateAborted|types.SpecStateInterrupted) || stoppedBySuiteTimeout(sr) {
 			s.State = ResultErrored
 		}
 		s.Failure = &Failure{
@@ -462,6 +462,12 @@ func lastLines(s string, max int) string {
 		cut++
 	}
 	return fmt.Sprintf("… (%d earlier bytes left out)\n", cut) + s[cut:]
+}
+
+// stoppedBySuiteTimeout reports a spec that the suite's own timeout (the
+// run deadline) stopped: the run's limit, not the target's failure.
+func stoppedBySuiteTimeout(sr types.SpecReport) bool {
+	return sr.State.Is(types.SpecStateTimedout) && strings.Contains(strings.ToLower(sr.Failure.Message), "suite timeout")
 }
 
 func location(l types.CodeLocation) string {

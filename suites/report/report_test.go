@@ -230,7 +230,7 @@ func TestFromGinkgoErrored(t *testing.T) {
 	if f := aborted.Failures(); len(f) != 1 || f[0].State != ResultErrored || f[0].Failure.Message != "preflight: key rejected" {
 		t.Errorf("the aborted spec is not shown with its message: %+v", f)
 	}
-	if got := aborted.SpecLine(); got != "1 passed, 0 failed, 1 skipped, 1 errored" {
+	if got := aborted.SpecLine(); got != "2 ran: 1 passed, 0 failed, 1 stopped by the run's end; 1 skipped" {
 		t.Errorf("SpecLine = %q", got)
 	}
 
@@ -246,7 +246,7 @@ func TestFromGinkgoErrored(t *testing.T) {
 	if q := req(t, r, "RATE-PER-KEY"); q.Result != ResultSkipped || q.Reason != "not run: the run errored" {
 		t.Errorf("RATE-PER-KEY, not run in an errored run: %s (%s)", q.Result, q.Reason)
 	}
-	if got := r.SpecLine(); got != "0 passed, 0 failed, 2 skipped; 3 selected of 4 in the suite" {
+	if got := r.SpecLine(); got != "0 ran: 0 passed, 0 failed; 2 skipped; 3 selected of 4 in the suite" {
 		t.Errorf("SpecLine = %q", got)
 	}
 	noSpecs := erroredRun()
@@ -357,7 +357,7 @@ func TestWriteFilesFailedRun(t *testing.T) {
 	}
 
 	html := files[HTMLFile]
-	for _, want := range []string{`<span class="outcome failed">FAILED</span>`, `<span class="badge failed">failed</span>`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `<pre class="transcript">GET /api/public-feed?limit=500`, `href="#fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `id="fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `Not met: <a href="#req-FEED-LIMIT-CAP">`, `id="req-FEED-LIMIT-CAP"`, `<h2>Left open by the spec</h2>`} {
+	for _, want := range []string{`<span class="outcome failed">FAILED</span>`, `<span class="badge failed">failed</span>`, `&lt;script&gt;alert(1)&lt;/script&gt;`, "<details class=\"transcript\"><summary>HTTP transcript of the spec, 1 request (keys redacted)</summary>\n<pre class=\"transcript\">GET /api/public-feed?limit=500", `href="#fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `id="fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `Not met: <a href="#req-FEED-LIMIT-CAP">`, `id="req-FEED-LIMIT-CAP"`, `<h2>Left open by the spec</h2>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML does not say %q", want)
 		}

@@ -59,7 +59,7 @@ func refuseEverything() http.Handler {
 }
 
 // TestNoKeyInAnyOutput runs the suite against targets that echo the keys
-// and searches everything the run wrote for any whole key.
+// and searches everything the run wrote for any fragment of a key.
 func TestNoKeyInAnyOutput(t *testing.T) {
 	t.Parallel()
 	refusing := httptest.NewServer(refuseEverything())
@@ -98,27 +98,15 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 			if !tc.errored && len(r.failed()) < 5 {
 				t.Errorf("the echoing target made only %d specs fail; the search proves little", len(r.failed()))
 			}
-			keys := []string{tc.target.keys.Pro, tc.target.keys.Free, tc.target.keys.Revoked}
-			search := map[string][]byte{"output": []byte(r.output)}
+			noKeyFragment(t, r, tc.target.keys)
+			shown := false
 			filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {
 					b, _ := os.ReadFile(path)
-					search[path] = b
+					shown = shown || bytes.Contains(b, []byte("tcm_…"))
 				}
 				return nil
 			})
-			if len(search) < 6 { // output, ginkgo.json, junit.xml, three report files
-				t.Errorf("only %d outputs to search", len(search))
-			}
-			shown := false
-			for name, b := range search {
-				for _, k := range keys {
-					if bytes.Contains(b, []byte(k)) {
-						t.Errorf("%s holds the whole key %s…", name, k[:6])
-					}
-				}
-				shown = shown || bytes.Contains(b, []byte("tcm_…"))
-			}
 			if !shown {
 				t.Errorf("no redacted key (tcm_…) anywhere: the echo never reached the output, so the search proves nothing")
 			}

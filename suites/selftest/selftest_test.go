@@ -24,7 +24,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -90,6 +92,8 @@ type result struct {
 	output   string
 	reports  []types.Report
 	dir      string
+	wall     time.Duration
+	maxRSS   int64 // bytes
 }
 
 // failed lists the full texts of the specs that failed, with their labels.
@@ -120,24 +124,37 @@ func (r result) passed() int {
 // runSuite runs the suite binary against a target with the given keys.
 func runSuite(t *testing.T, tg target, extra ...string) result {
 	t.Helper()
-	dir := t.TempDir()
-	args := []string{
+	return runArgs(t, append([]string{
 		"--target", tg.url,
 		"--pro-key", tg.keys.Pro,
 		"--free-key", tg.keys.Free,
 		"--revoked-key", tg.keys.Revoked,
 		"--control-clock",
+	}, extra...))
+}
+
+// runArgs runs the suite binary with the reports in a fresh directory and
+// reads its Ginkgo JSON report; the result has the run's wall time and the
+// binary's peak memory.
+func runArgs(t *testing.T, args []string) result {
+	t.Helper()
+	dir := t.TempDir()
+	args = append([]string{
 		"--report-dir", filepath.Join(dir, "reports"),
 		"--ginkgo.json-report", filepath.Join(dir, "ginkgo.json"),
 		"--ginkgo.junit-report", filepath.Join(dir, "junit.xml"),
 		"--ginkgo.no-color",
-	}
-	cmd := exec.Command(suiteBinary, append(args, extra...)...)
+	}, args...)
+	cmd := exec.Command(suiteBinary, args...)
 	cmd.Env = append(os.Environ(), "TCM_TARGET=", "TCM_PRO_KEY=", "TCM_FREE_KEY=", "TCM_REVOKED_KEY=")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
 	err := cmd.Run()
-	r := result{output: out.String(), dir: dir}
+	r := result{output: out.String(), dir: dir, wall: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss << 10 // KiB on Linux
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.exitCode = ee.ExitCode()
 	} else if err != nil {

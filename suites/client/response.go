@@ -1,0 +1,180 @@
+package client
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+)
+
+// Response is a finished exchange: the body is read once, whole (at most
+// the client's MaxBody).
+type Response struct {
+	Request Request
+	Status  int
+	Header  http.Header
+	// Body is the body when it is kept in memory, as it usually is; the
+	// client moves large ones to disk when its memory budget is spent, and
+	// leaves Body nil. Bytes reads it either way.
+	Body []byte
+	// Attempts is how many times the request was sent (more than one after 429s).
+	Attempts int
+	// Reused is set on a response handed out again by Cached.
+	Reused bool
+	// Note says what the client did not do with this answer and why, such
+	// as a 429 it did not retry; "" when nothing.
+	Note string
+
+	redact  func(string) string // the client's, for Excerpt
+	store   *store              // nil for a Response made by hand
+	spilled *spill              // the body, when on disk
+
+	// read is shared by a response and its reuses: the body is decoded,
+	// and validated against a resource, once (decoded again only when the
+	// client dropped the document to stay within its budget).
+	read *reading
+}
+
+// reading is what was learnt from a body.
+type reading struct {
+	mu      sync.Mutex
+	decoded bool
+	doc     any
+	err     error
+	cost    int64 // estimated bytes of doc
+	used    int64 // when last used, by the store's tick
+	valid   map[schemas.Resource]error
+}
+
+func (r *Response) reading() *reading {
+	if r.read == nil {
+		r.read = &reading{}
+	}
+	return r.read
+}
+
+// reuse is a copy of r handed out again.
+func (r *Response) reuse() *Response {
+	return &Response{Request: r.Request, Status: r.Status, Header: r.Header, Body: r.Body, Attempts: r.Attempts,
+		Reused: true, Note: r.Note, redact: r.redact, store: r.store, spilled: r.spilled, read: r.reading()}
+}
+
+// Bytes is the body, from memory or from disk.
+func (r *Response) Bytes() ([]byte, error) {
+	if r.spilled != nil {
+		return r.spilled.read(-1)
+	}
+	return r.Body, nil
+}
+
+// Size is the body's length in bytes.
+func (r *Response) Size() int {
+	if r.spilled != nil {
+		return r.spilled.size
+	}
+	return len(r.Body)
+}
+
+// head is the first n bytes of the body (all of it when n < 0).
+func (r *Response) head(n int) []byte {
+	if r.spilled != nil {
+		b, err := r.spilled.read(n)
+		if err != nil {
+			return []byte("(the body is no longer kept: " + err.Error() + ")")
+		}
+		return b
+	}
+	if n >= 0 && n < len(r.Body) {
+		return r.Body[:n]
+	}
+	return r.Body
+}
+
+// JSON decodes the body the way schemas.Validate expects it; decoded once
+// while the client keeps the document.
+func (r *Response) JSON() (any, error) {
+	rd := r.reading()
+	rd.mu.Lock()
+	if rd.decoded {
+		doc, err := rd.doc, rd.err
+		rd.mu.Unlock()
+		r.store.touch(rd)
+		return doc, err
+	}
+	raw, err := r.Bytes()
+	if err == nil {
+		rd.doc, rd.err = jsondoc.Decode(raw)
+	} else {
+		rd.doc, rd.err = nil, err
+	}
+	rd.decoded, rd.cost = true, estimate(rd.doc)
+	doc, err := rd.doc, rd.err
+	rd.mu.Unlock()
+	r.store.keepDoc(rd)
+	return doc, err
+}
+
+// Validate validates the body against a resource, once per resource: nil,
+// a *schemas.Error, or the error of a body that is not JSON. A large
+// document is validated piece by piece, and at most MaxViolations are kept;
+// every value quoted is redacted before it is cut.
+func (r *Response) Validate(res schemas.Resource) error {
+	rd := r.reading()
+	rd.mu.Lock()
+	verr, ok := rd.valid[res]
+	rd.mu.Unlock()
+	if ok {
+		return verr
+	}
+	doc, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	verr = validateBounded(res, doc, r.redact)
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if rd.valid == nil {
+		rd.valid = map[schemas.Resource]error{}
+	}
+	rd.valid[res] = verr
+	return verr
+}
+
+// String names the exchange: request, status and the client's note.
+func (r *Response) String() string {
+	s := fmt.Sprintf("%s → %d", r.Request, r.Status)
+	if r.Note != "" {
+		s += " (" + r.Note + ")"
+	}
+	return s
+}
+
+// MaxExcerpt bounds the body shown in messages and transcripts.
+const MaxExcerpt = 600
+
+// excerptMargin is read past MaxExcerpt, so that a key that begins before
+// the cut is whole when it is redacted.
+const excerptMargin = 512
+
+// Excerpt is the start of the body, for messages: keys are redacted
+// before it is cut, so no part of one survives the cut.
+func (r *Response) Excerpt() string {
+	head := r.head(MaxExcerpt + excerptMargin)
+	s := string(head)
+	if r.redact != nil {
+		s = r.redact(s)
+	}
+	return excerpt(s, r.Size(), len(head) < r.Size())
+}
+
+// excerpt is the start of a (redacted) text, and the whole's size when it
+// was cut (or only its head was read).
+func excerpt(s string, size int, partial bool) string {
+	cut := jsondoc.Excerpt(s, MaxExcerpt)
+	if len(s) > MaxExcerpt || partial {
+		cut += fmt.Sprintf(" (%d bytes)", size)
+	}
+	return cut
+}

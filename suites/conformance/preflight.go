@@ -1,0 +1,95 @@
+package conformance
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/redact"
+)
+
+// preflight asks the health operation and the first feed page with the Pro
+// key, and says in one line what keeps the suite from judging the target,
+// pointing at the likely cause: the URL, the server, TLS, the key.
+func (s *Session) preflight(ctx context.Context) error {
+	health, err := s.c.Cached(ctx, healthRequest())
+	if err != nil {
+		return s.unreachable(err)
+	}
+	feed, err := s.c.Cached(ctx, feedRequest(nil, s.tg.Pro))
+	if err != nil {
+		return s.unreachable(err)
+	}
+	switch {
+	case feed.Status == http.StatusNotFound:
+		return fmt.Errorf("the target %s answered 404 to %s (and %d to %s): check the base URL and its path prefix, --target is what comes before %s",
+			s.tg.URL, feed.Request, health.Status, health.Request, schemas.PathFeed)
+	case feed.Status == http.StatusOK && !isJSON(feed):
+		return fmt.Errorf("the target %s answered 200 to %s with a body that is not JSON (Content-Type %q): is --target the API's base URL, and not a web page or a proxy's?",
+			s.tg.URL, feed.Request, feed.Header.Get("Content-Type"))
+	case feed.Status == http.StatusOK:
+		return nil
+	case feed.Status == http.StatusUnauthorized || feed.Status == http.StatusForbidden:
+		return fmt.Errorf("the Pro key (%s) is not accepted: %s answered %d, want 200: check --pro-key; body: %s",
+			redact.Form(s.tg.Pro), feed.Request, feed.Status, feed.Excerpt())
+	case feed.Status == http.StatusTooManyRequests:
+		return fmt.Errorf("the target %s keeps rate-limiting the Pro key: %s: run again later; body: %s", s.tg.URL, feed, feed.Excerpt())
+	}
+	return fmt.Errorf("the target %s does not serve the feed to the Pro key (%s): %s answered %d, want 200; body: %s",
+		s.tg.URL, redact.Form(s.tg.Pro), feed.Request, feed.Status, feed.Excerpt())
+}
+
+// isJSON reports whether a body is JSON, whatever its Content-Type says.
+func isJSON(resp *client.Response) bool {
+	_, err := resp.JSON()
+	return err == nil
+}
+
+// requestOf names the request of a client error.
+func requestOf(err error) string {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return ce.Request.String()
+	}
+	return "the request"
+}
+
+// unreachable explains an exchange that gave no answer, in one line.
+func (s *Session) unreachable(err error) error {
+	var (
+		redirect *client.RedirectError
+		timeout  *client.TimeoutError
+		dns      *net.DNSError
+		record   tls.RecordHeaderError
+		unknown  x509.UnknownAuthorityError
+		host     x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		verify   *tls.CertificateVerificationError
+	)
+	url := s.tg.URL
+	switch {
+	case errors.As(err, &redirect):
+		return fmt.Errorf("the target %s redirects: %v; give --target the URL the API answers at", url, err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("nothing accepts connections at %s (connection refused, to %s): is the server running, and are the host and port of --target right?", url, requestOf(err))
+	case errors.As(err, &dns):
+		return fmt.Errorf("the host of %s is not found (%v): check --target", url, dns)
+	case errors.As(err, &timeout):
+		return fmt.Errorf("the target %s is too slow: %v", url, err)
+	case errors.As(err, &record) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return fmt.Errorf("the target %s does not speak TLS: use http:// if it serves plain HTTP (%v)", url, err)
+	case errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid) || errors.As(err, &verify):
+		return fmt.Errorf("the TLS certificate of %s is not trusted: check the host name of --target and the server's certificate chain (%v)", url, err)
+	case strings.Contains(err.Error(), "tls: "):
+		return fmt.Errorf("the TLS handshake with %s failed: %v", url, err)
+	}
+	return fmt.Errorf("the target %s gives no answer to judge: %v", url, err)
+}

@@ -1,0 +1,195 @@
+package selftest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/bundled"
+	"github.com/tcmkit/tcmkit/suites/hostile"
+	"github.com/tcmkit/tcmkit/suites/redact"
+)
+
+// The suite against hostile and broken targets: small servers on
+// 127.0.0.1 that redirect, send huge bodies, drip, ask for absurd waits,
+// never end their cursors, echo the key or cut the connection. Each run
+// must end in bounded time and memory with its reports written, a verdict
+// that names the problem, no fragment of a key in any output, and nothing
+// sent to any listener but the target.
+
+// hostileKeys are the keys every hostile target expects.
+var hostileKeys = bundled.Keys{Pro: hostile.Keys.Pro, Free: hostile.Keys.Free, Revoked: hostile.Keys.Revoked}
+
+// catcher is a listener that must see nothing: targets redirect to it.
+type catcher struct {
+	*httptest.Server
+	hits atomic.Int32
+}
+
+func newCatcher(t *testing.T) *catcher {
+	c := &catcher{}
+	c.Server = httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { c.hits.Add(1) }))
+	t.Cleanup(c.Close)
+	return c
+}
+
+// hostileRun is one run against a hostile target, and what it must show.
+type hostileRun struct {
+	name    string
+	handler http.Handler
+	flags   []string
+	outcome string   // of the conformance report
+	says    []string // in the conformance report: the verdict names the problem
+	wall    time.Duration
+	memory  int64 // peak memory bound, bytes; 0 when none applies
+}
+
+// hostileFlags keep a run short: a hostile target gets small bounds.
+var hostileFlags = []string{"--max-wait", "1s", "--request-timeout", "1s", "--run-deadline", "20s", "--max-pages", "5"}
+
+func (h hostileRun) run(t *testing.T, c *catcher) {
+	srv := httptest.NewServer(h.handler)
+	t.Cleanup(srv.Close)
+	args := append([]string{"--target", srv.URL, "--pro-key", hostileKeys.Pro, "--free-key", hostileKeys.Free, "--revoked-key", hostileKeys.Revoked},
+		append(append([]string{}, hostileFlags...), h.flags...)...)
+	r := runArgs(t, args)
+	t.Logf("%s: exit %d, wall %s, peak memory %d MiB", h.name, r.exitCode, r.wall.Round(10*time.Millisecond), r.maxRSS>>20)
+	if r.exitCode == 0 {
+		t.Errorf("the suite passed a target that %s", h.name)
+	}
+	if r.wall > h.wall {
+		t.Errorf("the run took %s, more than %s", r.wall, h.wall)
+	}
+	if h.memory > 0 && r.maxRSS > h.memory {
+		t.Errorf("peak memory %d MiB, more than %d MiB", r.maxRSS>>20, h.memory>>20)
+	}
+	rep, err := os.ReadFile(filepath.Join(r.dir, "reports", "conformance-report.json"))
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, tail(r.output, 2000))
+	}
+	var verdict struct{ Outcome string }
+	json.Unmarshal(rep, &verdict)
+	if verdict.Outcome != h.outcome {
+		t.Errorf("outcome %q, want %q", verdict.Outcome, h.outcome)
+	}
+	text := jsonText(rep)
+	for _, s := range h.says {
+		if !strings.Contains(text, s) {
+			t.Errorf("the report does not say %q; failures:\n%s", s, failures(r))
+		}
+	}
+	noKeyFragment(t, r, hostileKeys)
+	if n := c.hits.Load(); n != 0 {
+		t.Errorf("another listener got %d requests", n)
+	}
+}
+
+// jsonText is the JSON report with its strings unescaped, for searching.
+func jsonText(raw []byte) string {
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, x := range t {
+				walk(x)
+			}
+		case []any:
+			for _, x := range t {
+				walk(x)
+			}
+		case string:
+			b.WriteString(t + "\n")
+		}
+	}
+	var doc any
+	json.Unmarshal(raw, &doc)
+	walk(doc)
+	return b.String()
+}
+
+// noKeyFragment searches the console output and every file the run wrote
+// (the three reports, Ginkgo's JSON and JUnit reports) for any run of
+// redact.MinSecret characters of a key's secret part.
+func noKeyFragment(t *testing.T, r result, keys bundled.Keys) {
+	t.Helper()
+	search := map[string][]byte{"console output": []byte(r.output)}
+	filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			search[filepath.Base(path)] = b
+		}
+		return nil
+	})
+	if len(search) < 6 {
+		t.Errorf("only %d outputs to search", len(search))
+	}
+	for name, b := range search {
+		for _, k := range []string{keys.Pro, keys.Free, keys.Revoked} {
+			for _, f := range redact.Fragments(k) {
+				if bytes.Contains(b, []byte(f)) {
+					t.Errorf("%s holds %q, a fragment of the key %s", name, f, redact.Form(k))
+					break
+				}
+			}
+		}
+	}
+}
+
+// expectations of each hostile target, by name.
+var expectations = map[string]hostileRun{
+	"redirect": {outcome: "errored", says: []string{"answered 307 Temporary Redirect to {elsewhere}" + schemas.PathHealth, "the suite follows no redirect"},
+		wall: 15 * time.Second},
+	"redirect-after-preflight": {outcome: "failed", says: []string{"answered 307 Temporary Redirect to {elsewhere}" + schemas.PathVideos},
+		wall: 20 * time.Second},
+	"huge-body": {flags: []string{"--max-body", "4MiB"}, outcome: "failed", says: []string{"with a body larger than 4 MiB (--max-body): the suite read 4 MiB and stopped"},
+		wall: 30 * time.Second, memory: 512 << 20},
+	"invalid-json": {flags: []string{"--max-body", "64KiB"}, outcome: "failed",
+		says: []string{"more than 5 times the largest page (200); the walk stops there (bounded memory)", "validation stopped after 1000 violations"},
+		wall: 30 * time.Second, memory: 512 << 20},
+	"drip": {flags: []string{"--request-timeout", "400ms", "--run-deadline", "3s"}, outcome: "errored",
+		says: []string{"the run deadline (--run-deadline=3s) passed", "selected specs were left undone", "no complete answer within 400ms (--request-timeout)"},
+		wall: 25 * time.Second},
+	"retry-after-year": {outcome: "failed", says: []string{`Retry-After "31536000" asks for 365 days, more than the longest wait allowed (--max-wait=1s)`},
+		wall: 20 * time.Second},
+	"retry-after-negative": {outcome: "failed", says: []string{`Retry-After "-5" is neither delta-seconds (digits only) nor an HTTP-date`},
+		wall: 20 * time.Second},
+	"endless-cursors": {outcome: "failed", says: []string{"rule: a cursor walk visits each event once", `event id "e0" at page 2`},
+		wall: 20 * time.Second},
+	"echo": {flags: []string{"--ginkgo.v"}, outcome: "failed", says: []string{"tcm_…pL5s"}, wall: 20 * time.Second},
+	"cut-mid-body": {outcome: "failed", says: []string{"answered 200, then the body broke off after 100 B of the 5000 its Content-Length announced"},
+		wall: 20 * time.Second},
+}
+
+func TestHostileTargets(t *testing.T) {
+	t.Parallel()
+	c := newCatcher(t)
+	for _, tg := range hostile.Targets(c.URL, 60<<10) {
+		h, ok := expectations[tg.Name]
+		if !ok {
+			t.Errorf("no expectation for the hostile target %s", tg.Name)
+			continue
+		}
+		h.name, h.handler = tg.About, tg.Handler
+		for i, s := range h.says {
+			h.says[i] = strings.ReplaceAll(s, "{elsewhere}", c.URL)
+		}
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			h.run(t, c)
+			// two walks of at most --max-pages pages each, and a page or two of the other specs
+			if tg.Count != nil && tg.Count.Load() > 2*5+4 {
+				t.Errorf("the endless feed was asked for %d pages", tg.Count.Load())
+			}
+		})
+	}
+}
