@@ -137,7 +137,8 @@ func (s *suite) virtualClock() bool {
 // first, at no cost. Otherwise a 429 that comes too early is read as
 // history the suite did not make: the burst is repeated once, a whole
 // window after that 429 (so that no grant before it remains): at most one
-// window more, and a server that really allows fewer still fails.
+// window more, and a server that really allows fewer still fails. A
+// --max-wait shorter than a window forbids the repeat.
 func (s *suite) runBursts(ctx context.Context) *burst {
 	key, other := s.tg.burstKey(), s.tg.otherKey()
 	if s.virtualClock() {
@@ -161,7 +162,7 @@ func (s *suite) runBursts(ctx context.Context) *burst {
 	case b.passed < b.allowed:
 		again = fmt.Sprintf("a burst throttled after %d requests: the key's window may hold requests the suite did not send (a run just before, another job)", b.passed)
 	}
-	if again != "" {
+	if again != "" && schemas.RateWindow <= s.cfg.MaxWait {
 		now, err := s.targetClock().Now(ctx)
 		if err == nil && b.throttled != nil {
 			err = s.wait(ctx, schemas.RateWindow-now.Sub(b.at), "a whole window after the 429, to repeat "+again)
@@ -238,8 +239,12 @@ func (rl *rateLimit) throttled(ctx context.Context) *burst {
 
 // describe names the burst for a failure message.
 func (b *burst) describe() string {
-	d := fmt.Sprintf("%d requests GET %s?limit=1..10 on key %s in %s (%d sent on it by the suite in the minute before)",
-		len(b.sent), schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
+	noun := "requests"
+	if len(b.sent) == 1 {
+		noun = "request"
+	}
+	d := fmt.Sprintf("%d %s GET %s?limit=1..10 on key %s in %s (%d sent on it by the suite in the minute before)",
+		len(b.sent), noun, schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
 	if b.repeated != "" {
 		d += ", repeated from a fresh window after " + b.repeated
 	}
