@@ -31,8 +31,11 @@ const (
 	// Must is a statement of the spec that every server must honour.
 	Must Kind = "must"
 	// Open is a statement the spec leaves open ("not shown"): a conforming
-	// server may choose; the simulator's choice is recorded.
+	// server (or client) may choose; the simulator's choice is recorded.
 	Open Kind = "open"
+	// Client is a statement of the spec that a client must honour; the
+	// simulator judges the clients that talk to it by these.
+	Client Kind = "client"
 )
 
 // ID is the stable id of a requirement, such as "FEED-ORDER".
@@ -119,7 +122,7 @@ func Parse(raw []byte) (Catalogue, error) {
 			errs = append(errs, fmt.Errorf("%s: feature %q must be a non-empty lower-case label", at, r.Feature))
 		}
 		switch r.Kind {
-		case Must:
+		case Must, Client:
 			if r.SimulatorChoice != "" {
 				errs = append(errs, fmt.Errorf("%s: simulatorChoice is only for open requirements", at))
 			}
@@ -128,7 +131,7 @@ func Parse(raw []byte) (Catalogue, error) {
 				errs = append(errs, fmt.Errorf("%s: open requirement without simulatorChoice", at))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("%s: kind %q, want %q or %q", at, r.Kind, Must, Open))
+			errs = append(errs, fmt.Errorf("%s: kind %q, want %q, %q or %q", at, r.Kind, Must, Open, Client))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -19,7 +19,13 @@ func TestLoadEmbedded(t *testing.T) {
 	}
 	features := []string{"health", "auth", "pro", "pagination", "events", "videos", "rate-limit", "errors", "isolation", "strict"}
 	for _, r := range c.List() {
-		if !slices.Contains(features, r.Feature) {
+		if r.Feature == "client" {
+			if r.Kind == Must {
+				t.Errorf("%s: a client requirement is of kind client (or open), not must", r.ID)
+			}
+		} else if r.Kind == Client {
+			t.Errorf("%s: kind client, but feature %q", r.ID, r.Feature)
+		} else if !slices.Contains(features, r.Feature) {
 			t.Errorf("%s: feature %q is not one of the suite's labels %v", r.ID, r.Feature, features)
 		}
 		got, ok := c.Lookup(r.ID)
@@ -27,7 +33,7 @@ func TestLoadEmbedded(t *testing.T) {
 			t.Errorf("Lookup(%s) = %+v, %v", r.ID, got, ok)
 		}
 	}
-	if len(c.OfKind(Must))+len(c.OfKind(Open)) != c.Len() {
+	if len(c.OfKind(Must))+len(c.OfKind(Open))+len(c.OfKind(Client)) != c.Len() {
 		t.Errorf("kinds do not partition the catalogue")
 	}
 	if _, ok := c.Lookup("NO-SUCH-ID"); ok {

@@ -55,6 +55,16 @@ const (
 	ErrorPrecedence        ID = "ERROR-PRECEDENCE"         // open
 	StateTransitions       ID = "STATE-TRANSITIONS"        // open
 	VersionPolicy          ID = "VERSION-POLICY"           // open
+	ClientBearer           ID = "CLIENT-BEARER"            // client
+	ClientKeyNotInURL      ID = "CLIENT-KEY-NOT-IN-URL"    // client
+	ClientRetryAfter       ID = "CLIENT-RETRY-AFTER"       // client
+	ClientRate             ID = "CLIENT-RATE"              // client
+	ClientCursorIssued     ID = "CLIENT-CURSOR-ISSUED"     // client
+	ClientWalkEnd          ID = "CLIENT-WALK-END"          // client
+	ClientVideoIDs         ID = "CLIENT-VIDEO-IDS"         // client
+	ClientJSONBody         ID = "CLIENT-JSON-BODY"         // client
+	ClientFirstPageAgain   ID = "CLIENT-FIRST-PAGE-AGAIN"  // open
+	ClientHealthKey        ID = "CLIENT-HEALTH-KEY"        // open
 )
 
 // all lists the ids above, in file order; a test holds it to requirements.json.
@@ -110,4 +120,14 @@ var all = []ID{
 	ErrorPrecedence,
 	StateTransitions,
 	VersionPolicy,
+	ClientBearer,
+	ClientKeyNotInURL,
+	ClientRetryAfter,
+	ClientRate,
+	ClientCursorIssued,
+	ClientWalkEnd,
+	ClientVideoIDs,
+	ClientJSONBody,
+	ClientFirstPageAgain,
+	ClientHealthKey,
 }
