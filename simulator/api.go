@@ -61,7 +61,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		writeQueryError(w, problems)
 		return
 	}
-	st.world.AdvanceTo(s.clock.Now())
+	s.settle(st)
 	moment := st.answers.momentAt(st.world.Now().UnixMilli())
 	key := feedKey(accountID, q.Cursor, q.Limit)
 	if page, ok := st.answers.Get(moment, key); ok {
@@ -245,7 +245,7 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, CodeInvalidBody, bad.Message, bad.Details)
 		return
 	}
-	st.world.AdvanceTo(s.clock.Now())
+	s.settle(st)
 	moment := st.answers.momentAt(st.world.Now().UnixMilli())
 	key := videosKey(accountID, ids)
 	if body, ok := st.answers.Get(moment, key); ok {
