@@ -48,6 +48,7 @@ run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/o
 # The README's test command, exactly. CI reads its ok/FAIL lines, so its
 # output is not filtered and it comes after the quick static checks.
 run "go test ./..." go test ./...
+run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 
 # ---------------------------------------------------------------------------
 # FURTHER STEPS (lead): add CI steps here, one line each:
