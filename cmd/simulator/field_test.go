@@ -101,8 +101,12 @@ func TestRefusesToExposeAnOpenControlAPI(t *testing.T) {
 	// and says so.
 	t.Setenv("TCM_SIM_CONTROL_TOKEN", "s3cret")
 	info, stdout := started(t, "--addr", "0.0.0.0:0")
-	if stdout.waitFor("reachable beyond this machine; control API behind X-Control-Token") == "" {
+	banner := stdout.waitFor("reachable beyond this machine; control API behind X-Control-Token")
+	if banner == "" {
 		t.Errorf("banner: %s", stdout.waitFor(""))
+	}
+	if strings.Contains(banner, info["proKey"]) || !strings.Contains(banner, redactKey(info["proKey"])) {
+		t.Errorf("beyond loopback the banner shows keys redacted: %s", banner)
 	}
 	port := info["url"][strings.LastIndex(info["url"], ":")+1:]
 	req, _ := http.NewRequest("GET", "http://127.0.0.1:"+port+"/_control/info", nil)
@@ -197,4 +201,21 @@ func selfSigned(t *testing.T) (certPEM, keyPEM []byte) {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
+}
+
+func TestHealthCheck(t *testing.T) {
+	info, _ := started(t, "--addr", "127.0.0.1:0")
+	addr := strings.TrimPrefix(info["url"], "http://")
+	if code := run(context.Background(), []string{"--health-check", "--addr", addr}, io.Discard, io.Discard); code != 0 {
+		t.Errorf("health check of a running simulator: exit %d", code)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	if code := run(context.Background(), []string{"--health-check", "--addr", closed}, io.Discard, io.Discard); code != 1 {
+		t.Errorf("health check of nothing: exit %d, want 1", code)
+	}
 }

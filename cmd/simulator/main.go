@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -59,6 +61,7 @@ type options struct {
 	faults     []string // named faults (package mutants)
 	tlsCert    string
 	tlsKey     string
+	probe      bool
 	cfg        simulator.Config
 }
 
@@ -87,6 +90,7 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.cfg.NoControl, "no-control", false, "turn the control API off (its paths answer 404)")
 	fs.Func("control-host", "a `NAME` the control API answers to besides loopback ones (the Host of a compose service, say); repeatable or comma-separated; * for any", listFlag(&o.cfg.ControlHosts))
 	fs.Func("cors", "a web `ORIGIN` (http://localhost:5173) whose pages may call the API from a browser; repeatable or comma-separated; * for any; none by default", listFlag(&o.cfg.CORSOrigins))
+	fs.BoolVar(&o.probe, "health-check", false, "ask the simulator listening at --addr for POST /api/public/health and exit 0 if it answers 200 (a container's health check)")
 	fs.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key)")
 	fs.StringVar(&o.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fs.IntVar(&o.cfg.JournalSize, "journal-size", simulator.DefaultJournalSize, "requests kept by the journal (GET /_control/requests); 0: no journal")
@@ -215,6 +219,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printFaults(stdout)
 		return 0
 	}
+	if o.probe {
+		return healthCheck(o, stderr)
+	}
 	if !loopback(o.addr) && o.cfg.ControlToken == "" && !o.cfg.NoControl {
 		fmt.Fprintf(stderr, "simulator: %v\n", exposed(o.addr))
 		return 2
@@ -267,7 +274,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if info.ControlURL != "" {
 		fmt.Fprintf(stdout, "  control:     %s\n", info.ControlURL)
 	}
-	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", info.ProKey, info.FreeKey, info.RevokedKey)
+	keys := []string{info.ProKey, info.FreeKey, info.RevokedKey}
+	if !loopback(o.addr) {
+		// Beyond loopback (a container), standard output ends up in logs
+		// that others read: the keys are for GET /_control/info.
+		for i, k := range keys {
+			keys[i] = redactKey(k) + " (whole: GET " + strings.TrimSuffix(simulator.ControlPrefix, "/") + "/info)"
+		}
+	}
+	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
 	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
 	log.Info("listening", "url", info.URL, "seed", o.cfg.Seed, "speed", o.cfg.Speed)
 
@@ -286,6 +301,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// healthCheck asks the simulator at o.addr (0.0.0.0 and :: become
+// loopback) whether it answers, as a container's health check does.
+func healthCheck(o options, stderr io.Writer) int {
+	host, port, err := net.SplitHostPort(o.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulator: --addr %s: %v\n", o.addr, err)
+		return 2
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	scheme := "http"
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if o.tlsCert != "" {
+		// A liveness probe of our own port: the name in the certificate is
+		// not the point.
+		scheme, tr.TLSClientConfig = "https", &tls.Config{InsecureSkipVerify: true}
+	}
+	c := &http.Client{Timeout: 5 * time.Second, Transport: tr}
+	resp, err := c.Post(scheme+"://"+net.JoinHostPort(host, port)+schemas.PathHealth, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		fmt.Fprintf(stderr, "simulator: health check: %v\n", err)
+		return 1
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintf(stderr, "simulator: health check: status %d\n", resp.StatusCode)
+		return 1
+	}
+	return 0
+}
+
+// redactKey is a key's hint: its prefix and last four characters.
+func redactKey(k string) string {
+	prefix, random, _ := strings.Cut(k, "_")
+	if len(random) < 8 {
+		return "…"
+	}
+	return prefix + "_…" + random[len(random)-4:]
 }
 
 // exposure says at start who can reach what.
