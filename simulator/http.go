@@ -77,12 +77,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w := &trackingWriter{ResponseWriter: rw, status: http.StatusOK}
 		control := strings.HasPrefix(r.URL.Path, ControlPrefix)
-		var rec *record
+		rec := &w.rec
 		if !control {
-			rec = s.begin(r)
-			if rec != nil && rec.observe {
-				w.keep = true
-			}
+			s.begin(rec, r)
+			w.keep = rec.observe
 		}
 		if s.log.Enabled(r.Context(), slog.LevelDebug) {
 			start := time.Now()
@@ -98,7 +96,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 					WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
 				}
 			}
-			if rec != nil {
+			if rec.on {
 				if v == http.ErrAbortHandler {
 					w.status = 0 // no answer
 				}
@@ -141,6 +139,7 @@ type trackingWriter struct {
 	n       int64  // body bytes written
 	keep    bool   // keep the body for observers
 	kept    []byte
+	rec     record // the journal's record of an API request
 }
 
 func (w *trackingWriter) WriteHeader(code int) {

@@ -67,24 +67,45 @@ type Observer func(*Exchange)
 // maxObservedBody bounds the answer body an Exchange carries.
 const maxObservedBody = 4 << 20
 
+// journaled is an Entry as the ring keeps it: the key's id and the tail
+// of its hint as bytes, made into strings only when the entry is shown,
+// so that recording a request allocates nothing.
+type journaled struct {
+	Entry
+	keyID   [8]byte
+	keyTail [4]byte
+	hasKey  bool
+}
+
+// view fills in the key's hint and id.
+func (j *journaled) view(prefix string) Entry {
+	e := j.Entry
+	if j.hasKey {
+		e.KeyHint = prefix + "_…" + string(j.keyTail[:])
+		e.KeyID = hex.EncodeToString(j.keyID[:])
+	}
+	return e
+}
+
 // journal is a ring of the last entries.
 type journal struct {
+	prefix  string
 	mu      sync.Mutex
-	ring    []Entry
+	ring    []journaled
 	next    int    // where the next entry goes
 	count   int    // entries held
 	lastID  uint64 // id of the newest entry
 	dropped uint64 // entries pushed out since the last clear
 }
 
-func newJournal(size int) *journal {
+func newJournal(size int, prefix string) *journal {
 	if size <= 0 {
 		return nil
 	}
-	return &journal{ring: make([]Entry, size)}
+	return &journal{ring: make([]journaled, size), prefix: prefix}
 }
 
-func (j *journal) add(e *Entry) {
+func (j *journal) add(e *journaled) {
 	j.mu.Lock()
 	j.lastID++
 	e.ID = j.lastID
@@ -120,9 +141,9 @@ type entryFilter struct {
 	limit                            int
 }
 
-func (f *entryFilter) match(e *Entry) bool {
+func (f *entryFilter) match(e *journaled) bool {
 	switch {
-	case f.keySuffix != "" && (e.KeyHint == "" || !strings.HasSuffix(e.KeyHint, f.keySuffix)),
+	case f.keySuffix != "" && (!e.hasKey || !strings.HasSuffix(string(e.keyTail[:]), f.keySuffix)),
 		f.account != "" && e.Account != f.account,
 		f.path != "" && e.Path != f.path,
 		f.method != "" && e.Method != f.method,
@@ -211,7 +232,7 @@ func (j *journal) list(f entryFilter) (out []Entry, matched int, dropped uint64)
 		e := &j.ring[(start+i)%len(j.ring)]
 		if f.match(e) {
 			matched++
-			out = append(out, *e)
+			out = append(out, e.view(j.prefix))
 		}
 	}
 	if f.limit > 0 && len(out) > f.limit {
@@ -239,21 +260,24 @@ func (s *Server) ctlClearRequests(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"requests": []Entry{}, "matched": 0})
 }
 
-// record is the journal's view of one request while it is served.
+// record is the journal's view of one request while it is served; it
+// lives in the request's trackingWriter.
 type record struct {
-	e       Entry
+	e       journaled
+	key     hashedKey // when e.hasKey: never journaled, only handed to authenticate
 	start   time.Time
 	tap     *bodyTap
+	on      bool
 	observe bool
 }
 
-// begin starts the record of an API request, or returns nil when there
-// is neither a journal nor an observer.
-func (s *Server) begin(r *http.Request) *record {
+// begin starts the record of an API request, unless there is neither a
+// journal nor an observer.
+func (s *Server) begin(rec *record, r *http.Request) {
 	if s.journal == nil && len(s.cfg.Observers) == 0 {
-		return nil
+		return
 	}
-	rec := &record{start: time.Now(), observe: len(s.cfg.Observers) > 0}
+	rec.on, rec.start, rec.observe = true, time.Now(), len(s.cfg.Observers) > 0
 	e := &rec.e
 	e.Time = rec.start.UTC()
 	e.VirtualTime = s.clock.Now().UnixMilli()
@@ -263,14 +287,15 @@ func (s *Server) begin(r *http.Request) *record {
 	e.ContentType = excerpt(r.Header.Get("Content-Type"))
 	if key, err := ParseBearer(r.Header.Values("Authorization"), s.cfg.KeyPrefix); err == nil {
 		h := hashKey(key)
-		e.KeyHint, e.KeyID = redact(key), hex.EncodeToString(h[:8])
+		rec.key, e.hasKey = hashedKey{key, h}, true
+		copy(e.keyID[:], h[:8])
+		copy(e.keyTail[:], key[len(key)-4:])
 		e.Account = s.st.Load().keys.accountOf(h)
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		rec.tap = &bodyTap{ReadCloser: r.Body, keep: rec.observe}
 		r.Body = rec.tap
 	}
-	return rec
 }
 
 // end completes the record once the answer is written.
@@ -288,7 +313,7 @@ func (s *Server) end(rec *record, w *trackingWriter, r *http.Request) {
 	if !rec.observe {
 		return
 	}
-	x := &Exchange{Entry: *e, RequestHeader: r.Header.Clone(), ResponseHeader: w.Header().Clone(), ResponseBody: w.kept}
+	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: r.Header.Clone(), ResponseHeader: w.Header().Clone(), ResponseBody: w.kept}
 	delete(x.RequestHeader, "Authorization")
 	delete(x.RequestHeader, "Cookie")
 	if rec.tap != nil {

@@ -31,6 +31,13 @@ type keyHash [sha256.Size]byte
 
 func hashKey(key string) keyHash { return sha256.Sum256([]byte(key)) }
 
+// hashedKey is a key with its hash, while one request is served; it is
+// never written anywhere.
+type hashedKey struct {
+	key  string
+	hash keyHash
+}
+
 type keyEntry struct {
 	Account string
 	Revoked bool
@@ -156,12 +163,19 @@ func wellFormed(key, prefix string) bool {
 }
 
 // authenticate returns the hash of the request's key and its account.
-func (k *keyring) authenticate(r *http.Request) (keyHash, string, *AuthError) {
+// known is a key the journal hashed already, if any (a middleware may
+// have changed the header since, so it is used only for the same key).
+func (k *keyring) authenticate(r *http.Request, known *hashedKey) (keyHash, string, *AuthError) {
 	key, err := ParseBearer(r.Header.Values("Authorization"), k.prefix)
 	if err != nil {
 		return keyHash{}, "", err
 	}
-	h := hashKey(key)
+	var h keyHash
+	if known != nil && known.key == key {
+		h = known.hash
+	} else {
+		h = hashKey(key)
+	}
 	k.mu.RLock()
 	e, ok := k.byHash[h]
 	k.mu.RUnlock()
@@ -184,7 +198,7 @@ func (k *keyring) accountOf(h keyHash) string {
 // redactKeys replaces every key-shaped string of s (the prefix, an
 // underscore, 32 letters or digits) by its redacted form.
 func (s *Server) redactKeys(text string) string {
-	if !strings.Contains(text, s.cfg.KeyPrefix+"_") {
+	if !strings.Contains(text, s.keyMarker) {
 		return text
 	}
 	return s.keyPattern.ReplaceAllStringFunc(text, redact)

@@ -92,7 +92,7 @@ func TestControlTakesJSONBodiesOnly(t *testing.T) {
 func TestControlIndexListsTheRoutes(t *testing.T) {
 	s := newServer(t, Config{Seed: 1})
 	idx := decode[struct {
-		Routes []controlRoute
+		Routes  []controlRoute
 		OpenAPI string
 	}](t, s.serve(t, ctl("GET", "", "")), 200)
 	if len(idx.Routes) != len(controlTable()) {

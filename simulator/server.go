@@ -179,8 +179,10 @@ type Server struct {
 	// control serializes the control API's changes of state (reset,
 	// import, account changes), so that two operators cannot interleave.
 	control sync.Mutex
-	// keyPattern matches a key of the prefix, wherever it is (redactKeys).
+	// keyPattern matches a key of the prefix, wherever it is (redactKeys);
+	// keyMarker is the prefix and its underscore, which every key holds.
 	keyPattern *regexp.Regexp
+	keyMarker  string
 	// sleep is how an injected delay waits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration)
 
@@ -209,11 +211,12 @@ func New(cfg Config) (*Server, error) {
 		clock:      newClock(cfg.Start, cfg.Speed, cfg.now),
 		faults:     newFaultSet(cfg.Seed),
 		sleep:      sleepContext,
+		keyMarker:  cfg.KeyPrefix + "_",
 		keyPattern: regexp.MustCompile(regexp.QuoteMeta(cfg.KeyPrefix) + "_[A-Za-z0-9]{" + strconv.Itoa(KeyRandomLen) + "}"),
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
 		cors:       newCORSPolicy(cfg.CORSOrigins),
-		journal:    newJournal(cfg.JournalSize),
+		journal:    newJournal(cfg.JournalSize, cfg.KeyPrefix),
 	}
 	st, err := s.freshState()
 	if err != nil {
