@@ -113,36 +113,6 @@ func TestControlIndexListsTheRoutes(t *testing.T) {
 	}
 }
 
-// The control API's OpenAPI document describes exactly the routes of the
-// table, each method of each path.
-func TestControlOpenAPIMatchesTheRoutes(t *testing.T) {
-	documented := map[string]bool{}
-	var path string
-	inPaths := false
-	for _, line := range strings.Split(string(controlOpenAPI), "\n") {
-		switch {
-		case line == "paths:":
-			inPaths = true
-		case inPaths && line != "" && line[0] != ' ' && line[0] != '#':
-			inPaths = false
-		case inPaths && strings.HasPrefix(line, "  /") && strings.HasSuffix(line, ":"):
-			path = strings.TrimSuffix(strings.TrimSpace(line), ":")
-		case inPaths && len(line) > 4 && line[:4] == "    " && line[4] != ' ' && strings.HasSuffix(line, ":"):
-			documented[strings.ToUpper(strings.TrimSuffix(strings.TrimSpace(line), ":"))+" "+path] = true
-		}
-	}
-	for _, rt := range controlTable() {
-		key := rt.Method + " /" + rt.Path
-		if !documented[key] {
-			t.Errorf("route %s is not in controlapi.yaml", key)
-		}
-		delete(documented, key)
-	}
-	for key := range documented {
-		t.Errorf("controlapi.yaml documents %s, which is no route", key)
-	}
-}
-
 func TestAccountsAreCapped(t *testing.T) {
 	s := newServer(t, Config{Seed: 1, MaxAccounts: 4})
 	decode[Account](t, s.serve(t, ctl("POST", "accounts", `{"plan":"pro"}`)), 201)
