@@ -1,7 +1,9 @@
 package simulator
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -185,5 +187,34 @@ func TestCORS(t *testing.T) {
 		if _, err := New(Config{CORSOrigins: []string{bad}}); err == nil {
 			t.Errorf("origin %q accepted", bad)
 		}
+	}
+}
+
+// A test of a client asserts on what the client sent, through the Go
+// client of the control API.
+func TestControlClientReadsTheJournal(t *testing.T) {
+	s := newServer(t, Config{Seed: 1, FeedLimit: 1})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	c := Control{URL: srv.URL}
+	ctx := context.Background()
+	for range 2 {
+		req, _ := http.NewRequest("GET", srv.URL+schemas.PathFeed, nil)
+		req.Header.Set("Authorization", "Bearer "+s.Seeded().Pro)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	limited, err := c.Requests(ctx, url.Values{"status": {"429"}, "key": {s.Seeded().Pro[len(s.Seeded().Pro)-4:]}})
+	if err != nil || len(limited) != 1 || limited[0].RetryAfter != "60" {
+		t.Fatalf("429s of the Pro key: %+v, %v", limited, err)
+	}
+	if err := c.ClearRequests(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if all, err := c.Requests(ctx, nil); err != nil || len(all) != 0 {
+		t.Errorf("after clearing: %+v, %v", all, err)
 	}
 }
