@@ -8,7 +8,10 @@
 #   3. started with TCM_SIM_CONTROL_TOKEN from the environment it serves:
 #      its health check passes, the control API refuses a request without
 #      the token and answers one with it;
-#   4. the conformance suite, run against it over HTTP, passes.
+#   4. the conformance suite, run against it over HTTP, passes;
+#   5. the simulator service of the docker-compose example
+#      (ci/examples/compose/compose.yaml) starts with podman-compose on the
+#      same image and answers, behind its token.
 # Everything runs on 127.0.0.1 (--network host) and is removed at the end.
 # Podman on this kind of machine needs runc, cgroupfs and a containers.conf
 # with default_ulimits = [] (written to a temporary file, CONTAINERS_CONF).
@@ -22,6 +25,7 @@ command -v podman >/dev/null || missing+=(podman)
 command -v runc >/dev/null || missing+=(runc)
 command -v curl >/dev/null || missing+=(curl)
 command -v jq >/dev/null || missing+=(jq)
+command -v podman-compose >/dev/null || missing+=(podman-compose)
 if ((${#missing[@]} > 0)); then
 	echo "ci/container.sh: installing ${missing[*]} (apt-get)"
 	export DEBIAN_FRONTEND=noninteractive
@@ -35,9 +39,11 @@ name="tcmkit-simulator-ci-$$"
 export CONTAINERS_CONF="$tmp/containers.conf"
 printf '[containers]\ndefault_ulimits = []\n' >"$CONTAINERS_CONF"
 podman=(podman --runtime runc --cgroup-manager cgroupfs)
+compose=(podman-compose --podman-args="--runtime runc --cgroup-manager cgroupfs" -p "tcmci$$" -f ci/examples/compose/compose.yaml)
 cleanup() {
+	TCM_SIM_CONTROL_TOKEN=x "${compose[@]}" down >/dev/null 2>&1 || true
 	"${podman[@]}" rm -f -t 0 "$name" >/dev/null 2>&1 || true
-	"${podman[@]}" rmi -f "$image" >/dev/null 2>&1 || true
+	"${podman[@]}" rmi -f "$image" localhost/tcmkit-simulator:latest >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -46,6 +52,8 @@ trap cleanup EXIT
 mkdir -p "$tmp/context/bin"
 CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$tmp/context/bin/simulator" ./cmd/simulator
 "${podman[@]}" build --quiet --format docker -t "$image" -f Containerfile "$tmp/context" >/dev/null
+# The compose example names the image localhost/tcmkit-simulator:latest.
+"${podman[@]}" tag "$image" localhost/tcmkit-simulator:latest
 files=$("${podman[@]}" image inspect --format '{{len .RootFS.Layers}}' "$image")
 size=$("${podman[@]}" image inspect --format '{{.Size}}' "$image")
 echo "image $image: $files layer(s), $((size / 1024 / 1024)) MiB"
@@ -62,8 +70,11 @@ if [[ $code != 2 || "$out" != *"--control-token"* ]]; then
 	exit 1
 fi
 
+# free_port prints a port of 127.0.0.1 that nothing listens on.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
 # 3. With a token from the environment, on a free port of this machine.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
+port=$(free_port)
 token="ci-$RANDOM$RANDOM"
 "${podman[@]}" run -d --no-healthcheck --name "$name" --network host \
 	-e TCM_SIM_ADDR="0.0.0.0:$port" -e TCM_SIM_CONTROL_TOKEN="$token" -e TCM_SIM_SPEED=60 "$image" >/dev/null
@@ -90,3 +101,18 @@ go test -c -o "$tmp/suite.test" ./suites
 grep -E '^(Ran|SUCCESS|FAIL)' "$tmp/suite.out"
 echo "the container passes the conformance suite; its log ends:"
 "${podman[@]}" logs "$name" 2>&1 | tail -n 3
+
+# 5. The compose example's simulator service (its port moved to a free one).
+export TCM_DEMO_PORT=$(free_port) TCM_SIM_CONTROL_TOKEN="$token"
+"${compose[@]}" up -d simulator >"$tmp/compose.log" 2>&1 || { cat "$tmp/compose.log"; exit 1; }
+demo="http://127.0.0.1:$TCM_DEMO_PORT"
+for _ in $(seq 1 100); do
+	curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d '{}' "$demo/api/public/health" 2>/dev/null && break
+	sleep 0.1
+done
+clock=$(curl -fsS -H "X-Control-Token: $token" "$demo/_control/clock")
+[[ $(jq -r .mode <<<"$clock") == realtime ]] || { echo "compose example: clock $clock"; exit 1; }
+status=$(curl -s -o /dev/null -w '%{http_code}' -X OPTIONS -H 'Origin: http://localhost:5173' \
+	-H 'Access-Control-Request-Method: GET' -H 'Access-Control-Request-Headers: authorization' "$demo/api/public-feed")
+[[ "$status" == 204 ]] || { echo "compose example: preflight of the page's origin: $status"; exit 1; }
+echo "compose example: the simulator service answers (realtime clock, behind its token, CORS for the page)"
