@@ -285,9 +285,10 @@ func (s *Server) begin(rec *record, r *http.Request) {
 	e.Path, e.Query, e.KeyInURL = s.redactURL(r.URL.Path, r.URL.RawQuery)
 	e.Operation = operationOf(r.URL.Path)
 	e.ContentType = excerpt(r.Header.Get("Content-Type"))
-	if key, err := ParseBearer(r.Header.Values("Authorization"), s.cfg.KeyPrefix); err == nil {
+	auth := r.Header.Values("Authorization")
+	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
 		h := hashKey(key)
-		rec.key, e.hasKey = hashedKey{key, h}, true
+		rec.key, e.hasKey = hashedKey{auth[0], h}, true
 		copy(e.keyID[:], h[:8])
 		copy(e.keyTail[:], key[len(key)-4:])
 		e.Account = s.st.Load().keys.accountOf(h)

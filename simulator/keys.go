@@ -34,8 +34,8 @@ func hashKey(key string) keyHash { return sha256.Sum256([]byte(key)) }
 // hashedKey is a key with its hash, while one request is served; it is
 // never written anywhere.
 type hashedKey struct {
-	key  string
-	hash keyHash
+	header string // the Authorization header it was read from
+	hash   keyHash
 }
 
 type keyEntry struct {
@@ -166,14 +166,15 @@ func wellFormed(key, prefix string) bool {
 // known is a key the journal hashed already, if any (a middleware may
 // have changed the header since, so it is used only for the same key).
 func (k *keyring) authenticate(r *http.Request, known *hashedKey) (keyHash, string, *AuthError) {
-	key, err := ParseBearer(r.Header.Values("Authorization"), k.prefix)
-	if err != nil {
-		return keyHash{}, "", err
-	}
+	values := r.Header.Values("Authorization")
 	var h keyHash
-	if known != nil && known.key == key {
+	if known != nil && len(values) == 1 && values[0] == known.header {
 		h = known.hash
 	} else {
+		key, err := ParseBearer(values, k.prefix)
+		if err != nil {
+			return keyHash{}, "", err
+		}
 		h = hashKey(key)
 	}
 	k.mu.RLock()
