@@ -65,6 +65,12 @@ const (
 func (p corsPolicy) apply(w http.ResponseWriter, r *http.Request) (answered bool) {
 	origin := r.Header.Get("Origin")
 	preflight := r.Method == http.MethodOptions && origin != "" && r.Header.Get("Access-Control-Request-Method") != ""
+	h := w.Header()
+	if p.on() && !p.any {
+		// The answer depends on the Origin: a cache must not hand one
+		// origin's answer to another.
+		h["Vary"] = append(h["Vary"], "Origin")
+	}
 	if origin == "" || !p.on() {
 		if preflight {
 			WriteError(w, http.StatusForbidden, CodeForbiddenOrigin, "cross-origin requests are off: start the simulator with --cors ORIGIN (or TCM_SIM_CORS) to let a web page of that origin call the API", nil)
@@ -72,8 +78,6 @@ func (p corsPolicy) apply(w http.ResponseWriter, r *http.Request) (answered bool
 		}
 		return false
 	}
-	h := w.Header()
-	h["Vary"] = append(h["Vary"], "Origin")
 	allowed := p.any || p.origins[origin]
 	if allowed {
 		if p.any {
