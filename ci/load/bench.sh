@@ -26,6 +26,8 @@ CONNECTIONS=${CONNECTIONS:-16}
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 LIVE_HISTORY=${LIVE_HISTORY:-8760h}
+# SIM_FLAGS: more flags for both simulators, such as "--journal-size 0".
+read -r -a sim_flags <<<"${SIM_FLAGS:-}"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -58,7 +60,7 @@ start_phase() {
   shift
   mkdir -p "$dir"
   GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/simulator" --addr 127.0.0.1:0 \
-    --feed-limit 0 --videos-limit 0 --log-level warn --info-file "$dir/info.json" "$@" >/dev/null &
+    --feed-limit 0 --videos-limit 0 --log-level warn --info-file "$dir/info.json" "$@" ${sim_flags[@]+"${sim_flags[@]}"} >/dev/null &
   pids+=($!)
   sim_pid=$!
   for _ in $(seq 600); do [ -s "$dir/info.json" ] && break; sleep 0.1; done
@@ -174,4 +176,4 @@ row "live: first feed page" live-first 75%
 row "live: deep pages ($pages, at random)" live-deep 75%
 row "live: videos, one set of 20 ids" live-one 60%
 row "live: videos, random sets ($sets)" live-random 60%
-echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; $(go version | cut -d' ' -f3))"
+echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; simulator flags: ${SIM_FLAGS:-none}; $(go version | cut -d' ' -f3); load average $(cut -d' ' -f1-3 /proc/loadavg))"
