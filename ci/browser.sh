@@ -23,7 +23,7 @@ fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/simulator" ./cmd/simulator
-(cd ci/browser && go build -o "$tmp/browser" .)
+(cd ci/browser && go vet . && go build -o "$tmp/browser" .)
 # The check bounds itself: 90 s at most, the simulator and the browser are
 # its children and end with it.
 "$tmp/browser" --simulator "$tmp/simulator" --chromium "$chromium" --screenshot "${SCREENSHOT:-$tmp/page.png}"

@@ -284,7 +284,7 @@ func (s *Server) begin(rec *record, r *http.Request) {
 	e.Method = r.Method
 	e.Path, e.Query, e.KeyInURL = s.redactURL(r.URL.Path, r.URL.RawQuery)
 	e.Operation = operationOf(r.URL.Path)
-	e.ContentType = excerpt(r.Header.Get("Content-Type"))
+	e.ContentType = excerpt(s.redactKeys(r.Header.Get("Content-Type"))) // redacted before it is cut
 	auth := r.Header.Values("Authorization")
 	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
 		h := hashKey(key)
