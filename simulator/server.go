@@ -223,6 +223,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.st.Store(st)
+	s.checkFull(st)
 	s.handler = s.routes()
 	if s.clock.Manual() {
 		close(s.done)
@@ -270,12 +271,14 @@ func (s *Server) Advance(d time.Duration) int {
 	s.advancing.Lock()
 	defer s.advancing.Unlock()
 	n := 0
-	for d > 0 {
+	for d = max(d, 0); ; {
 		step := min(d, advanceStep)
 		d -= step
 		n += s.catchUp(s.clock.Advance(step))
+		if d == 0 {
+			return n
+		}
 	}
-	return n
 }
 
 // Close stops the realtime poller. The handler stays usable.
