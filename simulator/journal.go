@@ -284,8 +284,12 @@ func (s *Server) begin(rec *record, r *http.Request) {
 	e.Method = r.Method
 	e.Path, e.Query, e.KeyInURL = s.redactURL(r.URL.Path, r.URL.RawQuery)
 	e.Operation = operationOf(r.URL.Path)
-	e.ContentType = excerpt(s.redactKeys(r.Header.Get("Content-Type"))) // redacted before it is cut
-	auth := r.Header.Values("Authorization")
+	// The header map is read by its canonical keys: no canonicalizing on
+	// every request.
+	if ct := r.Header["Content-Type"]; len(ct) > 0 {
+		e.ContentType = excerpt(s.redactKeys(ct[0])) // redacted before it is cut
+	}
+	auth := r.Header["Authorization"]
 	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
 		h := hashKey(key)
 		rec.key, e.hasKey = hashedKey{auth[0], h}, true
@@ -303,7 +307,9 @@ func (s *Server) begin(rec *record, r *http.Request) {
 func (s *Server) end(rec *record, w *trackingWriter, r *http.Request) {
 	e := &rec.e
 	e.Status, e.Error, e.ResponseBytes = w.status, w.errCode, w.n
-	e.RetryAfter = w.Header().Get("Retry-After")
+	if ra := w.Header()["Retry-After"]; len(ra) > 0 {
+		e.RetryAfter = ra[0]
+	}
 	if rec.tap != nil {
 		e.RequestBytes = rec.tap.n
 	}
