@@ -68,7 +68,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.settle(st)
-	err := s.answer(w, st, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
+	err := s.answer(w, &st.feedPages, st.feedMoment, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
 		return st.world.AppendFeedPage(dst, accountID, q.Cursor, q.Limit)
 	})
 	switch {
@@ -79,27 +79,33 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// answer writes a 200 answer: in manual mode from the answer cache, or
-// built by build and kept there (the world stands still between control
-// calls, so repeats are common); in realtime mode, where the world's
-// moment moves every millisecond and a cached answer would never be asked
-// for again, built into a pooled buffer that goes back to the pool once
-// written, so that a live world costs no garbage per answer.
-func (s *Server) answer(w http.ResponseWriter, st *state, key func() string, build func([]byte) ([]byte, error)) error {
-	if s.clock.Manual() {
-		moment := st.answers.momentAt(st.world.Now().UnixMilli())
+// answer writes a 200 answer. With a cache, from the cache if it holds
+// the answer for the current moment; otherwise built by build and kept,
+// but only if the moment did not move while it was built, so that a kept
+// answer is exactly the answer of its moment (a reader never gets an
+// answer older than the world it reads). Without a cache (tracked videos
+// in a live world, whose moment moves every millisecond), or with a full
+// one, it is built into a pooled buffer that goes back to the pool once
+// written, so that it costs no garbage.
+func (s *Server) answer(w http.ResponseWriter, cache *answerCache, moment func() cacheMoment, key func() string, build func([]byte) ([]byte, error)) error {
+	if cache != nil {
+		m := moment()
 		k := key()
-		if body, ok := st.answers.Get(moment, k); ok {
+		if body, ok := cache.Get(m, k); ok {
 			writeRaw(w, http.StatusOK, body)
 			return nil
 		}
-		body, err := build(nil)
-		if err != nil {
-			return err
+		if cache.hasRoom(m) {
+			body, err := build(nil)
+			if err != nil {
+				return err
+			}
+			if moment() == m {
+				cache.Put(m, k, body)
+			}
+			writeRaw(w, http.StatusOK, body)
+			return nil
 		}
-		st.answers.Put(moment, k, body)
-		writeRaw(w, http.StatusOK, body)
-		return nil
 	}
 	bp := answerBuffers.Get().(*[]byte)
 	body, err := build((*bp)[:0])
@@ -284,7 +290,11 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.settle(st)
-	err := s.answer(w, st, func() string { return videosKey(accountID, ids) }, func(dst []byte) ([]byte, error) {
+	var cache *answerCache
+	if s.clock.Manual() {
+		cache = &st.answers
+	}
+	err := s.answer(w, cache, st.videosMoment, func() string { return videosKey(accountID, ids) }, func(dst []byte) ([]byte, error) {
 		return st.world.AppendVideos(dst, accountID, ids)
 	})
 	if err != nil {

@@ -45,7 +45,7 @@ func benchFeed(b *testing.B, uncached bool) {
 	for b.Loop() {
 		clear(w.h)
 		if uncached {
-			s.st.Load().answers.Changed()
+			s.st.Load().changed()
 		}
 		h.ServeHTTP(w, r)
 	}
@@ -86,7 +86,7 @@ func benchVideos(b *testing.B, uncached bool) {
 		r.Header.Set("Content-Type", "application/json")
 		clear(w.h)
 		if uncached {
-			s.st.Load().answers.Changed()
+			s.st.Load().changed()
 		}
 		h.ServeHTTP(w, r)
 	}

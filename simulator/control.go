@@ -121,7 +121,7 @@ func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := st.world.CreateAccount(plan)
-	st.answers.Changed()
+	st.changed()
 	key := st.keys.Issue(a.ID)
 	v := view(st, a)
 	v.KeyHint, v.Key = "", key
@@ -138,7 +138,7 @@ func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
 	defer s.control.Unlock()
 	st := s.st.Load()
 	a, err := st.world.SetPlan(r.PathValue("id"), plan)
-	st.answers.Changed()
+	st.changed()
 	if err != nil {
 		s.noAccount(w, r, err)
 		return
@@ -210,6 +210,6 @@ func (s *Server) ctlEdgeRate(w http.ResponseWriter, r *http.Request) {
 	}
 	st := s.st.Load()
 	st.world.SetEdgeRate(*b.Rate)
-	st.answers.Changed()
+	st.changed()
 	writeJSON(w, http.StatusOK, map[string]float64{"rate": *b.Rate})
 }

@@ -52,7 +52,7 @@ func (s *Server) ctlPoll(w http.ResponseWriter, r *http.Request) {
 	}
 	s.catchUp(s.clock.Now())
 	n := st.world.PollAll()
-	st.answers.Changed()
+	st.changed()
 	s.checkFull(st)
 	writeJSON(w, http.StatusOK, map[string]int{"events": n})
 }

@@ -168,12 +168,16 @@
 //
 // # Speed
 //
-// With the manual clock, 200 answers are kept for the world's current
-// moment (see answerCache): asking for the same page or the same videos
-// again before the world moves costs a map lookup. In realtime mode the
-// moment moves every millisecond, so answers are built into pooled buffers
-// instead and cost no garbage. Feed pages cost O(limit + log n) to build
-// (the world's event log); the usual tracked-videos body is read without
-// running the schema (plainVideoIDs: only a body the schema accepts, with
-// the same ids). Figures are in ci/load/README.md.
+// 200 answers are kept for the moment of the world they show (see
+// answerCache). A feed page shows the event log and the accounts, so it is
+// kept until an event is recorded or the control API changes an account:
+// in a live world the first page, which polling clients ask for again and
+// again, is built once per new event. A tracked-videos answer also shows
+// Now (stat windows), so it is kept only with the manual clock; in
+// realtime mode it is built into a pooled buffer and costs no garbage. An
+// answer is kept only if its moment did not move while it was built, so
+// a reader never gets an answer older than the world it reads. Feed pages
+// cost O(limit + log n) to build (the world's event log); the usual
+// tracked-videos body is read without running the schema (plainVideoIDs:
+// only a body the schema accepts, with the same ids). Figures are in ci/load/README.md.
 package simulator

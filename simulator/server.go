@@ -159,9 +159,13 @@ type state struct {
 	feed   *limiter
 	videos *limiter
 	seeded Keys
-	// answers keeps 200 answers; every change to the world made outside
-	// AdvanceTo must call answers.Changed.
-	answers answerCache
+	// feedPages and answers keep 200 answers of the feed and of tracked
+	// videos (see answerCache). Every change to the world that is not an
+	// event and that an answer shows (a plan, an account, the edge rate)
+	// must call changed.
+	feedPages answerCache
+	answers   answerCache
+	changes   atomic.Uint64
 	// full is set once the world holds Config.MaxEvents events: from then
 	// on the clock moves but the world no longer polls.
 	full atomic.Bool
@@ -329,6 +333,21 @@ func (s *Server) catchUp(t time.Time) int {
 		s.checkFull(st)
 	}
 	return n
+}
+
+// changed invalidates every kept answer.
+func (st *state) changed() { st.changes.Add(1) }
+
+// feedMoment is the moment of a feed page: the log's length and the
+// changes (see answerCache).
+func (st *state) feedMoment() cacheMoment {
+	return cacheMoment{version: int64(st.world.Stats().Events), changes: st.changes.Load()}
+}
+
+// videosMoment is the moment of a tracked-videos answer: Now and the
+// changes.
+func (st *state) videosMoment() cacheMoment {
+	return cacheMoment{version: st.world.Now().UnixMilli(), changes: st.changes.Load()}
 }
 
 func (s *Server) checkFull(st *state) {
