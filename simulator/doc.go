@@ -179,5 +179,6 @@
 // a reader never gets an answer older than the world it reads. Feed pages
 // cost O(limit + log n) to build (the world's event log); the usual
 // tracked-videos body is read without running the schema (plainVideoIDs:
-// only a body the schema accepts, with the same ids). Figures are in ci/load/README.md.
+// only a body the schema accepts, with the same ids). Figures are in
+// ci/load/README.md.
 package simulator
