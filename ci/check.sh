@@ -49,6 +49,8 @@ run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/o
 # output is not filtered and it comes after the quick static checks.
 run "go test ./..." go test ./...
 run "the suite in field conditions: re-run at once, a shared key, a live world (ci/field-runs.sh)" ci/field-runs.sh
+run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
+run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
 
 # ---------------------------------------------------------------------------
 # FURTHER STEPS (lead): add CI steps here, one line each:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lints schemas/openapi.yaml with Redocly CLI (pinned in ci/package-lock.json)
+# Lints schemas/openapi.yaml, and the simulator's control API document
+# simulator/controlapi.yaml, with Redocly CLI (pinned in ci/package-lock.json)
 # against Redocly's recommended ruleset, warnings counted as errors
 # (ci/redocly.yaml). Extra arguments go to `redocly lint`, for example
 # --format=stylish.
@@ -10,4 +11,4 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # No usage data sent and no update check: CI reaches only package registries.
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
 cd "$root"
-exec ci/node_modules/.bin/redocly lint --config ci/redocly.yaml "$@" schemas/openapi.yaml
+exec ci/node_modules/.bin/redocly lint --config ci/redocly.yaml "$@" schemas/openapi.yaml simulator/controlapi.yaml

@@ -2,9 +2,12 @@
 # schemas/openapi.yaml in the tools people take it to, pinned in
 # ci/package-lock.json (npm) and go.mod (go tool oapi-codegen):
 #
-#   Spectral      spectral:oas reports no error (ci/spectral.yaml)
-#   Redocly       recommended-strict: no problem but the licence warning
-#                 (ci/lint-openapi.sh, ci/redocly.yaml; no ignore file)
+#   Spectral      spectral:oas reports no error (ci/spectral.yaml), on this
+#                 document and on the simulator's control API document
+#                 (simulator/controlapi.yaml)
+#   Redocly       recommended-strict: no problem but the licence warning, on
+#                 both documents (ci/lint-openapi.sh, ci/redocly.yaml; no
+#                 ignore file)
 #   ajv           the validator inside Prism, loaded with the document,
 #                 accepts every valid fixture of the corpus and rejects every
 #                 invalid one (ci/corpus-with-ajv.js)
@@ -59,7 +62,7 @@ step() {
 
 spectral() {
 	echo "Spectral CLI $("$bin/spectral" --version)"
-	"$bin/spectral" lint --ruleset ci/spectral.yaml --fail-severity error "$doc"
+	"$bin/spectral" lint --ruleset ci/spectral.yaml --fail-severity error "$doc" simulator/controlapi.yaml
 }
 
 redocly() {

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -44,7 +45,7 @@ func benchFeed(b *testing.B, uncached bool) {
 	for b.Loop() {
 		clear(w.h)
 		if uncached {
-			s.st.Load().answers.Changed()
+			s.st.Load().changed()
 		}
 		h.ServeHTTP(w, r)
 	}
@@ -85,7 +86,7 @@ func benchVideos(b *testing.B, uncached bool) {
 		r.Header.Set("Content-Type", "application/json")
 		clear(w.h)
 		if uncached {
-			s.st.Load().answers.Changed()
+			s.st.Load().changed()
 		}
 		h.ServeHTTP(w, r)
 	}
@@ -106,5 +107,115 @@ func BenchmarkVideosRequestParse(b *testing.B) {
 		if _, bad := ParseVideosRequest(jsonHeader, raw); bad != nil {
 			b.Fatal(bad.Message)
 		}
+	}
+}
+
+// liveServer is a realtime simulator at --speed 60: the world moves while
+// the benchmark runs, so no answer is asked for twice at the same moment.
+func liveServer(b *testing.B) (*Server, string) {
+	s, err := New(Config{Seed: 1, Speed: 60, FeedLimit: -1, VideosLimit: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s, s.Seeded().Pro
+}
+
+// BenchmarkFeedLive: the first page (limit=50) of a live world.
+func BenchmarkFeedLive(b *testing.B) {
+	s, key := liveServer(b)
+	benchTargets(b, s, key, []string{schemas.PathFeed + "?limit=50"})
+}
+
+// BenchmarkFeedDeepLive: every page of the feed (limit=50) in turn, deep
+// cursors of a live world.
+func BenchmarkFeedDeepLive(b *testing.B) {
+	s, key := liveServer(b)
+	var targets []string
+	cursor := ""
+	for {
+		t := schemas.PathFeed + "?limit=50"
+		if cursor != "" {
+			t += "&cursor=" + cursor
+		}
+		targets = append(targets, t)
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", t, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		s.Handler().ServeHTTP(rec, r)
+		var p feedPage
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || p.NextCursor == nil {
+			break
+		}
+		cursor = *p.NextCursor
+	}
+	benchTargets(b, s, key, targets[1:])
+}
+
+func benchTargets(b *testing.B, s *Server, key string, targets []string) {
+	h := s.Handler()
+	w := &discardWriter{h: http.Header{}}
+	reqs := make([]*http.Request, len(targets))
+	for i, t := range targets {
+		reqs[i] = httptest.NewRequest("GET", t, nil)
+		reqs[i].Header.Set("Authorization", "Bearer "+key)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, reqs[i%len(reqs)])
+		i++
+	}
+}
+
+// BenchmarkVideosLive: the same 20 ids again and again on a live world.
+func BenchmarkVideosLive(b *testing.B) { benchVideosLive(b, false) }
+
+// BenchmarkVideosRandomLive: random sets of 20 ids on a live world.
+func BenchmarkVideosRandomLive(b *testing.B) { benchVideosLive(b, true) }
+
+func benchVideosLive(b *testing.B, random bool) {
+	s, key := liveServer(b)
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest("GET", schemas.PathFeed+"?limit=200", nil)
+	r.Header.Set("Authorization", "Bearer "+key)
+	s.Handler().ServeHTTP(rec, r)
+	var page feedPage
+	if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, e := range page.Events {
+		if e.Video != nil && !seen[e.Video.PlatformVideoID] {
+			seen[e.Video.PlatformVideoID] = true
+			ids = append(ids, e.Video.PlatformVideoID)
+		}
+	}
+	sets := 1
+	if random {
+		sets = 200
+	}
+	var bodies [][]byte
+	for n := range sets {
+		set := make([]string, schemas.MaxVideoIDs)
+		for i := range set {
+			set[i] = ids[(n*7+i*13)%len(ids)]
+		}
+		body, _ := json.Marshal(map[string]any{"videoIds": set})
+		bodies = append(bodies, body)
+	}
+	h := s.Handler()
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r := httptest.NewRequest("POST", schemas.PathVideos, bytes.NewReader(bodies[i%len(bodies)]))
+		r.Header.Set("Authorization", "Bearer "+key)
+		r.Header.Set("Content-Type", "application/json")
+		clear(w.h)
+		h.ServeHTTP(w, r)
+		i++
 	}
 }

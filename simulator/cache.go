@@ -4,40 +4,32 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
-// answerCache keeps 200 answers (feed pages, tracked-videos bodies) for the
-// world's current moment. An answer is a function of the world's state, its
-// Now, the account (and its plan) and the request, so it is kept under the
-// moment (Now and a count of the changes made through the control API at
-// the same Now: a poll, a plan) and dropped whole when the moment moves. A
-// client that asks again before the world moves, such as a load test, gets
-// the bytes built once; a realtime clock, whose Now moves every
-// millisecond, simply misses.
+// answerCache keeps 200 answers for one moment of the world, and drops
+// them whole when the moment moves. What a moment is depends on the
+// answer (the caller says): a feed page is a function of the event log and
+// the accounts, so its moment is the log's length and a count of the
+// control API's changes (a plan, an account); a tracked-videos answer also
+// depends on the world's Now (stat windows), so its moment is Now and that
+// count. A feed page therefore stays cached in a live world until an event
+// is recorded; a tracked-videos answer in a live world never would, and is
+// not cached there (see Server.answer).
 type answerCache struct {
-	changes atomic.Uint64 // bumped by every change the clock does not show
-
 	mu     sync.Mutex
 	moment cacheMoment
 	bytes  int
 	byKey  map[string][]byte
 }
 
+// cacheMoment is a moment of the world, as the cache's caller defines it.
 type cacheMoment struct {
-	nowMs   int64
-	changes uint64
+	version int64  // the log's length, or Now in ms
+	changes uint64 // state.changes
 }
 
 // maxCacheBytes bounds the answers kept for one moment.
 const maxCacheBytes = 32 << 20
-
-// Changed invalidates every answer (after PollAll, SetPlan and the like).
-func (c *answerCache) Changed() { c.changes.Add(1) }
-
-func (c *answerCache) momentAt(nowMs int64) cacheMoment {
-	return cacheMoment{nowMs: nowMs, changes: c.changes.Load()}
-}
 
 func (c *answerCache) Get(m cacheMoment, key string) ([]byte, bool) {
 	c.mu.Lock()
@@ -47,6 +39,13 @@ func (c *answerCache) Get(m cacheMoment, key string) ([]byte, bool) {
 	}
 	b, ok := c.byKey[key]
 	return b, ok
+}
+
+// hasRoom says whether an answer of moment m would be kept.
+func (c *answerCache) hasRoom(m cacheMoment) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.moment != m || c.bytes < maxCacheBytes-maxPooledAnswer
 }
 
 func (c *answerCache) Put(m cacheMoment, key string, body []byte) {

@@ -3,6 +3,7 @@ package simulator
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 )
@@ -69,4 +70,72 @@ func TestVideosKeyIsUnambiguous(t *testing.T) {
 	if videosKey("a", []string{"b\x001:c"}) == videosKey("a", []string{"b", "c"}) || feedKey("a", "", 1) == videosKey("a", nil) {
 		t.Fatal("two requests share a key")
 	}
+}
+
+// In a live world a feed page is kept until an event is recorded: every
+// answer equals one the world builds afresh at that moment, and one
+// client's first pages never go back in time while the world moves under
+// concurrent readers.
+func TestFeedCacheInALiveWorld(t *testing.T) {
+	var mu sync.Mutex
+	real := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return real }
+	move := func(d time.Duration) { mu.Lock(); real = real.Add(d); mu.Unlock() }
+	s := newServer(t, Config{Seed: 5, Speed: 60, FeedLimit: -1, now: now})
+	key := s.Seeded().Pro
+	acct := s.st.Load().world.Accounts()[0].ID
+	var last string
+	for i := range 40 {
+		move(20 * time.Second) // 20 virtual minutes: now and then an event
+		for range 2 {
+			r := s.serve(t, feedReq(key, "limit=5"))
+			want, err := s.st.Load().world.FeedPage(acct, "", 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.status != 200 || !bytes.Equal(r.body, want) {
+				t.Fatalf("step %d: the page differs from a fresh one", i)
+			}
+			last = string(r.body)
+		}
+	}
+	if last == "" {
+		t.Fatal("no page")
+	}
+
+	// Readers while the world moves: a reader's newest event never gets older.
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				move(time.Second)
+				s.catchUp(s.clock.Now())
+			}
+		}
+	}()
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var newest int64
+			for range 300 {
+				p := decodePage(t, s.serve(t, feedReq(key, "limit=1")))
+				if len(p.Events) == 0 {
+					continue
+				}
+				c := p.Events[0].CreatedAt
+				if c < newest {
+					t.Errorf("the first page went back in time: %d after %d", c, newest)
+					return
+				}
+				newest = c
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
 }

@@ -2,8 +2,6 @@ package simulator
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,68 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // ControlPrefix is where the control API lives, never on the API's paths.
 const ControlPrefix = "/_control/"
-
-// MaxAdvance bounds one clock advance, so that a typo does not make the
-// world poll for hours of real time.
-const MaxAdvance = 366 * 24 * time.Hour
-
-// maxWorldBytes bounds an imported world.
-const maxWorldBytes = 1 << 30
-
-func (s *Server) controlRoutes(mux *http.ServeMux) {
-	type route struct {
-		method, path string
-		h            http.HandlerFunc
-	}
-	byPath := map[string][]string{}
-	for _, rt := range []route{
-		{http.MethodGet, "info", s.ctlInfo},
-		{http.MethodGet, "accounts", s.ctlAccounts},
-		{http.MethodPost, "accounts", s.ctlCreateAccount},
-		{http.MethodPut, "accounts/{id}/plan", s.ctlSetPlan},
-		{http.MethodPost, "accounts/{id}/key", s.ctlRegenerateKey},
-		{http.MethodGet, "clock", s.ctlClock},
-		{http.MethodPost, "clock/advance", s.ctlAdvance},
-		{http.MethodPost, "poll", s.ctlPoll},
-		{http.MethodGet, "faults", s.ctlFaults},
-		{http.MethodPost, "faults", s.ctlAddFault},
-		{http.MethodDelete, "faults", s.ctlClearFaults},
-		{http.MethodPut, "edge-rate", s.ctlEdgeRate},
-		{http.MethodPost, "reset", s.ctlReset},
-		{http.MethodGet, "world", s.ctlExport},
-		{http.MethodPut, "world", s.ctlImport},
-	} {
-		p := ControlPrefix + rt.path
-		mux.Handle(rt.method+" "+p, s.controlAuth(rt.h))
-		byPath[p] = append(byPath[p], rt.method)
-	}
-	for p, methods := range byPath {
-		mux.Handle(p, s.controlAuth(methodNotAllowed(methods...).ServeHTTP))
-	}
-}
-
-// controlAuth checks X-Control-Token when a token is configured. Both sides
-// are hashed first, so the comparison takes the same time for any length.
-func (s *Server) controlAuth(h http.HandlerFunc) http.Handler {
-	if s.cfg.ControlToken == "" {
-		return h
-	}
-	want := sha256.Sum256([]byte(s.cfg.ControlToken))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := sha256.Sum256([]byte(r.Header.Get(controlTokenHeader)))
-		if subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
-			WriteError(w, http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token", nil)
-			return
-		}
-		h(w, r)
-	})
-}
 
 // readControl decodes a small JSON control body into v; unknown fields are
 // an error, so a misspelt field is not silently ignored.
@@ -175,8 +116,12 @@ func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
 	s.control.Lock()
 	defer s.control.Unlock()
 	st := s.st.Load()
+	if n := len(st.world.Accounts()); n >= s.cfg.MaxAccounts {
+		WriteError(w, http.StatusConflict, CodeLimitReached, fmt.Sprintf("the simulator holds %d accounts, its limit (--max-accounts); reset it or raise the limit", n), nil)
+		return
+	}
 	a := st.world.CreateAccount(plan)
-	st.answers.Changed()
+	st.changed()
 	key := st.keys.Issue(a.ID)
 	v := view(st, a)
 	v.KeyHint, v.Key = "", key
@@ -193,7 +138,7 @@ func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
 	defer s.control.Unlock()
 	st := s.st.Load()
 	a, err := st.world.SetPlan(r.PathValue("id"), plan)
-	st.answers.Changed()
+	st.changed()
 	if err != nil {
 		s.noAccount(w, r, err)
 		return
@@ -223,39 +168,6 @@ func (s *Server) ctlRegenerateKey(w http.ResponseWriter, r *http.Request) {
 	key := st.keys.Issue(id)
 	s.log.Info("key regenerated; the previous key is revoked", "account", id, "key", redact(key))
 	writeJSON(w, http.StatusOK, map[string]string{"key": key})
-}
-
-func (s *Server) ctlClock(w http.ResponseWriter, r *http.Request) {
-	mode := "realtime"
-	if s.clock.Manual() {
-		mode = "manual"
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "mode": mode, "speed": s.clock.Speed()})
-}
-
-func (s *Server) ctlAdvance(w http.ResponseWriter, r *http.Request) {
-	var b struct {
-		Duration string `json:"duration"`
-	}
-	if !readControl(w, r, &b) {
-		return
-	}
-	d, err := time.ParseDuration(b.Duration)
-	if err != nil || d < 0 || d > MaxAdvance {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf(`duration must be a Go duration from 0 to %s, such as "90s" or "15m"`, MaxAdvance), map[string]any{"duration": excerpt(b.Duration)})
-		return
-	}
-	n := s.Advance(d)
-	s.log.Info("clock advanced", "by", d, "events", n)
-	writeJSON(w, http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "events": n})
-}
-
-func (s *Server) ctlPoll(w http.ResponseWriter, r *http.Request) {
-	st := s.st.Load()
-	st.world.AdvanceTo(s.clock.Now())
-	n := st.world.PollAll()
-	st.answers.Changed()
-	writeJSON(w, http.StatusOK, map[string]int{"events": n})
 }
 
 func (s *Server) ctlFaults(w http.ResponseWriter, r *http.Request) {
@@ -298,124 +210,6 @@ func (s *Server) ctlEdgeRate(w http.ResponseWriter, r *http.Request) {
 	}
 	st := s.st.Load()
 	st.world.SetEdgeRate(*b.Rate)
-	st.answers.Changed()
+	st.changed()
 	writeJSON(w, http.StatusOK, map[string]float64{"rate": *b.Rate})
-}
-
-// Reset puts the server back to its state at New: the same world, the
-// same seeded keys, the clock at the start, no faults, fresh budgets.
-func (s *Server) Reset() error {
-	s.control.Lock()
-	defer s.control.Unlock()
-	st, err := s.freshState()
-	if err != nil {
-		return err
-	}
-	s.clock.Set(s.cfg.Start)
-	s.st.Store(st)
-	s.faults.Clear()
-	return nil
-}
-
-func (s *Server) ctlReset(w http.ResponseWriter, r *http.Request) {
-	if err := s.Reset(); err != nil {
-		s.internalError(w, r, err)
-		return
-	}
-	s.log.Info("reset")
-	writeJSON(w, http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
-}
-
-// exportFormat names the export's layout; an import of another is refused.
-const exportFormat = "tcmkit-simulator/1"
-
-// export is the JSON of GET/PUT /_control/world. Keys are kept as hashes
-// only; the seeded keys are there whole, as /_control/info shows them.
-type export struct {
-	Format     string          `json:"format"`
-	Now        int64           `json:"now"`
-	KeyCounter uint64          `json:"keyCounter"`
-	Seeded     Keys            `json:"seeded"`
-	Keys       []exportedKey   `json:"keys"`
-	World      json.RawMessage `json:"world,omitempty"`
-}
-
-// Export writes the world, its accounts and the key hashes as JSON.
-func (s *Server) Export(w io.Writer) error {
-	s.control.Lock()
-	defer s.control.Unlock()
-	st := s.st.Load()
-	var wbuf bytes.Buffer
-	if err := st.world.Export(&wbuf); err != nil {
-		return fmt.Errorf("simulator: export world: %w", err)
-	}
-	counter, keys := st.keys.export()
-	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys})
-	if err != nil {
-		return fmt.Errorf("simulator: export: %w", err)
-	}
-	// The world's JSON is spliced in as it is: encoding it again as a
-	// RawMessage would rewrite its escapes, so an import would not give
-	// back the same bytes.
-	head = bytes.TrimSuffix(head, []byte("}"))
-	for _, part := range [][]byte{head, []byte(`,"world":`), bytes.TrimSpace(wbuf.Bytes()), []byte("}\n")} {
-		if _, err := w.Write(part); err != nil {
-			return fmt.Errorf("simulator: export: %w", err)
-		}
-	}
-	return nil
-}
-
-// Import replaces the world, accounts and keys with an export, and sets
-// the clock to the export's time. Rate-limit budgets start fresh.
-func (s *Server) Import(r io.Reader) error {
-	var e export
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&e); err != nil {
-		return fmt.Errorf("simulator: import: %w", err)
-	}
-	if e.Format != exportFormat {
-		return fmt.Errorf("simulator: import: format %q, want %q", e.Format, exportFormat)
-	}
-	wd, err := world.Import(bytes.NewReader(e.World))
-	if err != nil {
-		return fmt.Errorf("simulator: import world: %w", err)
-	}
-	keys := newKeyring(s.cfg.KeyPrefix, s.cfg.Seed)
-	if err := keys.load(e.KeyCounter, e.Keys); err != nil {
-		return fmt.Errorf("simulator: import keys: %w", err)
-	}
-	for _, a := range wd.Accounts() {
-		if keys.Hint(a.ID) == "" {
-			return fmt.Errorf("simulator: import: account %q has no valid key", a.ID)
-		}
-	}
-	st := &state{
-		world: wd, keys: keys, seeded: e.Seeded,
-		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
-		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
-	}
-	s.control.Lock()
-	defer s.control.Unlock()
-	s.clock.Set(time.UnixMilli(e.Now).UTC())
-	s.st.Store(st)
-	return nil
-}
-
-func (s *Server) ctlExport(w http.ResponseWriter, r *http.Request) {
-	var buf bytes.Buffer
-	if err := s.Export(&buf); err != nil {
-		s.internalError(w, r, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, buf.Bytes())
-}
-
-func (s *Server) ctlImport(w http.ResponseWriter, r *http.Request) {
-	if err := s.Import(io.LimitReader(r.Body, maxWorldBytes)); err != nil {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
-		return
-	}
-	s.log.Info("world imported")
-	writeJSON(w, http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
 }

@@ -16,7 +16,11 @@ import (
 )
 
 func ctl(method, path, body string) req {
-	return req{method: method, target: ControlPrefix + path, body: body, header: http.Header{}}
+	h := http.Header{}
+	if body != "" {
+		h.Set("Content-Type", "application/json")
+	}
+	return req{method: method, target: ControlPrefix + path, body: body, header: h}
 }
 
 func decode[T any](t *testing.T, r response, want int) T {
@@ -36,7 +40,7 @@ func TestControlInfoAndClock(t *testing.T) {
 	s := newServer(t, Config{Seed: 1})
 	info := decode[Info](t, s.serve(t, ctl("GET", "info", "")), 200)
 	k := s.Seeded()
-	if info.URL != "http://sim.test" || info.ControlURL != "http://sim.test/_control" || info.ProKey != k.Pro || info.FreeKey != k.Free || info.RevokedKey != k.Revoked {
+	if info.URL != "http://127.0.0.1:8080" || info.ControlURL != "http://127.0.0.1:8080/_control" || info.ProKey != k.Pro || info.FreeKey != k.Free || info.RevokedKey != k.Revoked {
 		t.Errorf("info %+v", info)
 	}
 	if info.Now != DefaultStart.UnixMilli() {
@@ -46,8 +50,8 @@ func TestControlInfoAndClock(t *testing.T) {
 	if c["mode"] != "manual" || c["speed"] != 0.0 {
 		t.Errorf("clock %v", c)
 	}
-	adv := decode[map[string]int64](t, s.serve(t, ctl("POST", "clock/advance", `{"duration":"90s"}`)), 200)
-	if adv["now"] != DefaultStart.Add(90*time.Second).UnixMilli() {
+	adv := decode[struct{ Now int64 }](t, s.serve(t, ctl("POST", "clock/advance", `{"duration":"90s"}`)), 200)
+	if adv.Now != DefaultStart.Add(90*time.Second).UnixMilli() {
 		t.Errorf("advance: %v", adv)
 	}
 	for _, bad := range []string{`{"duration":"-1s"}`, `{"duration":"soon"}`, `{"duration":"9000h"}`, `{"duration":1}`, `{"dur":"1s"}`, `{`, ``} {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -150,4 +151,25 @@ func (c Control) AddFault(ctx context.Context, f FaultSpec) (FaultSpec, error) {
 // ClearFaults removes every injected outage.
 func (c Control) ClearFaults(ctx context.Context) error {
 	return c.Call(ctx, http.MethodDelete, "faults", nil, nil, http.StatusOK)
+}
+
+// Requests reads the request journal (GET /_control/requests), oldest
+// first, filtered as the route takes it: url.Values{"status": {"429"}},
+// {"key": {"abcd"}} (the key's last characters), {"operation": {"feed"}},
+// {"since": {ms}}, and so on. A test asserts on what its client sent.
+func (c Control) Requests(ctx context.Context, filter url.Values) ([]Entry, error) {
+	var page struct {
+		Requests []Entry `json:"requests"`
+	}
+	path := "requests"
+	if len(filter) > 0 {
+		path += "?" + filter.Encode()
+	}
+	err := c.Call(ctx, http.MethodGet, path, nil, &page, http.StatusOK)
+	return page.Requests, err
+}
+
+// ClearRequests empties the request journal.
+func (c Control) ClearRequests(ctx context.Context) error {
+	return c.Call(ctx, http.MethodDelete, "requests", nil, nil, http.StatusOK)
 }

@@ -20,9 +20,24 @@
 //
 // Every answer has Content-Type application/json; every error, 404 and 405
 // included, is an ErrorBody {"error","message","details"?}. A 405 carries
-// Allow. Unclean paths (//, /./, /../) are a 404, not a redirect. A panic
-// becomes a 500 ErrorBody and an error in the log. Nothing of a request is
-// ever echoed into a response header.
+// Allow. Unclean paths (//, /./, /../) are a 404, not a redirect; so is
+// OPTIONS * (HTTPServer keeps net/http from answering it). A panic becomes
+// a 500 ErrorBody and an error in the log. Nothing of a request is ever
+// echoed into a response header (but an Origin that was configured, in
+// Access-Control-Allow-Origin). The exceptions: a CORS preflight is a 204
+// without a body, GET /_control/openapi.yaml is YAML, and the few broken
+// HTTP messages that net/http refuses before any handler sees them, which
+// HTTPServer's doc lists.
+//
+// # Browsers
+//
+// Config.CORSOrigins (--cors) lets web pages of those origins ("*": any)
+// call the API: a preflight (OPTIONS with Origin and
+// Access-Control-Request-Method) is answered 204 with Authorization and
+// Content-Type allowed, and every answer, errors included, carries
+// Access-Control-Allow-Origin and exposes Retry-After and
+// WWW-Authenticate. Off by default (the spec says nothing of browsers): a
+// preflight is then a 403 ErrorBody that names the flag.
 //
 // # Keys
 //
@@ -110,16 +125,60 @@
 //
 // Under ControlPrefix (/_control/), JSON in and out, errors as ErrorBody;
 // off (404) with Config.NoControl, behind X-Control-Token with
-// Config.ControlToken. Reset puts back the state at New (same world, same
-// seeded keys, clock at Start, no faults). GET /_control/world exports the
+// Config.ControlToken. GET /_control/ lists the routes, GET
+// /_control/openapi.yaml is their OpenAPI document (controlapi.yaml). It is
+// safe by default against the browser of someone who runs it: a request
+// needs a loopback Host or one of Config.ControlHosts (DNS rebinding gives
+// another site's page a Host of its own), no Origin but a listed one (not
+// through "*") and no Sec-Fetch-Site of another site, and a body sent as
+// application/json (a form or text/plain POST, which a page may send
+// without a preflight, is a 415). cmd/simulator refuses to listen beyond
+// loopback without a token or --no-control.
+//
+// Reset puts back the state at New (same world, same seeded keys, clock
+// at Start, no faults, an empty journal). GET /_control/world exports the
 // world, the accounts and the key hashes (never a key whole, except the
-// seeded ones that /_control/info shows too); PUT imports such an export and
-// sets the clock to its time; budgets start fresh.
+// seeded ones that /_control/info shows too); PUT imports such an export
+// and sets the clock to its time; budgets start fresh. An import is read
+// as a stream ("format" first, "world" last, as exported), at most
+// Config.MaxImportBytes (a 413 before a byte is read when Content-Length
+// says more), one at a time (409); what a refused big import took is
+// given back to the system at once.
+//
+// What the world may cost is bounded: a clock advance (at most MaxAdvance)
+// runs its polls one poll interval at a time, each under the world's lock
+// briefly, so API requests are served meanwhile, and a request itself
+// never catches up more than one interval (Server.settle). Past
+// Config.MaxEvents events the world stops polling (the clock goes on;
+// GET /_control/clock says full, /poll is a 409) until a reset or an
+// import. POST /_control/accounts stops at Config.MaxAccounts (409).
+//
+// # Journal
+//
+// Every request to the API (not to the control API) is kept in a ring of
+// Config.JournalSize entries: method, path and query with keys redacted
+// (also percent-encoded ones), the operation, status, ErrorBody.error,
+// Retry-After, the key's hint and id (16 hex digits of its SHA-256) and
+// account, whether a key was found in the URL, the body sizes, and the
+// virtual and real time. GET /_control/requests filters it (key suffix,
+// account, operation, method, path, status or class, virtual time, id),
+// DELETE clears it; Control.Requests reads it from Go. Config.Observers
+// see each exchange whole (headers without Authorization, bodies) once it
+// is answered: the seam for a judge of client behaviour.
 //
 // # Speed
 //
-// 200 answers are kept for the world's current moment (see answerCache):
-// asking for the same page or the same videos again before the world moves
-// costs a map lookup. Feed pages cost O(limit + log n) to build (the
-// world's event log); figures are in ci/load/README.md.
+// 200 answers are kept for the moment of the world they show (see
+// answerCache). A feed page shows the event log and the accounts, so it is
+// kept until an event is recorded or the control API changes an account:
+// in a live world the first page, which polling clients ask for again and
+// again, is built once per new event. A tracked-videos answer also shows
+// Now (stat windows), so it is kept only with the manual clock; in
+// realtime mode it is built into a pooled buffer and costs no garbage. An
+// answer is kept only if its moment did not move while it was built, so
+// a reader never gets an answer older than the world it reads. Feed pages
+// cost O(limit + log n) to build (the world's event log); the usual
+// tracked-videos body is read without running the schema (plainVideoIDs:
+// only a body the schema accepts, with the same ids). Figures are in
+// ci/load/README.md.
 package simulator

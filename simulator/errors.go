@@ -30,6 +30,13 @@ const (
 	CodeUnavailable      = "service_unavailable"
 	CodeInjected         = "injected_fault"
 	CodeControlToken     = "invalid_control_token"
+	CodeForbiddenHost    = "host_not_allowed"
+	CodeForbiddenOrigin  = "origin_not_allowed"
+	CodeUnsupportedMedia = "unsupported_media_type"
+	CodeLimitReached     = "limit_reached"
+	CodeWorldFull        = "world_full"
+	CodeTooLarge         = "too_large"
+	CodeBusy             = "busy"
 )
 
 const contentTypeJSON = "application/json"
@@ -37,6 +44,9 @@ const contentTypeJSON = "application/json"
 // WriteError answers with an ErrorBody. It never fails: if details cannot be
 // encoded the body goes without them.
 func WriteError(w http.ResponseWriter, status int, code, message string, details any) {
+	if t, ok := w.(*trackingWriter); ok {
+		t.errCode = code
+	}
 	raw, err := json.Marshal(ErrorBody{Error: code, Message: message, Details: details})
 	if err != nil {
 		raw, _ = json.Marshal(ErrorBody{Error: code, Message: message})

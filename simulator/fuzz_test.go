@@ -3,11 +3,13 @@ package simulator
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 // The fuzz targets run their seeds (f.Add and testdata/fuzz/) as normal
@@ -33,11 +35,28 @@ func FuzzFeedQuery(f *testing.F) {
 
 func FuzzVideosBody(f *testing.F) {
 	for _, seed := range []string{`{"videoIds":["a"]}`, `{"videoIds":[]}`, `{}`, `[]`, `null`, `{"videoIds":[1]}`,
-		`{"videoIds":["` + strings.Repeat("x", 33) + `"]}`, "{\"videoIds\":[\"\xff\"]}", `{"videoIds":["a"]} x`, `{`} {
+		`{"videoIds":["` + strings.Repeat("x", 33) + `"]}`, "{\"videoIds\":[\"\xff\"]}", `{"videoIds":["a"]} x`, `{`,
+		` { "videoIds" : [ "a" , "é😀" ] } `, `{"videoIds":["a","b"],"videoIds":["c"]}`, `{"videoIds":["a\u0041"]}`, `{"videoIds":["a",]}`, `{"videoIds":["",""]}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		ids, bad := ParseVideosRequest(jsonHeader, raw)
+		if fast, ok := plainVideoIDs(raw); ok && utf8.Valid(raw) && len(raw) <= MaxBodyBytes {
+			// The fast path accepts only what the schema accepts, with the same ids.
+			doc, err := jsondoc.Decode(raw)
+			if err != nil || schemas.Validate(schemas.VideosRequest, doc) != nil {
+				t.Fatalf("the fast path accepted %q, the schema does not: %v", raw, err)
+			}
+			if bad != nil || !slices.Equal(fast, ids) {
+				t.Fatalf("fast path %q, ParseVideosRequest %q %v", fast, ids, bad)
+			}
+			want := doc.(map[string]any)["videoIds"].([]any)
+			for i, id := range fast {
+				if want[i] != id {
+					t.Fatalf("id %d: fast %q, schema path %q", i, id, want[i])
+				}
+			}
+		}
 		if bad != nil {
 			if bad.Message == "" {
 				t.Fatal("a refusal without a message")

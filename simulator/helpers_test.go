@@ -60,7 +60,7 @@ func (s *Server) serve(t testing.TB, q req) response {
 	if q.body != "" {
 		body = strings.NewReader(q.body)
 	}
-	r := httptest.NewRequest(q.method, "http://sim.test"+q.target, body)
+	r := httptest.NewRequest(q.method, "http://127.0.0.1:8080"+q.target, body)
 	if q.target != "" && !strings.HasPrefix(q.target, "/") {
 		r.URL.Path = q.target // an unclean or relative path that NewRequest would refuse
 	}

@@ -70,11 +70,18 @@ func methodNotAllowed(allow ...string) http.Handler {
 }
 
 // guard wraps everything: JSON Content-Type by default, no redirects for
-// unclean paths (ServeMux would answer them with HTML), and a recovered
-// panic becomes a 500 ErrorBody and an error in the log.
+// unclean paths (ServeMux would answer them with HTML), CORS for the API,
+// the journal and the observers, and a recovered panic becomes a 500
+// ErrorBody and an error in the log.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w := &trackingWriter{ResponseWriter: rw, status: http.StatusOK}
+		control := strings.HasPrefix(r.URL.Path, ControlPrefix)
+		rec := &w.rec
+		if !control {
+			s.begin(rec, r)
+			w.keep = rec.observe
+		}
 		if s.log.Enabled(r.Context(), slog.LevelDebug) {
 			start := time.Now()
 			defer func() {
@@ -83,20 +90,28 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		defer func() {
 			v := recover()
-			if v == nil {
-				return
+			if v != nil && v != http.ErrAbortHandler { // a dropped connection is on purpose
+				s.log.Error("panic serving request", s.requestAttrs(r), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if !w.wrote {
+					WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
+				}
 			}
-			if v == http.ErrAbortHandler { // a dropped connection, on purpose
+			if rec.on {
+				if v == http.ErrAbortHandler {
+					w.status = 0 // no answer
+				}
+				s.end(rec, w, r)
+			}
+			if v == http.ErrAbortHandler {
 				panic(v)
-			}
-			s.log.Error("panic serving request", s.requestAttrs(r), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			if !w.wrote {
-				WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
 			}
 		}()
 		w.Header()["Content-Type"] = jsonContentType
 		if p := r.URL.Path; p == "" || p[0] != '/' || cleanPath(p) != p {
 			WriteError(w, http.StatusNotFound, CodeNotFound, "no such path (paths must be clean: no //, . or ..)", nil)
+			return
+		}
+		if !control && s.cors.apply(w, r) {
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -118,8 +133,13 @@ func cleanPath(p string) string {
 // faults).
 type trackingWriter struct {
 	http.ResponseWriter
-	wrote  bool
-	status int
+	wrote   bool
+	status  int
+	errCode string // the ErrorBody's error, noted by WriteError
+	n       int64  // body bytes written
+	keep    bool   // keep the body for observers
+	kept    []byte
+	rec     record // the journal's record of an API request
 }
 
 func (w *trackingWriter) WriteHeader(code int) {
@@ -132,6 +152,10 @@ func (w *trackingWriter) WriteHeader(code int) {
 
 func (w *trackingWriter) Write(b []byte) (int, error) {
 	w.wrote = true
+	w.n += int64(len(b))
+	if w.keep && len(w.kept) < maxObservedBody {
+		w.kept = append(w.kept, b[:min(len(b), maxObservedBody-len(w.kept))]...)
+	}
 	return w.ResponseWriter.Write(b)
 }
 
@@ -140,5 +164,6 @@ func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // requestAttrs describe a request for the log: never its Authorization,
 // and a key that a careless client put in the path or the query redacted.
 func (s *Server) requestAttrs(r *http.Request) slog.Attr {
-	return slog.Group("request", "method", r.Method, "path", s.redactKeys(r.URL.Path), "query", s.redactKeys(r.URL.RawQuery))
+	p, q, _ := s.redactURL(r.URL.Path, r.URL.RawQuery)
+	return slog.Group("request", "method", r.Method, "path", p, "query", q)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,13 @@ type Keys struct {
 type keyHash [sha256.Size]byte
 
 func hashKey(key string) keyHash { return sha256.Sum256([]byte(key)) }
+
+// hashedKey is a key with its hash, while one request is served; it is
+// never written anywhere.
+type hashedKey struct {
+	header string // the Authorization header it was read from
+	hash   keyHash
+}
 
 type keyEntry struct {
 	Account string
@@ -155,12 +163,20 @@ func wellFormed(key, prefix string) bool {
 }
 
 // authenticate returns the hash of the request's key and its account.
-func (k *keyring) authenticate(r *http.Request) (keyHash, string, *AuthError) {
-	key, err := ParseBearer(r.Header.Values("Authorization"), k.prefix)
-	if err != nil {
-		return keyHash{}, "", err
+// known is a key the journal hashed already, if any (a middleware may
+// have changed the header since, so it is used only for the same key).
+func (k *keyring) authenticate(r *http.Request, known *hashedKey) (keyHash, string, *AuthError) {
+	values := r.Header.Values("Authorization")
+	var h keyHash
+	if known != nil && len(values) == 1 && values[0] == known.header {
+		h = known.hash
+	} else {
+		key, err := ParseBearer(values, k.prefix)
+		if err != nil {
+			return keyHash{}, "", err
+		}
+		h = hashKey(key)
 	}
-	h := hashKey(key)
 	k.mu.RLock()
 	e, ok := k.byHash[h]
 	k.mu.RUnlock()
@@ -173,13 +189,57 @@ func (k *keyring) authenticate(r *http.Request) (keyHash, string, *AuthError) {
 	return h, e.Account, nil
 }
 
+// accountOf is the account of a key's hash, revoked or not ("" if none).
+func (k *keyring) accountOf(h keyHash) string {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.byHash[h].Account
+}
+
 // redactKeys replaces every key-shaped string of s (the prefix, an
 // underscore, 32 letters or digits) by its redacted form.
 func (s *Server) redactKeys(text string) string {
-	if !strings.Contains(text, s.cfg.KeyPrefix+"_") {
+	if !strings.Contains(text, s.keyMarker) {
 		return text
 	}
 	return s.keyPattern.ReplaceAllStringFunc(text, redact)
+}
+
+// redactURL redacts keys in a request's path and query for the log and
+// the journal, also a key whose characters were percent-encoded, and says
+// whether it found one.
+func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
+	p, q := s.redactKeys(path), s.redactKeys(rawQuery)
+	found := p != path || q != rawQuery
+	if strings.ContainsAny(q, "%+") {
+		if dec, err := url.QueryUnescape(q); err != nil || s.keyPattern.MatchString(dec) {
+			var hit bool
+			q, hit = s.redactEscaped(q)
+			found = found || hit
+		}
+	}
+	return p, q, found
+}
+
+// redactEscaped rewrites each parameter of a query whose decoded name or
+// value holds a key, decoded, redacted and encoded again. A parameter that
+// does not decode is replaced whole: it might hide a key.
+func (s *Server) redactEscaped(q string) (string, bool) {
+	found := false
+	parts := strings.Split(q, "&")
+	for i, seg := range parts {
+		name, value, _ := strings.Cut(seg, "=")
+		dn, err1 := url.QueryUnescape(name)
+		dv, err2 := url.QueryUnescape(value)
+		switch {
+		case err1 != nil || err2 != nil:
+			parts[i] = "…"
+		case s.keyPattern.MatchString(dn) || s.keyPattern.MatchString(dv):
+			parts[i] = url.QueryEscape(s.redactKeys(dn)) + "=" + url.QueryEscape(s.redactKeys(dv))
+			found = true
+		}
+	}
+	return strings.Join(parts, "&"), found
 }
 
 // redact is the form of a key that may appear in logs and output:

@@ -29,6 +29,16 @@ const (
 	DefaultVideosLimit = schemas.FeedRequestsPerMinute
 	// MaxBodyBytes bounds a request body; a larger body is a 400.
 	MaxBodyBytes = 64 << 10
+	// DefaultMaxAccounts bounds the accounts POST /_control/accounts may
+	// create (each keeps an index of its channels' events).
+	DefaultMaxAccounts = 100
+	// DefaultMaxEvents bounds the world: past it the clock no longer makes
+	// the world poll (about 0.9 KB of memory an event).
+	DefaultMaxEvents = 1_000_000
+	// DefaultMaxImportBytes bounds a world imported through PUT /_control/world.
+	DefaultMaxImportBytes = 256 << 20
+	// DefaultJournalSize is how many requests the journal keeps.
+	DefaultJournalSize = 1000
 )
 
 // DefaultStart is the virtual time at start unless Config.Start is set. It
@@ -51,6 +61,26 @@ type Config struct {
 	EdgeRate     float64       // 0..1, how often generated data hits edge cases
 	Middleware   []Middleware  // wraps each operation's handler, first innermost (named faults: package mutants)
 	Logger       *slog.Logger  // nil: discard
+
+	// ControlHosts are the host names (or addresses) the control API
+	// answers to besides loopback ones (localhost, 127.0.0.0/8, ::1); any
+	// other Host header is a 403, which is what defeats DNS rebinding. "*"
+	// accepts any Host. A port in a name is ignored.
+	ControlHosts []string
+	// CORSOrigins are the web origins (scheme://host[:port]) allowed to call
+	// the API from a browser: preflights are answered and answers carry
+	// Access-Control-Allow-Origin. "*" allows any origin. None: no CORS.
+	// An origin listed here (not through "*") may also call the control API.
+	CORSOrigins []string
+
+	MaxAccounts    int   // accounts the control API may create (0: DefaultMaxAccounts)
+	MaxEvents      int   // events past which the world stops polling (0: DefaultMaxEvents)
+	MaxImportBytes int64 // largest PUT /_control/world body (0: DefaultMaxImportBytes)
+	JournalSize    int   // requests the journal keeps (0: DefaultJournalSize; <0: no journal)
+	// Observers see every exchange of the API (not of the control API)
+	// once it is answered, in the request's goroutine: a judge of client
+	// behaviour builds on them. See Exchange.
+	Observers []Observer
 
 	// now is the wall clock behind realtime mode; tests replace it.
 	now func() time.Time
@@ -77,6 +107,23 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.MaxAccounts == 0 {
+		c.MaxAccounts = DefaultMaxAccounts
+	}
+	if c.MaxEvents == 0 {
+		c.MaxEvents = DefaultMaxEvents
+	}
+	if c.MaxImportBytes == 0 {
+		c.MaxImportBytes = DefaultMaxImportBytes
+	}
+	if c.JournalSize == 0 {
+		c.JournalSize = DefaultJournalSize
+	}
+	for _, o := range c.CORSOrigins {
+		if err := checkOrigin(o); err != nil {
+			return c, fmt.Errorf("simulator: CORS origin %q: %w", o, err)
+		}
 	}
 	switch {
 	case c.Channels < 0:
@@ -112,9 +159,16 @@ type state struct {
 	feed   *limiter
 	videos *limiter
 	seeded Keys
-	// answers keeps 200 answers; every change to the world made outside
-	// AdvanceTo must call answers.Changed.
-	answers answerCache
+	// feedPages and answers keep 200 answers of the feed and of tracked
+	// videos (see answerCache). Every change to the world that is not an
+	// event and that an answer shows (a plan, an account, the edge rate)
+	// must call changed.
+	feedPages answerCache
+	answers   answerCache
+	changes   atomic.Uint64
+	// full is set once the world holds Config.MaxEvents events: from then
+	// on the clock moves but the world no longer polls.
+	full atomic.Bool
 }
 
 // Server is the simulator: the API and the control API on one handler.
@@ -129,10 +183,18 @@ type Server struct {
 	// control serializes the control API's changes of state (reset,
 	// import, account changes), so that two operators cannot interleave.
 	control sync.Mutex
-	// keyPattern matches a key of the prefix, wherever it is (redactKeys).
+	// keyPattern matches a key of the prefix, wherever it is (redactKeys);
+	// keyMarker is the prefix and its underscore, which every key holds.
 	keyPattern *regexp.Regexp
+	keyMarker  string
 	// sleep is how an injected delay waits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration)
+
+	cors    corsPolicy
+	journal *journal // nil: none
+	// importing admits one import at a time; advancing one clock advance.
+	importing sync.Mutex
+	advancing sync.Mutex
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -153,15 +215,19 @@ func New(cfg Config) (*Server, error) {
 		clock:      newClock(cfg.Start, cfg.Speed, cfg.now),
 		faults:     newFaultSet(cfg.Seed),
 		sleep:      sleepContext,
+		keyMarker:  cfg.KeyPrefix + "_",
 		keyPattern: regexp.MustCompile(regexp.QuoteMeta(cfg.KeyPrefix) + "_[A-Za-z0-9]{" + strconv.Itoa(KeyRandomLen) + "}"),
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
+		cors:       newCORSPolicy(cfg.CORSOrigins),
+		journal:    newJournal(cfg.JournalSize, cfg.KeyPrefix),
 	}
 	st, err := s.freshState()
 	if err != nil {
 		return nil, err
 	}
 	s.st.Store(st)
+	s.checkFull(st)
 	s.handler = s.routes()
 	if s.clock.Manual() {
 		close(s.done)
@@ -207,9 +273,19 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 
 // Advance moves the virtual clock forward by d (negative d is ignored) and
 // runs the polls that became due. It returns the number of events made.
+// See catchUp for how it stays out of the way of API requests.
 func (s *Server) Advance(d time.Duration) int {
-	now := s.clock.Advance(max(d, 0))
-	return s.st.Load().world.AdvanceTo(now)
+	s.advancing.Lock()
+	defer s.advancing.Unlock()
+	n := 0
+	for d = max(d, 0); ; {
+		step := min(d, advanceStep)
+		d -= step
+		n += s.catchUp(s.clock.Advance(step))
+		if d == 0 {
+			return n
+		}
+	}
 }
 
 // Close stops the realtime poller. The handler stays usable.
@@ -232,10 +308,68 @@ func (s *Server) tick() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			if n := s.st.Load().world.AdvanceTo(s.clock.Now()); n > 0 {
+			if n := s.catchUp(s.clock.Now()); n > 0 {
 				s.log.Debug("polled", "events", n, "now", s.clock.Now())
 			}
 		}
+	}
+}
+
+// advanceStep is how far the world moves under its lock at a time.
+const advanceStep = schemas.PollInterval
+
+// catchUp moves the world up to virtual time t one advanceStep at a time,
+// so that the world's lock is never held for long: an API request waits
+// for one step's polls at most, however far the clock jumps. It stops
+// when the world holds Config.MaxEvents events (the state is then full).
+func (s *Server) catchUp(t time.Time) int {
+	st := s.st.Load()
+	n := 0
+	for !st.full.Load() {
+		next := st.world.Now().Add(advanceStep)
+		if !next.Before(t) {
+			n += st.world.AdvanceTo(t)
+			s.checkFull(st)
+			return n
+		}
+		n += st.world.AdvanceTo(next)
+		s.checkFull(st)
+	}
+	return n
+}
+
+// changed invalidates every kept answer.
+func (st *state) changed() { st.changes.Add(1) }
+
+// feedMoment is the moment of a feed page: the log's length and the
+// changes (see answerCache).
+func (st *state) feedMoment() cacheMoment {
+	return cacheMoment{version: int64(st.world.Stats().Events), changes: st.changes.Load()}
+}
+
+// videosMoment is the moment of a tracked-videos answer: Now and the
+// changes.
+func (st *state) videosMoment() cacheMoment {
+	return cacheMoment{version: st.world.Now().UnixMilli(), changes: st.changes.Load()}
+}
+
+func (s *Server) checkFull(st *state) {
+	if st.world.Stats().Events >= s.cfg.MaxEvents && st.full.CompareAndSwap(false, true) {
+		s.log.Warn("the world is full: it no longer polls (reset, or start with a smaller --history or fewer --channels)", "events", s.cfg.MaxEvents)
+	}
+}
+
+// settle brings the world up to the clock before a request reads it,
+// unless that is more than one step away: then the request reads the
+// world as it is, a moment behind, while the poller or the advance in
+// progress catches it up.
+func (s *Server) settle(st *state) {
+	if st.full.Load() {
+		return
+	}
+	now := s.clock.Now()
+	if now.Sub(st.world.Now()) <= advanceStep {
+		st.world.AdvanceTo(now)
 	}
 }
 

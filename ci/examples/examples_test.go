@@ -26,15 +26,21 @@ var exampleFiles = []string{
 	"github/conformance.yml",
 	"github/client-tests-with-simulator.yml",
 	"gitlab/.gitlab-ci.yml",
+	"compose/compose.yaml",
 }
 
 // outsideFlags are flags the examples use that this module does not
-// declare: the Ginkgo CLI's, and --help.
+// declare: the Ginkgo CLI's, docker compose's, and --help.
 var outsideFlags = map[string]bool{
 	"help":         true,
 	"junit-report": true, "json-report": true, "output-dir": true,
 	"label-filter": true, "focus": true,
+	"build": true, "rm": true,
 }
+
+// envToken is a variable of the simulator, which its --help lists (the
+// compose example sets them).
+var envToken = regexp.MustCompile(`TCM_SIM_[A-Z0-9_]+`)
 
 var flagToken = regexp.MustCompile(`(^|[\s"'(\x60])--([a-z][a-z0-9-]*)`)
 
@@ -83,6 +89,12 @@ func TestExamplesNameOnlyFlagsThatExist(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, line := range strings.Split(string(raw), "\n") {
+			for _, v := range envToken.FindAllString(line, -1) {
+				// with-simulator.sh exports a TCM_SIM_INFO of its own.
+				if strings.HasPrefix(name, "compose/") && !bytes.Contains(help, []byte(v+" ")) {
+					t.Errorf("%s:%d: %s is no variable of the simulator (see its --help)", name, i+1, v)
+				}
+			}
 			for _, m := range flagToken.FindAllStringSubmatch(line, -1) {
 				if _, ok := known[m[2]]; !ok {
 					t.Errorf("%s:%d: --%s is a flag of neither Ginkgo, the suite nor the simulator", name, i+1, m[2])

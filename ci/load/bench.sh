@@ -1,33 +1,43 @@
 #!/usr/bin/env bash
 # Load measurement: the simulator against a minimal static-bytes Go server
 # (ci/load/static) that serves the very bytes the simulator answered, side by
-# side in one run. Servers run on one core, the load generator (wrk) on
-# another, against 127.0.0.1 only, for a bounded time each.
+# side in one run. Servers run on one core (GOMAXPROCS=1, taskset), the load
+# generator (wrk) on another, against 127.0.0.1 only, for a bounded time each.
 #
-#   ci/load/bench.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=32 by default
+#   ci/load/bench.sh        # DURATION=10s ROUNDS=3 CONNECTIONS=16 by default
 #
-# Targets: feed page (limit=50) >= 60% of static; tracked videos (20 ids)
-# >= 40% of static. The simulator runs with --feed-limit 0 --videos-limit 0
-# (unlimited; a rate limit would answer 429 to a load test) and a manual clock.
+# Two phases, each with its own simulator (--feed-limit 0 --videos-limit 0:
+# a rate limit would answer 429 to a load test) and its own capture:
+#   still  --speed 0 (a manual clock: the world stands still, answers are
+#          kept): the first feed page, one 20-id tracked-videos request
+#   live   --speed 60 --history 8760h (the world moves, an hour of polling a
+#          minute, no answer asked for twice at the same moment): the first
+#          feed page, every deep page of the feed (limit=50, thousands of
+#          cursors, at random), one 20-id request again and again, random
+#          sets of 20 ids
+# Targets in requests per server CPU-second, simulator / static (issue 12):
+# first page and deep live pages >= 75%, tracked videos (one and random)
+# >= 60%, and the simulator's p99 latency <= 5 ms at 16 connections.
 set -euo pipefail
 
 DURATION=${DURATION:-10s}
 ROUNDS=${ROUNDS:-3}
-CONNECTIONS=${CONNECTIONS:-32}
+CONNECTIONS=${CONNECTIONS:-16}
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
-SIM_PORT=${SIM_PORT:-18080}
-STATIC_PORT=${STATIC_PORT:-18090}
+LIVE_HISTORY=${LIVE_HISTORY:-8760h}
+# SIM_FLAGS: more flags for both simulators, such as "--journal-size 0".
+read -r -a sim_flags <<<"${SIM_FLAGS:-}"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 pids=()
-cleanup() {
+stop_servers() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -rf "$work"
+  pids=()
 }
-trap cleanup EXIT
+trap 'stop_servers; rm -rf "$work"' EXIT
 
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (apt-get)" >&2
@@ -41,85 +51,129 @@ fi
 cd "$root"
 go build -o "$work/simulator" ./cmd/simulator
 go build -o "$work/static" ./ci/load/static
+HZ=$(getconf CLK_TCK)
 
-GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/simulator" --addr "127.0.0.1:$SIM_PORT" --speed 0 \
-  --feed-limit 0 --videos-limit 0 --log-level warn --info-file "$work/info.json" >/dev/null &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/info.json" ] && break; sleep 0.1; done
-[ -s "$work/info.json" ] || { echo "bench.sh: the simulator did not start" >&2; exit 1; }
-url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$work/info.json")
-key=$(sed -n 's/.*"proKey": "\([^"]*\)".*/\1/p' "$work/info.json")
-
-"$work/static" -capture -url "$url" -key "$key" -dir "$work"
-GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/static" -addr "127.0.0.1:$STATIC_PORT" -dir "$work" &
-pids+=($!)
-sleep 0.5
-
-body=$(cat "$work/videos-request.json")
-cat >"$work/videos.lua" <<LUA
-wrk.method = "POST"
-wrk.body = '$body'
+# start_phase NAME SIMULATOR-FLAGS...: starts a simulator and, once it has
+# captured the simulator's answers, the static server on them.
+start_phase() {
+  local dir="$work/$1"
+  shift
+  mkdir -p "$dir"
+  GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/simulator" --addr 127.0.0.1:0 \
+    --feed-limit 0 --videos-limit 0 --log-level warn --info-file "$dir/info.json" "$@" ${sim_flags[@]+"${sim_flags[@]}"} >/dev/null &
+  pids+=($!)
+  sim_pid=$!
+  for _ in $(seq 600); do [ -s "$dir/info.json" ] && break; sleep 0.1; done
+  [ -s "$dir/info.json" ] || { echo "bench.sh: the simulator did not start" >&2; exit 1; }
+  url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$dir/info.json")
+  key=$(sed -n 's/.*"proKey": "\([^"]*\)".*/\1/p' "$dir/info.json")
+  "$work/static" -capture -url "$url" -key "$key" -dir "$dir"
+  GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/static" -addr 127.0.0.1:0 -dir "$dir" &
+  pids+=($!)
+  static_pid=$!
+  for _ in $(seq 600); do [ -s "$dir/addr.txt" ] && break; sleep 0.1; done
+  static_url="http://$(cat "$dir/addr.txt")"
+  # One wrk script per case: GET targets or POST bodies, one drawn at
+  # random per request from the case's list.
+  for list in first deep; do
+    cat >"$dir/$list.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $key"
+local targets = {}
+for line in io.lines("$dir/$list.txt") do targets[#targets + 1] = line end
+request = function() return wrk.format("GET", targets[math.random(#targets)]) end
+LUA
+  done
+  for list in one random; do
+    cat >"$dir/$list.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $key"
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $key"
+local bodies = {}
+for line in io.lines("$dir/$list.txt") do bodies[#bodies + 1] = line end
+request = function() return wrk.format("POST", "/api/public/videos", nil, bodies[math.random(#bodies)]) end
 LUA
-cat >"$work/feed.lua" <<LUA
-wrk.headers["Authorization"] = "Bearer $key"
-LUA
+  done
+  for _ in $(seq 50); do curl -fs -o /dev/null "$static_url/api/public-feed?limit=50" && break; sleep 0.1; done
+}
 
 # cpu_ticks PID: user+system CPU time of a process, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# measure PID URL SCRIPT: prints "rps requests-per-cpu-second" for one wrk
-# run against the server PID; non-2xx answers fail the run. The second
-# figure counts only the CPU the server itself used, so other load on the
-# machine (a shared 2-core box) disturbs it far less than requests/s.
+# measure PID URL SCRIPT: prints "rps requests-per-cpu-second p99-ms" for
+# one wrk run against the server PID; non-2xx answers fail the run. The
+# second figure counts only the CPU the server itself used, so other load on
+# the machine disturbs it far less than requests/s.
 measure() {
   local out before after reqs
   before=$(cpu_ticks "$1")
-  out=$(taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNECTIONS" -d"$DURATION" -s "$3" "$2")
+  out=$(taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$3" "$2")
   after=$(cpu_ticks "$1")
   if grep -q "Non-2xx" <<<"$out"; then
     echo "bench.sh: non-2xx answers from $2:" >&2; echo "$out" >&2; exit 1
   fi
   reqs=$(awk '/requests in/ { print $1 }' <<<"$out")
-  awk -v o="$out" -v r="$reqs" -v t=$((after - before)) -v hz="$HZ" \
-    'BEGIN { n = split(o, l, "\n"); for (i = 1; i <= n; i++) if (l[i] ~ /Requests\/sec/) { split(l[i], f, " "); rps = f[2] }
-             printf "%s %.0f\n", rps, (t > 0 ? r / (t / hz) : 0) }'
+  awk -v o="$out" -v r="$reqs" -v t=$((after - before)) -v hz="$HZ" '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    BEGIN { n = split(o, l, "\n")
+            for (i = 1; i <= n; i++) { split(l[i], f, " ")
+              if (l[i] ~ /Requests\/sec/) rps = f[2]
+              if (f[1] == "99%") p99 = ms(f[2]) }
+            printf "%s %.0f %.2f\n", rps, (t > 0 ? r / (t / hz) : 0), p99 }'
 }
-HZ=$(getconf CLK_TCK)
-
-feed_q="/api/public-feed?limit=50"
-# Warm up both.
-taskset -c "$LOAD_CPU" wrk -t1 -c4 -d1s -s "$work/feed.lua" "$url$feed_q" >/dev/null
-taskset -c "$LOAD_CPU" wrk -t1 -c4 -d1s -s "$work/feed.lua" "http://127.0.0.1:$STATIC_PORT$feed_q" >/dev/null
 
 # Rounds alternate static and simulator, and the best of each figure is
-# kept: on a shared machine, interference only ever lowers a figure.
+# kept: on a shared machine, interference only ever lowers a figure (and
+# raises a latency).
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 > b + 0 ? a : b) }'; }
-declare -A rps eff
-for k in static_feed sim_feed static_videos sim_videos; do rps[$k]=0; eff[$k]=0; done
-sim_pid=${pids[0]} static_pid=${pids[1]}
-for round in $(seq "$ROUNDS"); do
-  for k in static_feed sim_feed static_videos sim_videos; do
-    case $k in
-      static_feed) m=$(measure "$static_pid" "http://127.0.0.1:$STATIC_PORT$feed_q" "$work/feed.lua") || exit 1 ;;
-      sim_feed) m=$(measure "$sim_pid" "$url$feed_q" "$work/feed.lua") || exit 1 ;;
-      static_videos) m=$(measure "$static_pid" "http://127.0.0.1:$STATIC_PORT/api/public/videos" "$work/videos.lua") || exit 1 ;;
-      sim_videos) m=$(measure "$sim_pid" "$url/api/public/videos" "$work/videos.lua") || exit 1 ;;
-    esac
-    rps[$k]=$(best "${rps[$k]}" "${m% *}")
-    eff[$k]=$(best "${eff[$k]}" "${m#* }")
+least() { awk -v a="$1" -v b="$2" 'BEGIN { print (b + 0 < a + 0 ? b : a) }'; }
+declare -A rps eff p99 bytes
+# run_phase NAME CASE...: measures each case (first, deep, one, random).
+run_phase() {
+  local phase=$1 c k m
+  shift
+  local dir="$work/$phase"
+  for c in "$@"; do
+    for k in "static_$phase-$c" "sim_$phase-$c"; do rps[$k]=0; eff[$k]=0; p99[$k]=1000000; done
   done
-  echo "round $round (best so far, rps / requests per server CPU-second): feed static ${rps[static_feed]} / ${eff[static_feed]}, sim ${rps[sim_feed]} / ${eff[sim_feed]}; videos static ${rps[static_videos]} / ${eff[static_videos]}, sim ${rps[sim_videos]} / ${eff[sim_videos]}" >&2
-done
-
-feed_bytes=$(wc -c <"$work/feed.json")
-videos_bytes=$(wc -c <"$work/videos.json")
-printf '\n%-26s %11s %11s %7s %12s %12s %7s %7s\n' "operation (body bytes)" "static rps" "sim rps" "ratio" "static /cpu-s" "sim /cpu-s" "ratio" "target"
-row() {
-  awk -v n="$1" -v s="${rps[$2]}" -v m="${rps[$3]}" -v se="${eff[$2]}" -v me="${eff[$3]}" -v t="$4" \
-    'BEGIN { printf "%-26s %11.0f %11.0f %6.0f%% %12.0f %12.0f %6.0f%% %7s\n", n, s, m, 100*m/s, se, me, 100*me/se, t }'
+  for c in "$@"; do # warm up both
+    taskset -c "$LOAD_CPU" wrk -t1 -c4 -d1s -s "$dir/$c.lua" "$url" >/dev/null
+    taskset -c "$LOAD_CPU" wrk -t1 -c4 -d1s -s "$dir/$c.lua" "$static_url" >/dev/null
+  done
+  for round in $(seq "$ROUNDS"); do
+    for c in "$@"; do
+      for k in "static_$phase-$c" "sim_$phase-$c"; do
+        case $k in
+          static_*) m=$(measure "$static_pid" "$static_url" "$dir/$c.lua") || exit 1 ;;
+          sim_*) m=$(measure "$sim_pid" "$url" "$dir/$c.lua") || exit 1 ;;
+        esac
+        read -r r e l <<<"$m"
+        rps[$k]=$(best "${rps[$k]}" "$r")
+        eff[$k]=$(best "${eff[$k]}" "$e")
+        p99[$k]=$(least "${p99[$k]}" "$l")
+      done
+      echo "$phase round $round $c: static ${rps[static_$phase-$c]} rps / ${eff[static_$phase-$c]} per cpu-s, sim ${rps[sim_$phase-$c]} / ${eff[sim_$phase-$c]}, sim p99 ${p99[sim_$phase-$c]} ms" >&2
+    done
+  done
 }
-row "feed limit=50 ($feed_bytes)" static_feed sim_feed 60%
-row "videos 20 ids ($videos_bytes)" static_videos sim_videos 40%
-echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; $(go version | cut -d' ' -f3))"
+
+start_phase still --speed 0
+run_phase still first one
+stop_servers
+start_phase live --speed 60 --history "$LIVE_HISTORY"
+run_phase live first deep one random
+pages=$(($(wc -l <"$work/live/deep.txt") + 1))
+sets=$(wc -l <"$work/live/random.txt")
+stop_servers
+
+printf '\n%-38s %10s %10s %6s %13s %11s %6s %7s %8s %8s\n' "case" "static rps" "sim rps" "ratio" "static/cpu-s" "sim/cpu-s" "ratio" "target" "sim p99" "static"
+row() {
+  awk -v n="$1" -v s="${rps[static_$2]}" -v m="${rps[sim_$2]}" -v se="${eff[static_$2]}" -v me="${eff[sim_$2]}" -v t="$3" \
+    -v lp="${p99[sim_$2]}" -v sp="${p99[static_$2]}" \
+    'BEGIN { printf "%-38s %10.0f %10.0f %5.0f%% %13.0f %11.0f %5.0f%% %7s %6.2fms %6.2fms\n", n, s, m, 100*m/s, se, me, 100*me/se, t, lp, sp }'
+}
+row "still: first feed page (limit=50)" still-first 60%
+row "still: videos, one set of 20 ids" still-one 40%
+row "live: first feed page" live-first 75%
+row "live: deep pages ($pages, at random)" live-deep 75%
+row "live: videos, one set of 20 ids" live-one 60%
+row "live: videos, random sets ($sets)" live-random 60%
+echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; simulator flags: ${SIM_FLAGS:-none}; $(go version | cut -d' ' -f3); load average $(cut -d' ' -f1-3 /proc/loadavg))"

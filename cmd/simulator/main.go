@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -46,9 +48,8 @@ var command = cli.Command{
 	EnvPrefix: "TCM_SIM",
 }
 
-// shutdownGrace is how long in-flight requests may take after SIGTERM; it
-// is longer than the longest injected delay.
-const shutdownGrace = simulator.MaxFaultDelay + 5*time.Second
+// shutdownGrace is how long in-flight requests may take after SIGTERM.
+const shutdownGrace = simulator.ShutdownGrace
 
 // options are the command line, after defaults, environment and flags.
 type options struct {
@@ -58,6 +59,9 @@ type options struct {
 	logLevel   slog.Level
 	listFaults bool
 	faults     []string // named faults (package mutants)
+	tlsCert    string
+	tlsKey     string
+	probe      bool
 	cfg        simulator.Config
 }
 
@@ -82,8 +86,17 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 		return nil
 	})
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print every named fault with the requirement it breaks, and exit")
-	fs.StringVar(&o.cfg.ControlToken, "control-token", "", "if set, the control API needs the header X-Control-Token with this value")
+	fs.StringVar(&o.cfg.ControlToken, "control-token", "", "if set, the control API needs the header X-Control-Token with this value; needed to listen on anything but loopback")
 	fs.BoolVar(&o.cfg.NoControl, "no-control", false, "turn the control API off (its paths answer 404)")
+	fs.Func("control-host", "a `NAME` the control API answers to besides loopback ones (the Host of a compose service, say); repeatable or comma-separated; * for any", listFlag(&o.cfg.ControlHosts))
+	fs.Func("cors", "a web `ORIGIN` (http://localhost:5173) whose pages may call the API from a browser; repeatable or comma-separated; * for any; none by default", listFlag(&o.cfg.CORSOrigins))
+	fs.BoolVar(&o.probe, "health-check", false, "ask the simulator listening at --addr for POST /api/public/health and exit 0 if it answers 200 (a container's health check)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	fs.IntVar(&o.cfg.JournalSize, "journal-size", simulator.DefaultJournalSize, "requests kept by the journal (GET /_control/requests); 0: no journal")
+	fs.IntVar(&o.cfg.MaxAccounts, "max-accounts", simulator.DefaultMaxAccounts, "accounts the control API may hold")
+	fs.IntVar(&o.cfg.MaxEvents, "max-events", simulator.DefaultMaxEvents, "events past which the world stops polling (bounds memory: about 0.9 KB an event)")
+	fs.Int64Var(&o.cfg.MaxImportBytes, "max-import-bytes", simulator.DefaultMaxImportBytes, "largest world accepted by PUT /_control/world")
 	fs.StringVar(&o.infoFile, "info-file", "", `once listening, write {"url","controlUrl","proKey","freeKey","revokedKey"} to this file`)
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
@@ -118,13 +131,55 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	if err := o.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return o, fmt.Errorf("invalid value %q for --log-level: want debug, info, warn or error", *level)
 	}
+	if o.cfg.JournalSize == 0 {
+		o.cfg.JournalSize = -1
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return o, errors.New("--tls-cert and --tls-key go together")
+	}
 	switch {
+	case o.cfg.MaxAccounts < 1 || o.cfg.MaxEvents < 1 || o.cfg.MaxImportBytes < 1 || o.cfg.JournalSize < -1:
+		return o, errors.New("--max-accounts, --max-events and --max-import-bytes must be at least 1, --journal-size at least 0")
 	case o.cfg.Channels < 1:
 		return o, fmt.Errorf("invalid value %d for --channels: want at least 1", o.cfg.Channels)
 	case o.cfg.History < 0:
 		return o, fmt.Errorf("invalid value %s for --history: want 0 or more", o.cfg.History)
 	}
 	return o, nil
+}
+
+// listFlag appends each comma-separated item of a repeatable flag (its
+// environment variable is one string: TCM_SIM_CORS="http://a,http://b").
+func listFlag(dst *[]string) func(string) error {
+	return func(v string) error {
+		for _, item := range strings.Split(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				*dst = append(*dst, item)
+			}
+		}
+		return nil
+	}
+}
+
+// loopback reports whether a listen address can be reached from this
+// machine only: localhost or a loopback IP. An empty host (":8080") is
+// every interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// exposed is the refusal to serve an open control API beyond loopback.
+func exposed(addr string) error {
+	return fmt.Errorf("listening on %s, beyond loopback, needs --control-token (TCM_SIM_CONTROL_TOKEN) or --no-control: "+
+		"otherwise anyone who reaches the port can read the seeded keys and drive the simulator", addr)
 }
 
 // limit maps the flag's 0 (unlimited) to the Config's negative.
@@ -164,6 +219,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printFaults(stdout)
 		return 0
 	}
+	if o.probe {
+		return healthCheck(o, stderr)
+	}
+	if !loopback(o.addr) && o.cfg.ControlToken == "" && !o.cfg.NoControl {
+		fmt.Fprintf(stderr, "simulator: %v\n", exposed(o.addr))
+		return 2
+	}
+	if host, _, err := net.SplitHostPort(o.addr); err == nil && host != "" && !loopback(o.addr) {
+		o.cfg.ControlHosts = append(o.cfg.ControlHosts, host) // the address it listens on
+	}
 	log := newLogger(o, stderr)
 	o.cfg.Logger = log
 	sim, err := simulator.New(o.cfg)
@@ -178,19 +243,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simulator: %v\n", err)
 		return 1
 	}
-	info := sim.Info("http://" + ln.Addr().String())
-	handler := sim.Handler()
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		WriteTimeout:      shutdownGrace + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	scheme := "http://"
+	if o.tlsCert != "" {
+		scheme = "https://"
 	}
+	info := sim.Info(scheme + ln.Addr().String())
+	srv := sim.HTTPServer()
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if o.tlsCert != "" {
+			served <- srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
+			return
+		}
+		served <- srv.Serve(ln)
+	}()
 
 	if o.infoFile != "" {
 		if err := writeInfo(o.infoFile, info); err != nil {
@@ -208,7 +274,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if info.ControlURL != "" {
 		fmt.Fprintf(stdout, "  control:     %s\n", info.ControlURL)
 	}
-	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", info.ProKey, info.FreeKey, info.RevokedKey)
+	keys := []string{info.ProKey, info.FreeKey, info.RevokedKey}
+	if !loopback(o.addr) {
+		// Beyond loopback (a container), standard output ends up in logs
+		// that others read: the keys are for GET /_control/info.
+		for i, k := range keys {
+			keys[i] = redactKey(k) + " (whole: GET " + strings.TrimSuffix(simulator.ControlPrefix, "/") + "/info)"
+		}
+	}
+	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
+	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
 	log.Info("listening", "url", info.URL, "seed", o.cfg.Seed, "speed", o.cfg.Speed)
 
 	select {
@@ -226,6 +301,72 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// healthCheck asks the simulator at o.addr (0.0.0.0 and :: become
+// loopback) whether it answers, as a container's health check does.
+func healthCheck(o options, stderr io.Writer) int {
+	host, port, err := net.SplitHostPort(o.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulator: --addr %s: %v\n", o.addr, err)
+		return 2
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	scheme := "http"
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if o.tlsCert != "" {
+		// A liveness probe of our own port: the name in the certificate is
+		// not the point.
+		scheme, tr.TLSClientConfig = "https", &tls.Config{InsecureSkipVerify: true}
+	}
+	c := &http.Client{Timeout: 5 * time.Second, Transport: tr}
+	resp, err := c.Post(scheme+"://"+net.JoinHostPort(host, port)+schemas.PathHealth, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		fmt.Fprintf(stderr, "simulator: health check: %v\n", err)
+		return 1
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintf(stderr, "simulator: health check: status %d\n", resp.StatusCode)
+		return 1
+	}
+	return 0
+}
+
+// redactKey is a key's hint: its prefix and last four characters.
+func redactKey(k string) string {
+	prefix, random, _ := strings.Cut(k, "_")
+	if len(random) < 8 {
+		return "…"
+	}
+	return prefix + "_…" + random[len(random)-4:]
+}
+
+// exposure says at start who can reach what.
+func exposure(o options) string {
+	var parts []string
+	switch {
+	case loopback(o.addr):
+		parts = append(parts, "loopback only")
+	default:
+		parts = append(parts, "reachable beyond this machine")
+	}
+	switch {
+	case o.cfg.NoControl:
+		parts = append(parts, "control API off")
+	case o.cfg.ControlToken != "":
+		parts = append(parts, "control API behind X-Control-Token")
+	default:
+		parts = append(parts, "control API open to loopback clients")
+	}
+	if len(o.cfg.CORSOrigins) > 0 {
+		parts = append(parts, "browsers allowed from "+strings.Join(o.cfg.CORSOrigins, ", "))
+	} else {
+		parts = append(parts, "no CORS (--cors ORIGIN for a web page)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func newLogger(o options, w io.Writer) *slog.Logger {

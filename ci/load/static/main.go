@@ -1,11 +1,18 @@
 // Command static is the ceiling of the load measurement: a minimal Go HTTP
 // server that answers the feed and the tracked-videos paths with bytes held
-// in memory, the same bytes the simulator served. Comparing the simulator
+// in memory, the very bytes the simulator served. Comparing the simulator
 // with it, on the same machine and core, measures what the simulator's own
 // work costs.
 //
-//	static -capture -url URL -key KEY -out DIR   # fetch feed.json, videos.json, ids.json from a simulator
-//	static -addr 127.0.0.1:9090 -dir DIR         # serve them
+//	static -capture -url URL -key KEY -dir DIR   # fetch the answers from a simulator
+//	static -addr 127.0.0.1:0 -dir DIR            # serve them (the address it got: DIR/addr.txt)
+//
+// A capture walks the whole feed (limit=50, every cursor), and asks for one
+// set of 20 video ids and -sets random sets of 20. It writes answers.json
+// (feed answers by query, videos answers by request body) for the server,
+// and for wrk: first.txt (the first page's target), deep.txt (every other
+// page's target), one.txt (one videos request body) and random.txt (the
+// random ones), a line each.
 package main
 
 import (
@@ -15,81 +22,109 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/tcmkit/tcmkit/schemas"
 )
 
+// answers is what a capture saves and the server serves.
+type answers struct {
+	Feed   map[string]string `json:"feed"`   // raw query → page
+	Videos map[string]string `json:"videos"` // request body → answer
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9090", "listen address")
-	dir := flag.String("dir", ".", "directory with feed.json and videos.json")
-	capture := flag.Bool("capture", false, "fetch the bytes from a simulator instead of serving")
+	dir := flag.String("dir", ".", "directory of answers.json")
+	capture := flag.Bool("capture", false, "fetch the answers from a simulator instead of serving")
 	url := flag.String("url", "", "simulator base URL (with -capture)")
 	key := flag.String("key", "", "Pro API key (with -capture)")
+	sets := flag.Int("sets", 500, "random sets of 20 ids to capture")
 	flag.Parse()
 	if *capture {
-		if err := captureFrom(*url, *key, *dir); err != nil {
+		if err := captureFrom(*url, *key, *dir, *sets); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	feed, err := os.ReadFile(filepath.Join(*dir, "feed.json"))
+	raw, err := os.ReadFile(filepath.Join(*dir, "answers.json"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	videos, err := os.ReadFile(filepath.Join(*dir, "videos.json"))
-	if err != nil {
+	var a answers
+	if err := json.Unmarshal(raw, &a); err != nil {
 		log.Fatal(err)
 	}
+	feed, videos := bytesOf(a.Feed), bytesOf(a.Videos)
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+schemas.PathFeed, serve(feed))
-	mux.HandleFunc("POST "+schemas.PathVideos, serve(videos))
-	log.Fatal(http.ListenAndServe(*addr, mux))
-}
-
-func serve(body []byte) http.HandlerFunc {
-	length := strconv.Itoa(len(body))
-	return func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", length)
-		_, _ = w.Write(body)
-	}
-}
-
-// captureFrom saves the first feed page (limit=50), the ids of 20 videos
-// it names, and the tracked-videos answer for them.
-func captureFrom(base, key, dir string) error {
-	feed, err := fetch("GET", base+schemas.PathFeed+"?limit="+strconv.Itoa(schemas.DefaultPageSize), key, nil)
+	mux.HandleFunc("GET "+schemas.PathFeed, func(w http.ResponseWriter, r *http.Request) {
+		serve(w, feed[r.URL.RawQuery])
+	})
+	mux.HandleFunc("POST "+schemas.PathVideos, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		serve(w, videos[string(body)])
+	})
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return err
+		log.Fatal(err)
 	}
-	var page struct {
-		Events []struct {
-			Video *struct {
-				ID string `json:"platformVideoId"`
-			} `json:"video"`
-		} `json:"events"`
-		NextCursor *string `json:"nextCursor"`
+	// The address it got (-addr 127.0.0.1:0 picks a free port), for the script.
+	if err := os.WriteFile(filepath.Join(*dir, "addr.txt"), []byte(ln.Addr().String()), 0o600); err != nil {
+		log.Fatal(err)
 	}
-	ids, seen := []string{}, map[string]bool{}
-	cursor := ""
-	for len(ids) < schemas.MaxVideoIDs {
-		raw := feed
-		if cursor != "" {
-			if raw, err = fetch("GET", base+schemas.PathFeed+"?limit="+strconv.Itoa(schemas.MaxPageSize)+"&cursor="+cursor, key, nil); err != nil {
-				return err
-			}
+	log.Fatal(http.Serve(ln, mux))
+}
+
+func bytesOf(m map[string]string) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = []byte(v)
+	}
+	return out
+}
+
+func serve(w http.ResponseWriter, body []byte) {
+	if body == nil {
+		http.Error(w, "not captured", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
+// captureFrom walks the feed and asks for the videos sets.
+func captureFrom(base, key, dir string, sets int) error {
+	a := answers{Feed: map[string]string{}, Videos: map[string]string{}}
+	var targets, ids []string
+	seen := map[string]bool{}
+	query := "limit=" + strconv.Itoa(schemas.DefaultPageSize)
+	for q := query; ; {
+		raw, err := fetch("GET", base+schemas.PathFeed+"?"+q, key, nil)
+		if err != nil {
+			return err
 		}
-		page.NextCursor = nil
+		a.Feed[q] = string(raw)
+		targets = append(targets, schemas.PathFeed+"?"+q)
+		var page struct {
+			Events []struct {
+				Video *struct {
+					ID string `json:"platformVideoId"`
+				} `json:"video"`
+			} `json:"events"`
+			NextCursor *string `json:"nextCursor"`
+		}
 		if err := json.Unmarshal(raw, &page); err != nil {
 			return fmt.Errorf("feed page: %w", err)
 		}
 		for _, e := range page.Events {
-			if e.Video != nil && !seen[e.Video.ID] && len(ids) < schemas.MaxVideoIDs {
+			if e.Video != nil && !seen[e.Video.ID] {
 				seen[e.Video.ID] = true
 				ids = append(ids, e.Video.ID)
 			}
@@ -97,19 +132,48 @@ func captureFrom(base, key, dir string) error {
 		if page.NextCursor == nil {
 			break
 		}
-		cursor = *page.NextCursor
+		q = query + "&cursor=" + *page.NextCursor
 	}
-	req, _ := json.Marshal(map[string][]string{"videoIds": ids})
-	videos, err := fetch("POST", base+schemas.PathVideos, key, req)
+	if len(ids) < schemas.MaxVideoIDs {
+		return fmt.Errorf("the feed names %d videos, fewer than %d", len(ids), schemas.MaxVideoIDs)
+	}
+	// The first 20 ids the feed names, then random sets of 20 (seeded).
+	rng := rand.New(rand.NewPCG(1, 2))
+	var bodies []string
+	for n := range sets + 1 {
+		set := ids[:schemas.MaxVideoIDs]
+		if n > 0 {
+			set = make([]string, schemas.MaxVideoIDs)
+			for i, j := range rng.Perm(len(ids))[:schemas.MaxVideoIDs] {
+				set[i] = ids[j]
+			}
+		}
+		body, _ := json.Marshal(map[string][]string{"videoIds": set})
+		answer, err := fetch("POST", base+schemas.PathVideos, key, body)
+		if err != nil {
+			return err
+		}
+		a.Videos[string(body)] = string(answer)
+		bodies = append(bodies, string(body))
+	}
+	raw, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{"feed.json": feed, "videos.json": videos, "videos-request.json": req} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+	files := map[string]string{
+		"answers.json": string(raw),
+		"first.txt":    targets[0] + "\n",
+		"deep.txt":     strings.Join(targets[1:], "\n") + "\n",
+		"one.txt":      bodies[0] + "\n",
+		"random.txt":   strings.Join(bodies[1:], "\n") + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("captured: feed page %d bytes, videos (%d ids) %d bytes\n", len(feed), len(ids), len(videos))
+	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes), %d videos answers (first %d bytes), %d ids\n",
+		len(targets), len(a.Feed[query]), len(bodies), len(a.Videos[bodies[0]]), len(ids))
 	return nil
 }
 

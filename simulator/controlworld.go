@@ -1,0 +1,274 @@
+package simulator
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator/world"
+)
+
+// The control routes that move the world as a whole: the clock, polls,
+// reset, export and import.
+
+func (s *Server) ctlClock(w http.ResponseWriter, r *http.Request) {
+	mode := "realtime"
+	if s.clock.Manual() {
+		mode = "manual"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "mode": mode, "speed": s.clock.Speed(), "full": s.st.Load().full.Load()})
+}
+
+func (s *Server) ctlAdvance(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Duration string `json:"duration"`
+	}
+	if !readControl(w, r, &b) {
+		return
+	}
+	d, err := time.ParseDuration(b.Duration)
+	if err != nil || d < 0 || d > MaxAdvance {
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf(`duration must be a Go duration from 0 to %s, such as "90s" or "15m"`, MaxAdvance), map[string]any{"duration": excerpt(b.Duration)})
+		return
+	}
+	n := s.Advance(d)
+	s.log.Info("clock advanced", "by", d, "events", n)
+	writeJSON(w, http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "events": n, "full": s.st.Load().full.Load()})
+}
+
+func (s *Server) ctlPoll(w http.ResponseWriter, r *http.Request) {
+	st := s.st.Load()
+	if st.full.Load() {
+		writeFull(w)
+		return
+	}
+	s.catchUp(s.clock.Now())
+	n := st.world.PollAll()
+	st.changed()
+	s.checkFull(st)
+	writeJSON(w, http.StatusOK, map[string]int{"events": n})
+}
+
+func writeFull(w http.ResponseWriter) {
+	WriteError(w, http.StatusConflict, CodeWorldFull, "the world holds as many events as it may (--max-events) and no longer polls; reset it or import a smaller one", nil)
+}
+
+// Reset puts the server back to its state at New: the same world, the
+// same seeded keys, the clock at the start, no faults, fresh budgets, an
+// empty journal. It waits for a clock advance in progress.
+func (s *Server) Reset() error {
+	s.advancing.Lock()
+	defer s.advancing.Unlock()
+	s.control.Lock()
+	defer s.control.Unlock()
+	st, err := s.freshState()
+	if err != nil {
+		return err
+	}
+	s.clock.Set(s.cfg.Start)
+	s.st.Store(st)
+	s.checkFull(st)
+	s.faults.Clear()
+	s.journal.Clear()
+	return nil
+}
+
+func (s *Server) ctlReset(w http.ResponseWriter, r *http.Request) {
+	if err := s.Reset(); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	s.log.Info("reset")
+	writeJSON(w, http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
+}
+
+// exportFormat names the export's layout; an import of another is refused.
+const exportFormat = "tcmkit-simulator/1"
+
+// export is the head of the JSON of GET/PUT /_control/world; the world
+// follows it as the last member. Keys are kept as hashes only; the seeded
+// keys are there whole, as /_control/info shows them.
+type export struct {
+	Format     string        `json:"format"`
+	Now        int64         `json:"now"`
+	KeyCounter uint64        `json:"keyCounter"`
+	Seeded     Keys          `json:"seeded"`
+	Keys       []exportedKey `json:"keys"`
+}
+
+// Export writes the world, its accounts and the key hashes as JSON.
+func (s *Server) Export(w io.Writer) error {
+	s.control.Lock()
+	defer s.control.Unlock()
+	st := s.st.Load()
+	var wbuf bytes.Buffer
+	if err := st.world.Export(&wbuf); err != nil {
+		return fmt.Errorf("simulator: export world: %w", err)
+	}
+	counter, keys := st.keys.export()
+	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys})
+	if err != nil {
+		return fmt.Errorf("simulator: export: %w", err)
+	}
+	// The world's JSON is spliced in as it is: encoding it again as a
+	// RawMessage would rewrite its escapes, so an import would not give
+	// back the same bytes.
+	head = bytes.TrimSuffix(head, []byte("}"))
+	for _, part := range [][]byte{head, []byte(`,"world":`), bytes.TrimSpace(wbuf.Bytes()), []byte("}\n")} {
+		if _, err := w.Write(part); err != nil {
+			return fmt.Errorf("simulator: export: %w", err)
+		}
+	}
+	return nil
+}
+
+// errImportBusy is Import's answer while another import runs.
+var errImportBusy = errors.New("simulator: import: another import is in progress")
+
+// Import replaces the world, accounts and keys with an export, and sets
+// the clock to the export's time. Rate-limit budgets start fresh. It reads
+// r as a stream: the head first (format first, so a wrong document is
+// refused at once), then the world, which must be the last member, as
+// Export writes it. One import runs at a time (errImportBusy).
+func (s *Server) Import(r io.Reader) error {
+	if !s.importing.TryLock() {
+		return errImportBusy
+	}
+	defer s.importing.Unlock()
+	var e export
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("simulator: import: want a JSON object (an export of GET %sworld)", ControlPrefix)
+	}
+	var wd *world.World
+	for wd == nil {
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("simulator: import: %w", err)
+		}
+		name, _ := t.(string)
+		if name != "format" && e.Format != exportFormat {
+			return fmt.Errorf("simulator: import: the first member must be \"format\": %q", exportFormat)
+		}
+		switch name {
+		case "format":
+			err = dec.Decode(&e.Format)
+			if err == nil && e.Format != exportFormat {
+				err = fmt.Errorf("format %q, want %q", excerpt(e.Format), exportFormat)
+			}
+		case "now":
+			err = dec.Decode(&e.Now)
+		case "keyCounter":
+			err = dec.Decode(&e.KeyCounter)
+		case "seeded":
+			err = dec.Decode(&e.Seeded)
+		case "keys":
+			err = dec.Decode(&e.Keys)
+		case "world":
+			wd, err = importWorld(io.MultiReader(dec.Buffered(), r))
+		default:
+			err = fmt.Errorf("unknown member %q (the world must come last)", excerpt(name))
+		}
+		if err != nil {
+			return fmt.Errorf("simulator: import: %w", err)
+		}
+	}
+	keys := newKeyring(s.cfg.KeyPrefix, s.cfg.Seed)
+	if err := keys.load(e.KeyCounter, e.Keys); err != nil {
+		return fmt.Errorf("simulator: import keys: %w", err)
+	}
+	for _, a := range wd.Accounts() {
+		if keys.Hint(a.ID) == "" {
+			return fmt.Errorf("simulator: import: account %q has no valid key", a.ID)
+		}
+	}
+	st := &state{
+		world: wd, keys: keys, seeded: e.Seeded,
+		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
+		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
+	}
+	s.advancing.Lock()
+	defer s.advancing.Unlock()
+	s.control.Lock()
+	defer s.control.Unlock()
+	s.clock.Set(time.UnixMilli(e.Now).UTC())
+	s.st.Store(st)
+	s.checkFull(st)
+	return nil
+}
+
+// importWorld reads the world from what follows its member name: the
+// decoder that read the name has not read the colon yet.
+func importWorld(r io.Reader) (*world.World, error) {
+	br := bufio.NewReader(r)
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		if c == ':' {
+			return world.Import(br)
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return nil, errors.New(`want ':' after "world"`)
+		}
+	}
+}
+
+func (s *Server) ctlExport(w http.ResponseWriter, r *http.Request) {
+	var buf bytes.Buffer
+	if err := s.Export(&buf); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, buf.Bytes())
+}
+
+func (s *Server) ctlImport(w http.ResponseWriter, r *http.Request) {
+	limit := s.cfg.MaxImportBytes
+	tooLarge := "an import is at most " + strconv.FormatInt(limit, 10) + " bytes (--max-import-bytes)"
+	if r.ContentLength > limit {
+		WriteError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, tooLarge, nil)
+		return
+	}
+	body := &countingReader{r: http.MaxBytesReader(w, r.Body, limit)}
+	err := s.Import(body)
+	if body.n > 8<<20 && err != nil {
+		// What a big refused import took is garbage: give it back to the
+		// system now rather than after the scavenger's minutes.
+		debug.FreeOSMemory()
+	}
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		WriteError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, tooLarge, nil)
+		return
+	case errors.Is(err, errImportBusy):
+		WriteError(w, http.StatusConflict, CodeBusy, err.Error(), nil)
+		return
+	case err != nil:
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
+		return
+	}
+	s.log.Info("world imported", "bytes", body.n)
+	writeJSON(w, http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
