@@ -445,6 +445,12 @@ func violationSummary(se *schemas.Error) string {
 	return strings.Join(parts, "; ")
 }
 
+// CheckContentType judges a request's Content-Type as the tracked-videos
+// operation does: application/json, with charset utf-8 if any.
+func CheckContentType(h http.Header) *BadRequest {
+	return checkJSONContentType(h.Values("Content-Type"))
+}
+
 // checkJSONContentType wants application/json, with charset utf-8 if any.
 // The spec lists 400 for an invalid request, so a wrong type is a 400 too
 // (not 415).

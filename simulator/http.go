@@ -139,6 +139,7 @@ type trackingWriter struct {
 	n       int64  // body bytes written
 	keep    bool   // keep the body for observers
 	kept    []byte
+	fault   int    // the injected fault that answered, if any
 	rec     record // the journal's record of an API request
 }
 
