@@ -3,6 +3,7 @@ package clients
 import (
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
 
@@ -241,10 +242,43 @@ func (j *Judge) find(c *client, r rule, x *simulator.Exchange, evidence string, 
 	})
 }
 
-// refOf names a request as a finding shows it.
+// refOf names a request as a finding shows it: the path and query as the
+// journal has them (whole keys redacted), without any run of letters and
+// digits long enough to be part of a key (see quote).
 func refOf(x *simulator.Exchange) Ref {
-	return Ref{ID: x.ID, Method: x.Method, Path: jsondoc.Excerpt(x.Path, excerptLen), Query: jsondoc.Excerpt(x.Query, excerptLen),
+	return Ref{ID: x.ID, Method: x.Method, Path: quote(x.Path, excerptLen), Query: quote(x.Query, excerptLen),
 		Status: x.Status, Error: x.Error, VirtualTime: x.VirtualTime, Time: x.Time}
+}
+
+// minSecret is the shortest run of letters and digits that quote hides: a
+// client may have cut a key in two, and a fragment of its secret is as
+// bad as the whole (the API's own paths have no run of more than 6).
+const minSecret = 8
+
+// quote makes what a client sent fit to show: every run of minSecret or
+// more letters and digits (part of a key, a cursor, a long value) becomes
+// "…", and the whole is cut to n bytes, in that order.
+func quote(s string, n int) string {
+	var b strings.Builder
+	run := 0
+	flush := func(end int) {
+		if run >= minSecret {
+			b.WriteString("…")
+		} else {
+			b.WriteString(s[end-run : end])
+		}
+		run = 0
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			run++
+			continue
+		}
+		flush(i)
+		b.WriteByte(s[i])
+	}
+	flush(len(s))
+	return jsondoc.Excerpt(b.String(), n)
 }
 
 // handedIndex remembers which account each cursor was handed to, the

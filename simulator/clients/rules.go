@@ -228,7 +228,7 @@ func contentTypeEvidence(x *simulator.Exchange) string {
 	if len(ct) == 0 {
 		return "no Content-Type header; the body must be sent as application/json"
 	}
-	return "Content-Type " + strconv.Quote(jsondoc.Excerpt(strings.Join(ct, ", "), 80)) + "; the body must be sent as application/json"
+	return "Content-Type " + strconv.Quote(quote(strings.Join(ct, ", "), 80)) + "; the body must be sent as application/json"
 }
 
 // checkHealth: CLIENT-JSON-BODY for the health check (the spec: a JSON
