@@ -74,7 +74,7 @@ func TestHostileRequests(t *testing.T) {
 	long := strings.Repeat("x", 100_000)
 	for _, r := range []struct {
 		method, target, body string
-		header             []string
+		header               []string
 	}{
 		{"GET", "/api/public-feed?cursor=" + long, "", bearer(pro)},
 		{"GET", "/api/public-feed?cursor=%zz&limit=-1&limit=2", "", bearer(pro)},
