@@ -32,12 +32,16 @@
 //     quoted. An empty cursor is read as the first page, as the simulator
 //     does, and is no finding.
 //   - CLIENT-WALK-END: a walk begins when the key follows a nextCursor and
-//     ends when a page has nextCursor null. A walk still open when the
-//     client goes idle (no feed request of the key for Config.IdleAfter,
-//     on the rate clock) or when the run ends (final verdicts) is
-//     abandoned. Walking a newer first page to its end closes the walks
-//     begun before it (CLIENT-FIRST-PAGE-AGAIN); a revoked or unknown key
-//     closes its walks (the client could not go on).
+//     ends when a page has nextCursor null, or when a page reaches down to
+//     events the key was already given: a client that syncs reads the new
+//     events and stops at those it has (the judge keeps, per key, the
+//     createdAt down to which the key was given every event, from the
+//     walks it finished). A walk still open when the client goes idle (no
+//     feed request of the key for Config.IdleAfter, on the rate clock) or
+//     when the run ends (final verdicts) is abandoned. Walking a newer
+//     first page to its end closes the walks begun before it
+//     (CLIENT-FIRST-PAGE-AGAIN); a revoked or unknown key closes its walks
+//     (the client could not go on).
 //   - CLIENT-VIDEO-IDS and CLIENT-JSON-BODY: the tracked-videos request is
 //     judged with the server's own reading (simulator.ParseVideosRequest):
 //     a Content-Type other than application/json, or a body that is not a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tcmkit/tcmkit/simulator"
@@ -18,6 +19,8 @@ type walk struct {
 	first Ref    // the request that began it
 	last  Ref    // the request whose page holds the cursor it waits on
 	pages int
+	top   int64 // createdAt of the newest event of the first page it began from
+	mark  int64 // the client's complete mark when it began (0: none)
 }
 
 // feedOutcome is what one feed exchange did, for the scenarios.
@@ -61,11 +64,20 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 			j.handed.add(fo.next, c.account)
 		}
 	}
+	newest, oldest, events := pageSpan(x.ResponseBody)
 	switch {
 	case q.Cursor == "":
 		c.firstPages++
+		if events {
+			c.firstTop = newest
+			// A first page that reaches down to what the client had, or
+			// the whole feed on one page: it has everything again.
+			if (c.complete != 0 && oldest <= c.complete) || next == "" {
+				c.complete = max(c.complete, newest)
+			}
+		}
 	case issued:
-		j.stepWalk(c, x, &fo)
+		j.stepWalk(c, x, &fo, oldest, events)
 	}
 	return fo
 }
@@ -89,25 +101,32 @@ func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) b
 	return false
 }
 
-// stepWalk moves the walk the page belongs to, or begins one.
-func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome) {
+// stepWalk moves the walk the page belongs to, or begins one. oldest is
+// the createdAt of the page's last event, if it has events.
+func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, oldest int64, events bool) {
 	w := c.walks[fo.cursor]
 	if w != nil {
 		delete(c.walks, fo.cursor)
 	} else {
 		j.seq++
-		w = &walk{seq: j.seq, first: refOf(x)}
+		w = &walk{seq: j.seq, first: refOf(x), top: c.firstTop, mark: c.complete}
 		c.begun++
 		fo.began = true
 	}
 	c.checked[ruleWalk] = c.begun
 	w.pages++
 	w.last = refOf(x)
-	if fo.next == 0 {
-		// The end of the feed: this walk, and every walk begun before it,
-		// has been read to the end (a newer start covers an older one).
+	caughtUp := events && w.mark != 0 && oldest <= w.mark
+	if fo.next == 0 || caughtUp {
+		// The end of the feed, or down to what the client already had (a
+		// client that syncs reads the new events and stops at those it
+		// has): this walk, and every walk begun before it, is done (a
+		// newer start covers an older one).
 		c.finished++
 		fo.finished = true
+		if w.top != 0 {
+			c.complete = max(c.complete, w.top)
+		}
 		for k, o := range c.walks {
 			if o.seq < w.seq {
 				delete(c.walks, k)
@@ -180,6 +199,31 @@ func nextCursor(body []byte) (string, bool) {
 		return "", true
 	}
 	return *s, true
+}
+
+// pageSpan reads the createdAt of a FeedPage's first (newest) and last
+// (oldest) event without decoding the page: an event holds no other
+// createdAt, and inside a JSON string the member's quotes would be
+// escaped. events is false for a page without events.
+func pageSpan(body []byte) (newest, oldest int64, events bool) {
+	const member = `"createdAt":`
+	i, k := bytes.Index(body, []byte(member)), bytes.LastIndex(body, []byte(member))
+	if i < 0 {
+		return 0, 0, false
+	}
+	newest, ok1 := leadingInt(body[i+len(member):])
+	oldest, ok2 := leadingInt(body[k+len(member):])
+	return newest, oldest, ok1 && ok2
+}
+
+func leadingInt(b []byte) (int64, bool) {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	n := 0
+	for n < len(b) && n < 19 && b[n] >= '0' && b[n] <= '9' {
+		n++
+	}
+	v, err := strconv.ParseInt(string(b[:n]), 10, 64)
+	return v, err == nil
 }
 
 // eventIDs decodes the ids of a FeedPage's events, for the scenarios that

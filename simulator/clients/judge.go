@@ -208,6 +208,8 @@ type client struct {
 
 	walks                     map[uint64]*walk // open walks, by the cursor they wait on
 	begun, finished, cut      int
+	firstTop                  int64 // createdAt of the newest event of the last first page
+	complete                  int64 // the client was given every event up to this createdAt (0: not known)
 	firstPages, healthWithKey int
 
 	sc scenarioState

@@ -288,3 +288,39 @@ func TestOpenPointsAreNoFindings(t *testing.T) {
 		t.Errorf("walk end: %s", r)
 	}
 }
+
+// A client that syncs walks the new events and stops at the first page
+// that reaches events it already had: that walk is done, not abandoned.
+// One that never had them all cannot stop early.
+func TestWalkEndStopsAtWhatTheClientHas(t *testing.T) {
+	h := newHarness(t, Config{})
+	pro := h.keys.Pro
+	h.walk(pro, 200) // everything, once
+	for n := 0; n < 5; {
+		n += h.s.Advance(time.Hour)
+	}
+	h.advance(time.Minute) // a fresh rate window
+	a := h.feed(pro, "limit=1")
+	pages := 1
+	for ; pages < 50; pages++ {
+		b := h.feed(pro, "limit=1&cursor="+a.next())
+		// Stop at the first page whose event is older than what the first
+		// walk read (its events are known: the judge reads createdAt).
+		if h.client(false, pro).Walks.Finished == 2 {
+			break
+		}
+		a = b
+	}
+	c := h.client(true, pro)
+	expectFailed(t, c)
+	if pages < 2 || c.Walks.Open != 0 {
+		t.Errorf("pages %d, walks %+v", pages, c.Walks)
+	}
+
+	// The first page twice, then a walk left after a page: abandoned.
+	free := h.keys.Free
+	h.feed(free, "limit=5")
+	next := h.feed(free, "limit=5").next()
+	h.feed(free, "limit=5&cursor="+next)
+	expectFailed(t, h.client(true, free), catalogue.ClientWalkEnd)
+}
