@@ -108,6 +108,9 @@ func clientReport(v clients.Verdicts, cat catalogue.Catalogue, m report.Meta) re
 	var specs []report.Spec
 	for _, c := range v.Clients {
 		for _, r := range c.Requirements {
+			if c.Key == "" && r.Result == clients.NotExercised {
+				continue // the requests without a key are no client: only what they did
+			}
 			s := report.Spec{Name: c.Name() + ": " + r.Must, Features: []string{"client"}, Requirements: []string{string(r.ID)}, Requests: r.Checked}
 			switch r.Result {
 			case clients.Passed:
@@ -127,7 +130,7 @@ func clientReport(v clients.Verdicts, cat catalogue.Catalogue, m report.Meta) re
 			case clients.Passed:
 				s.State = report.ResultPassed
 			case clients.Failed:
-				s.State, s.Failure = report.ResultFailed, &report.Failure{Message: "scenario " + sc.Name + " failed: " + sc.Behaviour, Location: "scenario " + sc.Name}
+				s.State, s.Failure = report.ResultFailed, &report.Failure{Message: "scenario " + sc.Name + " failed: " + sc.Behaviour}
 			default:
 				s.State, s.SkipReason = report.ResultSkipped, sc.Behaviour
 			}
@@ -141,7 +144,16 @@ func clientReport(v clients.Verdicts, cat catalogue.Catalogue, m report.Meta) re
 	if v.Scenario != nil {
 		m.Config["scenario"] = v.Scenario.Name + ": " + v.Scenario.Does + "; a good client: " + v.Scenario.Expect
 	}
-	return report.FromSpecs(specs, cat, m)
+	r := report.FromSpecs(specs, cat, m)
+	// A spec counts the requests its requirement was checked on; the run,
+	// and the feature, the requests judged.
+	r.Totals.Requests = v.Requests
+	for i := range r.Features {
+		if r.Features[i].Feature == "client" {
+			r.Features[i].Requests = v.Requests
+		}
+	}
+	return r
 }
 
 // findingsOf is the failure of a key on one requirement: its findings, and
@@ -164,7 +176,6 @@ func findingsOf(c clients.Client, r clients.Verdict) *report.Failure {
 	}
 	return &report.Failure{
 		Message:    fmt.Sprintf("%d %s: %s\n\n%s", r.Findings, plural(r.Findings, "finding", "findings"), r.Must, strings.Join(msg, "\n")),
-		Location:   string(r.ID),
 		Transcript: strings.Join(transcript, "\n\n"),
 	}
 }
