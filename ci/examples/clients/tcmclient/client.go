@@ -74,8 +74,8 @@ type Client struct {
 	Key       string
 	HTTP      *http.Client
 	Clock     Clock
-	PerMinute int                          // requests it allows itself per minute (0: PerMinute)
-	Retries   int                          // further attempts after a 429, a 5xx or a broken answer (0: 6)
+	PerMinute int                           // requests it allows itself per minute (0: PerMinute)
+	Retries   int                           // further attempts after a 429, a 5xx or a broken answer (0: 6)
 	Logf      func(format string, a ...any) // where retries are told (nil: nowhere)
 
 	sent     []time.Time // when the last requests were sent, for pacing
