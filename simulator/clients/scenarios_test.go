@@ -148,8 +148,13 @@ func TestScenarioSlowAnswers(t *testing.T) {
 		h.s.Handler().ServeHTTP(httptest.NewRecorder(), r)
 		// ...and one that sends another request while a slow one is pending.
 		var wg sync.WaitGroup
-		wg.Go(func() { h.feed(pro, "limit=1") })
-		time.Sleep(200 * time.Millisecond) // only to order the two requests; nothing is timed
+		started := make(chan struct{})
+		wg.Go(func() {
+			close(started)
+			h.feed(pro, "limit=1") // slowed by 1 s
+		})
+		<-started
+		time.Sleep(100 * time.Millisecond) // only to send the next request inside that second; nothing is timed
 		h.health("application/json", "{}", bearer(pro)...)
 		wg.Wait()
 		c := h.client(true, pro)
