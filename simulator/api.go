@@ -92,7 +92,7 @@ func (s *Server) answer(w http.ResponseWriter, cache *answerCache, moment func()
 		m := moment()
 		k := key()
 		if body, ok := cache.Get(m, k); ok {
-			writeRaw(w, http.StatusOK, body)
+			writeKept(w, body)
 			return nil
 		}
 		if cache.hasRoom(m) {
@@ -103,7 +103,7 @@ func (s *Server) answer(w http.ResponseWriter, cache *answerCache, moment func()
 			if moment() == m {
 				cache.Put(m, k, body)
 			}
-			writeRaw(w, http.StatusOK, body)
+			writeKept(w, body) // no one changes it, kept or not
 			return nil
 		}
 	}

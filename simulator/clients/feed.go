@@ -193,14 +193,18 @@ func nextCursor(body []byte) (string, bool) {
 		return "", false
 	}
 	value := bytes.TrimSpace(rest[1 : len(rest)-1])
-	var s *string
+	if string(value) == "null" {
+		return "", true
+	}
+	// A plain string, as servers write cursors, without decoding.
+	if n := len(value); n >= 2 && value[0] == '"' && value[n-1] == '"' && bytes.IndexAny(value[1:n-1], "\\\"") < 0 {
+		return string(value[1 : n-1]), true
+	}
+	var s string
 	if json.Unmarshal(value, &s) != nil {
 		return "", false
 	}
-	if s == nil {
-		return "", true
-	}
-	return *s, true
+	return s, true
 }
 
 // pageSpan reads the createdAt of a FeedPage's first (newest) and last
