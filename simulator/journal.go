@@ -355,6 +355,8 @@ func (s *Server) end(rec *record, w *trackingWriter, r *http.Request) {
 	e.Micros = time.Since(rec.start).Microseconds()
 	if s.journal != nil {
 		s.journal.add(e)
+	} else if rec.observe {
+		e.ID = s.exchanges.Add(1) // without a journal, observers still tell requests apart
 	}
 	if !rec.observe {
 		return

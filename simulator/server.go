@@ -197,8 +197,9 @@ type Server struct {
 	sleep func(ctx context.Context, d time.Duration)
 
 	cors      corsPolicy
-	journal   *journal   // nil: none
-	observers []Observer // Config.Observers, then the judge's
+	journal   *journal      // nil: none
+	observers []Observer    // Config.Observers, then the judge's
+	exchanges atomic.Uint64 // ids of the exchanges observers see when there is no journal
 	// importing admits one import at a time; advancing one clock advance.
 	importing sync.Mutex
 	advancing sync.Mutex

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/simulator"
 )
 
 // What a judge keeps is bounded whatever clients send: keys, findings,
@@ -102,5 +103,25 @@ func TestHostileRequests(t *testing.T) {
 	}
 	if v.Requests != 9 || v.Passed {
 		t.Errorf("%d requests judged, passed %v", v.Requests, v.Passed)
+	}
+}
+
+// Without a journal the requests a finding names still have ids.
+func TestIDsWithoutAJournal(t *testing.T) {
+	j, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: j, JournalSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	h := &harness{t: t, s: s, j: j, keys: s.Seeded()}
+	h.videos(h.keys.Pro, "text/plain", `{"videoIds":["a"]}`)
+	h.videos(h.keys.Pro, "text/plain", `{"videoIds":["a"]}`)
+	c := h.client(true, h.keys.Pro)
+	if len(c.Findings) != 2 || c.Findings[0].Request.ID != 1 || c.Findings[1].Request.ID != 2 {
+		t.Errorf("findings:\n%s", findingsText(c))
 	}
 }
