@@ -86,6 +86,7 @@ func TestHostileRequests(t *testing.T) {
 		{"GET", "/api/public-feed", "", []string{"Authorization", "Bearer " + pro + " " + pro}},
 		{"DELETE", "/api/public-feed?k=" + pro, "", nil},
 		{"GET", "/nowhere/" + pro + "/" + long[:5000], "", nil},
+		{"OPTIONS", "/api/public-feed", "", []string{"Origin", "http://localhost:5173", "Access-Control-Request-Method", "GET"}}, // a browser's: not judged
 	} {
 		h.do(r.method, r.target, r.body, r.header...)
 	}

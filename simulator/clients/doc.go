@@ -60,7 +60,8 @@
 //
 // Requests with no well-formed key are the client "" unless a key shows
 // elsewhere in them (the query, a body, a header): then they are that
-// key's.
+// key's. A browser's CORS preflight (OPTIONS) is not the client's request
+// and is not judged.
 //
 // # Scenarios
 //

@@ -3,6 +3,7 @@ package clients
 import (
 	"fmt"
 	"hash/maphash"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -125,6 +126,9 @@ func (j *Judge) Observe(x *simulator.Exchange) {
 }
 
 func (j *Judge) observe(x *simulator.Exchange) func() {
+	if x.Method == http.MethodOptions {
+		return nil // a browser's CORS preflight, not the client's request
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.judged++
