@@ -147,7 +147,7 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		o := c.walks[oldest]
 		delete(c.walks, oldest)
 		first := o.first
-		j.find(c, ruleWalk, x, fmt.Sprintf("more than %d walks open at once: the walk begun at request #%d was left after %d pages with a nextCursor pending", maxOpenWalks, o.first.ID, o.pages), &first)
+		j.find(c, ruleWalk, x, fmt.Sprintf("more than %d walks open at once: the walk begun at request #%d was left after %d %s with a nextCursor pending", maxOpenWalks, o.first.ID, o.pages, plural(o.pages, "page", "pages")), &first)
 	}
 }
 
@@ -172,7 +172,7 @@ func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
 		first := w.first
 		out = append(out, Finding{
 			Requirement: rules[ruleWalk].id, Rule: rules[ruleWalk].must, Request: w.last, Related: &first,
-			Evidence: fmt.Sprintf("began a walk at request #%d and left it after %d pages with a nextCursor pending: %s", w.first.ID, w.pages, why),
+			Evidence: fmt.Sprintf("began a walk at request #%d and left it after %d %s with a nextCursor pending: %s", w.first.ID, w.pages, plural(w.pages, "page", "pages"), why),
 		})
 	}
 	return out
