@@ -153,12 +153,12 @@ func (j *Judge) Verdicts(final bool) any { return j.Snapshot(final) }
 
 // Snapshot is Verdicts, typed.
 func (j *Judge) Snapshot(final bool) Verdicts {
-	now := time.Time{}
-	if j.srv != nil {
-		now = j.srv.RateNow()
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	now := time.Time{}
+	if j.srv != nil {
+		now = j.srv.RateNow() // the clock takes no lock of the judge's
+	}
 	v := Verdicts{Final: final, Requests: j.judged, Untracked: j.untracked, Passed: true, Clients: []Client{}, Requirements: requirements()}
 	cs := make([]*client, 0, len(j.clients))
 	for _, c := range j.clients {
