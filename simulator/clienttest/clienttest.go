@@ -6,12 +6,17 @@
 // the rule and the evidence (keys redacted), and with the scenario it did
 // not pass.
 //
-//	func TestMyClient(t *testing.T) {
-//		sim := clienttest.Start(t, clienttest.Options{})
-//		c := myclient.New(sim.URL, sim.Keys.Pro)
-//		c.Sleep = sim.Sleep // waits move the simulator's clock
-//		if _, err := c.ReadFeed(ctx); err != nil { t.Fatal(err) }
+//	func TestSync(t *testing.T) {
+//		sim := clienttest.Start(t, clienttest.Options{Scenario: "429-storm"})
+//		c := tcmclient.New(sim.URL, sim.Keys.Pro)
+//		c.Clock = sim // Now and Sleep: a wait moves the simulator's clock
+//		feed := &tcmclient.Feed{Client: c}
+//		if _, err := feed.Sync(t.Context()); err != nil {
+//			t.Fatal(err)
+//		}
 //	} // at the end: the verdicts
+//
+// (tcmclient is the example client of ci/examples/clients.)
 //
 // In Ginkgo: sim := clienttest.Start(GinkgoT(), opts) (GinkgoT's Cleanup
 // is DeferCleanup).
@@ -170,6 +175,24 @@ func (s *Sim) attach() error {
 		}
 	}
 	return nil
+}
+
+// Now is the time on the clock the simulator counts rate limits on: its
+// virtual time with a manual clock, the wall clock otherwise. With Sleep,
+// a Sim is a clock a client can be given (Now, Sleep).
+func (s *Sim) Now() time.Time {
+	switch {
+	case !s.manual:
+		return time.Now()
+	case s.Server != nil:
+		return s.Server.RateNow()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if t, err := s.Control.Now(ctx); err == nil {
+		return t
+	}
+	return time.Now()
 }
 
 // Sleep lets d pass for the client: it moves a manual clock by d at once,
