@@ -92,7 +92,7 @@ func (s *Server) answer(w http.ResponseWriter, cache *answerCache, moment func()
 		m := moment()
 		k := key()
 		if body, ok := cache.Get(m, k); ok {
-			writeRaw(w, http.StatusOK, body)
+			writeKept(w, body)
 			return nil
 		}
 		if cache.hasRoom(m) {
@@ -103,7 +103,7 @@ func (s *Server) answer(w http.ResponseWriter, cache *answerCache, moment func()
 			if moment() == m {
 				cache.Put(m, k, body)
 			}
-			writeRaw(w, http.StatusOK, body)
+			writeKept(w, body) // no one changes it, kept or not
 			return nil
 		}
 	}
@@ -443,6 +443,12 @@ func violationSummary(se *schemas.Error) string {
 		parts = append(parts, ptr+": "+v.Rule)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// CheckContentType judges a request's Content-Type as the tracked-videos
+// operation does: application/json, with charset utf-8 if any.
+func CheckContentType(h http.Header) *BadRequest {
+	return checkJSONContentType(h.Values("Content-Type"))
 }
 
 // checkJSONContentType wants application/json, with charset utf-8 if any.

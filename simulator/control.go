@@ -157,16 +157,11 @@ func (s *Server) noAccount(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (s *Server) ctlRegenerateKey(w http.ResponseWriter, r *http.Request) {
-	s.control.Lock()
-	defer s.control.Unlock()
-	st := s.st.Load()
-	id := r.PathValue("id")
-	if _, ok := st.world.Account(id); !ok {
-		s.noAccount(w, r, world.ErrNoAccount)
+	key, err := s.RegenerateKey(r.PathValue("id"))
+	if err != nil {
+		s.noAccount(w, r, err)
 		return
 	}
-	key := st.keys.Issue(id)
-	s.log.Info("key regenerated; the previous key is revoked", "account", id, "key", redact(key))
 	writeJSON(w, http.StatusOK, map[string]string{"key": key})
 }
 
@@ -183,12 +178,11 @@ func (s *Server) ctlAddFault(w http.ResponseWriter, r *http.Request) {
 	if !readControl(w, r, &spec) {
 		return
 	}
-	if err := spec.check(); err != nil {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "invalid fault: "+err.Error(), nil)
+	spec, err := s.AddFault(spec)
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
 		return
 	}
-	spec = s.faults.Add(spec)
-	s.log.Info("fault added", "fault", spec.ID, "operation", spec.Operation, "status", spec.Status)
 	writeJSON(w, http.StatusCreated, spec)
 }
 

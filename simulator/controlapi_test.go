@@ -151,6 +151,11 @@ func TestControlAnswersMatchTheirDocument(t *testing.T) {
 		{"PUT /world", "world", export.String(), 200},
 		{"PUT /world", "world", `{"format":"nope"}`, 400},
 		{"POST /reset", "reset", "", 200},
+		// Without a judge (Config.Clients); with one: clients_test.go.
+		{"GET /clients", "clients", "", 404},
+		{"GET /scenarios", "scenarios", "", 404},
+		{"POST /scenarios", "scenarios", `{"name":"429-storm"}`, 404},
+		{"DELETE /scenarios", "scenarios", "", 404},
 	} {
 		method, _, _ := strings.Cut(tc.route, " ")
 		r := s.serve(t, ctl(method, tc.target, tc.body))

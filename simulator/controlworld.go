@@ -78,6 +78,7 @@ func (s *Server) Reset() error {
 	s.checkFull(st)
 	s.faults.Clear()
 	s.journal.Clear()
+	s.resetJudge()
 	return nil
 }
 
@@ -202,6 +203,7 @@ func (s *Server) Import(r io.Reader) error {
 	s.clock.Set(time.UnixMilli(e.Now).UTC())
 	s.st.Store(st)
 	s.checkFull(st)
+	s.resetJudge() // other keys, other cursors: the verdicts start again
 	return nil
 }
 

@@ -163,8 +163,22 @@
 // virtual and real time. GET /_control/requests filters it (key suffix,
 // account, operation, method, path, status or class, virtual time, id),
 // DELETE clears it; Control.Requests reads it from Go. Config.Observers
-// see each exchange whole (headers without Authorization, bodies) once it
-// is answered: the seam for a judge of client behaviour.
+// see each exchange whole (headers without Authorization, the body as
+// sent, read for them before the handler answers, and the answer) once it
+// is answered, with the time on the rate clock, why the Authorization
+// header held no key, the keys found elsewhere (by id and hint), the
+// injected fault and whether the client gave up.
+//
+// # Clients
+//
+// Config.Clients is a judge of the clients (package simulator/clients; on
+// in cmd/simulator unless --no-client-judge): it sees every exchange after
+// the observers and judges each key against the client requirements of
+// the catalogue. GET /_control/clients serves its verdicts, GET/POST/DELETE
+// /_control/scenarios its scenarios; it starts again with the journal (a
+// clear, a reset, an import). Its scenarios act through RegenerateKey,
+// AddFault and Advance. Package simulator/clienttest puts the two in a
+// client's own tests.
 //
 // # Speed
 //

@@ -151,6 +151,9 @@ func (s *Server) operation(op Operation, h http.Handler) http.Handler {
 // served normally (a delay alone).
 func (s *Server) inject(w http.ResponseWriter, r *http.Request, spec FaultSpec, next http.Handler) bool {
 	s.log.Info("injecting fault", "fault", spec.ID, s.requestAttrs(r))
+	if t, ok := w.(*trackingWriter); ok {
+		t.fault = spec.ID
+	}
 	if spec.DelayMs > 0 {
 		s.sleep(r.Context(), time.Duration(spec.DelayMs)*time.Millisecond)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -139,6 +140,7 @@ type trackingWriter struct {
 	n       int64  // body bytes written
 	keep    bool   // keep the body for observers
 	kept    []byte
+	fault   int    // the injected fault that answered, if any
 	rec     record // the journal's record of an API request
 }
 
@@ -154,12 +156,32 @@ func (w *trackingWriter) Write(b []byte) (int, error) {
 	w.wrote = true
 	w.n += int64(len(b))
 	if w.keep && len(w.kept) < maxObservedBody {
+		if w.kept == nil {
+			// The body at once, when its length is known: no copy to grow.
+			n := len(b)
+			if cl := w.Header()["Content-Length"]; len(cl) == 1 {
+				if v, err := strconv.Atoi(cl[0]); err == nil && v > n {
+					n = v
+				}
+			}
+			w.kept = make([]byte, 0, min(n, maxObservedBody))
+		}
 		w.kept = append(w.kept, b[:min(len(b), maxObservedBody-len(w.kept))]...)
 	}
 	return w.ResponseWriter.Write(b)
 }
 
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// writeKept answers 200 with a body that no one will change (a kept
+// answer): observers get the bytes themselves, not a copy.
+func writeKept(w http.ResponseWriter, body []byte) {
+	if t, ok := w.(*trackingWriter); ok && t.keep && t.kept == nil {
+		n := min(len(body), maxObservedBody)
+		t.kept, t.keep = body[:n:n], false
+	}
+	writeRaw(w, http.StatusOK, body)
+}
 
 // requestAttrs describe a request for the log: never its Authorization,
 // and a key that a careless client put in the path or the query redacted.

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -49,13 +50,34 @@ type Exchange struct {
 	// RequestHeader is the request's header without Authorization and
 	// Cookie (the key is Entry.KeyID and Entry.KeyHint).
 	RequestHeader http.Header
-	// RequestBody is what the server read of the body (at most
-	// MaxBodyBytes + 1 bytes).
+	// RequestBody is the body as the client sent it, at most
+	// MaxBodyBytes + 1 bytes, whether or not the handler read it.
 	RequestBody []byte
 	// ResponseHeader and ResponseBody are the answer (the body up to
 	// maxObservedBody bytes).
 	ResponseHeader http.Header
 	ResponseBody   []byte
+	// RateTime is when the request arrived on the clock that rate-limit
+	// windows and Retry-After count on (virtual time with a manual clock,
+	// real time plus the clock's advances in realtime mode): a judge of
+	// Retry-After compares two requests' RateTime.
+	RateTime time.Time
+	// AuthProblem is why the Authorization header carries no well-formed
+	// Bearer key (missing_api_key, malformed_api_key); "" when it does.
+	AuthProblem string
+	// KeysSeen are the keys found where the Authorization header does not
+	// carry them: in the path, the query (also percent-encoded), the body,
+	// another header, or an Authorization header that is not Bearer <key>.
+	// Each is named by its id and hint, never whole.
+	KeysSeen []KeySeen
+	// Fault is the id of the injected fault that shaped the answer, 0 if
+	// none did.
+	Fault int
+	// ClientGone is true when the client closed the connection before the
+	// answer was done (it gave up waiting).
+	ClientGone bool
+
+	redact func(string) string
 }
 
 // Observer sees every exchange of the API, in the request's goroutine,
@@ -257,27 +279,30 @@ func (s *Server) ctlRequests(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) ctlClearRequests(w http.ResponseWriter, r *http.Request) {
 	s.journal.Clear()
+	s.resetJudge()
 	writeJSON(w, http.StatusOK, map[string]any{"requests": []Entry{}, "matched": 0})
 }
 
 // record is the journal's view of one request while it is served; it
 // lives in the request's trackingWriter.
 type record struct {
-	e       journaled
-	key     hashedKey // when e.hasKey: never journaled, only handed to authenticate
-	start   time.Time
-	tap     *bodyTap
-	on      bool
-	observe bool
+	e        journaled
+	key      hashedKey // when e.hasKey: never journaled, only handed to authenticate
+	start    time.Time
+	rateTime time.Time // for observers
+	authErr  string    // for observers
+	tap      *bodyTap
+	on       bool
+	observe  bool
 }
 
 // begin starts the record of an API request, unless there is neither a
 // journal nor an observer.
 func (s *Server) begin(rec *record, r *http.Request) {
-	if s.journal == nil && len(s.cfg.Observers) == 0 {
+	if s.journal == nil && len(s.observers) == 0 {
 		return
 	}
-	rec.on, rec.start, rec.observe = true, time.Now(), len(s.cfg.Observers) > 0
+	rec.on, rec.start, rec.observe = true, time.Now(), len(s.observers) > 0
 	e := &rec.e
 	e.Time = rec.start.UTC()
 	e.VirtualTime = s.clock.Now().UnixMilli()
@@ -296,10 +321,24 @@ func (s *Server) begin(rec *record, r *http.Request) {
 		copy(e.keyID[:], h[:8])
 		copy(e.keyTail[:], key[len(key)-4:])
 		e.Account = s.st.Load().keys.accountOf(h)
+	} else if rec.observe {
+		rec.authErr = err.Code
+	}
+	if rec.observe {
+		rec.rateTime = s.clock.RateNow()
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		rec.tap = &bodyTap{ReadCloser: r.Body, keep: rec.observe}
-		r.Body = rec.tap
+		tap := &bodyTap{ReadCloser: r.Body}
+		if rec.observe {
+			// Observers see the body as sent, whether or not the handler
+			// reads it (a 401 or a 403 is answered before): read now, at
+			// most MaxBodyBytes+1, and handed on to the handler.
+			body := r.Body
+			tap.kept, _ = io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
+			tap.ReadCloser = readCloser{io.MultiReader(bytes.NewReader(tap.kept), body), body}
+		}
+		rec.tap = tap
+		r.Body = tap
 	}
 }
 
@@ -316,17 +355,21 @@ func (s *Server) end(rec *record, w *trackingWriter, r *http.Request) {
 	e.Micros = time.Since(rec.start).Microseconds()
 	if s.journal != nil {
 		s.journal.add(e)
+	} else if rec.observe {
+		e.ID = s.exchanges.Add(1) // without a journal, observers still tell requests apart
 	}
 	if !rec.observe {
 		return
 	}
-	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: r.Header.Clone(), ResponseHeader: w.Header().Clone(), ResponseBody: w.kept}
+	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: r.Header.Clone(), ResponseHeader: w.Header().Clone(), ResponseBody: w.kept,
+		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: w.fault, ClientGone: r.Context().Err() != nil, redact: s.redactKeys}
 	delete(x.RequestHeader, "Authorization")
 	delete(x.RequestHeader, "Cookie")
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
-	for _, o := range s.cfg.Observers {
+	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "")
+	for _, o := range s.observers {
 		s.callObserver(o, x)
 	}
 }
@@ -353,20 +396,21 @@ func operationOf(path string) Operation {
 	return ""
 }
 
-// bodyTap counts what the server reads of a request body, and keeps it
-// for observers.
+// bodyTap counts what the server reads of a request body; kept is what
+// observers see of it.
 type bodyTap struct {
 	io.ReadCloser
 	n    int64
-	keep bool
 	kept []byte
 }
 
 func (b *bodyTap) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
-	if b.keep && len(b.kept) < MaxBodyBytes+1 {
-		b.kept = append(b.kept, p[:min(n, MaxBodyBytes+1-len(b.kept))]...)
-	}
 	return n, err
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }

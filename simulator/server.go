@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -81,6 +82,11 @@ type Config struct {
 	// once it is answered, in the request's goroutine: a judge of client
 	// behaviour builds on them. See Exchange.
 	Observers []Observer
+	// Clients judges the clients that talk to the server (package
+	// simulator/clients gives one): it sees every exchange after the
+	// Observers, serves GET /_control/clients and the scenarios, and
+	// starts again with the journal. Nil: those routes answer 404.
+	Clients ClientJudge
 
 	// now is the wall clock behind realtime mode; tests replace it.
 	now func() time.Time
@@ -190,8 +196,10 @@ type Server struct {
 	// sleep is how an injected delay waits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration)
 
-	cors    corsPolicy
-	journal *journal // nil: none
+	cors      corsPolicy
+	journal   *journal      // nil: none
+	observers []Observer    // Config.Observers, then the judge's
+	exchanges atomic.Uint64 // ids of the exchanges observers see when there is no journal
 	// importing admits one import at a time; advancing one clock advance.
 	importing sync.Mutex
 	advancing sync.Mutex
@@ -228,6 +236,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.st.Store(st)
 	s.checkFull(st)
+	s.observers = slices.Clone(cfg.Observers)
+	if cfg.Clients != nil {
+		cfg.Clients.Bind(s)
+		s.observers = append(s.observers, cfg.Clients.Observe)
+	}
 	s.handler = s.routes()
 	if s.clock.Manual() {
 		close(s.done)

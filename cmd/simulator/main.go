@@ -31,6 +31,7 @@ import (
 	"github.com/tcmkit/tcmkit/cmd/internal/cli"
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/mutants"
 )
 
@@ -63,6 +64,11 @@ type options struct {
 	tlsKey     string
 	probe      bool
 	cfg        simulator.Config
+	// The clients' judge (package simulator/clients).
+	noJudge       bool
+	scenario      string
+	listScenarios bool
+	clientReport  string
 }
 
 // parseOptions fills options from defaults < environment < flags set. It
@@ -98,6 +104,10 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.cfg.MaxEvents, "max-events", simulator.DefaultMaxEvents, "events past which the world stops polling (bounds memory: about 0.9 KB an event)")
 	fs.Int64Var(&o.cfg.MaxImportBytes, "max-import-bytes", simulator.DefaultMaxImportBytes, "largest world accepted by PUT /_control/world")
 	fs.StringVar(&o.infoFile, "info-file", "", `once listening, write {"url","controlUrl","proKey","freeKey","revokedKey"} to this file`)
+	fs.StringVar(&o.clientReport, "client-report", "", "at exit, write the verdicts on the clients to this `DIR`: client-report.{json,md,html,junit.xml}")
+	fs.StringVar(&o.scenario, "scenario", "", "arm a client scenario (`NAME`) from the start; see --list-scenarios")
+	fs.BoolVar(&o.listScenarios, "list-scenarios", false, "print every client scenario, what it does and what a good client does, and exit")
+	fs.BoolVar(&o.noJudge, "no-client-judge", false, "do not judge the clients (GET /_control/clients answers 404): for load tests")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
 	if err := command.Parse(fs, args, stdout); err != nil {
@@ -136,6 +146,16 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return o, errors.New("--tls-cert and --tls-key go together")
+	}
+	if o.noJudge && (o.scenario != "" || o.clientReport != "") {
+		return o, errors.New("--scenario and --client-report need the client judge (not --no-client-judge)")
+	}
+	if !o.noJudge {
+		j, err := clients.New(clients.Config{Scenario: o.scenario})
+		if err != nil {
+			return o, fmt.Errorf("invalid value %q for --scenario (see --list-scenarios)", o.scenario)
+		}
+		o.cfg.Clients = j
 	}
 	switch {
 	case o.cfg.MaxAccounts < 1 || o.cfg.MaxEvents < 1 || o.cfg.MaxImportBytes < 1 || o.cfg.JournalSize < -1:
@@ -219,6 +239,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printFaults(stdout)
 		return 0
 	}
+	if o.listScenarios {
+		printScenarios(stdout)
+		return 0
+	}
 	if o.probe {
 		return healthCheck(o, stderr)
 	}
@@ -237,6 +261,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer sim.Close()
+	started := time.Now()
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -284,23 +309,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
 	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
+	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
 	log.Info("listening", "url", info.URL, "seed", o.cfg.Seed, "speed", o.cfg.Speed)
 
+	code := 0
 	select {
 	case err := <-served:
 		fmt.Fprintf(stderr, "simulator: %v\n", err)
-		return 1
+		code = 1
 	case <-ctx.Done():
+		log.Info("shutting down; finishing in-flight requests", "grace", shutdownGrace)
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			log.Error("shutdown", "err", err)
+			code = 1
+		}
 	}
-	log.Info("shutting down; finishing in-flight requests", "grace", shutdownGrace)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Error("shutdown", "err", err)
-		return 1
+	if o.clientReport != "" {
+		// After the shutdown: every request that was answered is judged.
+		if err := writeClientReport(o, sim, info, started, stdout); err != nil {
+			fmt.Fprintf(stderr, "simulator: %v\n", err)
+			code = 1
+		}
 	}
-	log.Info("stopped")
-	return 0
+	if code == 0 {
+		log.Info("stopped")
+	}
+	return code
 }
 
 // healthCheck asks the simulator at o.addr (0.0.0.0 and :: become

@@ -103,6 +103,8 @@ func TestBadOptionsExit2WithOneLine(t *testing.T) {
 		{[]string{"--key-prefix", "a_b"}, envOf()},
 		{[]string{"--edge-rate", "2"}, envOf()},
 		{[]string{"--faults", "no-such-fault"}, envOf()},
+		{[]string{"--scenario", "no-such-scenario"}, envOf()},
+		{[]string{"--no-client-judge", "--client-report", "x"}, envOf()},
 		{[]string{"extra"}, envOf()},
 		{nil, envOf("TCM_SIM_SEED", "nope")},
 	} {

@@ -47,10 +47,11 @@ func (r Report) markdown(shape mdShape) []byte {
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 
-	p("# Conformance report: %s\n\n", strings.ToUpper(string(r.Outcome)))
+	p("# %s: %s\n\n", r.Title(), strings.ToUpper(string(r.Outcome)))
 	p("**%s** %s\n\n", outcomeMark(r.Outcome), r.Headline())
 	if shape.note != "" {
-		p("> Shortened to fit a merge-request comment: %s. The HTML and JSON reports (%s, %s) hold everything.\n\n", shape.note, HTMLFile, JSONFile)
+		files := r.files()
+		p("> Shortened to fit a merge-request comment: %s. The HTML and JSON reports (%s, %s) hold everything.\n\n", shape.note, files[2].name, files[0].name)
 	}
 	var notMet []string
 	for _, q := range r.Requirements {
@@ -67,7 +68,7 @@ func (r Report) markdown(shape mdShape) []byte {
 	p("| Target | %s |\n", cell(r.Target))
 	p("| Date | %s |\n", cell(r.Started.Format(time.RFC3339)))
 	p("| Duration | %s |\n", cell(fmt.Sprintf("%.1f s", r.DurationSeconds)))
-	p("| Suite version | %s |\n", cell(r.SuiteVersion))
+	p("| %s | %s |\n", r.VersionLabel(), cell(r.SuiteVersion))
 	p("| Catalogue | version %d |\n", r.CatalogueVersion)
 	p("| Specs | %s |\n", r.SpecLine())
 	p("| HTTP requests | %d |\n\n", r.Totals.Requests)
@@ -179,6 +180,31 @@ func headLines(s string, n int) string {
 		return s
 	}
 	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines in the HTML and JSON reports)", len(lines)-n)
+}
+
+// Title names the report: a server's conformance report, or a client's.
+func (r Report) Title() string {
+	if r.Kind == KindClient {
+		return "Client conformance report"
+	}
+	return "Conformance report"
+}
+
+// Subject is what the report judges: a server, or clients.
+func (r Report) Subject() string {
+	if r.Kind == KindClient {
+		return "client"
+	}
+	return "server"
+}
+
+// VersionLabel names what SuiteVersion is the version of: the suite, or
+// the simulator that judged the clients.
+func (r Report) VersionLabel() string {
+	if r.Kind == KindClient {
+		return "Judged by"
+	}
+	return "Suite version"
 }
 
 // Headline is the one-sentence summary of the outcome.

@@ -40,8 +40,15 @@ const (
 // kept: the request that failed is usually the last one.
 const MaxTranscript = 16 << 10
 
+// KindClient marks a report on clients: the simulator's verdicts on the
+// clients that talked to it (cmd/simulator --client-report), judged on the
+// client requirements of the catalogue. A report without a kind is the
+// conformance suite's, on a server.
+const KindClient = "client"
+
 // Meta is what the suite knows about the run that Ginkgo does not.
 type Meta struct {
+	Kind         string // "" (a server's report) or KindClient
 	Target       string
 	SuiteVersion string
 	Started      time.Time
@@ -79,6 +86,7 @@ const (
 // Report is one run of the suite, in the form all three outputs share.
 type Report struct {
 	SchemaVersion    int               `json:"schemaVersion"`
+	Kind             string            `json:"kind,omitempty"` // "" (a server's report) or KindClient
 	Target           string            `json:"target"`
 	SuiteVersion     string            `json:"suiteVersion"`
 	Started          time.Time         `json:"started"`
@@ -159,37 +167,14 @@ type Failure struct {
 // FromGinkgo builds the report of a run from Ginkgo's report (as given to
 // ReportAfterSuite), the catalogue and what the suite knows about the run.
 func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
-	started, finished := m.Started, m.Finished
-	if started.IsZero() {
-		started = r.StartTime
+	if m.Started.IsZero() {
+		m.Started = r.StartTime
 	}
-	if finished.IsZero() {
-		finished = r.EndTime
+	if m.Finished.IsZero() {
+		m.Finished = r.EndTime
 	}
-	if finished.IsZero() || finished.Before(started) {
-		finished = started
-	}
-	out := Report{
-		SchemaVersion:    SchemaVersion,
-		Target:           m.Target,
-		SuiteVersion:     m.SuiteVersion,
-		Started:          started.UTC(),
-		Finished:         finished.UTC(),
-		DurationSeconds:  seconds(finished.Sub(started)),
-		Config:           map[string]string{},
-		CatalogueVersion: cat.Version,
-		Planned:          Planned{InSuite: r.PreRunStats.TotalSpecs, Selected: r.PreRunStats.SpecsThatWillRun},
-		// Empty lists, not null: readers of the JSON need not check.
-		Features:     []FeatureCounts{},
-		Requirements: []Requirement{},
-		Specs:        []Spec{},
-	}
-	for k, v := range m.Config {
-		out.Config[k] = v
-	}
-	if m.Errored != "" {
-		out.Errors = append(out.Errors, m.Errored)
-	}
+	out := newReport(cat, m)
+	out.Planned = Planned{InSuite: r.PreRunStats.TotalSpecs, Selected: r.PreRunStats.SpecsThatWillRun}
 	for _, reason := range r.SpecialSuiteFailureReasons {
 		out.Errors = append(out.Errors, "Ginkgo: "+reason)
 	}
@@ -220,9 +205,7 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 	erroredRun := len(out.Errors) > 0
 
 	// Specs proper, in the order they ran (Ginkgo's report order).
-	features := map[string]*Counts{}
-	unknown := map[string]bool{}
-	specsOf := map[string][]Spec{}
+	var specs []Spec
 	for _, sr := range r.SpecReports {
 		if !sr.LeafNodeType.Is(types.NodeTypeIt) {
 			continue
@@ -234,6 +217,58 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 				s.SkipReason = "not run: the run errored before this spec"
 			}
 		}
+		specs = append(specs, s)
+	}
+	out.assemble(specs, cat, erroredRun)
+	return out
+}
+
+// FromSpecs builds a report from specs that Ginkgo did not run, such as
+// the simulator's checks of its clients (Meta.Kind KindClient: one spec
+// per key and client requirement). The run errored if m.Errored says so.
+func FromSpecs(specs []Spec, cat catalogue.Catalogue, m Meta) Report {
+	out := newReport(cat, m)
+	out.assemble(specs, cat, len(out.Errors) > 0)
+	return out
+}
+
+// newReport is a report's head: what was tested, when, how.
+func newReport(cat catalogue.Catalogue, m Meta) Report {
+	started, finished := m.Started, m.Finished
+	if finished.IsZero() || finished.Before(started) {
+		finished = started
+	}
+	out := Report{
+		SchemaVersion:    SchemaVersion,
+		Kind:             m.Kind,
+		Target:           m.Target,
+		SuiteVersion:     m.SuiteVersion,
+		Started:          started.UTC(),
+		Finished:         finished.UTC(),
+		DurationSeconds:  seconds(finished.Sub(started)),
+		Config:           map[string]string{},
+		CatalogueVersion: cat.Version,
+		// Empty lists, not null: readers of the JSON need not check.
+		Features:     []FeatureCounts{},
+		Requirements: []Requirement{},
+		Specs:        []Spec{},
+	}
+	for k, v := range m.Config {
+		out.Config[k] = v
+	}
+	if m.Errored != "" {
+		out.Errors = append(out.Errors, m.Errored)
+	}
+	return out
+}
+
+// assemble adds the specs, counts them, judges every requirement of the
+// report's kind from the specs that name it, and gives the outcome.
+func (out *Report) assemble(specs []Spec, cat catalogue.Catalogue, erroredRun bool) {
+	features := map[string]*Counts{}
+	unknown := map[string]bool{}
+	specsOf := map[string][]Spec{}
+	for _, s := range specs {
 		out.Specs = append(out.Specs, s)
 		out.Totals.add(s)
 		for _, f := range s.Features {
@@ -260,8 +295,10 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 	slices.Sort(out.UnknownRequirements)
 
 	for _, req := range cat.List() {
-		if req.Feature == "client" {
-			continue // a client's rules; the simulator judges clients
+		// A server's report leaves the client's rules out (the simulator
+		// judges clients); a client's report holds only them.
+		if (req.Feature == "client") != (out.Kind == KindClient) {
+			continue
 		}
 		out.Requirements = append(out.Requirements, judge(req, specsOf[string(req.ID)], erroredRun))
 	}
@@ -274,7 +311,6 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 	default:
 		out.Outcome = Passed
 	}
-	return out
 }
 
 // judge gives the verdict on one requirement from the specs that name it.

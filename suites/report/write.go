@@ -15,13 +15,34 @@ const (
 	JSONFile     = "conformance-report.json"
 	MarkdownFile = "conformance-report.md"
 	HTMLFile     = "conformance-report.html"
+	// A client report's (Kind KindClient); it has a JUnit form too.
+	ClientJSONFile     = "client-report.json"
+	ClientMarkdownFile = "client-report.md"
+	ClientHTMLFile     = "client-report.html"
+	ClientJUnitFile    = "client-report.junit.xml"
 )
 
+// renderedFile is one form of a report, and its file name.
+type renderedFile struct {
+	name   string
+	render func() ([]byte, error)
+}
+
+// files are the forms WriteFiles writes: JSON, Markdown and HTML, and for
+// a client report JUnit XML too (the suite's JUnit is Ginkgo's own).
+func (r Report) files() []renderedFile {
+	if r.Kind == KindClient {
+		return []renderedFile{{ClientJSONFile, r.JSON}, {ClientMarkdownFile, r.Markdown}, {ClientHTMLFile, r.HTML}, {ClientJUnitFile, r.JUnit}}
+	}
+	return []renderedFile{{JSONFile, r.JSON}, {MarkdownFile, r.Markdown}, {HTMLFile, r.HTML}}
+}
+
 // WriteFiles writes the JSON, Markdown and HTML forms into dir (created if
-// needed). redact is applied to every string of the report before it is
-// rendered, and to each rendered file, so a secret the suite forgot to
-// redact still does not reach the disk; nil means no redaction. It tries
-// all three files even when one fails, and reports every error.
+// needed), and JUnit XML for a client report. redact is applied to every
+// string of the report before it is rendered, and to each rendered file,
+// so a secret the suite forgot to redact still does not reach the disk;
+// nil means no redaction. It tries every file even when one fails, and
+// reports every error.
 func (r Report) WriteFiles(dir string, redact func(string) string) error {
 	if redact == nil {
 		redact = func(s string) string { return s }
@@ -31,14 +52,7 @@ func (r Report) WriteFiles(dir string, redact func(string) string) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	var errs []error
-	for _, f := range []struct {
-		name   string
-		render func() ([]byte, error)
-	}{
-		{JSONFile, r.JSON},
-		{MarkdownFile, r.Markdown},
-		{HTMLFile, r.HTML},
-	} {
+	for _, f := range r.files() {
 		b, err := f.render()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("report: render %s: %w", f.name, err))
@@ -105,6 +119,7 @@ func (r Report) mapStrings(f func(string) string) Report {
 		return out
 	}
 	out := r
+	out.Kind = f(r.Kind)
 	out.Target = f(r.Target)
 	out.SuiteVersion = f(r.SuiteVersion)
 	out.Config = make(map[string]string, len(r.Config))

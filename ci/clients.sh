@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The simulator judges real clients, as programs:
+#   1. the rude example client (ci/examples/clients/rude) against a
+#      simulator on a manual clock (its waits move the clock): the client
+#      report at exit must fail exactly the 8 client requirements, each once;
+#   2. the polite example client (ci/examples/clients/polite, built on
+#      tcmclient) against a simulator in real time at 20 requests a minute:
+#      it sends more than 20 requests, so it must pace itself over a minute;
+#      the client report must pass. Its wall time and requests are printed.
+# Then both HTML reports are rendered in headless Chromium (Debian's
+# chromium, through ci/hostile/screenshot.sh) when it is installed or
+# installable; SCREENSHOTS=DIR keeps the PNGs and the reports.
+# About 70 s; everything listens on 127.0.0.1 and stops by itself.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$root"
+go build -o "$work/" ./cmd/simulator ./ci/examples/clients/polite ./ci/examples/clients/rude
+
+# start NAME ARGS...: a simulator on a free port writing its client report
+# into $work/NAME-report at exit; its info file is $work/NAME.json.
+start() {
+	local name="$1"
+	shift
+	"$work/simulator" --addr 127.0.0.1:0 --info-file "$work/$name.json" --client-report "$work/$name-report" "$@" >"$work/$name.log" 2>&1 &
+	pids+=("$!")
+	for _ in $(seq 100); do [[ -s "$work/$name.json" ]] && return 0; sleep 0.1; done
+	echo "the simulator $name did not start"; cat "$work/$name.log"; return 1
+}
+
+# stop NAME: SIGTERM, as a container runtime or CI does; the simulator
+# writes its client report and exits.
+stop() {
+	local pid="${pids[$1]}"
+	kill -TERM "$pid"
+	wait "$pid" || { echo "the simulator exited $?"; cat "$work/$2.log"; return 1; }
+}
+
+field() { jq -r ".$2" "$work/$1.json"; }
+
+# client NAME PROGRAM ARGS...: runs an example client against simulator NAME.
+client() {
+	local sim="$1" prog="$2"
+	shift 2
+	TCM_BASE_URL="$(field "$sim" url)" TCM_PRO_KEY="$(field "$sim" proKey)" TCM_CONTROL_URL="$(field "$sim" controlUrl)" \
+		timeout 300 "$work/$prog" "$@"
+}
+
+failed=0
+echo "== 1. the rude client, manual clock"
+start rude --speed 0
+client rude rude --advance-clock >"$work/rude-client.log" 2>&1 || { echo "rude exited $?"; cat "$work/rude-client.log"; failed=1; }
+stop 0 rude
+report="$work/rude-report/client-report.json"
+broke="$(jq -r '[.requirements[] | select(.result == "failed") | .id] | sort | join(" ")' "$report")"
+want="$(jq -r '[.requirements[] | select(.kind == "client") | .id] | sort | join(" ")' "$report")"
+once="$(jq -r '[.specs[] | select(.state == "failed") | .failure.message | startswith("1 finding:")] | all' "$report")"
+echo "outcome $(jq -r .outcome "$report"); failed: $broke; each once: $once"
+if [[ "$broke" != "$want" || "$(jq -r .outcome "$report")" != failed || "$once" != true ]]; then
+	echo "the rude client must fail exactly the 8 client requirements, once each"; failed=1
+fi
+
+echo "== 2. the polite client, real time, 20 requests a minute"
+start polite --speed 1
+t0=$(date +%s.%N)
+if ! client polite polite --polls 5 --interval 5s >"$work/polite-client.log" 2>&1; then
+	echo "polite exited with an error:"; cat "$work/polite-client.log"; failed=1
+fi
+t1=$(date +%s.%N)
+stop 1 polite
+report="$work/polite-report/client-report.json"
+requests="$(jq -r '[.specs[] | select(.requirements == ["CLIENT-KEY-NOT-IN-URL"]) | .requests] | add' "$report")"
+printf 'polite client: %s requests judged, %.1f s wall time, outcome %s\n' "$requests" "$(echo "$t1 - $t0" | bc)" "$(jq -r .outcome "$report")"
+tail -1 "$work/polite-client.log"
+if [[ "$(jq -r .outcome "$report")" != passed || "$requests" -le 20 ]]; then
+	echo "the polite client must pass, with more than 20 requests"; cat "$work/polite-client.log"; failed=1
+fi
+
+echo "== 3. the client reports in headless Chromium"
+out="${SCREENSHOTS:-$work/png}"
+mkdir -p "$out"
+if command -v chromium >/dev/null || command -v apt-get >/dev/null; then
+	for name in rude polite; do
+		cp "$work/$name-report/client-report.html" "$out/$name-client-report.html"
+		ci/hostile/screenshot.sh "$work/$name-report/client-report.html" "$out/$name-client-report.png" 1280,2400 >/dev/null
+		size=$(stat -c %s "$out/$name-client-report.png")
+		echo "$name: $out/$name-client-report.png ($size bytes)"
+		if ((size < 20000)); then echo "the $name report rendered blank"; failed=1; fi
+	done
+else
+	echo "no chromium and no apt-get: not rendered"
+fi
+exit $failed

@@ -1,0 +1,73 @@
+// Package clients judges the clients that talk to the simulator against
+// the client requirements of the catalogue (schemas/catalogue, kind
+// "client"): the spec binds clients too, and a mock that answers whatever
+// it is sent tells a client developer nothing. A Judge is a
+// simulator.ClientJudge: it sees every exchange of the API as it is
+// served (simulator.Config.Clients), keeps what it needs per key, bounded
+// in memory whatever a client sends, and gives a verdict per key and per
+// requirement, with findings that name the request (method, path, query
+// with keys redacted), the rule and the evidence. No key, nor any part of
+// one, is kept or shown: a key is its hint (tcm_…abcd) and its id (16 hex
+// digits of its SHA-256).
+//
+// # What is judged
+//
+//   - CLIENT-BEARER: every feed and tracked-videos request carries one
+//     Authorization header, Bearer <key>, the key whole (the scheme name
+//     in any case).
+//   - CLIENT-KEY-NOT-IN-URL: no key in a path, a query string (also
+//     percent-encoded) or a body.
+//   - CLIENT-RETRY-AFTER: after a 429 with Retry-After (the limiter's or
+//     an injected one), the key's next request to that operation, sent
+//     once the 429 was answered, comes no sooner than Retry-After says, on
+//     the clock the server counts it on (simulator.Exchange.RateTime).
+//   - CLIENT-RATE: a 429 of the feed's limiter is the server's answer;
+//     another one on the same key within five minutes is the client's
+//     fault (it keeps sending more than 20 a minute: it did not slow
+//     down), unless it was already a Retry-After finding: one fault, one
+//     finding.
+//   - CLIENT-CURSOR-ISSUED: a cursor is one the server handed to a key of
+//     the same account (a key regenerated mid-walk may go on with it);
+//     invented, edited and other accounts' cursors are findings, never
+//     quoted. An empty cursor is read as the first page, as the simulator
+//     does, and is no finding.
+//   - CLIENT-WALK-END: a walk begins when the key follows a nextCursor and
+//     ends when a page has nextCursor null, or when a page reaches down to
+//     events the key was already given: a client that syncs reads the new
+//     events and stops at those it has (the judge keeps, per key, the
+//     createdAt down to which the key was given every event, from the
+//     walks it finished). A walk still open when the client goes idle (no
+//     feed request of the key for Config.IdleAfter, on the rate clock) or
+//     when the run ends (final verdicts) is abandoned. Walking a newer
+//     first page to its end closes the walks begun before it
+//     (CLIENT-FIRST-PAGE-AGAIN); a revoked or unknown key closes its walks
+//     (the client could not go on).
+//   - CLIENT-VIDEO-IDS and CLIENT-JSON-BODY: the tracked-videos request is
+//     judged with the server's own reading (simulator.ParseVideosRequest):
+//     a Content-Type other than application/json, or a body that is not a
+//     JSON object, is CLIENT-JSON-BODY; a JSON object whose videoIds is
+//     not 1 to 20 strings of 1 to 32 characters is CLIENT-VIDEO-IDS. The
+//     body is judged as sent, whatever the answer (the simulator reads it
+//     for its observers before a 401 or a 403 too). The health check's
+//     body (the spec: a JSON object, as application/json) is held to
+//     CLIENT-JSON-BODY too.
+//
+// The open points are never findings: reading the first page again
+// (CLIENT-FIRST-PAGE-AGAIN) and sending a key to the health check
+// (CLIENT-HEALTH-KEY) are counted in a client's notes. A requirement a
+// client never met (no 429 came, no walk began) is "not exercised", with
+// the reason, and fails nothing.
+//
+// Requests with no well-formed key are the client "" unless a key shows
+// elsewhere in them (the query, a body, a header): then they are that
+// key's. A browser's CORS preflight (OPTIONS) is not the client's request
+// and is not judged.
+//
+// # Scenarios
+//
+// A scenario (Scenarios, --scenario, POST /_control/scenarios) puts a
+// client to the test: it arms, acts once on the virtual clock and the
+// simulator's faults when its moment comes (at once, or when a client
+// begins a walk), says what a good client must do, and judges how each
+// client did, beside the requirements.
+package clients

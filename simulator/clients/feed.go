@@ -1,0 +1,269 @@
+package clients
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// walk is a walk of the feed a client began by following a nextCursor,
+// open until a page has nextCursor null.
+type walk struct {
+	seq   uint64 // when it began, in the judge's order
+	first Ref    // the request that began it
+	last  Ref    // the request whose page holds the cursor it waits on
+	pages int
+	top   int64 // createdAt of the newest event of the first page it began from
+	mark  int64 // the client's complete mark when it began (0: none)
+}
+
+// feedOutcome is what one feed exchange did, for the scenarios.
+type feedOutcome struct {
+	page     bool   // a 200 with a FeedPage the judge could read
+	cursor   uint64 // the cursor asked for (hash); 0 for the first page
+	next     uint64 // the page's nextCursor (hash); 0 for null
+	began    bool   // the exchange began a walk
+	finished bool   // the exchange finished a walk
+}
+
+// checkFeed: CLIENT-CURSOR-ISSUED and CLIENT-WALK-END, and the open point
+// CLIENT-FIRST-PAGE-AGAIN (noted only).
+func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
+	var fo feedOutcome
+	c.fed, c.lastFeed = true, x.RateTime
+	// The query as journaled (keys redacted): a cursor the server handed
+	// out holds no key, so redaction changes only cursors that are not.
+	q, _ := simulator.ParseFeedQuery(x.Query)
+	issued := false
+	if q.Cursor != "" {
+		fo.cursor = j.hash(q.Cursor)
+		c.checked[ruleCursor]++
+		issued = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
+	}
+	if x.Status == http.StatusUnauthorized && (x.Error == simulator.CodeRevokedKey || x.Error == simulator.CodeUnknownKey) {
+		c.cut += len(c.walks) // the key cannot go on: its walks are not abandoned
+		clear(c.walks)
+	}
+	if x.Status != http.StatusOK {
+		return fo
+	}
+	// An injected fault may have cut the body (or only delayed it): what
+	// does not read as a page is none.
+	next, ok := nextCursor(x.ResponseBody)
+	if !ok {
+		return fo
+	}
+	fo.page = true
+	if next != "" {
+		fo.next = j.hash(next)
+		if c.account != "" {
+			j.handed.add(fo.next, c.account)
+		}
+	}
+	newest, oldest, events := pageSpan(x.ResponseBody)
+	switch {
+	case q.Cursor == "":
+		c.firstPages++
+		if events {
+			c.firstTop = newest
+			// A first page that reaches down to what the client had, or
+			// the whole feed on one page: it has everything again.
+			if (c.complete != 0 && oldest <= c.complete) || next == "" {
+				c.complete = max(c.complete, newest)
+			}
+		}
+	case issued:
+		j.stepWalk(c, x, &fo, oldest, events)
+	}
+	return fo
+}
+
+// checkCursor judges a cursor (its hash h, its length n) and reports
+// whether it was handed to the key's account.
+func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) bool {
+	owner, known := j.handed.owner[h]
+	switch {
+	case known && owner == c.account && c.account != "":
+		return true
+	case known:
+		j.find(c, ruleCursor, x, fmt.Sprintf("a cursor the server handed to another account (%s), not to this key", owner), nil)
+	case j.handed.forgot:
+		// Too many cursors were handed out to remember them all: this
+		// one may be one of the forgotten. No finding on a guess.
+		c.checked[ruleCursor]--
+	default:
+		j.find(c, ruleCursor, x, fmt.Sprintf("a cursor of %d characters that the server never handed out: made up, edited or cut (it is not quoted)", n), nil)
+	}
+	return false
+}
+
+// stepWalk moves the walk the page belongs to, or begins one. oldest is
+// the createdAt of the page's last event, if it has events.
+func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, oldest int64, events bool) {
+	w := c.walks[fo.cursor]
+	if w != nil {
+		delete(c.walks, fo.cursor)
+	} else {
+		j.seq++
+		w = &walk{seq: j.seq, first: refOf(x), top: c.firstTop, mark: c.complete}
+		c.begun++
+		fo.began = true
+	}
+	c.checked[ruleWalk] = c.begun
+	w.pages++
+	w.last = refOf(x)
+	caughtUp := events && w.mark != 0 && oldest <= w.mark
+	if fo.next == 0 || caughtUp {
+		// The end of the feed, or down to what the client already had (a
+		// client that syncs reads the new events and stops at those it
+		// has): this walk, and every walk begun before it, is done (a
+		// newer start covers an older one).
+		c.finished++
+		fo.finished = true
+		if w.top != 0 {
+			c.complete = max(c.complete, w.top)
+		}
+		for k, o := range c.walks {
+			if o.seq < w.seq {
+				delete(c.walks, k)
+			}
+		}
+		return
+	}
+	if o := c.walks[fo.next]; o != nil {
+		// Two walks met on the same cursor (a page read twice): one walk.
+		o.seq = min(o.seq, w.seq)
+		return
+	}
+	c.walks[fo.next] = w
+	if len(c.walks) > maxOpenWalks {
+		oldest := slices.MinFunc(mapKeys(c.walks), func(a, b uint64) int { return cmpUint(c.walks[a].seq, c.walks[b].seq) })
+		o := c.walks[oldest]
+		delete(c.walks, oldest)
+		first := o.first
+		j.find(c, ruleWalk, x, fmt.Sprintf("more than %d walks open at once: the walk begun at request #%d was left after %d %s with a nextCursor pending", maxOpenWalks, o.first.ID, o.pages, plural(o.pages, "page", "pages")), &first)
+	}
+}
+
+// abandoned lists the client's open walks that count as abandoned now:
+// all of them when final, else those of a client idle for IdleAfter.
+func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
+	idle := now.Sub(c.lastFeed)
+	if len(c.walks) == 0 || (!final && idle < j.cfg.IdleAfter) {
+		return nil
+	}
+	ws := make([]*walk, 0, len(c.walks))
+	for _, w := range c.walks {
+		ws = append(ws, w)
+	}
+	slices.SortFunc(ws, func(a, b *walk) int { return cmpUint(a.seq, b.seq) })
+	why := "the run ended"
+	if !final {
+		why = "the key sent no feed request for " + seconds(idle)
+	}
+	var out []Finding
+	for _, w := range ws {
+		first := w.first
+		out = append(out, Finding{
+			Requirement: rules[ruleWalk].id, Rule: rules[ruleWalk].must, Request: w.last, Related: &first,
+			Evidence: fmt.Sprintf("began a walk at request #%d and left it after %d %s with a nextCursor pending: %s", w.first.ID, w.pages, plural(w.pages, "page", "pages"), why),
+		})
+	}
+	return out
+}
+
+// nextCursor reads a FeedPage's nextCursor without decoding the page: the
+// member "nextCursor" found from the end (inside a JSON string its quotes
+// would be escaped), then a string or null, then the object's end. ok is
+// false for a body that is not such a page ("" with ok: null).
+func nextCursor(body []byte) (string, bool) {
+	body = bytes.TrimRight(body, " \t\r\n")
+	i := bytes.LastIndex(body, []byte(`"nextCursor"`))
+	if i < 0 || len(body) == 0 || body[len(body)-1] != '}' || body[0] != '{' {
+		return "", false
+	}
+	rest := bytes.TrimLeft(body[i+len(`"nextCursor"`):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return "", false
+	}
+	value := bytes.TrimSpace(rest[1 : len(rest)-1])
+	if string(value) == "null" {
+		return "", true
+	}
+	// A plain string, as servers write cursors, without decoding.
+	if n := len(value); n >= 2 && value[0] == '"' && value[n-1] == '"' && bytes.IndexAny(value[1:n-1], "\\\"") < 0 {
+		return string(value[1 : n-1]), true
+	}
+	var s string
+	if json.Unmarshal(value, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// pageSpan reads the createdAt of a FeedPage's first (newest) and last
+// (oldest) event without decoding the page: an event holds no other
+// createdAt, and inside a JSON string the member's quotes would be
+// escaped. events is false for a page without events.
+func pageSpan(body []byte) (newest, oldest int64, events bool) {
+	const member = `"createdAt":`
+	i, k := bytes.Index(body, []byte(member)), bytes.LastIndex(body, []byte(member))
+	if i < 0 {
+		return 0, 0, false
+	}
+	newest, ok1 := leadingInt(body[i+len(member):])
+	oldest, ok2 := leadingInt(body[k+len(member):])
+	return newest, oldest, ok1 && ok2
+}
+
+func leadingInt(b []byte) (int64, bool) {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	n := 0
+	for n < len(b) && n < 19 && b[n] >= '0' && b[n] <= '9' {
+		n++
+	}
+	v, err := strconv.ParseInt(string(b[:n]), 10, 64)
+	return v, err == nil
+}
+
+// eventIDs decodes the ids of a FeedPage's events, for the scenarios that
+// need them.
+func eventIDs(body []byte) []string {
+	var page struct {
+		Events []struct {
+			ID string `json:"id"`
+		} `json:"events"`
+	}
+	if json.Unmarshal(body, &page) != nil {
+		return nil
+	}
+	ids := make([]string, len(page.Events))
+	for i, e := range page.Events {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+func mapKeys[V any](m map[uint64]V) []uint64 {
+	out := make([]uint64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func cmpUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

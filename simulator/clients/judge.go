@@ -1,0 +1,316 @@
+package clients
+
+import (
+	"fmt"
+	"hash/maphash"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// Defaults of Config.
+const (
+	// DefaultMaxClients bounds the keys judged; the requests of further
+	// keys are counted, not judged.
+	DefaultMaxClients = 1000
+	// DefaultMaxFindings bounds the findings kept whole per client; the
+	// rest are counted.
+	DefaultMaxFindings = 50
+	// DefaultIdleAfter is how long a client may leave a walk open without
+	// a feed request before the walk counts as abandoned (on the rate
+	// clock); final verdicts do not wait.
+	DefaultIdleAfter = 5 * time.Minute
+)
+
+// Bounds of what a judge keeps, whatever clients send.
+const (
+	maxHanded        = 1 << 17 // cursors remembered, all accounts together
+	maxOpenWalks     = 8       // walks open at once per client
+	maxTrackedEvents = 200_000 // event ids a scenario keeps, all clients together
+	excerptLen       = 200     // of a path or query quoted in a finding
+)
+
+// Config configures a Judge; the zero value takes the defaults.
+type Config struct {
+	MaxClients  int           // 0: DefaultMaxClients
+	MaxFindings int           // 0: DefaultMaxFindings
+	IdleAfter   time.Duration // 0: DefaultIdleAfter
+	Scenario    string        // the scenario armed from the start ("": none)
+}
+
+// Judge judges every client of one simulator (see the package doc). It is
+// safe for concurrent use; give it to the simulator as Config.Clients.
+type Judge struct {
+	cfg  Config
+	seed maphash.Seed
+	srv  *simulator.Server
+
+	mu        sync.Mutex
+	clients   map[string]*client // by key id; "" holds requests with no key
+	seq       uint64             // orders clients and walks
+	handed    handedIndex
+	judged    int
+	untracked int
+	run       *run // the armed scenario; nil: none
+	tracked   int  // event ids the scenario keeps, all clients together
+}
+
+var _ simulator.ClientJudge = (*Judge)(nil)
+
+// New makes a judge; an unknown Config.Scenario is an error.
+func New(cfg Config) (*Judge, error) {
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = DefaultMaxClients
+	}
+	if cfg.MaxFindings <= 0 {
+		cfg.MaxFindings = DefaultMaxFindings
+	}
+	if cfg.IdleAfter <= 0 {
+		cfg.IdleAfter = DefaultIdleAfter
+	}
+	j := &Judge{cfg: cfg, seed: maphash.MakeSeed()}
+	j.clear()
+	if cfg.Scenario != "" {
+		sc, ok := Lookup(cfg.Scenario)
+		if !ok {
+			return nil, fmt.Errorf("clients: %w: %q (known: %s)", simulator.ErrNoScenario, cfg.Scenario, scenarioNames())
+		}
+		j.run = newRun(sc)
+	}
+	return j, nil
+}
+
+// Bind is called by simulator.New. A scenario armed from the start acts
+// now if its moment is "at once".
+func (j *Judge) Bind(s *simulator.Server) {
+	j.mu.Lock()
+	j.srv = s
+	r := j.run
+	j.mu.Unlock()
+	if r != nil {
+		j.armed(r)
+	}
+}
+
+func (j *Judge) clear() {
+	j.clients = map[string]*client{}
+	j.handed = newHandedIndex(maxHanded)
+	j.judged, j.untracked, j.tracked, j.seq = 0, 0, 0, 0
+}
+
+// Reset forgets every client; an armed scenario starts again.
+func (j *Judge) Reset() {
+	j.mu.Lock()
+	j.clear()
+	var r *run
+	if j.run != nil {
+		r = newRun(j.run.sc)
+		j.run = r
+	}
+	j.mu.Unlock()
+	if r != nil {
+		j.armed(r)
+	}
+}
+
+// Observe judges one exchange. A scenario's act, when this exchange is its
+// moment, runs after the judge's lock is let go.
+func (j *Judge) Observe(x *simulator.Exchange) {
+	if act := j.observe(x); act != nil {
+		act()
+	}
+}
+
+func (j *Judge) observe(x *simulator.Exchange) func() {
+	if x.Method == http.MethodOptions {
+		return nil // a browser's CORS preflight, not the client's request
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.judged++
+	c := j.client(x)
+	if c == nil {
+		j.untracked++
+		return nil
+	}
+	c.count(x)
+	j.checkLeaks(c, x)
+	var out outcome
+	switch x.Operation {
+	case simulator.OpFeed:
+		j.checkBearer(c, x)
+		out.early = j.checkRetryAfter(c, x, slotFeed)
+		j.checkRate(c, x, out.early != nil)
+		out.feed = j.checkFeed(c, x)
+	case simulator.OpVideos:
+		j.checkBearer(c, x)
+		out.early = j.checkRetryAfter(c, x, slotVideos)
+		j.checkVideos(c, x)
+	case simulator.OpHealth:
+		j.checkHealth(c, x)
+	}
+	if j.run != nil {
+		return j.run.observe(j, c, x, out)
+	}
+	return nil
+}
+
+// outcome is what the rules made of one exchange, for the scenarios.
+type outcome struct {
+	feed  feedOutcome
+	early *pending429 // the 429 whose Retry-After the exchange did not wait out
+}
+
+// client finds or makes the client of an exchange: its Bearer key, else a
+// key seen elsewhere in the request, else "" (no key). Nil past
+// MaxClients.
+func (j *Judge) client(x *simulator.Exchange) *client {
+	id, hint := x.KeyID, x.KeyHint
+	if id == "" && len(x.KeysSeen) > 0 {
+		id, hint = x.KeysSeen[0].KeyID, x.KeysSeen[0].KeyHint
+	}
+	c := j.clients[id]
+	if c == nil {
+		if id != "" && len(j.clients) >= j.cfg.MaxClients {
+			return nil
+		}
+		j.seq++
+		c = &client{id: id, hint: hint, seq: j.seq, walks: map[uint64]*walk{}, ops: map[string]int{}, statuses: map[int]int{}}
+		j.clients[id] = c
+	}
+	if c.account == "" && x.Account != "" {
+		c.account = x.Account
+	}
+	return c
+}
+
+func (j *Judge) hash(s string) uint64 { return maphash.String(j.seed, s) }
+
+// client is what the judge keeps of one key.
+type client struct {
+	id, hint, account string
+	seq               uint64
+	requests          int
+	ops               map[string]int
+	statuses          map[int]int
+	first, last       time.Time // real time
+	lastFeed          time.Time // rate clock
+	fed               bool      // a feed request was seen
+
+	checked, failed [nRules]int
+	findings        []Finding
+	leftOut         int
+
+	after429    [2]pending429 // by slot
+	limited     bool          // the feed's limiter answered 429
+	lastLimited time.Time
+	limitedRef  Ref
+
+	walks                     map[uint64]*walk // open walks, by the cursor they wait on
+	begun, finished, cut      int
+	firstTop                  int64 // createdAt of the newest event of the last first page
+	complete                  int64 // the client was given every event up to this createdAt (0: not known)
+	firstPages, healthWithKey int
+
+	sc scenarioState
+}
+
+func (c *client) count(x *simulator.Exchange) {
+	c.requests++
+	op := string(x.Operation)
+	if op == "" {
+		op = "other"
+	}
+	if len(c.ops) < 8 {
+		c.ops[op]++
+	}
+	c.statuses[x.Status]++ // at most the statuses 0..599 there are
+	if c.first.IsZero() {
+		c.first = x.Time
+	}
+	c.last = x.Time
+}
+
+// find records a finding.
+func (j *Judge) find(c *client, r rule, x *simulator.Exchange, evidence string, related *Ref) {
+	c.failed[r]++
+	if len(c.findings) >= j.cfg.MaxFindings {
+		c.leftOut++
+		return
+	}
+	c.findings = append(c.findings, Finding{
+		Requirement: rules[r].id, Rule: rules[r].must, Evidence: x.Redact(evidence),
+		Request: refOf(x), Related: related,
+	})
+}
+
+// refOf names a request as a finding shows it: the path and query as the
+// journal has them (whole keys redacted), without any run of letters and
+// digits long enough to be part of a key (see quote).
+func refOf(x *simulator.Exchange) Ref {
+	return Ref{ID: x.ID, Method: x.Method, Path: quote(x.Path, excerptLen), Query: quote(x.Query, excerptLen),
+		Status: x.Status, Error: x.Error, VirtualTime: x.VirtualTime, Time: x.Time}
+}
+
+// minSecret is the shortest run of letters and digits that quote hides: a
+// client may have cut a key in two, and a fragment of its secret is as
+// bad as the whole (the API's own paths have no run of more than 6).
+const minSecret = 8
+
+// quote makes what a client sent fit to show: every run of minSecret or
+// more letters and digits (part of a key, a cursor, a long value) becomes
+// "…", and the whole is cut to n bytes, in that order.
+func quote(s string, n int) string {
+	var b strings.Builder
+	run := 0
+	flush := func(end int) {
+		if run >= minSecret {
+			b.WriteString("…")
+		} else {
+			b.WriteString(s[end-run : end])
+		}
+		run = 0
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			run++
+			continue
+		}
+		flush(i)
+		b.WriteByte(s[i])
+	}
+	flush(len(s))
+	return jsondoc.Excerpt(b.String(), n)
+}
+
+// handedIndex remembers which account each cursor was handed to, the
+// oldest forgotten first past its size.
+type handedIndex struct {
+	owner  map[uint64]string
+	ring   []uint64
+	next   int
+	forgot bool // some cursors were forgotten: an unknown one may be one of them
+}
+
+func newHandedIndex(size int) handedIndex {
+	return handedIndex{owner: map[uint64]string{}, ring: make([]uint64, 0, size)}
+}
+
+func (h *handedIndex) add(cursor uint64, account string) {
+	if _, ok := h.owner[cursor]; ok {
+		return
+	}
+	if len(h.ring) < cap(h.ring) {
+		h.ring = append(h.ring, cursor)
+	} else {
+		delete(h.owner, h.ring[h.next])
+		h.ring[h.next] = cursor
+		h.next = (h.next + 1) % len(h.ring)
+		h.forgot = true
+	}
+	h.owner[cursor] = account
+}

@@ -1,0 +1,255 @@
+package clients
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// rule is one client requirement the judge checks.
+type rule int
+
+const (
+	ruleBearer rule = iota
+	ruleKeyInURL
+	ruleRetryAfter
+	ruleRate
+	ruleCursor
+	ruleWalk
+	ruleVideoIDs
+	ruleJSONBody
+	nRules
+)
+
+// rules says, per rule, the requirement, what a client must do in a few
+// words (a finding's rule, a report's line) and why a client that never
+// met it was not judged on it.
+var rules = [nRules]struct {
+	id         catalogue.ID
+	must       string
+	unexercise string
+}{
+	ruleBearer:     {catalogue.ClientBearer, "sends its key as one Authorization: Bearer <key> header", "no feed or tracked-videos request"},
+	ruleKeyInURL:   {catalogue.ClientKeyNotInURL, "keeps its key out of URLs and bodies", "no request"},
+	ruleRetryAfter: {catalogue.ClientRetryAfter, "waits as long as Retry-After says before it asks again", "no 429 was followed by another request of this key to its operation"},
+	ruleRate:       {catalogue.ClientRate, "slows down after a 429 of the feed's rate limit", "no feed request"},
+	ruleCursor:     {catalogue.ClientCursorIssued, "passes only cursors the server handed to it", "no request passed a cursor"},
+	ruleWalk:       {catalogue.ClientWalkEnd, "walks on until nextCursor is null", "no walk begun (no nextCursor followed)"},
+	ruleVideoIDs:   {catalogue.ClientVideoIDs, "sends 1 to 20 video ids of 1 to 32 characters", "no tracked-videos body that the server read"},
+	ruleJSONBody:   {catalogue.ClientJSONBody, "sends a JSON object as application/json", "no tracked-videos or health request"},
+}
+
+// checkLeaks: CLIENT-KEY-NOT-IN-URL, on every request.
+func (j *Judge) checkLeaks(c *client, x *simulator.Exchange) {
+	c.checked[ruleKeyInURL]++
+	var where []string
+	for _, k := range x.KeysSeen {
+		switch k.Where {
+		case "path", "query", "body":
+			where = append(where, fmt.Sprintf("the key %s in the %s", k.KeyHint, placeName(k.Where)))
+		}
+	}
+	if len(where) > 0 {
+		j.find(c, ruleKeyInURL, x, strings.Join(where, "; ")+": a key is a password, and URLs end up in logs and proxies", nil)
+	}
+}
+
+func placeName(where string) string {
+	if where == "query" {
+		return "query string"
+	}
+	return where
+}
+
+// checkBearer: CLIENT-BEARER, on the feed and tracked videos.
+func (j *Judge) checkBearer(c *client, x *simulator.Exchange) {
+	c.checked[ruleBearer]++
+	var evidence string
+	switch x.AuthProblem {
+	case "":
+		return
+	case simulator.CodeMissingKey:
+		evidence = "no Authorization header (or an empty one)"
+	default:
+		evidence = "the Authorization header is not one Bearer <key> with the key whole (another scheme, two headers, or a key cut or padded)"
+	}
+	for _, k := range x.KeysSeen {
+		if k.Where == "header" {
+			evidence += "; the key " + k.KeyHint + " came in another header"
+			break
+		}
+	}
+	j.find(c, ruleBearer, x, evidence, nil)
+}
+
+// The operations a 429 can come from, as indexes of client.after429.
+const (
+	slotFeed = iota
+	slotVideos
+)
+
+// pending429 is a 429 whose Retry-After the key's next request to the
+// operation must honour.
+type pending429 struct {
+	set      bool
+	at       time.Time     // on the rate clock, when the 429's request arrived
+	answered time.Time     // real time the 429 was answered: a request sent before did not know of it
+	wait     time.Duration // Retry-After
+	ref      Ref
+	fault    int // the injected fault that answered it, if any
+}
+
+// checkRetryAfter: CLIENT-RETRY-AFTER. It returns the 429 that x did not
+// wait out, nil if x did or followed none.
+func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (early *pending429) {
+	if c.id == "" {
+		return nil // requests without a key are not one client's
+	}
+	p := &c.after429[slot]
+	if p.set && !x.Time.Before(p.answered) {
+		c.checked[ruleRetryAfter]++
+		if waited := x.RateTime.Sub(p.at); waited < p.wait {
+			was := *p
+			early = &was
+			j.find(c, ruleRetryAfter, x, fmt.Sprintf("sent %s after the 429 of request #%d, whose Retry-After asked for %s", seconds(waited), p.ref.ID, seconds(p.wait)), &was.ref)
+		}
+		p.set = false
+	}
+	if x.Status == http.StatusTooManyRequests {
+		if wait, ok := retryAfter(x); ok {
+			*p = pending429{set: true, at: x.RateTime, answered: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), wait: wait, ref: refOf(x), fault: x.Fault}
+		}
+	}
+	return early
+}
+
+// retryAfter reads the answer's Retry-After: delta-seconds, or an
+// HTTP-date taken from the time the request arrived.
+func retryAfter(x *simulator.Exchange) (time.Duration, bool) {
+	v := strings.TrimSpace(x.RetryAfter)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+		return time.Duration(min(n, 1<<32)) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(x.Time), 0), true
+}
+
+// rateMemory is how long a 429 of the rate limit is remembered: another
+// one within it says the client did not slow down (it keeps sending more
+// than the limit a minute), and is the client's fault.
+const rateMemory = 5 * schemas.RateWindow
+
+// checkRate: CLIENT-RATE, on the feed. A 429 that already broke
+// Retry-After is that rule's finding only.
+func (j *Judge) checkRate(c *client, x *simulator.Exchange, early bool) {
+	if c.id == "" {
+		return
+	}
+	c.checked[ruleRate]++
+	if x.Status != http.StatusTooManyRequests || x.Error != simulator.CodeRateLimited {
+		return
+	}
+	if since := x.RateTime.Sub(c.lastLimited); c.limited && since < rateMemory && !early {
+		ref := c.limitedRef
+		j.find(c, ruleRate, x, fmt.Sprintf("answered 429 by the rate limit again, %s after the 429 of request #%d: the key kept asking at more than %d requests a minute", seconds(since), ref.ID, schemas.FeedRequestsPerMinute), &ref)
+	}
+	c.limited, c.lastLimited, c.limitedRef = true, x.RateTime, refOf(x)
+}
+
+// jsonHeader is the header the tracked-videos body is judged with once
+// the Content-Type was judged on its own.
+var jsonHeader = http.Header{"Content-Type": {"application/json"}}
+
+// checkVideos: CLIENT-JSON-BODY and CLIENT-VIDEO-IDS, on the body as sent
+// (the simulator reads it for the judge also when it answers before
+// reading it: a 401, a 403, a 429).
+func (j *Judge) checkVideos(c *client, x *simulator.Exchange) {
+	c.checked[ruleJSONBody]++
+	if bad := simulator.CheckContentType(x.RequestHeader); bad != nil {
+		j.find(c, ruleJSONBody, x, contentTypeEvidence(x), nil)
+	}
+	_, bad := simulator.ParseVideosRequest(jsonHeader, x.RequestBody)
+	if bad == nil {
+		c.checked[ruleVideoIDs]++
+		return
+	}
+	var body, ids []string
+	for _, v := range violations(bad) {
+		what := v.Rule
+		if v.Pointer != "" {
+			what = v.Pointer + ": " + v.Rule
+		}
+		switch {
+		case v.Keyword == "json" || v.Keyword == "utf8" || v.Keyword == "maxBytes" || v.Keyword == "body",
+			v.Pointer == "" && v.Keyword == "type":
+			body = append(body, what)
+		default:
+			ids = append(ids, what)
+		}
+	}
+	if len(body) > 0 {
+		j.find(c, ruleJSONBody, x, "the body is not a JSON object: "+summary(body), nil)
+		return
+	}
+	c.checked[ruleVideoIDs]++
+	if len(ids) > 0 {
+		j.find(c, ruleVideoIDs, x, "the body's videoIds breaks the rule: "+summary(ids), nil)
+	}
+}
+
+func violations(bad *simulator.BadRequest) []schemas.Violation {
+	d, _ := bad.Details.(map[string]any)
+	vs, _ := d["violations"].([]schemas.Violation)
+	return vs
+}
+
+func summary(parts []string) string {
+	if len(parts) > 5 {
+		parts = append(parts[:5:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return jsondoc.Excerpt(strings.Join(parts, "; "), 400)
+}
+
+func contentTypeEvidence(x *simulator.Exchange) string {
+	ct := x.RequestHeader.Values("Content-Type")
+	if len(ct) == 0 {
+		return "no Content-Type header; the body must be sent as application/json"
+	}
+	return "Content-Type " + strconv.Quote(quote(strings.Join(ct, ", "), 80)) + "; the body must be sent as application/json"
+}
+
+// checkHealth: CLIENT-JSON-BODY for the health check (the spec: a JSON
+// object, as application/json; {} is the usage shown), and the open point
+// CLIENT-HEALTH-KEY, noted only.
+func (j *Judge) checkHealth(c *client, x *simulator.Exchange) {
+	if x.KeyID != "" {
+		c.healthWithKey++
+	}
+	c.checked[ruleJSONBody]++
+	if bad := simulator.CheckContentType(x.RequestHeader); bad != nil {
+		j.find(c, ruleJSONBody, x, contentTypeEvidence(x), nil)
+		return
+	}
+	doc, err := jsondoc.Decode(x.RequestBody)
+	if _, object := doc.(map[string]any); err != nil || !object {
+		j.find(c, ruleJSONBody, x, "the health check's body is not a JSON object ({} is the usage shown)", nil)
+	}
+}
+
+// seconds says a duration in seconds, to a tenth.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+}

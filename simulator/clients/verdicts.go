@@ -1,0 +1,259 @@
+package clients
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+)
+
+// Verdicts is what GET /_control/clients answers: every client's verdicts.
+type Verdicts struct {
+	// Final is true when the verdicts judge the run as ended: a walk
+	// still open is abandoned.
+	Final bool `json:"final"`
+	// Requests counts the requests judged; Untracked those of keys past
+	// Config.MaxClients, counted only.
+	Requests  int `json:"requests"`
+	Untracked int `json:"untracked"`
+	// Passed is true when no client failed a requirement or a scenario.
+	Passed  bool     `json:"passed"`
+	Clients []Client `json:"clients"`
+	// Scenario is the armed scenario, if any.
+	Scenario *RunState `json:"scenario,omitempty"`
+	// Requirements lists the client requirements and open points of the
+	// catalogue, as the verdicts refer to them.
+	Requirements []Requirement `json:"requirements"`
+}
+
+// Requirement is a client requirement, or an open point, of the catalogue.
+type Requirement struct {
+	ID     catalogue.ID   `json:"id"`
+	Kind   catalogue.Kind `json:"kind"`
+	Must   string         `json:"must,omitempty"` // what a client must do, in a few words
+	Text   string         `json:"text"`
+	Choice string         `json:"simulatorChoice,omitempty"`
+}
+
+// Client is one key's verdicts.
+type Client struct {
+	// Key is the key's hint (tcm_…abcd), "" for the requests that carried
+	// no key at all; KeyID tells keys apart without revealing them.
+	Key        string         `json:"key"`
+	KeyID      string         `json:"keyId,omitempty"`
+	Account    string         `json:"account,omitempty"`
+	Requests   int            `json:"requests"`
+	Operations map[string]int `json:"operations"`
+	Statuses   map[string]int `json:"statuses"`
+	FirstSeen  time.Time      `json:"firstSeen"`
+	LastSeen   time.Time      `json:"lastSeen"`
+	// Passed is true when no requirement failed, nor the scenario.
+	Passed       bool      `json:"passed"`
+	Requirements []Verdict `json:"requirements"`
+	// Findings are the findings kept whole, in the order found (an
+	// abandoned walk when it is judged); FindingsLeftOut counts the rest.
+	Findings        []Finding       `json:"findings"`
+	FindingsLeftOut int             `json:"findingsLeftOut,omitempty"`
+	Walks           Walks           `json:"walks"`
+	Notes           []string        `json:"notes,omitempty"` // open points met: never findings
+	Scenario        *ScenarioResult `json:"scenario,omitempty"`
+}
+
+// Name is how reports name the client: its key's hint and account.
+func (c Client) Name() string {
+	if c.Key == "" {
+		return "requests without a key"
+	}
+	if c.Account != "" {
+		return c.Key + " (" + c.Account + ")"
+	}
+	return c.Key
+}
+
+// The results of a Verdict.
+const (
+	Passed       = "passed"
+	Failed       = "failed"
+	NotExercised = "not exercised"
+)
+
+// Verdict is the result of one client requirement for one key.
+type Verdict struct {
+	ID       catalogue.ID `json:"id"`
+	Must     string       `json:"must"`
+	Result   string       `json:"result"`   // passed, failed or not exercised
+	Checked  int          `json:"checked"`  // requests (walks, for CLIENT-WALK-END) it was checked on
+	Findings int          `json:"findings"` // all of them, kept or not
+	Note     string       `json:"note,omitempty"`
+}
+
+// Finding is one request that broke a client requirement.
+type Finding struct {
+	Requirement catalogue.ID `json:"requirement"`
+	Rule        string       `json:"rule"`     // what a client must do
+	Evidence    string       `json:"evidence"` // what this one did
+	Request     Ref          `json:"request"`
+	// Related is the earlier request the finding refers to: the 429 not
+	// waited out, the page a walk began with.
+	Related *Ref `json:"related,omitempty"`
+}
+
+// Ref names a request: its journal id, method, path and query with keys
+// redacted, and its answer.
+type Ref struct {
+	ID          uint64    `json:"id"`
+	Method      string    `json:"method"`
+	Path        string    `json:"path"`
+	Query       string    `json:"query,omitempty"`
+	Status      int       `json:"status"`
+	Error       string    `json:"error,omitempty"`
+	VirtualTime int64     `json:"virtualTime"`
+	Time        time.Time `json:"time"`
+}
+
+// String is the request on one line: #12 GET /api/public-feed?limit=5 → 429 rate_limited.
+func (r Ref) String() string {
+	s := "#" + strconv.FormatUint(r.ID, 10) + " " + r.Method + " " + r.Path
+	if r.Query != "" {
+		s += "?" + r.Query
+	}
+	s += " → " + strconv.Itoa(r.Status)
+	if r.Status == 0 {
+		s = strings.TrimSuffix(s, "0") + "no answer (connection dropped)"
+	}
+	if r.Error != "" {
+		s += " " + r.Error
+	}
+	return s
+}
+
+// String is the finding as a test failure prints it.
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s: %s\n    %s\n    must: %s", f.Requirement, f.Request, f.Evidence, f.Rule)
+	if f.Related != nil {
+		s += "\n    see " + f.Related.String()
+	}
+	return s
+}
+
+// Walks counts a client's walks of the feed.
+type Walks struct {
+	Begun    int `json:"begun"`
+	Finished int `json:"finished"`
+	Open     int `json:"open"`
+	Cut      int `json:"cut,omitempty"` // closed by a revoked or unknown key
+}
+
+// Verdicts judges every client now; final judges as if the run ended.
+func (j *Judge) Verdicts(final bool) any { return j.Snapshot(final) }
+
+// Snapshot is Verdicts, typed.
+func (j *Judge) Snapshot(final bool) Verdicts {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	now := time.Time{}
+	if j.srv != nil {
+		now = j.srv.RateNow() // the clock takes no lock of the judge's
+	}
+	v := Verdicts{Final: final, Requests: j.judged, Untracked: j.untracked, Passed: true, Clients: []Client{}, Requirements: requirements()}
+	cs := make([]*client, 0, len(j.clients))
+	for _, c := range j.clients {
+		cs = append(cs, c)
+	}
+	slices.SortFunc(cs, func(a, b *client) int { return cmpUint(a.seq, b.seq) })
+	for _, c := range cs {
+		cv := j.verdict(c, final, now)
+		v.Passed = v.Passed && cv.Passed
+		v.Clients = append(v.Clients, cv)
+	}
+	if j.run != nil {
+		st := j.run.stateOf()
+		v.Scenario = &st
+	}
+	return v
+}
+
+func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
+	out := Client{
+		Key: c.hint, KeyID: c.id, Account: c.account, Requests: c.requests, Operations: map[string]int{}, Statuses: map[string]int{},
+		FirstSeen: c.first, LastSeen: c.last, Passed: true,
+		Findings:        slices.Clone(c.findings),
+		FindingsLeftOut: c.leftOut,
+		Walks:           Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
+	}
+	for op, n := range c.ops {
+		out.Operations[op] = n
+	}
+	for st, n := range c.statuses {
+		out.Statuses[strconv.Itoa(st)] = n
+	}
+	failed := c.failed
+	for _, f := range j.abandoned(c, final, now) {
+		failed[ruleWalk]++
+		if len(out.Findings) < j.cfg.MaxFindings {
+			out.Findings = append(out.Findings, f)
+		} else {
+			out.FindingsLeftOut++
+		}
+	}
+	for r := range nRules {
+		vd := Verdict{ID: rules[r].id, Must: rules[r].must, Checked: c.checked[r], Findings: failed[r]}
+		switch {
+		case failed[r] > 0:
+			vd.Result = Failed
+			out.Passed = false
+		case c.checked[r] > 0:
+			vd.Result = Passed
+		default:
+			vd.Result, vd.Note = NotExercised, rules[r].unexercise
+		}
+		if r == ruleWalk && vd.Result == Passed && len(c.walks) > 0 {
+			vd.Note = fmt.Sprintf("%d walk(s) in progress", len(c.walks))
+		}
+		out.Requirements = append(out.Requirements, vd)
+	}
+	if c.firstPages > 1 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: read the first page %d times (allowed: it is how a client sees new events)", catalogue.ClientFirstPageAgain, c.firstPages))
+	}
+	if c.healthWithKey > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: sent its key to the health check %d times (allowed: the key is ignored there)", catalogue.ClientHealthKey, c.healthWithKey))
+	}
+	if j.run != nil {
+		if res := j.run.result(j, c, final); res != nil {
+			out.Scenario = res
+			if res.Result == Failed {
+				out.Passed = false
+			}
+		}
+	}
+	return out
+}
+
+// requirements lists the client requirements and open points, from the
+// catalogue, in its order.
+func requirements() []Requirement { return slices.Clone(clientRequirements()) }
+
+var clientRequirements = sync.OnceValue(func() []Requirement {
+	cat, err := catalogue.Load()
+	if err != nil {
+		return []Requirement{}
+	}
+	var out []Requirement
+	for _, q := range cat.List() {
+		if q.Feature != "client" {
+			continue
+		}
+		r := Requirement{ID: q.ID, Kind: q.Kind, Text: q.Text, Choice: q.SimulatorChoice}
+		for _, ru := range rules {
+			if ru.id == q.ID {
+				r.Must = ru.must
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+})

@@ -1,0 +1,87 @@
+package simulator_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/clients"
+)
+
+// The routes of a client judge answer as their document says, with the
+// real judge of package simulator/clients, and start again with the
+// journal.
+func TestClientRoutesMatchTheirDocument(t *testing.T) {
+	j, err := clients.New(clients.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: j})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	do := func(method, target, body string, header ...string) *httptest.ResponseRecorder {
+		var r *http.Request
+		if body != "" {
+			r = httptest.NewRequest(method, "http://127.0.0.1:8080"+target, strings.NewReader(body))
+		} else {
+			r = httptest.NewRequest(method, "http://127.0.0.1:8080"+target, nil)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, r)
+		return w
+	}
+	pro := s.Seeded().Pro
+	// A client with findings and a walk, so every part of a verdict shows.
+	do("GET", "/api/public-feed?limit=2&cursor=made-up&key="+pro, "", "Authorization", "Bearer "+pro)
+	first := do("GET", "/api/public-feed?limit=2", "", "Authorization", "Bearer "+pro)
+	next := first.Body.String()
+	next = next[strings.LastIndex(next, `"nextCursor":"`)+len(`"nextCursor":"`):]
+	next = next[:strings.IndexByte(next, '"')]
+	do("GET", "/api/public-feed?limit=2&cursor="+next, "", "Authorization", "Bearer "+pro)
+	do("POST", "/api/public/videos", `{"videoIds":[]}`, "Authorization", "Bearer "+pro, "Content-Type", "text/plain")
+	do("POST", "/api/public/health", "")
+
+	for _, tc := range []struct {
+		route, method, target, body string
+		want                        int
+	}{
+		{"POST /scenarios", "POST", "/_control/scenarios", `{"name":"malformed-body"}`, 201},
+		{"POST /scenarios", "POST", "/_control/scenarios", `{"name":"nope"}`, 404},
+		{"GET /scenarios", "GET", "/_control/scenarios", "", 200},
+		{"GET /clients", "GET", "/_control/clients", "", 200},
+		{"GET /clients", "GET", "/_control/clients?final=true", "", 200},
+		{"GET /clients", "GET", "/_control/clients?final=maybe", "", 400},
+		{"DELETE /scenarios", "DELETE", "/_control/scenarios", "", 200},
+	} {
+		w := do(tc.method, tc.target, tc.body, "Content-Type", "application/json")
+		if w.Code != tc.want {
+			t.Fatalf("%s %s: %d, want %d: %s", tc.method, tc.target, w.Code, tc.want, w.Body)
+		}
+		simulator.CheckControlAnswer(t, tc.route, w.Code, w.Header(), w.Body.Bytes())
+		if strings.Contains(w.Body.String(), pro[4:12]) {
+			t.Fatalf("%s %s shows a key: %s", tc.method, tc.target, w.Body)
+		}
+	}
+	v := j.Snapshot(true)
+	if len(v.Clients) != 2 || v.Passed || len(v.Clients[0].Findings) < 4 {
+		t.Fatalf("verdicts: %+v", v)
+	}
+	do("DELETE", "/_control/requests", "")
+	if v := j.Snapshot(true); len(v.Clients) != 0 || v.Requests != 0 {
+		t.Errorf("after the journal was cleared: %d clients, %d requests", len(v.Clients), v.Requests)
+	}
+	do("GET", "/api/public-feed?limit=1", "", "Authorization", "Bearer "+pro)
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if v := j.Snapshot(true); len(v.Clients) != 0 {
+		t.Errorf("after a reset: %d clients", len(v.Clients))
+	}
+}
