@@ -81,7 +81,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		rec := &w.rec
 		if !control {
 			s.begin(rec, r)
-			w.keep = rec.observe
+			// Observers read feed pages (cursors, events); a tracked-videos
+			// answer is large and read by none: not copied for them.
+			w.keep = rec.observe && rec.e.Operation == OpFeed
 		}
 		if s.log.Enabled(r.Context(), slog.LevelDebug) {
 			start := time.Now()

@@ -53,8 +53,8 @@ type Exchange struct {
 	// RequestBody is the body as the client sent it, at most
 	// MaxBodyBytes + 1 bytes, whether or not the handler read it.
 	RequestBody []byte
-	// ResponseHeader and ResponseBody are the answer (the body up to
-	// maxObservedBody bytes).
+	// ResponseHeader and ResponseBody are the answer (the body of a feed
+	// answer only, up to maxObservedBody bytes).
 	ResponseHeader http.Header
 	ResponseBody   []byte
 	// RateTime is when the request arrived on the clock that rate-limit

@@ -93,8 +93,8 @@ func TestJournalRecordsRequestsWithoutKeys(t *testing.T) {
 	}
 	v := seen[3]
 	if string(v.RequestBody) != `{"videoIds":["a"]}` || v.RequestHeader.Get("Authorization") != "" || v.RequestHeader.Get("Content-Type") != "application/json" ||
-		!strings.Contains(string(v.ResponseBody), `"missingVideoIds"`) || v.ResponseHeader.Get("Content-Type") != "application/json" || v.KeyID != rl.KeyID {
-		t.Errorf("the videos exchange: %+v", v.Entry)
+		v.ResponseBody != nil || v.ResponseHeader.Get("Content-Type") != "application/json" || v.KeyID != rl.KeyID {
+		t.Errorf("the videos exchange (its answer's body is not copied for observers): %+v", v.Entry)
 	}
 	mu.Unlock()
 
