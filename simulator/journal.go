@@ -44,7 +44,10 @@ type Entry struct {
 }
 
 // Exchange is what an Observer sees of one request to the API, once it is
-// answered. It is the observer's to keep.
+// answered. It is the observer's to keep, but its headers and bodies are
+// shared with the server: an observer reads them and changes none, and
+// copies what it keeps of them (the observer of every request would
+// otherwise copy every header of every request).
 type Exchange struct {
 	Entry
 	// RequestHeader is the request's header without Authorization and
@@ -361,10 +364,8 @@ func (s *Server) end(rec *record, w *trackingWriter, r *http.Request) {
 	if !rec.observe {
 		return
 	}
-	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: r.Header.Clone(), ResponseHeader: w.Header().Clone(), ResponseBody: w.kept,
+	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: w.Header(), ResponseBody: w.kept,
 		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: w.fault, ClientGone: r.Context().Err() != nil, redact: s.redactKeys}
-	delete(x.RequestHeader, "Authorization")
-	delete(x.RequestHeader, "Cookie")
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
@@ -372,6 +373,18 @@ func (s *Server) end(rec *record, w *trackingWriter, r *http.Request) {
 	for _, o := range s.observers {
 		s.callObserver(o, x)
 	}
+}
+
+// withoutSecrets is a request's header for observers: the same values,
+// without Authorization and Cookie.
+func withoutSecrets(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		if k != "Authorization" && k != "Cookie" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (s *Server) callObserver(o Observer, x *Exchange) {

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,6 +21,25 @@ func BenchmarkFeedPage(b *testing.B) {
 func BenchmarkVideos(b *testing.B) {
 	b.Run("unjudged", func(b *testing.B) { benchServe(b, false, videosRequest) })
 	b.Run("judged", func(b *testing.B) { benchServe(b, true, videosRequest) })
+}
+
+// benchServer is a simulator without rate limits, judged or not, closed
+// when the benchmark ends.
+func benchServer(b *testing.B, judged bool) (*simulator.Server, http.Handler) {
+	cfg := simulator.Config{Seed: 1, FeedLimit: -1, VideosLimit: -1}
+	if judged {
+		j, err := New(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.Clients = j
+	}
+	s, err := simulator.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s, s.Handler()
 }
 
 func feedRequest(key string) *http.Request {
@@ -42,25 +62,55 @@ func (d *discard) WriteHeader(int)             {}
 func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
 
 func benchServe(b *testing.B, judged bool, req func(key string) *http.Request) {
-	cfg := simulator.Config{Seed: 1, FeedLimit: -1, VideosLimit: -1}
-	if judged {
-		j, err := New(Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg.Clients = j
-	}
-	s, err := simulator.New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, h := benchServer(b, judged)
 	key := s.Seeded().Pro
-	h := s.Handler()
 	w := &discard{h: http.Header{}}
 	b.ReportAllocs()
 	for b.Loop() {
 		clear(w.h)
 		h.ServeHTTP(w, req(key))
 	}
+}
+
+// BenchmarkFeedDeep: the feed's later pages (limit=50) in a scattered
+// order, as a load test asks for them: every request begins a walk.
+func BenchmarkFeedDeep(b *testing.B) {
+	b.Run("unjudged", func(b *testing.B) { benchDeep(b, false) })
+	b.Run("judged", func(b *testing.B) { benchDeep(b, true) })
+}
+
+func benchDeep(b *testing.B, judged bool) {
+	s, h := benchServer(b, judged)
+	key := s.Seeded().Pro
+	var reqs []*http.Request
+	for cursor := ""; ; {
+		target := "/api/public-feed?limit=50"
+		if cursor != "" {
+			target += "&cursor=" + cursor
+		}
+		r := feedRequestTo(target, key)
+		reqs = append(reqs, r)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, feedRequestTo(target, key))
+		var page struct{ NextCursor *string }
+		if json.Unmarshal(w.Body.Bytes(), &page) != nil || page.NextCursor == nil {
+			break
+		}
+		cursor = *page.NextCursor
+	}
+	reqs = reqs[1:]
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, reqs[(i*7919)%len(reqs)])
+		i++
+	}
+}
+
+func feedRequestTo(target, key string) *http.Request {
+	r := httptest.NewRequest("GET", target, nil)
+	r.Header.Set("Authorization", "Bearer "+key)
+	return r
 }

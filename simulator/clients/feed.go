@@ -16,8 +16,8 @@ import (
 // open until a page has nextCursor null.
 type walk struct {
 	seq   uint64 // when it began, in the judge's order
-	first Ref    // the request that began it
-	last  Ref    // the request whose page holds the cursor it waits on
+	first rawRef // the request that began it
+	last  rawRef // the request whose page holds the cursor it waits on
 	pages int
 	top   int64 // createdAt of the newest event of the first page it began from
 	mark  int64 // the client's complete mark when it began (0: none)
@@ -111,13 +111,16 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		delete(c.walks, fo.cursor)
 	} else {
 		j.seq++
-		w = &walk{seq: j.seq, first: refOf(x), top: c.firstTop, mark: c.complete}
+		w = &walk{seq: j.seq, first: keptRef(x), top: c.firstTop, mark: c.complete}
 		c.begun++
 		fo.began = true
 	}
 	c.checked[ruleWalk] = c.begun
 	w.pages++
-	w.last = refOf(x)
+	w.last = w.first
+	if w.pages > 1 {
+		w.last = keptRef(x)
+	}
 	caughtUp := events && w.mark != 0 && oldest <= w.mark
 	if fo.next == 0 || caughtUp {
 		// The end of the feed, or down to what the client already had (a
@@ -146,7 +149,7 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		oldest := slices.MinFunc(mapKeys(c.walks), func(a, b uint64) int { return cmpUint(c.walks[a].seq, c.walks[b].seq) })
 		o := c.walks[oldest]
 		delete(c.walks, oldest)
-		first := o.first
+		first := o.first.shown()
 		j.find(c, ruleWalk, x, fmt.Sprintf("more than %d walks open at once: the walk begun at request #%d was left after %d %s with a nextCursor pending", maxOpenWalks, o.first.ID, o.pages, plural(o.pages, "page", "pages")), &first)
 	}
 }
@@ -169,9 +172,9 @@ func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
 	}
 	var out []Finding
 	for _, w := range ws {
-		first := w.first
+		first := w.first.shown()
 		out = append(out, Finding{
-			Requirement: rules[ruleWalk].id, Rule: rules[ruleWalk].must, Request: w.last, Related: &first,
+			Requirement: rules[ruleWalk].id, Rule: rules[ruleWalk].must, Request: w.last.shown(), Related: &first,
 			Evidence: fmt.Sprintf("began a walk at request #%d and left it after %d %s with a nextCursor pending: %s", w.first.ID, w.pages, plural(w.pages, "page", "pages"), why),
 		})
 	}
@@ -212,14 +215,51 @@ func nextCursor(body []byte) (string, bool) {
 // createdAt, and inside a JSON string the member's quotes would be
 // escaped. events is false for a page without events.
 func pageSpan(body []byte) (newest, oldest int64, events bool) {
-	const member = `"createdAt":`
-	i, k := bytes.Index(body, []byte(member)), bytes.LastIndex(body, []byte(member))
+	i, k := indexMember(body, 0), lastMember(body)
 	if i < 0 {
 		return 0, 0, false
 	}
-	newest, ok1 := leadingInt(body[i+len(member):])
-	oldest, ok2 := leadingInt(body[k+len(member):])
+	newest, ok1 := leadingInt(body[i+len(createdAt):])
+	oldest, ok2 := leadingInt(body[k+len(createdAt):])
 	return newest, oldest, ok1 && ok2
+}
+
+const createdAt = `"createdAt":`
+
+// indexMember is the index of the first createdAt member at or after
+// from, -1 if none. It looks for the member's rare capital A by
+// bytes.IndexByte (vector instructions) rather than for its opening
+// quote, which a JSON body is full of (bytes.Index goes byte by byte
+// then).
+func indexMember(body []byte, from int) int {
+	const a = len(`"created`)
+	for i := from + a; i < len(body); {
+		k := bytes.IndexByte(body[i:], 'A')
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if start := i - a; start >= from && bytes.HasPrefix(body[start:], []byte(createdAt)) {
+			return start
+		}
+		i++
+	}
+	return -1
+}
+
+// lastMember is the index of the last createdAt member, -1 if none:
+// forward searches in a tail of the body that doubles until it holds one
+// (the last event is near the end; a backward search goes byte by byte).
+func lastMember(body []byte) int {
+	for tail := 1024; ; tail *= 2 {
+		from, last := max(len(body)-tail, 0), -1
+		for i := indexMember(body, from); i >= 0; i = indexMember(body, i+1) {
+			last = i
+		}
+		if last >= 0 || from == 0 {
+			return last
+		}
+	}
 }
 
 func leadingInt(b []byte) (int64, bool) {

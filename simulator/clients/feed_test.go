@@ -1,6 +1,9 @@
 package clients
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // A FeedPage's nextCursor and createdAt span are read without decoding
 // the page; what is not a page reads as none.
@@ -29,5 +32,26 @@ func TestPageReading(t *testing.T) {
 	}
 	if _, _, ok := pageSpan([]byte(`{"events":[],"nextCursor":null}`)); ok {
 		t.Error("pageSpan of a page without events")
+	}
+}
+
+func TestMemberSearch(t *testing.T) {
+	sep := []byte(createdAt)
+	for _, n := range []int{0, 1, 5, 1000, 1023, 1024, 1025, 3000, 70000} {
+		for _, at := range []int{-1, 0, n / 2, n - len(sep)} {
+			body := bytes.Repeat([]byte(`A"createdAt"A`), n/13+1)[:n]
+			if at >= 0 && at+len(sep) <= n {
+				copy(body[at:], sep)
+				if at > 0 {
+					copy(body[0:], sep) // an earlier one too
+				}
+			}
+			if got, want := lastMember(body), bytes.LastIndex(body, sep); got != want {
+				t.Errorf("n=%d at=%d: lastMember %d, bytes.LastIndex %d", n, at, got, want)
+			}
+			if got, want := indexMember(body, 0), bytes.Index(body, sep); got != want {
+				t.Errorf("n=%d at=%d: indexMember %d, bytes.Index %d", n, at, got, want)
+			}
+		}
 	}
 }

@@ -32,6 +32,7 @@ const (
 	maxOpenWalks     = 8       // walks open at once per client
 	maxTrackedEvents = 200_000 // event ids a scenario keeps, all clients together
 	excerptLen       = 200     // of a path or query quoted in a finding
+	maxRawRef        = 1024    // bytes of path and query kept unquoted for a later finding
 )
 
 // Config configures a Judge; the zero value takes the defaults.
@@ -251,9 +252,28 @@ func (j *Judge) find(c *client, r rule, x *simulator.Exchange, evidence string, 
 // refOf names a request as a finding shows it: the path and query as the
 // journal has them (whole keys redacted), without any run of letters and
 // digits long enough to be part of a key (see quote).
-func refOf(x *simulator.Exchange) Ref {
-	return Ref{ID: x.ID, Method: x.Method, Path: quote(x.Path, excerptLen), Query: quote(x.Query, excerptLen),
+func refOf(x *simulator.Exchange) Ref { return keptRef(x).shown() }
+
+// rawRef is a request as the judge keeps it until a finding shows it (a
+// walk's first and last page): the path and query as journaled, quoted
+// only when shown, since most are never shown. A long one is quoted at
+// once, so that what is kept stays small.
+type rawRef Ref
+
+func keptRef(x *simulator.Exchange) rawRef {
+	r := rawRef{ID: x.ID, Method: x.Method, Path: x.Path, Query: x.Query,
 		Status: x.Status, Error: x.Error, VirtualTime: x.VirtualTime, Time: x.Time}
+	if len(r.Path)+len(r.Query) > maxRawRef {
+		r.Path, r.Query = quote(r.Path, excerptLen), quote(r.Query, excerptLen)
+	}
+	return r
+}
+
+// shown is the request as a finding names it (see quote; quoting twice
+// changes nothing).
+func (r rawRef) shown() Ref {
+	r.Path, r.Query = quote(r.Path, excerptLen), quote(r.Query, excerptLen)
+	return Ref(r)
 }
 
 // minSecret is the shortest run of letters and digits that quote hides: a
