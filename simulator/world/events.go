@@ -93,7 +93,7 @@ func (w *World) eventID(b []byte, pos uint32) []byte {
 // {"id":...,"createdAt":...,"type":...,"channel":{...} and the event's
 // header. The caller appends its fields and calls commit.
 func (w *World) begin(typ string, ci, vi int32, at int64) ([]byte, head) {
-	created := max(at, w.last+1)
+	created := max(at, w.last)
 	pos := uint32(len(w.log.heads))
 	b := appendKey(append(w.log.tail(), '{'), "id", true)
 	b = w.eventID(b, pos)

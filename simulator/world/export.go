@@ -207,8 +207,8 @@ func fromSnapshot(s *snapshot) (*World, error) {
 			return nil, fmt.Errorf("event %d: unknown type %q", pos, eh.Type)
 		case !okc:
 			return nil, fmt.Errorf("event %d: unknown channel %q", pos, eh.Channel.ID)
-		case eh.CreatedAt == nil || (pos > 0 && *eh.CreatedAt <= w.last):
-			return nil, fmt.Errorf("event %d: createdAt missing or not after the previous event's", pos)
+		case eh.CreatedAt == nil || (pos > 0 && *eh.CreatedAt < w.last):
+			return nil, fmt.Errorf("event %d: createdAt missing or before the previous event's", pos)
 		}
 		h.typ, h.channel, h.createdAt = typ, ci, *eh.CreatedAt
 		if !schemas.IsChannelLevel(eh.Type) {

@@ -58,8 +58,10 @@
 // # Events
 //
 // The log is append-only in one total order: createdAt, then position. An
-// event's createdAt is its poll's time, or 1 ms after the previous event's
-// when that is later, so createdAt strictly decreases along every feed.
+// event's createdAt is its poll's time (the previous event's, should that
+// be later), so createdAt never increases along a feed, and the events
+// one poll records share it, as a real poller's would: a page boundary
+// falls inside such a tie, and the cursor, a position, keeps them apart.
 // Events are immutable snapshots: the embedded channel and video show their
 // state when the event was recorded (after the change it reports), not their
 // current state. Each event is JSON-encoded once, when it is recorded; a feed
@@ -89,8 +91,8 @@
 //   - video is the video's current state with its channel's current state;
 //   - firstSeenAt is when the poller first saw the video: for uploads, the
 //     time of the channel poll that found it (its video_published event has
-//     that createdAt, or a few ms more when events crowd); for videos that
-//     existed before the history began, the history's start;
+//     that createdAt); for videos that existed before the history began,
+//     the history's start;
 //   - historyWindowDays is 30 for Pro, 7 for Free;
 //   - statSamples are the samples of the last historyWindowDays, oldest
 //     first. Every poll takes a sample, but at most one per clock hour is
