@@ -150,7 +150,27 @@ func echo(w http.ResponseWriter, r *http.Request) {
 		"error":   strings.Repeat("e", 590) + auth, // the excerpt's cut at 600 falls inside the key
 		"message": "unknown key " + auth,
 		"events":  events,
+		// First in the body (members are sorted): the key spelt with \u
+		// escapes, every character and every other one. JSON that decodes
+		// to the key is the key.
+		"details": []json.RawMessage{uEscaped(auth, 1), uEscaped(auth, 2)},
 	})
+}
+
+// uEscaped is s as a JSON string whose every n-th character is a \u
+// escape.
+func uEscaped(s string, n int) json.RawMessage {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := range len(s) {
+		if c := s[i]; i%n == 0 || c == '"' || c == '\\' || c < ' ' {
+			fmt.Fprintf(&b, `\u%04x`, c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return json.RawMessage(b.String())
 }
 
 // cutMidBody announces 5000 bytes, sends 100 and closes the connection.

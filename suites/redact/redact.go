@@ -11,8 +11,11 @@
 package redact
 
 import (
+	"bytes"
+	"cmp"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -106,7 +109,86 @@ func (r *Redactor) String(s string) string {
 	if r.replacer == nil {
 		return s
 	}
+	if strings.Contains(s, `\u`) {
+		s = r.escaped(s)
+	}
 	return r.replacer.Replace(s)
+}
+
+// escaped redacts the secrets and fragments that a JSON text spells with
+// \u escapes, every character or only some (tcm\u005fAb\u0043d...): the
+// escapes of characters a key is made of are decoded, the decoded text is
+// searched, and what each match spans in s is replaced, by the key's form
+// for a whole key and by Fragment otherwise. The caller holds r.mu.
+func (r *Redactor) escaped(s string) string {
+	dec := make([]byte, 0, len(s))
+	from := make([]int, 0, len(s)+1) // offset in s of each byte of dec, then len(s)
+	decoded := false
+	for i := 0; i < len(s); {
+		if c, ok := keyEscape(s[i:]); ok {
+			dec, from, decoded = append(dec, c), append(from, i), true
+			i += len(`\u0000`)
+			continue
+		}
+		dec, from = append(dec, s[i]), append(from, i)
+		i++
+	}
+	if !decoded {
+		return s
+	}
+	from = append(from, len(s))
+	type span struct {
+		from, to int
+		form     string
+	}
+	var spans []span
+	for p := range r.whole { // secrets and fragments
+		for off := 0; ; {
+			k := bytes.Index(dec[off:], []byte(p))
+			if k < 0 {
+				break
+			}
+			start := off + k
+			sp := span{from[start], from[start+len(p)], Fragment}
+			if slices.Contains(r.secrets, p) {
+				sp.form = Form(p)
+			}
+			spans, off = append(spans, sp), start+1
+		}
+	}
+	if len(spans) == 0 {
+		return s
+	}
+	// Widest first at each start: a whole key comes before its fragments,
+	// and takes them in; spans that overlap otherwise become one Fragment.
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.from-b.from, b.to-a.to) })
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(spans); {
+		g := spans[i]
+		for i++; i < len(spans) && spans[i].from < g.to; i++ {
+			if spans[i].to > g.to {
+				g.to, g.form = spans[i].to, Fragment
+			}
+		}
+		b.WriteString(s[at:g.from])
+		b.WriteString(g.form)
+		at = g.to
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// keyEscape decodes a \u escape at the start of s of a character a key may
+// hold: an ASCII letter or digit, or the underscore.
+func keyEscape(s string) (byte, bool) {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' || s[2] != '0' || s[3] != '0' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[4:6], 16, 8)
+	c := byte(v)
+	ok := err == nil && ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_')
+	return c, ok
 }
 
 // safeCut returns where b may be cut so that what comes before can be

@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,5 +138,35 @@ func TestNoFragmentSurvives(t *testing.T) {
 	}
 	if got := r.String("x " + key[10:25] + " y"); got != "x "+redact.Fragment+key[18:25]+" y" {
 		t.Errorf("a fragment in a text: %q", got)
+	}
+}
+
+// A key a JSON text spells with \u escapes, wholly or in part, is a key.
+func TestEscapedKeys(t *testing.T) {
+	r := redact.New(key)
+	every := func(s string, n int) string { // escapes every n-th character
+		var b strings.Builder
+		for i := range len(s) {
+			if i%n == 0 {
+				fmt.Fprintf(&b, `\u%04x`, s[i])
+			} else {
+				b.WriteByte(s[i])
+			}
+		}
+		return b.String()
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"id":"` + every(key, 1) + `"}`, `{"id":"tcm_…2345"}`},
+		{`{"id":"` + every(key, 3) + `"}`, `{"id":"tcm_…2345"}`},
+		{`{"id":"` + every(key, 1) + every(key, 2) + `"}`, `{"id":"tcm_…2345tcm_…2345"}`},
+		{`"x` + every(key[10:24], 2) + `y"`, `"x…y"`},                                                 // a fragment
+		{`\\` + every(key, 1), `\\tcm_…2345`},                                                         // escaped once more, as a JSON report holds it
+		{`"caf\u00e9 \u0041\u0042 ` + key[:4] + `"`, `"caf\u00e9 \u0041\u0042 tcm_"`},                 // escapes that spell no key stay
+		{`"` + every(key[:20], 1) + `|` + every(key[20:], 1) + `"`, `"` + every(key[:4], 1) + `…|…"`}, // a key cut in two: its halves are fragments (the prefix is no secret)
+	} {
+		got := r.String(tc.in)
+		if got != tc.want {
+			t.Errorf("String(%s)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
 	}
 }
