@@ -36,7 +36,7 @@ type Entry struct {
 	KeyHint       string `json:"keyHint,omitempty"`
 	KeyID         string `json:"keyId,omitempty"`
 	Account       string `json:"account,omitempty"`  // the account the key belongs or belonged to
-	KeyInURL      bool   `json:"keyInUrl,omitempty"` // a key was found (and redacted) in the path or query
+	KeyInURL      bool   `json:"keyInUrl,omitempty"` // a key, or a piece of one, was found (and redacted) in the path or query
 	ContentType   string `json:"contentType,omitempty"`
 	RequestBytes  int64  `json:"requestBytes"`  // of the body, as far as the server read it
 	ResponseBytes int64  `json:"responseBytes"` // of the answer's body

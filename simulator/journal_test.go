@@ -2,9 +2,12 @@ package simulator
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +236,65 @@ func TestKeyHashedOnceFollowsTheHeader(t *testing.T) {
 	free = s.Seeded().Free
 	if r := s.serve(t, videosReq(s.Seeded().Pro, `{"videoIds":["a"]}`)); r.status != http.StatusForbidden {
 		t.Errorf("the swapped-in free key: %d, want 403", r.status)
+	}
+}
+
+// A piece of a key (8 characters or more of its random part) that a client
+// put in a URL is hidden in the journal and the log as the whole key is,
+// also for the keys of an imported export; a cursor stays as it was.
+func TestJournalHidesPiecesOfKeys(t *testing.T) {
+	var log strings.Builder
+	s := newServer(t, Config{Seed: 1, JournalSize: 10, Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	k := s.Seeded()
+	first := s.serve(t, feedReq(k.Pro, "limit=1"))
+	var page struct{ NextCursor string }
+	if err := json.Unmarshal(first.body, &page); err != nil || page.NextCursor == "" {
+		t.Fatalf("first page: %v %s", err, first.body)
+	}
+	random := func(key string) string { return key[len(key)-KeyRandomLen:] }
+	s.serve(t, feedReq(k.Pro, "limit=1&cursor="+page.NextCursor))
+	s.serve(t, feedReq(k.Pro, "limit=1&half="+random(k.Free)[:16]))                   // half a key
+	s.serve(t, feedReq(k.Pro, "limit=1&tail=x"+random(k.Revoked)[20:]+"&n=12345678")) // 12 characters of a revoked key, and digits of none
+	s.serve(t, req{method: "GET", target: "/api/" + random(k.Pro)[3:14] + "/feed"})   // in the path
+
+	all := decode[journalPage](t, s.serve(t, ctl("GET", "requests", "")), 200)
+	got := []string{}
+	for _, e := range all.Requests {
+		got = append(got, e.Path+"?"+e.Query)
+	}
+	want := []string{
+		"/api/public-feed?limit=1",
+		"/api/public-feed?limit=1&cursor=" + page.NextCursor,
+		"/api/public-feed?limit=1&half=…",
+		"/api/public-feed?limit=1&tail=x…&n=12345678",
+		"/api/…/feed?",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("journal:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(log.String(), "tail=x…") {
+		t.Errorf("the log shows no request:\n%s", log.String())
+	}
+	for _, key := range []string{k.Pro, k.Free, k.Revoked} {
+		for i := 0; i+8 <= KeyRandomLen; i++ {
+			if f := random(key)[i : i+8]; strings.Contains(log.String(), f) {
+				t.Fatalf("the log holds %q, a piece of a key", f)
+			}
+		}
+	}
+
+	// An export imported again: its keys come from the same seed, and
+	// their pieces are known again.
+	exp := s.serve(t, ctl("GET", "world", ""))
+	if exp.status != 200 {
+		t.Fatalf("export: %d", exp.status)
+	}
+	if r := s.serve(t, ctl("PUT", "world", string(exp.body))); r.status != 200 {
+		t.Fatalf("import: %d %s", r.status, r.body)
+	}
+	s.serve(t, feedReq(k.Pro, "limit=1&half="+random(k.Free)[8:24]))
+	all = decode[journalPage](t, s.serve(t, ctl("GET", "requests", "")), 200)
+	if e := all.Requests[len(all.Requests)-1]; e.Query != "limit=1&half=…" {
+		t.Errorf("after an import: %q", e.Query)
 	}
 }

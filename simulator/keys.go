@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"net/url"
 	"slices"
@@ -54,10 +55,93 @@ type keyring struct {
 	byHash  map[keyHash]keyEntry
 	current map[string]keyHash // account id → hash of its one valid key
 	hints   map[string]string  // account id → redacted form of that key
+
+	// The fragments of the last maxFragmentKeys keys issued, as keyed
+	// hashes (a fragment kept as such would give the key away): every
+	// run of keyFragmentLen characters of a key's random part, which
+	// hideFragments hides wherever it stands, as a key that a client cut
+	// or half pasted into a URL is still a secret.
+	fragSeed maphash.Seed
+	frags    map[uint64]int // hash → how many kept keys hold it
+	fragKeys [][]uint64     // per kept key, its fragments' hashes, oldest first
 }
 
+// keyFragmentLen is the shortest piece of a key that is hidden: as the
+// suite's redactor (its MinSecret), and no run of the API's own paths
+// and parameter names is as long.
+const keyFragmentLen = 8
+
+// maxFragmentKeys bounds the keys whose fragments are known (about 2 KB
+// each).
+const maxFragmentKeys = 4096
+
 func newKeyring(prefix string, seed int64) *keyring {
-	return &keyring{prefix: prefix, seed: seed, byHash: map[keyHash]keyEntry{}, current: map[string]keyHash{}, hints: map[string]string{}}
+	return &keyring{prefix: prefix, seed: seed, byHash: map[keyHash]keyEntry{}, current: map[string]keyHash{}, hints: map[string]string{},
+		fragSeed: maphash.MakeSeed(), frags: map[uint64]int{}}
+}
+
+// keepFragments remembers the fragments of key. The caller holds k.mu.
+func (k *keyring) keepFragments(key string) {
+	random := key[len(key)-KeyRandomLen:]
+	hs := make([]uint64, 0, len(random)-keyFragmentLen+1)
+	for i := 0; i+keyFragmentLen <= len(random); i++ {
+		h := maphash.String(k.fragSeed, random[i:i+keyFragmentLen])
+		hs = append(hs, h)
+		k.frags[h]++
+	}
+	if len(k.fragKeys) == maxFragmentKeys {
+		for _, h := range k.fragKeys[0] {
+			if k.frags[h]--; k.frags[h] <= 0 {
+				delete(k.frags, h)
+			}
+		}
+		k.fragKeys = k.fragKeys[1:]
+	}
+	k.fragKeys = append(k.fragKeys, hs)
+}
+
+// hideFragments replaces every piece of keyFragmentLen or more characters
+// of a known key in text by "…".
+func (k *keyring) hideFragments(text string) string {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	if len(k.frags) == 0 {
+		return text
+	}
+	var at []int // where a fragment starts, in order
+	run := 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isKeyChar(text[i]) {
+			run++
+			continue
+		}
+		for j := i - run; j+keyFragmentLen <= i; j++ {
+			if k.frags[maphash.String(k.fragSeed, text[j:j+keyFragmentLen])] > 0 {
+				at = append(at, j)
+			}
+		}
+		run = 0
+	}
+	if at == nil {
+		return text
+	}
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(at); {
+		from, to := at[i], at[i]+keyFragmentLen
+		for i++; i < len(at) && at[i] <= to; i++ {
+			to = at[i] + keyFragmentLen
+		}
+		b.WriteString(text[done:from])
+		b.WriteString("…")
+		done = to
+	}
+	b.WriteString(text[done:])
+	return b.String()
+}
+
+func isKeyChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // generate derives the n-th key of the seed.
@@ -97,6 +181,7 @@ func (k *keyring) Issue(account string) string {
 	k.byHash[h] = keyEntry{Account: account}
 	k.current[account] = h
 	k.hints[account] = redact(key)
+	k.keepFragments(key)
 	return key
 }
 
@@ -154,8 +239,7 @@ func wellFormed(key, prefix string) bool {
 		return false
 	}
 	for i := len(prefix) + 1; i < len(key); i++ {
-		c := key[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+		if !isKeyChar(key[i]) {
 			return false
 		}
 	}
@@ -197,19 +281,31 @@ func (k *keyring) accountOf(h keyHash) string {
 }
 
 // redactKeys replaces every key-shaped string of s (the prefix, an
-// underscore, 32 letters or digits) by its redacted form.
-func (s *Server) redactKeys(text string) string {
+// underscore, 32 letters or digits) by its redacted form, and every piece
+// of a key the keyring knows (see keepFragments) by "…".
+func (s *Server) redactKeys(text string) string { return s.hidePieces(s.redactWhole(text)) }
+
+// redactWhole replaces the key-shaped strings of text only.
+func (s *Server) redactWhole(text string) string {
 	if !strings.Contains(text, s.keyMarker) {
 		return text
 	}
 	return s.keyPattern.ReplaceAllStringFunc(text, redact)
 }
 
+// hidePieces replaces the pieces of known keys in text only.
+func (s *Server) hidePieces(text string) string {
+	if st := s.st.Load(); st != nil {
+		return st.keys.hideFragments(text)
+	}
+	return text
+}
+
 // redactURL redacts keys in a request's path and query for the log and
 // the journal, also a key whose characters were percent-encoded, and says
 // whether it found one.
 func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
-	p, q := s.redactKeys(path), s.redactKeys(rawQuery)
+	p, q := s.redactKeys(path), s.redactWhole(rawQuery)
 	found := p != path || q != rawQuery
 	if strings.ContainsAny(q, "%+") {
 		if dec, err := url.QueryUnescape(q); err != nil || s.keyPattern.MatchString(dec) {
@@ -218,7 +314,8 @@ func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
 			found = found || hit
 		}
 	}
-	return p, q, found
+	hidden := s.hidePieces(q) // after whole keys, which keep their hint
+	return p, hidden, found || hidden != q
 }
 
 // redactEscaped rewrites each parameter of a query whose decoded name or
@@ -298,5 +395,14 @@ func (k *keyring) load(counter uint64, keys []exportedKey) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.counter, k.byHash, k.current, k.hints = counter, byHash, current, hints
+	// Keys come from (seed, counter): those of this seed are known again,
+	// and so are their fragments.
+	clear(k.frags)
+	k.fragKeys = nil
+	for n := counter - min(counter, maxFragmentKeys); n < counter; n++ {
+		if key := k.generate(n); byHash[hashKey(key)].Account != "" {
+			k.keepFragments(key)
+		}
+	}
 	return nil
 }
