@@ -8,7 +8,8 @@
 #   3. two runs in a row against a live world (--speed 600: ten virtual
 #      minutes a real second, so dozens of polls record new events while the
 #      suite reads);
-#   4. -p against --target is refused at once.
+#   4. -p against --target is refused at once;
+#   5. no piece of a key in anything the suite wrote (console, reports).
 # Each must pass (4: must fail fast with its message). Prints wall time and
 # requests of each run. Everything listens on 127.0.0.1 and stops by itself.
 set -euo pipefail
@@ -42,6 +43,7 @@ judge() {
 	local sim="$1" run="$2"
 	shift 2
 	local t0=$SECONDS code=0
+	outputs+=("$work/$run.log" "$work/$run")
 	(cd "$work" && timeout 600 "$work/suite.test" --target "$(field "$sim" url)" --pro-key "$(field "$sim" proKey)" \
 		--free-key "$(field "$sim" freeKey)" --revoked-key "$(field "$sim" revokedKey)" \
 		--report-dir "$work/$run" --ginkgo.no-color "$@" >"$work/$run.log" 2>&1) || code=$?
@@ -55,6 +57,7 @@ judge() {
 }
 
 failed=0
+outputs=() # every file the suite wrote: its console output and its reports
 echo "== 1. a run, and a second run started at once (real time, 20 requests a minute)"
 start twice --speed 1
 judge twice first-run || failed=1
@@ -82,6 +85,7 @@ echo "   the world moved $(((after - before) / 60000)) virtual minutes during th
 
 echo "== 4. -p against --target is refused at once"
 t0=$SECONDS
+outputs+=("$work/parallel.log" "$work/parallel")
 if timeout 120 go tool ginkgo -p --procs 2 ./suites -- --target "$(field twice url)" \
 	--pro-key "$(field twice proKey)" --report-dir "$work/parallel" >"$work/parallel.log" 2>&1; then
 	echo "-p against --target ran"; failed=1
@@ -89,5 +93,22 @@ elif grep -q "is for the bundled simulator only" "$work/parallel.log"; then
 	echo "refused in $((SECONDS - t0)) s: $(grep -o '\-p ([0-9]* processes) is for the bundled simulator only[^;]*' "$work/parallel.log" | head -1)"
 else
 	echo "-p failed without saying why:"; tail -20 "$work/parallel.log"; failed=1
+fi
+echo "== 5. no piece of a key in anything the suite wrote"
+# Every run of 8 characters of a key's random part (as the redactor hides
+# them); grep names the files only, never what it found.
+for info in "$work"/*.json; do
+	for f in proKey freeKey revokedKey; do
+		r="$(jq -r ".$f // empty" "$info")"
+		r="${r#*_}"
+		for ((i = 0; i + 8 <= ${#r}; i++)); do echo "${r:i:8}"; done
+	done
+done | sort -u >"$work/pieces"
+if [[ ! -s "$work/pieces" ]]; then
+	echo "no keys read from the simulators' info files"; failed=1
+elif grep -rlF -f "$work/pieces" "${outputs[@]}" 2>/dev/null; then
+	echo "the files above hold a piece of a key"; failed=1
+else
+	echo "none in $(find "${outputs[@]}" -type f 2>/dev/null | wc -l) files, $(wc -l <"$work/pieces") pieces of $(ls "$work"/*.json | wc -l) simulators' keys searched"
 fi
 exit $failed
