@@ -11,27 +11,15 @@
 # chromium, through ci/hostile/screenshot.sh) when it is installed or
 # installable; SCREENSHOTS=DIR keeps the PNGs and the reports.
 # About 70 s; everything listens on 127.0.0.1 and stops by itself.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/simulators.sh"
 go build -o "$work/" ./cmd/simulator ./ci/examples/clients/polite ./ci/examples/clients/rude
 
-# start NAME ARGS...: a simulator on a free port writing its client report
-# into $work/NAME-report at exit; its info file is $work/NAME.json.
-start() {
+# judged NAME ARGS...: a simulator that writes its client report into
+# $work/NAME-report at exit.
+judged() {
 	local name="$1"
 	shift
-	"$work/simulator" --addr 127.0.0.1:0 --info-file "$work/$name.json" --client-report "$work/$name-report" "$@" >"$work/$name.log" 2>&1 &
-	pids+=("$!")
-	for _ in $(seq 100); do [[ -s "$work/$name.json" ]] && return 0; sleep 0.1; done
-	echo "the simulator $name did not start"; cat "$work/$name.log"; return 1
+	start "$name" --client-report "$work/$name-report" "$@"
 }
 
 # stop NAME: SIGTERM, as a container runtime or CI does; the simulator
@@ -41,8 +29,6 @@ stop() {
 	kill -TERM "$pid"
 	wait "$pid" || { echo "the simulator exited $?"; cat "$work/$2.log"; return 1; }
 }
-
-field() { jq -r ".$2" "$work/$1.json"; }
 
 # client NAME PROGRAM ARGS...: runs an example client against simulator NAME.
 client() {
@@ -54,7 +40,7 @@ client() {
 
 failed=0
 echo "== 1. the rude client, manual clock"
-start rude --speed 0
+judged rude --speed 0
 client rude rude --advance-clock >"$work/rude-client.log" 2>&1 || { echo "rude exited $?"; cat "$work/rude-client.log"; failed=1; }
 stop 0 rude
 report="$work/rude-report/client-report.json"
@@ -67,7 +53,7 @@ if [[ "$broke" != "$want" || "$(jq -r .outcome "$report")" != failed || "$once" 
 fi
 
 echo "== 2. the polite client, real time, 20 requests a minute"
-start polite --speed 1
+judged polite --speed 1
 t0=$(date +%s.%N)
 if ! client polite polite --polls 5 --interval 5s >"$work/polite-client.log" 2>&1; then
 	echo "polite exited with an error:"; cat "$work/polite-client.log"; failed=1

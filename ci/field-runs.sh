@@ -12,30 +12,9 @@
 #   5. no piece of a key in anything the suite wrote (console, reports).
 # Each must pass (4: must fail fast with its message). Prints wall time and
 # requests of each run. Everything listens on 127.0.0.1 and stops by itself.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/simulators.sh"
 go build -o "$work/simulator" ./cmd/simulator
 go test -c -o "$work/suite.test" ./suites
-
-# start NAME ARGS...: a simulator on a free port; its info file is $work/NAME.json.
-start() {
-	local name="$1"
-	shift
-	"$work/simulator" --addr 127.0.0.1:0 --info-file "$work/$name.json" "$@" >"$work/$name.log" 2>&1 &
-	pids+=("$!")
-	for _ in $(seq 100); do [[ -s "$work/$name.json" ]] && return 0; sleep 0.1; done
-	echo "the simulator $name did not start"; cat "$work/$name.log"; return 1
-}
-
-field() { jq -r ".$2" "$work/$1.json"; }
 
 # judge SIM RUN [EXTRA...]: runs the suite against simulator SIM; prints the
 # outcome, wall time and requests; fails when the run does not pass.

@@ -151,7 +151,7 @@ func alnum(s string) bool {
 		return false
 	}
 	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+		if !isKeyChar(c) {
 			return false
 		}
 	}

@@ -42,11 +42,7 @@ func benchServer(b *testing.B, judged bool) (*simulator.Server, http.Handler) {
 	return s, s.Handler()
 }
 
-func feedRequest(key string) *http.Request {
-	r := httptest.NewRequest("GET", "/api/public-feed?limit=50", nil)
-	r.Header.Set("Authorization", "Bearer "+key)
-	return r
-}
+func feedRequest(key string) *http.Request { return feedRequestTo("/api/public-feed?limit=50", key) }
 
 func videosRequest(key string) *http.Request {
 	r := httptest.NewRequest("POST", "/api/public/videos", strings.NewReader(`{"videoIds":["a","b","c"]}`))
@@ -91,7 +87,7 @@ func benchDeep(b *testing.B, judged bool) {
 		r := feedRequestTo(target, key)
 		reqs = append(reqs, r)
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, feedRequestTo(target, key))
+		h.ServeHTTP(w, r)
 		var page struct{ NextCursor *string }
 		if json.Unmarshal(w.Body.Bytes(), &page) != nil || page.NextCursor == nil {
 			break
