@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
-	"github.com/tcmkit/tcmkit/suites/redact"
-	"github.com/tcmkit/tcmkit/suites/report"
 )
 
 // The client judge of the binary: --scenario, --list-scenarios,

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/simulator/clients"
-	"github.com/tcmkit/tcmkit/suites/report"
 )
 
 func TestListScenarios(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"github.com/tcmkit/tcmkit/fixtures"
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
-	"github.com/tcmkit/tcmkit/suites/redact"
 )
 
 // feedOf is a FeedPage of the given events.

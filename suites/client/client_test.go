@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
-	"github.com/tcmkit/tcmkit/suites/redact"
 )
 
 func TestParseRetryAfter(t *testing.T) {

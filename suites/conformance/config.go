@@ -13,8 +13,8 @@ import (
 	"github.com/peterbourgon/ff/v4/ffhelp"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
-	"github.com/tcmkit/tcmkit/suites/redact"
 )
 
 // Config is everything the suite needs to judge a target. NewConfig sets the

@@ -12,8 +12,8 @@ import (
 	"syscall"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
-	"github.com/tcmkit/tcmkit/suites/redact"
 )
 
 // preflight asks the health operation and the first feed page with the Pro

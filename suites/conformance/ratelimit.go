@@ -13,8 +13,8 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
-	"github.com/tcmkit/tcmkit/suites/redact"
 )
 
 // burst is what the rate-limit specs saw: a run of feed requests on one key

@@ -16,8 +16,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/suites/bundled"
-	"github.com/tcmkit/tcmkit/suites/report"
 )
 
 // SuiteVersion names this suite in reports.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/client"
-	"github.com/tcmkit/tcmkit/suites/redact"
 )
 
 // Session is the state of one run of the suite in one process, as

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/bundled"
 	"github.com/tcmkit/tcmkit/suites/hostile"
-	"github.com/tcmkit/tcmkit/suites/redact"
 )
 
 // The suite against hostile and broken targets: small servers on

@@ -7,7 +7,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
-	"github.com/tcmkit/tcmkit/suites/report"
+	"github.com/tcmkit/tcmkit/schemas/report"
 )
 
 // How a suite writes its conformance report: in ReportAfterSuite, which

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tcmkit/tcmkit/suites/redact"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 )
 
 const key = "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
