@@ -89,4 +89,5 @@ func (s *suite) authSpecs() {
 			})
 		})
 	}
+	s.hiddenAuthSpecs()
 }

@@ -59,8 +59,12 @@ func (s *suite) eventSources(ctx context.Context) []judged {
 	for _, p := range w.Pages {
 		js = append(js, judged{p.Resp, schemas.FeedPage})
 	}
+	reqs := s.videoBatches(ctx)
 	if ids := s.knownVideoIDs(ctx, schemas.MaxVideoIDs); len(ids) > 0 {
-		if resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro)); resp.Status == http.StatusOK {
+		reqs = append(reqs, videosRequest(ids, s.tg.Pro))
+	}
+	for _, req := range reqs {
+		if resp := s.fetch(ctx, req); resp.Status == http.StatusOK {
 			js = append(js, judged{resp, schemas.VideosResponse})
 		}
 	}

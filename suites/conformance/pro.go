@@ -17,4 +17,5 @@ func (s *suite) proSpecs() {
 		// the body's schema is the pagination specs' concern
 		s.expect(s.fetch(ctx, feedRequest(nil, s.needFree()))).To(HaveStatus(http.StatusOK))
 	})
+	s.hiddenProSpecs()
 }

@@ -95,7 +95,7 @@ func (s *suite) runBurst(ctx context.Context, key string) *burst {
 		if len(b.sent) > b.most {
 			return b // more passed than may: no 429 in time
 		}
-		resp, err := s.c.Send(ctx, burstRequest(len(b.sent), key))
+		resp, err := s.c.Send(ctx, burstRequest(b.sent, key))
 		if err != nil {
 			b.err = err
 			return b
@@ -116,12 +116,21 @@ func (s *suite) runBurst(ctx context.Context, key string) *burst {
 	}
 }
 
-// burstRequest is the i-th request of a burst. The queries vary (limit 1
-// to 10) so that a limit counted per query, not per key, shows; and they
-// repeat, so that a server that answers a throttled request with an
-// earlier answer to the same query shows too.
-func burstRequest(i int, key string) client.Request {
-	return limitRequest(strconv.Itoa(i%10+1), key)
+// burstRequest is the next request of a burst, after sent. The queries
+// vary (limit 1 to 10) so that a limit counted per query, not per key,
+// shows; they repeat, so that a server that answers a throttled request
+// with an earlier answer to the same query shows too; and every other one
+// follows the nextCursor of the one before, so that a limit that does not
+// count cursor pages shows (they are feed requests like the others).
+func burstRequest(sent []*client.Response, key string) client.Request {
+	i := len(sent)
+	limit := strconv.Itoa(i%10 + 1)
+	if i%2 == 1 && sent[i-1].Status == http.StatusOK {
+		if _, next := pageShape(sent[i-1]); next != "" {
+			return pageRequest(limit, next, key)
+		}
+	}
+	return limitRequest(limit, key)
 }
 
 // virtualClock reports whether waiting on the target's clock takes no real
@@ -243,7 +252,7 @@ func (b *burst) describe() string {
 	if len(b.sent) == 1 {
 		noun = "request"
 	}
-	d := fmt.Sprintf("%d %s GET %s?limit=1..10 on key %s in %s (%d sent on it by the suite in the minute before)",
+	d := fmt.Sprintf("%d %s GET %s?limit=1..10 (every other one with the cursor of the one before) on key %s in %s (%d sent on it by the suite in the minute before)",
 		len(b.sent), noun, schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
 	if b.repeated != "" {
 		d += ", repeated from a fresh window after " + b.repeated

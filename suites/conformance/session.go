@@ -288,6 +288,8 @@ func (s *Session) prefetchWalks() {
 		for _, limit := range []string{"", strconv.Itoa(schemas.MaxPageSize)} {
 			s.walkOnce(client.WithScope(s.runCtx, walkScope(s.tg.Pro, limit)), s.tg.Pro, limit)
 		}
+		// the walk's videos too: the tracked-videos budget is idle meanwhile
+		s.prefetchVideos(client.WithScope(s.runCtx, videoScope))
 	}()
 }
 

@@ -50,6 +50,8 @@ func Register(cfg *Config) *Session {
 		Describe("tenant isolation", Label("isolation"), s.isolationSpecs)
 		Describe("errors and media types", Label("errors"), s.errorSpecs)
 		Describe(silent, Label(strict), s.simulatorChoices)
+		// Last: the burst key's second lockout delays no spec after it.
+		Describe("rate limit, a second lockout", Label("rate-limit"), Ordered, Serial, ContinueOnFailure, s.lockoutSpecs)
 	})
 	return s.Session
 }

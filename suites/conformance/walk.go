@@ -39,10 +39,11 @@ type walkPage struct {
 type walk struct {
 	Limit    string // the limit query value, "" for the default
 	Pages    []walkPage
-	Complete bool  // reached a page whose nextCursor is null
-	Bounded  bool  // stopped at the page bound with a cursor still to follow
-	Err      error // what stopped the walk early: an error answer, a cycle...
-	endErr   error // Err, when it is about where the walk ends (a cycle, an empty-string nextCursor)
+	Complete bool             // reached a page whose nextCursor is null
+	Bounded  bool             // stopped at the page bound with a cursor still to follow
+	Err      error            // what stopped the walk early: an error answer, a cycle...
+	Stopped  *client.Response // the answer the walk stopped at, when it was no readable FeedPage
+	endErr   error            // Err, when it is about where the walk ends (a cycle, an empty-string nextCursor)
 }
 
 // fetchPage sends one feed request for a cursor ("" = first page).
@@ -68,7 +69,7 @@ func walkFeed(ctx context.Context, limit string, fetch fetchPage, maxPages, maxE
 		}
 		page, err := readPage(resp, len(w.Pages))
 		if err != nil {
-			w.Err = err
+			w.Err, w.Stopped = err, resp
 			if errors.Is(err, errEmptyCursor) {
 				w.endErr = err
 			}

@@ -1,0 +1,369 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// Where breaks hide: the request shapes on which a server that gets the
+// common case right gets a rule wrong (issue 18). A second lockout of the
+// burst key, at the end of the run where it delays nothing: Retry-After
+// and an ErrorBody on every 429 of it, on both operations; bad keys still
+// 401 while a key is throttled (the limiter does not run first); the
+// feed's count not reset by the other operation. And, with what the walks
+// fetched anyway: tracked videos for the walk's videos, 20 at a time,
+// with a repeated id, a missing id of capitals and accents, and lists
+// that come back empty.
+
+// maxVideoBatches bounds the tracked-videos requests for the walk's
+// videos: 10 requests of 20 ids, sent while the rate-limit specs wait.
+const maxVideoBatches = 10
+
+// walkVideoIDs are the distinct video ids of the full walk (at most 32
+// characters), at most max of them, spread over the whole walk: when it
+// shows more, every k-th is taken, so that videos of its deep pages are
+// asked for too.
+func (s *Session) walkVideoIDs(ctx context.Context, max int) []string {
+	all := s.knownVideoIDs(ctx, 0)
+	if len(all) <= max {
+		return all
+	}
+	out := make([]string, 0, max)
+	for i := range max {
+		out = append(out, all[i*len(all)/max])
+	}
+	return out
+}
+
+// videoBatches are the tracked-videos requests for the walk's videos, 20
+// ids each.
+func (s *Session) videoBatches(ctx context.Context) []client.Request {
+	ids := s.walkVideoIDs(ctx, maxVideoBatches*schemas.MaxVideoIDs)
+	s.c.Claim(videoScope)
+	var out []client.Request
+	for batch := range slices.Chunk(ids, schemas.MaxVideoIDs) {
+		out = append(out, videosRequest(batch, s.tg.Pro))
+	}
+	return out
+}
+
+// videoScope names the requests of the batches made ahead of time.
+const videoScope = "tracked videos of the walk's videos"
+
+// prefetchVideos sends the batches ahead of time (while the rate-limit
+// specs wait), as prefetchWalks does the walks.
+func (s *Session) prefetchVideos(ctx context.Context) {
+	for _, req := range s.videoBatches(ctx) {
+		if _, err := s.c.Cached(ctx, req); err != nil {
+			return
+		}
+	}
+}
+
+// oddID is a video id that cannot exist, with capitals, an accent and a
+// space: a server that lists it as missing must list it as sent.
+const oddID = "~No Such Vidéo~"
+
+// rareBodies are tracked-videos bodies a client may send that the common
+// ones are not: an id twice, an id of capitals and accents, only ids that
+// exist (missingVideoIds comes back empty), only ids that cannot (videos
+// comes back empty).
+func (s *suite) rareBodies(ctx context.Context) map[string][]string {
+	known := s.knownVideoIDs(ctx, 3)
+	out := map[string][]string{"missing only": {oddID, inventedID(7, 20)}}
+	if len(known) > 0 {
+		out["an id twice"] = []string{known[0], oddID, known[0]}
+		out["served only"] = known
+	}
+	return out
+}
+
+// batchAnswers fetches the batches and the rare bodies, each a 200 or the
+// spec fails.
+func (s *suite) batchAnswers(ctx context.Context) (resps []*client.Response, asked [][]string) {
+	GinkgoHelper()
+	reqs := s.videoBatches(ctx)
+	if len(reqs) == 0 {
+		Skip("the feed shows no video to ask for")
+	}
+	for _, req := range reqs {
+		resp := s.fetch(ctx, req)
+		s.expect(resp).To(HaveStatus(http.StatusOK))
+		doc, _ := jsondoc.Decode(req.Body) // the request's own body: valid
+		var ids []string
+		for _, it := range jsondoc.Items(doc, "/videoIds") {
+			ids = append(ids, it.(string))
+		}
+		resps, asked = append(resps, resp), append(asked, ids)
+	}
+	return resps, asked
+}
+
+// hiddenVideoSpecs judge the walk's videos and the rarer bodies.
+func (s *suite) hiddenVideoSpecs() {
+	It("returns every video of the walk as a VideoEntry, 20 at a time", requires(catalogue.VideosServed), func(ctx SpecContext) {
+		resps, asked := s.batchAnswers(ctx)
+		var wrong []string
+		for i, resp := range resps {
+			for _, id := range asked[i] {
+				if where := listed(resp, id); where != "videos" {
+					wrong = append(wrong, fmt.Sprintf("%s: %q, seen in the feed, is not a VideoEntry (found in: %q)", resp.Request, id, where))
+				}
+			}
+		}
+		s.noneOf("rule: a video of a tracked channel, seen in the account's feed, comes back as a VideoEntry", wrong)
+	})
+	It("answers every batch of the walk's videos with VideoEntries that validate, missingVideoIds empty but present", requires(catalogue.VideosEntrySchema), func(ctx SpecContext) {
+		resps, _ := s.batchAnswers(ctx)
+		for _, ids := range s.rareBodies(ctx) {
+			resps = append(resps, s.fetch(ctx, videosRequest(ids, s.tg.Pro)))
+		}
+		var js []judged
+		for _, resp := range resps {
+			s.expect(resp).To(HaveStatus(http.StatusOK))
+			js = append(js, judged{resp, schemas.VideosResponse})
+		}
+		s.none("rule: a 200 of tracked videos is an object with videos and missingVideoIds (arrays, also when empty) and VideoEntries of the VideoEntry table",
+			schemaFindings(js, func(schemas.Violation) bool { return true }))
+	})
+	It("accepts a valid body that repeats an id, and answers it", requires(catalogue.VideosIDsMax), func(ctx SpecContext) {
+		ids, ok := s.rareBodies(ctx)["an id twice"]
+		if !ok {
+			Skip("the feed shows no video to ask for")
+		}
+		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		s.expect(resp).To(HaveStatus(http.StatusOK), "rule: 1 to 20 ids of 1 to 32 characters is a valid body; the contract does not ask for distinct ids")
+		if listed(resp, ids[0]) != "videos" {
+			s.failf("%s: %q, seen in the feed and asked twice, is not a VideoEntry\nresponse body: %s", resp.Request, ids[0], resp.Excerpt())
+		}
+	})
+	It("lists missing ids exactly as sent, in every body shape", requires(catalogue.VideosPartition), func(ctx SpecContext) {
+		var wrong []string
+		for _, ids := range s.rareBodies(ctx) {
+			resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+			s.expect(resp).To(HaveStatus(http.StatusOK))
+			// A repeated id may be answered once or once per time it was asked.
+			wrong = append(wrong, partition(resp, slices.Compact(slices.Sorted(slices.Values(ids))))...)
+		}
+		resps, asked := s.batchAnswers(ctx)
+		for i, resp := range resps {
+			wrong = append(wrong, partition(resp, asked[i])...)
+		}
+		s.noneOf("rule: every requested id is answered once, as a VideoEntry or in missingVideoIds as sent, and nothing else", wrong)
+	})
+}
+
+// proGateSpecs beyond the first page and one id: a free key's batch of 20
+// ids, and every page of its walk.
+func (s *suite) hiddenProSpecs() {
+	It("answers tracked videos of 20 ids for a free key with 403 and an ErrorBody", requires(catalogue.ProGate, catalogue.ErrorBody), func(ctx SpecContext) {
+		ids := make([]string, schemas.MaxVideoIDs)
+		for i := range ids {
+			ids[i] = inventedID(i, 24)
+		}
+		s.errorAnswer(s.fetch(ctx, videosRequest(ids, s.needFree())), http.StatusForbidden)
+	})
+	It("serves a free key every page of its feed", requires(catalogue.ProGate), func(ctx SpecContext) {
+		w := s.walkOf(ctx, s.needFree(), freeWalkLimit)
+		s.walkOK(w)
+		if resp := w.Stopped; resp != nil && resp.Status != http.StatusOK {
+			s.failf("%s: status %d on page %d of the free key's walk, want 200 (rule: the feed requires no Pro plan, on any page)\nresponse body: %s", resp.Request, resp.Status, len(w.Pages)+1, resp.Excerpt())
+		}
+	})
+}
+
+// hiddenAuthSpecs: the valid key accepted on every request the walks and
+// batches made (no request of their own).
+func (s *suite) hiddenAuthSpecs() {
+	It("accepts the valid Pro key on every page of its walk and every batch of tracked videos", requires(catalogue.AuthValid), func(ctx SpecContext) {
+		w := s.fullWalk(ctx)
+		var wrong []string
+		if resp := w.Stopped; resp != nil && (resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden) {
+			wrong = append(wrong, fmt.Sprintf("%s: status %d on page %d of the walk", resp.Request, resp.Status, len(w.Pages)+1))
+		}
+		for _, req := range s.videoBatches(ctx) {
+			if resp := s.fetch(ctx, req); resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
+				wrong = append(wrong, fmt.Sprintf("%s: status %d", resp.Request, resp.Status))
+			}
+		}
+		s.noneOf("rule: the account's current key is accepted on every request", wrong)
+	})
+}
+
+// lockout is a second lockout of the burst key, at the end of the run: a
+// burst until the first 429, the bad keys sent meanwhile, then cycles of a
+// tracked-videos request and feed requests until a 429.
+type lockout struct {
+	key       string
+	first     *client.Response
+	admitted  []*client.Response // feed 200s from the lockout's first request on
+	limited   []*client.Response // every 429, both operations
+	badKeys   []*client.Response // bad credentials sent while the key was throttled
+	elapsed   time.Duration
+	noLockout string // why no lockout came, "" when one did
+}
+
+// secondLockout returns the lockout, making it on first use.
+func (s *suite) secondLockout(ctx context.Context, lo **lockout) *lockout {
+	GinkgoHelper()
+	if *lo == nil {
+		*lo = s.makeLockout(ctx)
+	}
+	if (*lo).noLockout != "" {
+		Skip((*lo).noLockout)
+	}
+	return *lo
+}
+
+// mostAdmitted is what any 20-a-minute limiter may admit in d from a key
+// whose window may be fresh: two fixed windows' worth when one turns over,
+// and what a bucket refills meanwhile.
+func mostAdmitted(d time.Duration) int {
+	limit := schemas.FeedRequestsPerMinute
+	return 2*limit + int(float64(limit)*d.Seconds()/schemas.RateWindow.Seconds())
+}
+
+// cycles is how many times the lockout asks tracked videos and then the
+// feed again: a limiter reset by the other operation admits a window's
+// worth each time, past what any limiter may.
+const cycles = 3
+
+func (s *suite) makeLockout(ctx context.Context) *lockout {
+	GinkgoHelper()
+	key := s.tg.burstKey()
+	lo := &lockout{key: key}
+	began := time.Now()
+	send := func(req client.Request) *client.Response {
+		resp, err := s.c.Send(ctx, req)
+		if err != nil {
+			s.failf("%v", err)
+		}
+		switch resp.Status {
+		case http.StatusOK:
+			if req.Path == schemas.PathFeed {
+				lo.admitted = append(lo.admitted, resp)
+			}
+		case http.StatusTooManyRequests:
+			lo.limited = append(lo.limited, resp)
+		}
+		return resp
+	}
+	// feedUntil429 sends feed requests, first pages and cursor pages, until
+	// a 429 or more than any limiter may admit.
+	cursor := ""
+	feedUntil429 := func() bool {
+		for len(lo.admitted) <= mostAdmitted(time.Since(began)) {
+			resp := send(pageRequest(strconv.Itoa(len(lo.admitted)%10+1), cursor, key))
+			if resp.Status == http.StatusTooManyRequests {
+				return true
+			}
+			if resp.Status != http.StatusOK {
+				return false
+			}
+			_, cursor = pageShape(resp)
+		}
+		return false
+	}
+	if !feedUntil429() {
+		lo.noLockout = fmt.Sprintf("no 429 came on key %s after %d feed requests passed (the rate-limit specs judge the limit)", redact.Form(key), len(lo.admitted))
+		return lo
+	}
+	lo.first = lo.limited[0]
+	// Bad credentials while the key is throttled: 401, not 429.
+	for _, cr := range credentials() {
+		if cr.id == catalogue.AuthMalformed || cr.name == "the Pro key with a character added" || cr.name == "the Pro key without its last character" {
+			continue
+		}
+		auth, skip := cr.auth(s.tg)
+		if skip != "" {
+			continue
+		}
+		lo.badKeys = append(lo.badKeys, send(client.Get(schemas.PathFeed, nil, auth)), send(client.PostJSON(schemas.PathVideos, oneInventedID(), auth)))
+		if w := s.fullWalk(ctx); len(w.Pages) > 1 {
+			// a cursor handed to the Pro key is no credential
+			req := pageRequest("", w.Pages[0].Next, "")
+			req.Auth = auth
+			lo.badKeys = append(lo.badKeys, send(req))
+		}
+	}
+	for range cycles {
+		send(videosRequest([]string{inventedID(0, 24)}, key))
+		feedUntil429()
+	}
+	lo.elapsed = time.Since(began)
+	return lo
+}
+
+// lockoutSpecs: the second lockout, at the end of the run.
+func (s *suite) lockoutSpecs() {
+	var lo *lockout
+	It("answers every 429 of a second lockout with Retry-After and an ErrorBody, on both operations", requires(catalogue.RateRetryAfter, catalogue.ErrorBody), func(ctx SpecContext) {
+		l := s.secondLockout(ctx, &lo)
+		var wrong []string
+		for _, resp := range l.limited {
+			v := resp.Header.Get("Retry-After")
+			if _, err := client.ParseRetryAfter(v, client.ServerTime(resp.Header, time.Now())); err != nil {
+				wrong = append(wrong, fmt.Sprintf("%s (status 429): %v", resp.Request, err))
+			}
+			if ok, _ := BeErrorBody().Match(resp); !ok {
+				wrong = append(wrong, fmt.Sprintf("%s (status 429): the body is not an ErrorBody: %s", resp.Request, resp.Excerpt()))
+			}
+		}
+		s.noneOf("rule: a 429 carries Retry-After (delta-seconds or an HTTP-date) and an ErrorBody, every 429 of a lockout, on the feed and on tracked videos", wrong)
+	})
+	It("counts cursor pages and keeps counting when the other operation is asked", requires(catalogue.RateLimit429), func(ctx SpecContext) {
+		l := s.secondLockout(ctx, &lo)
+		if most := mostAdmitted(l.elapsed); len(l.admitted) > most {
+			last := l.admitted[len(l.admitted)-1]
+			s.failf("%s: %d feed requests of key %s passed in %s of a lockout with a tracked-videos request between its 429s, more than any limiter of %d a minute admits (%d: two windows and a bucket's refill) (rule: 20 requests per minute per key, cursor pages and all; whether the other operation shares the limit is open, but it does not reset it)",
+				last.Request, len(l.admitted), redact.Form(l.key), l.elapsed.Round(time.Millisecond), schemas.FeedRequestsPerMinute, most)
+		}
+	})
+	for _, id := range []catalogue.ID{catalogue.AuthMissing, catalogue.AuthUnknown, catalogue.AuthRevoked} {
+		It("answers "+string(id)+"'s credentials with 401 while another key is throttled", requires(id, catalogue.ErrorBody), func(ctx SpecContext) {
+			l := s.secondLockout(ctx, &lo)
+			var wrong []string
+			for _, resp := range l.badKeys {
+				if credentialOf(s.tg, resp.Request.Auth) != id {
+					continue
+				}
+				if resp.Status != http.StatusUnauthorized {
+					wrong = append(wrong, fmt.Sprintf("%s: status %d, want 401: the key is %s; key %s was throttled (rule: a missing, malformed, unknown or revoked key yields 401, whatever another key's limit)\n    response body: %s",
+						resp.Request, resp.Status, credentialName(s.tg, resp.Request.Auth), redact.Form(l.key), resp.Excerpt()))
+				}
+			}
+			s.noneOf("rule: a missing, unknown or revoked key yields 401, also while another key is throttled (the rate limit counts per key)", wrong)
+		})
+	}
+}
+
+// credentialOf is the requirement of a credential, by its Authorization value.
+func credentialOf(t Target, auth string) catalogue.ID {
+	for _, cr := range credentials() {
+		if a, skip := cr.auth(t); skip == "" && a == auth {
+			return cr.id
+		}
+	}
+	return ""
+}
+
+func credentialName(t Target, auth string) string {
+	for _, cr := range credentials() {
+		if a, skip := cr.auth(t); skip == "" && a == auth {
+			return cr.name
+		}
+	}
+	return "?"
+}
