@@ -395,7 +395,10 @@ func videosResetsFeed() serveFunc {
 	}
 }
 
-func init() { table = append(table, derived...) }
+func init() {
+	table = append(table, derived...)
+	table = append(table, generated(table)...)
+}
 
 // handShapes are the hand-written mutants that break their requirement on
 // one shape only; the others break it on every request they touch.
@@ -411,16 +414,9 @@ var handShapes = map[string]string{
 	"first-seen-in-seconds":     ShapeVideos,
 	"sample-count-negative":     ShapeVideos,
 	"count-after-dedupe":        ShapeDuplicateIDs,
-	"accept-too-many-ids":       ShapeLargeBatch,
 	"small-body-limit":          ShapeLargeBatch,
-	"reject-max-ids":            ShapeLargeBatch,
 	"missing-not-listed":        ShapeMissingIDs,
-	"missing-invented":          ShapeMissingIDs,
 	"unrequested-id-listed":     ShapeMissingIDs,
-	"rate-limit-shared":         ShapeAfterBurst,
-	"retry-after-lies":          ShapeAfterBurst,
-	"no-rate-limit":             ShapeAfterBurst,
-	"rate-limit-21":             ShapeAfterBurst,
 }
 
 // Shape names the shape on which a mutant breaks its requirement.

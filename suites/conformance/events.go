@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ func (s *suite) eventSources(ctx context.Context) []judged {
 	w := s.fullWalk(ctx)
 	s.walkOK(w)
 	var js []judged
-	for _, p := range w.Pages {
+	for _, p := range slices.Concat(w.Pages, s.freeWalk(ctx).Pages) {
 		js = append(js, judged{p.Resp, schemas.FeedPage})
 	}
 	reqs := s.videoBatches(ctx)

@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,7 +79,7 @@ func (s *suite) paginationSpecs() {
 		if w.Err != nil && !errors.Is(w.Err, errEmptyCursor) {
 			s.failf("the walk stopped: %v", w.Err)
 		}
-		s.noneOf("rule: a cursor walk visits each event once", w.Repeats())
+		s.noneOf("rule: a cursor walk visits each event once", append(w.Repeats(), s.freeWalk(ctx).Repeats()...))
 		s.skipBounded(w, "the walk stopped there (raise --max-pages to walk it all)")
 	})
 
@@ -91,7 +93,7 @@ func (s *suite) paginationSpecs() {
 	It("orders events newest first, across page boundaries too", requires(catalogue.FeedOrder), func(ctx SpecContext) {
 		full, small := s.fullWalk(ctx), s.walk(ctx, "")
 		s.walkOK(full)
-		s.noneOf("rule: events are newest first by createdAt (ties allowed)", append(full.OrderBreaks(), small.OrderBreaks()...))
+		s.noneOf("rule: events are newest first by createdAt (ties allowed)", slices.Concat(full.OrderBreaks(), small.OrderBreaks(), s.freeWalk(ctx).OrderBreaks()))
 	})
 
 	It("keeps events that share a createdAt apart at a page boundary", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
@@ -122,18 +124,28 @@ func (s *suite) paginationSpecs() {
 	})
 
 	DescribeTable("answers a limit below 1 or not an integer with a page, or with 400 and an ErrorBody whose details name limit",
-		requires(catalogue.FeedBadParam, catalogue.FeedLimitInvalid),
+		requires(catalogue.FeedBadParam, catalogue.FeedLimitInvalid, catalogue.ErrorBody),
 		func(ctx SpecContext, limit string) {
 			s.clampOrReject(s.fetch(ctx, limitRequest(limit, s.tg.paramKey())), "limit")
 		},
 		badLimits(),
 	)
 
-	It("answers an unknown cursor with a page, or with 400 and an ErrorBody whose details name cursor", requires(catalogue.FeedBadParam, catalogue.FeedCursorUnknown), func(ctx SpecContext) {
+	It("answers an unknown cursor with a page, or with 400 and an ErrorBody whose details name cursor", requires(catalogue.FeedBadParam, catalogue.FeedCursorUnknown, catalogue.ErrorBody), func(ctx SpecContext) {
 		s.clampOrReject(s.fetch(ctx, unknownCursorRequest(s.tg.paramKey())), "cursor")
 	})
 
 	Describe(silent, Label(strict), s.strictFeedParams)
+}
+
+// freeWalk is the free key's walk (the isolation specs' too), or an empty
+// walk when no free key was given: a feed of another plan and account,
+// where a break may hide.
+func (s *suite) freeWalk(ctx context.Context) *walk {
+	if s.tg.Free == "" {
+		return &walk{}
+	}
+	return s.walkOf(ctx, s.tg.Free, freeWalkLimit)
 }
 
 // badLimits are the values of limit below 1 or not an integer.

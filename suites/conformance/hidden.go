@@ -138,7 +138,7 @@ func (s *suite) hiddenVideoSpecs() {
 		s.none("rule: a 200 of tracked videos is an object with videos and missingVideoIds (arrays, also when empty) and VideoEntries of the VideoEntry table",
 			schemaFindings(js, func(schemas.Violation) bool { return true }))
 	})
-	It("accepts a valid body that repeats an id, and answers it", requires(catalogue.VideosIDsMax), func(ctx SpecContext) {
+	It("accepts a valid body that repeats an id, and answers it", requires(catalogue.VideosIDsMax, catalogue.VideosServed), func(ctx SpecContext) {
 		ids, ok := s.rareBodies(ctx)["an id twice"]
 		if !ok {
 			Skip("the feed shows no video to ask for")
@@ -178,7 +178,7 @@ func (s *suite) hiddenProSpecs() {
 	It("serves a free key every page of its feed", requires(catalogue.ProGate), func(ctx SpecContext) {
 		w := s.walkOf(ctx, s.needFree(), freeWalkLimit)
 		s.walkOK(w)
-		if resp := w.Stopped; resp != nil && resp.Status != http.StatusOK {
+		if resp := w.Stopped; resp != nil && (resp.Status == http.StatusForbidden || resp.Status == http.StatusUnauthorized) {
 			s.failf("%s: status %d on page %d of the free key's walk, want 200 (rule: the feed requires no Pro plan, on any page)\nresponse body: %s", resp.Request, resp.Status, len(w.Pages)+1, resp.Excerpt())
 		}
 	})
@@ -206,13 +206,18 @@ func (s *suite) hiddenAuthSpecs() {
 // burst until the first 429, the bad keys sent meanwhile, then cycles of a
 // tracked-videos request and feed requests until a 429.
 type lockout struct {
-	key       string
-	first     *client.Response
-	admitted  []*client.Response // feed 200s from the lockout's first request on
-	limited   []*client.Response // every 429, both operations
-	badKeys   []*client.Response // bad credentials sent while the key was throttled
-	elapsed   time.Duration
-	noLockout string // why no lockout came, "" when one did
+	key      string
+	first    *client.Response
+	admitted []*client.Response // feed 200s from the lockout's first request on
+	limited  []*client.Response // every 429, both operations
+	badKeys  []*client.Response // bad credentials sent while the key was throttled
+	// withCursor are those of badKeys that carried a cursor handed to the
+	// Pro key: 400 is conforming there too (the cursor is no credential,
+	// and which error wins when two apply is open).
+	withCursor map[*client.Response]bool
+	other      *client.Response // the other key's feed request while the key was throttled
+	elapsed    time.Duration
+	noLockout  string // why no lockout came, "" when one did
 }
 
 // secondLockout returns the lockout, making it on first use.
@@ -243,7 +248,7 @@ const cycles = 3
 func (s *suite) makeLockout(ctx context.Context) *lockout {
 	GinkgoHelper()
 	key := s.tg.burstKey()
-	lo := &lockout{key: key}
+	lo := &lockout{key: key, withCursor: map[*client.Response]bool{}}
 	began := time.Now()
 	send := func(req client.Request) *client.Response {
 		resp, err := s.c.Send(ctx, req)
@@ -281,6 +286,9 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 		return lo
 	}
 	lo.first = lo.limited[0]
+	if other := s.tg.otherKey(); other != "" {
+		lo.other = send(limitRequest("1", other))
+	}
 	// Bad credentials while the key is throttled: 401, not 429.
 	for _, cr := range credentials() {
 		if cr.name == "the Pro key with a character added" || cr.name == "the Pro key without its last character" || cr.name == "a scheme other than Bearer (with the valid Pro key)" {
@@ -295,7 +303,9 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 			// a cursor handed to the Pro key is no credential
 			req := pageRequest("", w.Pages[0].Next, "")
 			req.Auth = auth
-			lo.badKeys = append(lo.badKeys, send(req))
+			resp := send(req)
+			lo.badKeys = append(lo.badKeys, resp)
+			lo.withCursor[resp] = true
 		}
 	}
 	// Tracked videos until a 429 (its limit is open: none may come), then
@@ -325,11 +335,27 @@ func (s *suite) lockoutSpecs() {
 			if _, err := client.ParseRetryAfter(v, client.ServerTime(resp.Header, time.Now())); err != nil {
 				wrong = append(wrong, fmt.Sprintf("%s (status 429): %v", resp.Request, err))
 			}
-			if ok, _ := BeErrorBody().Match(resp); !ok {
+			if !isErrorBody(resp) {
 				wrong = append(wrong, fmt.Sprintf("%s (status 429): the body is not an ErrorBody: %s", resp.Request, resp.Excerpt()))
 			}
 		}
 		s.noneOf("rule: a 429 carries Retry-After (delta-seconds or an HTTP-date) and an ErrorBody, every 429 of a lockout, on the feed and on tracked videos", wrong)
+	})
+	It("sends a JSON Content-Type with every answer of a second lockout", requires(catalogue.ContentTypeJSON), func(ctx SpecContext) {
+		l := s.secondLockout(ctx, &lo)
+		for _, resp := range slices.Concat(l.limited, l.badKeys) {
+			s.expect(resp).To(HaveJSONContentType())
+		}
+	})
+	It("accepts another valid key while a key is throttled", requires(catalogue.AuthValid, catalogue.RatePerKey), func(ctx SpecContext) {
+		l := s.secondLockout(ctx, &lo)
+		if l.other == nil {
+			Skip(needs("free-key") + ": a second key to send while the first is throttled")
+		}
+		// A 429 may be the other key's own history; a refusal of the key is not.
+		if st := l.other.Status; st == http.StatusUnauthorized || st == http.StatusForbidden {
+			s.failf("%s: status %d while key %s was throttled, want 200 (rule: the account's current key is accepted; the limit counts per key)\nresponse body: %s", l.other.Request, st, redact.Form(l.key), l.other.Excerpt())
+		}
 	})
 	It("counts cursor pages and keeps counting when the other operation is asked", requires(catalogue.RateLimit429), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
@@ -339,22 +365,42 @@ func (s *suite) lockoutSpecs() {
 				last.Request, len(l.admitted), redact.Form(l.key), l.elapsed.Round(time.Millisecond), schemas.FeedRequestsPerMinute, most)
 		}
 	})
-	for _, id := range []catalogue.ID{catalogue.AuthMissing, catalogue.AuthMalformed, catalogue.AuthUnknown, catalogue.AuthRevoked} {
-		It("answers "+string(id)+"'s credentials with 401 while another key is throttled", requires(id, catalogue.ErrorBody), func(ctx SpecContext) {
+	for _, bad := range []struct {
+		id   catalogue.ID
+		what string
+	}{
+		{catalogue.AuthMissing, "no key"},
+		{catalogue.AuthMalformed, "a malformed key"},
+		{catalogue.AuthUnknown, "a key of no account"},
+		{catalogue.AuthRevoked, "the revoked key"},
+	} {
+		It("answers "+bad.what+" with 401 while another key is throttled, also with a cursor handed to another key", requires(bad.id, catalogue.ErrorBody), func(ctx SpecContext) {
+			if bad.id == catalogue.AuthRevoked && s.tg.Revoked == "" {
+				Skip(needs("revoked-key"))
+			}
 			l := s.secondLockout(ctx, &lo)
 			var wrong []string
 			for _, resp := range l.badKeys {
-				if credentialOf(s.tg, resp.Request.Auth) != id {
+				if credentialOf(s.tg, resp.Request.Auth) != bad.id {
 					continue
 				}
-				if resp.Status != http.StatusUnauthorized {
-					wrong = append(wrong, fmt.Sprintf("%s: status %d, want 401: the key is %s; key %s was throttled (rule: a missing, malformed, unknown or revoked key yields 401, whatever another key's limit)\n    response body: %s",
+				switch {
+				case resp.Status != http.StatusUnauthorized && !(l.withCursor[resp] && resp.Status == http.StatusBadRequest):
+					wrong = append(wrong, fmt.Sprintf("%s: status %d, want 401: the key is %s; key %s was throttled\n    response body: %s",
 						resp.Request, resp.Status, credentialName(s.tg, resp.Request.Auth), redact.Form(l.key), resp.Excerpt()))
+				case !isErrorBody(resp):
+					wrong = append(wrong, fmt.Sprintf("%s (status %d): the body is not an ErrorBody: %s", resp.Request, resp.Status, resp.Excerpt()))
 				}
 			}
-			s.noneOf("rule: a missing, malformed, unknown or revoked key yields 401, also while another key is throttled and with a cursor handed to another key (the rate limit counts per key; a cursor is no credential)", wrong)
+			s.noneOf("rule: a missing, malformed, unknown or revoked key yields 401 with an ErrorBody, also while another key is throttled (the limit counts per key) and with a cursor handed to another key (a cursor is no credential; 400 is conforming there too)", wrong)
 		})
 	}
+}
+
+// isErrorBody reports whether the body is an ErrorBody.
+func isErrorBody(resp *client.Response) bool {
+	ok, _ := BeErrorBody().Match(resp)
+	return ok
 }
 
 // credentialOf is the requirement of a credential, by its Authorization value.

@@ -1,0 +1,207 @@
+package mutants
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// The table of requirement × shape: for each must requirement, the shapes
+// on which a server can break it (its applicable cells), and the faults
+// generated for them from one base fault of the requirement. A cell that
+// applies and has no mutant is a hole, and the kill matrix shows it.
+
+// applies lists, for each must requirement, the shapes beyond "any" on
+// which it can be broken.
+var applies = map[catalogue.ID][]string{
+	catalogue.HealthOK:            nil,
+	catalogue.AuthMissing:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
+	catalogue.AuthMalformed:       {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
+	catalogue.AuthUnknown:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
+	catalogue.AuthRevoked:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
+	catalogue.AuthValid:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeAfterBurst, ShapeVideos, ShapeLargeBatch, ShapeDuplicateIDs},
+	catalogue.ProGate:             {ShapeFreeKey, ShapeLargeBatch},
+	catalogue.FeedPageSchema:      {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage},
+	catalogue.FeedOrder:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeFreeKey},
+	catalogue.FeedPageDefault:     {ShapeFirstPage, ShapeCursorPage},
+	catalogue.FeedLimit:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage},
+	catalogue.FeedLimitCap:        {ShapeFirstPage, ShapeCursorPage},
+	catalogue.FeedCursorWalk:      {ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeLive, ShapeFreeKey},
+	catalogue.FeedCursorEnd:       {ShapeDeepPage, ShapeLongWalk},
+	catalogue.FeedTenant:          {ShapeFirstPage, ShapeCursorPage},
+	catalogue.FeedBadParam:        {ShapeFirstPage},
+	catalogue.EventSchema:         {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.EventTypes:          {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.EventChannelNoVideo: {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey},
+	catalogue.TimestampEpochMs:    {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.CountNonnegOrNull:   {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch, ShapeBigCounts},
+	catalogue.URIFormat:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.EventIDUnique:       {ShapeCursorPage, ShapeDeepPage, ShapeVideos},
+	catalogue.VideosIDsMin:        nil,
+	catalogue.VideosIDsMax:        {ShapeLargeBatch, ShapeDuplicateIDs},
+	catalogue.VideosIDLen:         nil,
+	catalogue.VideosBadBody:       nil,
+	catalogue.VideosEntrySchema:   {ShapeLargeBatch, ShapeEmptyArrays},
+	catalogue.VideosServed:        {ShapeLargeBatch, ShapeDuplicateIDs},
+	catalogue.VideosMissing:       {ShapeLargeBatch},
+	catalogue.VideosPartition:     {ShapeMissingIDs, ShapeDuplicateIDs, ShapeLargeBatch},
+	catalogue.VideosTenant:        {ShapeVideos, ShapeLargeBatch},
+	catalogue.RateLimit429:        {ShapeCursorPage, ShapeVideos, ShapeAfterBurst},
+	catalogue.RateRetryAfter:      {ShapeAfterBurst, ShapeVideos},
+	catalogue.RateAllows20:        {ShapeFirstPage, ShapeCursorPage},
+	catalogue.RatePerKey:          nil,
+	catalogue.ErrorBody:           {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeLargeBatch},
+	catalogue.ContentTypeJSON:     {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeAfterBurst, ShapeVideos},
+}
+
+// Applies lists the shapes on which a must requirement can be broken, "any"
+// first, in the order of Shapes; nil for a requirement the table does not
+// know.
+func Applies(id catalogue.ID) []string {
+	more, ok := applies[id]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, sh := range Shapes {
+		if sh.Name == ShapeAny || slices.Contains(more, sh.Name) {
+			out = append(out, sh.Name)
+		}
+	}
+	return out
+}
+
+// base is a requirement's fault that can be confined to any of its shapes.
+type base struct {
+	fault string
+	req   catalogue.ID
+	does  string // what it does, on the shape's requests
+	ops   []simulator.Operation
+	f     func() serveFunc
+}
+
+var bases = []base{
+	{"accept-missing-key", catalogue.AuthMissing, "a request without a key is served as an account that tracks nothing", keyed, acceptKey(simulator.CodeMissingKey)},
+	{"accept-malformed-key", catalogue.AuthMalformed, "a malformed key is served as an account that tracks nothing", keyed, acceptKey(simulator.CodeMalformedKey)},
+	{"accept-unknown-key", catalogue.AuthUnknown, "a well-formed key of no account is served as an account that tracks nothing", keyed, acceptKey(simulator.CodeUnknownKey)},
+	{"accept-revoked-key", catalogue.AuthRevoked, "a revoked key is served as an account that tracks nothing", keyed, acceptKey(simulator.CodeRevokedKey)},
+	{"reject-valid-key", catalogue.AuthValid, "the valid key is answered 401", keyed, rejectValidKey},
+	{"oldest-first", catalogue.FeedOrder, "pages list their events oldest first", keyed, editOK(reversePage)},
+	{"cursor-repeats", catalogue.FeedCursorWalk, "a page reached through a cursor starts with the last event of the page before", keyed, cursorRepeats},
+	{"no-next-cursor", catalogue.FeedPageSchema, "pages carry no nextCursor member", feedOnly, editOK(dropNextCursor)},
+	{"default-page-size-49", catalogue.FeedPageDefault, "without limit a page holds 49 events", feedOnly, defaultPageSize(schemas.DefaultPageSize - 1)},
+	{"limit-not-capped", catalogue.FeedLimitCap, "a limit above 200 is honoured up to 400", feedOnly, notCapped(false)},
+	{"cursor-end-late", catalogue.FeedCursorEnd, "the last page has a nextCursor, which leads to an empty page", feedOnly, cursorEndLate},
+	{"page-cache-ignores-key", catalogue.FeedTenant, "pages are cached by their query alone", feedOnly, pageCacheIgnoresKey},
+	{"bad-param-no-details", catalogue.FeedBadParam, "the feed's 400 has no details", feedOnly, badParamNoDetails},
+	{"limit-off-by-one", catalogue.FeedLimit, "limit=n gives n-1 events", feedOnly, limitOffByOne},
+	{"missing-field", catalogue.EventSchema, "title_changed events lack oldTitle", keyed, eventEdit(ofType(schemas.TypeTitleChanged, drop("oldTitle")))},
+	{"unknown-event-type", catalogue.EventTypes, "members_only_changed events come as members_only_toggled", keyed, eventEdit(ofType(schemas.TypeMembersOnlyChanged, set("type", "members_only_toggled")))},
+	{"video-on-channel-event", catalogue.EventChannelNoVideo, "channel-level events carry a video object", keyed, editOK(videoOnChannelEvents)},
+	{"timestamps-in-seconds", catalogue.TimestampEpochMs, "timestamps are epoch seconds", keyed, editOK(scale(timestampKeys, 1, 1000))},
+	{"count-negative", catalogue.CountNonnegOrNull, "likeCount is -1 in video_published events and VideoSummaries", keyed, editOK(statsEdit(set("likeCount", json.Number("-1"))))},
+	{"uri-not-uri", catalogue.URIFormat, "ChannelRef.thumbnailUrl is a phrase, not a URI", keyed, editOK(channelThumbnailNotURI)},
+	{"duplicate-event-id", catalogue.EventIDUnique, "title_changed events of one video share one id", keyed, eventEdit(ofType(schemas.TypeTitleChanged, sharedID))},
+	{"entry-schema-broken", catalogue.VideosEntrySchema, "VideoEntries have historyWindowDays 0", videosOnly, editOK(entryEdit(set("historyWindowDays", json.Number("0"))))},
+	{"videos-not-served", catalogue.VideosServed, "every requested video is listed as missing", videosOnly, editOK(notServed)},
+	{"missing-invented", catalogue.VideosMissing, "ids of no video come back as invented VideoEntries", videosOnly, editOK(inventEntries)},
+	{"id-in-both-lists", catalogue.VideosPartition, "served ids are also listed in missingVideoIds", videosOnly, editOK(servedAlsoMissing)},
+	{"videos-any-channel", catalogue.VideosTenant, "any video is served, whether or not the account tracks its channel", keyed, videosAnyChannel},
+	{"counted-twice", catalogue.RateAllows20, "a request is counted twice against its key's budget", feedOnly, countedTwice},
+	{"errors-not-errorbody", catalogue.ErrorBody, "error answers are JSON without error and message", keyed, errorsNotErrorBody},
+	{"wrong-content-type", catalogue.ContentTypeJSON, "answers are sent as text/plain", keyed, anyContentType("text/plain; charset=utf-8")},
+}
+
+// generated confines each base fault to each shape of its requirement
+// that no hand-written or derived mutant covers yet.
+func generated(have []Mutant) []Mutant {
+	covered := map[string]bool{}
+	names := map[string]bool{}
+	for _, m := range have {
+		covered[string(m.Requirement)+" "+m.Shape()] = true
+		names[m.Name] = true
+	}
+	var out []Mutant
+	for _, b := range bases {
+		for _, shape := range Applies(b.req) {
+			name := b.fault + "@" + shape
+			if shape == ShapeAny || covered[string(b.req)+" "+shape] || names[name] {
+				continue
+			}
+			ops := opsOf(shape, b.ops)
+			if len(ops) == 0 {
+				continue
+			}
+			m := derive(b.fault, b.req, shape, b.does+", on "+shapeSays(shape), ops, b.f)
+			out = append(out, m)
+			covered[string(b.req)+" "+shape], names[name] = true, true
+		}
+	}
+	return out
+}
+
+// opsOf are the operations a fault on a shape must see: the shape's, and
+// tracked videos too for the shapes learnt from them (free-key).
+func opsOf(shape string, ops []simulator.Operation) []simulator.Operation {
+	i := slices.IndexFunc(Shapes, func(s Shape) bool { return s.Name == shape })
+	var out []simulator.Operation
+	for _, op := range ops {
+		if slices.Contains(Shapes[i].Ops, op) {
+			out = append(out, op)
+		}
+	}
+	if len(out) > 0 && (shape == ShapeFreeKey || shape == ShapeAfterBurst) {
+		return keyed
+	}
+	return out
+}
+
+func shapeSays(shape string) string {
+	for _, s := range Shapes {
+		if s.Name == shape {
+			return s.Says
+		}
+	}
+	return shape
+}
+
+// dropNextCursor leaves nextCursor out of a page.
+func dropNextCursor(_ *http.Request, doc any) bool {
+	obj, ok := doc.(map[string]any)
+	if _, has := obj["nextCursor"]; ok && has {
+		delete(obj, "nextCursor")
+		return true
+	}
+	return false
+}
+
+// countedTwice serves each request twice: the server counts it twice.
+func countedTwice() serveFunc {
+	return func(x *exchange) *answer {
+		a := x.serve()
+		if a.status == http.StatusOK {
+			x.serve()
+		}
+		return a
+	}
+}
+
+var errorsNotErrorBody = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.status >= 400 {
+		notErrorBody(a)
+	}
+	return a
+})
+
+func anyContentType(mediaType string) func() serveFunc {
+	return stateless(func(x *exchange) *answer {
+		a := x.serve()
+		a.header.Set("Content-Type", mediaType)
+		return a
+	})
+}
