@@ -111,6 +111,7 @@ var bases = []base{
 	{"missing-invented", catalogue.VideosMissing, "ids of no video come back as invented VideoEntries", videosOnly, editOK(inventEntries)},
 	{"id-in-both-lists", catalogue.VideosPartition, "served ids are also listed in missingVideoIds", videosOnly, editOK(servedAlsoMissing)},
 	{"videos-any-channel", catalogue.VideosTenant, "any video is served, whether or not the account tracks its channel", keyed, videosAnyChannel},
+	{"no-rate-limit", catalogue.RateLimit429, "a request over the limit that repeats an earlier one is answered 200 (the earlier answer)", feedOnly, noRateLimit},
 	{"counted-twice", catalogue.RateAllows20, "a request is counted twice against its key's budget", feedOnly, countedTwice},
 	{"errors-not-errorbody", catalogue.ErrorBody, "error answers are JSON without error and message", keyed, errorsNotErrorBody},
 	{"wrong-content-type", catalogue.ContentTypeJSON, "answers are sent as text/plain", keyed, anyContentType("text/plain; charset=utf-8")},
