@@ -36,7 +36,7 @@ const (
 	ShapeDeepPage     = "deep-page"
 	ShapeLongWalk     = "long-walk"
 	ShapeLive         = "live"
-	ShapeFreeKey      = "free-key"
+	ShapeOtherKey     = "other-key"
 	ShapeAfterBurst   = "after-burst"
 	ShapeVideos       = "videos"
 	ShapeLargeBatch   = "large-batch"
@@ -62,7 +62,7 @@ var Shapes = []Shape{
 	{ShapeDeepPage, fmt.Sprintf("a feed page %d or later of a walk (past its first %d events at limit=200)", deepDepth, (deepDepth-1)*schemas.MaxPageSize), feedOnly},
 	{ShapeLongWalk, fmt.Sprintf("a feed request of a key that has been handed %d cursors or more", longWalk), feedOnly},
 	{ShapeLive, "a feed page after new events arrived at the head", feedOnly},
-	{ShapeFreeKey, "a request of a key of a free plan (the server's 403 told)", keyed},
+	{ShapeOtherKey, "a request of another key than the first the feed served (the suite's free key: another account and plan)", keyed},
 	{ShapeAfterBurst, "a request while some key is throttled, or a key's second lockout", keyed},
 	{ShapeVideos, "any tracked-videos request", videosOnly},
 	{ShapeLargeBatch, "a tracked-videos request of more than 10 ids", videosOnly},
@@ -79,13 +79,13 @@ type tracker struct {
 	mu        sync.Mutex
 	depth     map[string]int  // cursor → depth of the page it leads to
 	issued    map[string]int  // Authorization → cursors handed out
-	free      map[string]bool // Authorization → answered 403 on tracked videos
+	first     string          // the Authorization of the first 200 on the feed
 	throttled map[string]bool // Authorization → its last limited answer was a 429
 	lockouts  map[string]int  // Authorization → lockouts begun (a 429 after a 200)
 }
 
 func newTracker() *tracker {
-	return &tracker{depth: map[string]int{}, issued: map[string]int{}, free: map[string]bool{}, throttled: map[string]bool{}, lockouts: map[string]int{}}
+	return &tracker{depth: map[string]int{}, issued: map[string]int{}, throttled: map[string]bool{}, lockouts: map[string]int{}}
 }
 
 // is reports whether the request has the shape, by what passed before it.
@@ -109,8 +109,8 @@ func (t *tracker) is(x *exchange, shape string) bool {
 		return feed && t.depth[cursor] >= deepDepth
 	case ShapeLongWalk:
 		return feed && t.issued[x.auth()] >= longWalk
-	case ShapeFreeKey:
-		return t.free[x.auth()]
+	case ShapeOtherKey:
+		return t.first != "" && x.auth() != t.first
 	case ShapeAfterBurst:
 		return slices.Contains(mapValues(t.throttled), true) || t.lockouts[x.auth()] >= 2
 	case ShapeVideos:
@@ -149,10 +149,11 @@ func (t *tracker) saw(x *exchange, a *answer) {
 			t.lockouts[auth]++
 		}
 		t.throttled[auth] = true
-	case http.StatusForbidden:
-		t.free[auth] = true
 	case http.StatusOK:
 		t.throttled[auth] = false
+		if t.first == "" && x.r.URL.Path == schemas.PathFeed {
+			t.first = auth
+		}
 	}
 	if x.r.URL.Path != schemas.PathFeed {
 		return
@@ -213,7 +214,7 @@ var derived = []Mutant{
 	derive("reject-valid-key", catalogue.AuthValid, ShapeLargeBatch, "tracked videos of more than 10 ids answers the valid key with 401", videosOnly, rejectValidKey),
 	// The plan gate on less common shapes.
 	derive("no-pro-gate", catalogue.ProGate, ShapeLargeBatch, "tracked videos of more than 10 ids serves a free plan (every id missing) instead of 403", videosOnly, noProGate),
-	derive("gate-leaks", catalogue.ProGate, ShapeFreeKey, "a free plan's feed pages reached through a cursor are answered 403 (the plan gate leaks onto the feed)", keyed, gateLeaks),
+	derive("gate-leaks", catalogue.ProGate, ShapeOtherKey, "another key's feed pages reached through a cursor are answered 403 pro_plan_required (the plan gate leaks onto the free plan's feed)", feedOnly, gateLeaks),
 	// Pages deep in a walk, long walks.
 	derive("oldest-first", catalogue.FeedOrder, ShapeDeepPage, "deep feed pages list their events oldest first", feedOnly, editOK(reversePage)),
 	derive("cursor-repeats", catalogue.FeedCursorWalk, ShapeDeepPage, "a deep page starts with the last event of the page before", feedOnly, cursorRepeats),

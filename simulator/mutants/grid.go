@@ -23,23 +23,23 @@ var applies = map[catalogue.ID][]string{
 	catalogue.AuthMalformed:       {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
 	catalogue.AuthUnknown:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
 	catalogue.AuthRevoked:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
-	catalogue.AuthValid:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeAfterBurst, ShapeVideos, ShapeLargeBatch, ShapeDuplicateIDs},
-	catalogue.ProGate:             {ShapeFreeKey, ShapeLargeBatch},
+	catalogue.AuthValid:           {ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeAfterBurst, ShapeVideos, ShapeLargeBatch, ShapeDuplicateIDs},
+	catalogue.ProGate:             {ShapeOtherKey, ShapeLargeBatch},
 	catalogue.FeedPageSchema:      {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage},
-	catalogue.FeedOrder:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeFreeKey},
+	catalogue.FeedOrder:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeOtherKey},
 	catalogue.FeedPageDefault:     {ShapeFirstPage, ShapeCursorPage},
 	catalogue.FeedLimit:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage},
 	catalogue.FeedLimitCap:        {ShapeFirstPage, ShapeCursorPage},
-	catalogue.FeedCursorWalk:      {ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeLive, ShapeFreeKey},
+	catalogue.FeedCursorWalk:      {ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeLive, ShapeOtherKey},
 	catalogue.FeedCursorEnd:       {ShapeDeepPage, ShapeLongWalk},
 	catalogue.FeedTenant:          {ShapeFirstPage, ShapeCursorPage},
 	catalogue.FeedBadParam:        {ShapeFirstPage},
-	catalogue.EventSchema:         {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
-	catalogue.EventTypes:          {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
-	catalogue.EventChannelNoVideo: {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey},
-	catalogue.TimestampEpochMs:    {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
-	catalogue.CountNonnegOrNull:   {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch, ShapeBigCounts},
-	catalogue.URIFormat:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeFreeKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.EventSchema:         {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.EventTypes:          {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.EventChannelNoVideo: {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey},
+	catalogue.TimestampEpochMs:    {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
+	catalogue.CountNonnegOrNull:   {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch, ShapeBigCounts},
+	catalogue.URIFormat:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
 	catalogue.EventIDUnique:       {ShapeCursorPage, ShapeDeepPage, ShapeVideos},
 	catalogue.VideosIDsMin:        nil,
 	catalogue.VideosIDsMax:        {ShapeLargeBatch, ShapeDuplicateIDs},
@@ -49,7 +49,7 @@ var applies = map[catalogue.ID][]string{
 	catalogue.VideosServed:        {ShapeLargeBatch, ShapeDuplicateIDs},
 	catalogue.VideosMissing:       {ShapeLargeBatch},
 	catalogue.VideosPartition:     {ShapeMissingIDs, ShapeDuplicateIDs, ShapeLargeBatch},
-	catalogue.VideosTenant:        {ShapeVideos, ShapeLargeBatch},
+	catalogue.VideosTenant:        nil, // its fault learns from the feed: tracked videos is where it shows
 	catalogue.RateLimit429:        {ShapeCursorPage, ShapeVideos, ShapeAfterBurst},
 	catalogue.RateRetryAfter:      {ShapeAfterBurst, ShapeVideos},
 	catalogue.RateAllows20:        {ShapeFirstPage, ShapeCursorPage},
@@ -146,7 +146,7 @@ func generated(have []Mutant) []Mutant {
 }
 
 // opsOf are the operations a fault on a shape must see: the shape's, and
-// tracked videos too for the shapes learnt from them (free-key).
+// both for after-burst (a lockout of either operation).
 func opsOf(shape string, ops []simulator.Operation) []simulator.Operation {
 	i := slices.IndexFunc(Shapes, func(s Shape) bool { return s.Name == shape })
 	var out []simulator.Operation
@@ -155,7 +155,7 @@ func opsOf(shape string, ops []simulator.Operation) []simulator.Operation {
 			out = append(out, op)
 		}
 	}
-	if len(out) > 0 && (shape == ShapeFreeKey || shape == ShapeAfterBurst) {
+	if len(out) > 0 && shape == ShapeAfterBurst {
 		return keyed
 	}
 	return out

@@ -235,8 +235,10 @@ func TestKillMatrix(t *testing.T) {
 	wg.Wait()
 	m.Took = time.Since(started)
 
+	g := makeGrid(mustIDs(t), m.Verdicts)
 	t.Logf("kill matrix (%s):\n%s", m.Mode, m.Text())
-	writeMatrix(t, dir, m)
+	t.Logf("requirement × shape:\n%s", g.Text())
+	writeMatrix(t, dir, m.Markdown()+"\n"+g.Markdown())
 	for _, err := range problems {
 		t.Error(err)
 	}
@@ -254,9 +256,9 @@ func TestKillMatrix(t *testing.T) {
 
 // writeMatrix writes killmatrix.md into the test's directory and into
 // reports/ at the module root (git-ignored), where a person finds it.
-func writeMatrix(t *testing.T, dir string, m matrix) {
+func writeMatrix(t *testing.T, dir string, markdown string) {
 	t.Helper()
-	md := []byte(m.Markdown())
+	md := []byte(markdown)
 	paths := []string{filepath.Join(dir, "killmatrix.md")}
 	root := filepath.Join("..", "..", "reports")
 	if err := os.MkdirAll(root, 0o755); err == nil {
