@@ -63,7 +63,7 @@ var Shapes = []Shape{
 	{ShapeLongWalk, fmt.Sprintf("a feed request of a key that has been handed %d cursors or more", longWalk), feedOnly},
 	{ShapeLive, "a feed page after new events arrived at the head", feedOnly},
 	{ShapeOtherKey, "a request of another key than the first the feed served (the suite's free key: another account and plan)", keyed},
-	{ShapeAfterBurst, "a request while some key is throttled, or a key's second lockout", keyed},
+	{ShapeAfterBurst, "a request while some key is throttled, or of a key after its first lockout (its second lockout)", keyed},
 	{ShapeVideos, "any tracked-videos request", videosOnly},
 	{ShapeLargeBatch, "a tracked-videos request of more than 10 ids", videosOnly},
 	{ShapeDuplicateIDs, "a tracked-videos request with an id twice", videosOnly},
@@ -112,7 +112,7 @@ func (t *tracker) is(x *exchange, shape string) bool {
 	case ShapeOtherKey:
 		return t.first != "" && x.auth() != t.first
 	case ShapeAfterBurst:
-		return slices.Contains(mapValues(t.throttled), true) || t.lockouts[x.auth()] >= 2
+		return slices.Contains(mapValues(t.throttled), true) || t.lockouts[x.auth()] >= 1
 	case ShapeVideos:
 		return !feed
 	case ShapeLargeBatch:
