@@ -120,17 +120,18 @@ func (s *suite) runBurst(ctx context.Context, key string) *burst {
 // vary (limit 1 to 10) so that a limit counted per query, not per key,
 // shows; they repeat, so that a server that answers a throttled request
 // with an earlier answer to the same query shows too; and every other one
-// follows the nextCursor of the one before, so that a limit that does not
-// count cursor pages shows (they are feed requests like the others).
+// follows the nextCursor of the one before, at its page size, so that a
+// limit that does not count cursor pages shows (they are feed requests
+// like the others).
 func burstRequest(sent []*client.Response, key string) client.Request {
 	i := len(sent)
-	limit := strconv.Itoa(i%10 + 1)
 	if i%2 == 1 && sent[i-1].Status == http.StatusOK {
 		if _, next := pageShape(sent[i-1]); next != "" {
-			return pageRequest(limit, next, key)
+			// at the page size of the page the cursor came with
+			return pageRequest(strconv.Itoa((i-1)%10+1), next, key)
 		}
 	}
-	return limitRequest(limit, key)
+	return limitRequest(strconv.Itoa(i%10+1), key)
 }
 
 // virtualClock reports whether waiting on the target's clock takes no real
@@ -252,7 +253,7 @@ func (b *burst) describe() string {
 	if len(b.sent) == 1 {
 		noun = "request"
 	}
-	d := fmt.Sprintf("%d %s GET %s?limit=1..10 (every other one with the cursor of the one before) on key %s in %s (%d sent on it by the suite in the minute before)",
+	d := fmt.Sprintf("%d %s GET %s?limit=1..9 (every other one with the cursor of the one before) on key %s in %s (%d sent on it by the suite in the minute before)",
 		len(b.sent), noun, schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
 	if b.repeated != "" {
 		d += ", repeated from a fresh window after " + b.repeated

@@ -1,7 +1,9 @@
 package selftest
 
 import (
+	"bytes"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,7 +22,7 @@ import (
 // the false failure of issue 18), an extra member and another key order;
 // error bodies are application/problem+json; feed 400s say which parameter
 // in another shape of details; cursors are opaque strings of another form;
-// every 200 body has an extra member.
+// every 200 body has an extra member; an id asked twice is answered twice.
 func TestOpenChoicesPass(t *testing.T) {
 	t.Parallel()
 	r := runSuite(t, startTarget(t, simulator.Config{}, openChoices))
@@ -78,8 +80,45 @@ func openChoices(h http.Handler, _ *bundled.Keys) http.Handler {
 				r = r2
 			}
 		}
-		inner.ServeHTTP(w, r)
+		if r.URL.Path != "/api/public/videos" {
+			inner.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec := httptest.NewRecorder()
+		inner.ServeHTTP(rec, r)
+		if rec.Code == http.StatusOK {
+			editJSON(rec, func(doc any) any { return oncePerAsk(body, doc) })
+		}
+		forward(w, rec)
 	})
+}
+
+// oncePerAsk repeats the VideoEntry of an id asked more than once, once per ask.
+func oncePerAsk(request []byte, doc any) any {
+	req, _ := jsondoc.Decode(request)
+	asked := map[string]int{}
+	for _, id := range jsondoc.Items(req, "/videoIds") {
+		if s, ok := id.(string); ok {
+			asked[s]++
+		}
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return doc
+	}
+	var videos []any
+	for _, e := range jsondoc.Items(obj, "/videos") {
+		id, _ := jsondoc.String(e, "/video/platformVideoId")
+		for range max(asked[id], 1) {
+			videos = append(videos, e)
+		}
+	}
+	if videos != nil {
+		obj["videos"] = videos
+	}
+	return obj
 }
 
 // invalidParams names the parameters a simulator details value lists.
