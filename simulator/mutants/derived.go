@@ -398,8 +398,16 @@ func videosResetsFeed() serveFunc {
 
 func init() {
 	table = append(table, derived...)
-	table = append(table, generated(table)...)
+	gen := generated(table)
+	for _, m := range gen {
+		isGenerated[m.Name] = true
+	}
+	table = append(table, gen...)
 }
+
+// isGenerated names the mutants generated from a base fault: each answers
+// as its base does on its shape's requests, and as the server elsewhere.
+var isGenerated = map[string]bool{}
 
 // handShapes are the hand-written mutants that break their requirement on
 // one shape only; the others break it on every request they touch.

@@ -28,6 +28,11 @@ import (
 // with a repeated id, a missing id of capitals and accents, and lists
 // that come back empty.
 
+// hides labels a spec of this file with its requirements and "hidden":
+// --label-filter='!hidden' leaves them out, and the report's table counts
+// their requests apart.
+func hides(ids ...catalogue.ID) Labels { return append(requires(ids...), "hidden") }
+
 // maxVideoBatches bounds the tracked-videos requests for the walk's
 // videos: 10 requests of 20 ids, sent while the rate-limit specs wait.
 const maxVideoBatches = 10
@@ -119,7 +124,7 @@ func (s *suite) batchAnswers(ctx context.Context) (resps []*client.Response, ask
 
 // hiddenVideoSpecs judge the walk's videos and the rarer bodies.
 func (s *suite) hiddenVideoSpecs() {
-	It("returns every video of the walk as a VideoEntry, 20 at a time", requires(catalogue.VideosServed), func(ctx SpecContext) {
+	It("returns every video of the walk as a VideoEntry, 20 at a time", hides(catalogue.VideosServed), func(ctx SpecContext) {
 		resps, asked := s.batchAnswers(ctx)
 		var wrong []string
 		for i, resp := range resps {
@@ -131,7 +136,7 @@ func (s *suite) hiddenVideoSpecs() {
 		}
 		s.noneOf("rule: a video of a tracked channel, seen in the account's feed, comes back as a VideoEntry", wrong)
 	})
-	It("answers every batch of the walk's videos with VideoEntries that validate, missingVideoIds empty but present", requires(catalogue.VideosEntrySchema), func(ctx SpecContext) {
+	It("answers every batch of the walk's videos with VideoEntries that validate, missingVideoIds empty but present", hides(catalogue.VideosEntrySchema), func(ctx SpecContext) {
 		resps, _ := s.batchAnswers(ctx)
 		for _, ids := range s.rareBodies(ctx) {
 			resps = append(resps, s.fetch(ctx, videosRequest(ids, s.tg.Pro)))
@@ -144,7 +149,7 @@ func (s *suite) hiddenVideoSpecs() {
 		s.none("rule: a 200 of tracked videos is an object with videos and missingVideoIds (arrays, also when empty) and VideoEntries of the VideoEntry table",
 			schemaFindings(js, func(schemas.Violation) bool { return true }))
 	})
-	It("accepts a valid body that repeats an id, and answers it", requires(catalogue.VideosIDsMax, catalogue.VideosServed), func(ctx SpecContext) {
+	It("accepts a valid body that repeats an id, and answers it", hides(catalogue.VideosIDsMax, catalogue.VideosServed), func(ctx SpecContext) {
 		ids, ok := s.rareBodies(ctx)["an id twice"]
 		if !ok {
 			Skip("the feed shows no video to ask for")
@@ -155,7 +160,7 @@ func (s *suite) hiddenVideoSpecs() {
 			s.failf("%s: %q, seen in the feed and asked twice, is not a VideoEntry\nresponse body: %s", resp.Request, ids[0], resp.Excerpt())
 		}
 	})
-	It("lists missing ids exactly as sent, in every body shape", requires(catalogue.VideosPartition), func(ctx SpecContext) {
+	It("lists missing ids exactly as sent, in every body shape", hides(catalogue.VideosPartition), func(ctx SpecContext) {
 		var wrong []string
 		for _, ids := range s.rareBodies(ctx) {
 			resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
@@ -174,14 +179,14 @@ func (s *suite) hiddenVideoSpecs() {
 // proGateSpecs beyond the first page and one id: a free key's batch of 20
 // ids, and every page of its walk.
 func (s *suite) hiddenProSpecs() {
-	It("answers tracked videos of 20 ids for a free key with 403 and an ErrorBody", requires(catalogue.ProGate, catalogue.ErrorBody), func(ctx SpecContext) {
+	It("answers tracked videos of 20 ids for a free key with 403 and an ErrorBody", hides(catalogue.ProGate, catalogue.ErrorBody), func(ctx SpecContext) {
 		ids := make([]string, schemas.MaxVideoIDs)
 		for i := range ids {
 			ids[i] = inventedID(i, 24)
 		}
 		s.errorAnswer(s.fetch(ctx, videosRequest(ids, s.needFree())), http.StatusForbidden)
 	})
-	It("serves a free key every page of its feed", requires(catalogue.ProGate), func(ctx SpecContext) {
+	It("serves a free key every page of its feed", hides(catalogue.ProGate), func(ctx SpecContext) {
 		w := s.walkOf(ctx, s.needFree(), freeWalkLimit)
 		s.walkOK(w)
 		if resp := w.Stopped; resp != nil && (resp.Status == http.StatusForbidden || resp.Status == http.StatusUnauthorized) {
@@ -193,7 +198,7 @@ func (s *suite) hiddenProSpecs() {
 // hiddenAuthSpecs: the valid key accepted on every request the walks and
 // batches made (no request of their own).
 func (s *suite) hiddenAuthSpecs() {
-	It("accepts the valid Pro key on every page of its walk and every batch of tracked videos", requires(catalogue.AuthValid), func(ctx SpecContext) {
+	It("accepts the valid Pro key on every page of its walk and every batch of tracked videos", hides(catalogue.AuthValid), func(ctx SpecContext) {
 		w := s.fullWalk(ctx)
 		var wrong []string
 		if resp := w.Stopped; resp != nil && (resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden) {
@@ -355,7 +360,7 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 // lockoutSpecs: the second lockout, at the end of the run.
 func (s *suite) lockoutSpecs() {
 	var lo *lockout
-	It("answers every 429 of a second lockout with Retry-After and an ErrorBody, on both operations", requires(catalogue.RateRetryAfter, catalogue.ErrorBody), func(ctx SpecContext) {
+	It("answers every 429 of a second lockout with Retry-After and an ErrorBody, on both operations", hides(catalogue.RateRetryAfter, catalogue.ErrorBody), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
 		var wrong []string
 		for _, resp := range l.limited {
@@ -369,13 +374,13 @@ func (s *suite) lockoutSpecs() {
 		}
 		s.noneOf("rule: a 429 carries Retry-After (delta-seconds or an HTTP-date) and an ErrorBody, every 429 of a lockout, on the feed and on tracked videos", wrong)
 	})
-	It("sends a JSON Content-Type with every answer of a second lockout", requires(catalogue.ContentTypeJSON), func(ctx SpecContext) {
+	It("sends a JSON Content-Type with every answer of a second lockout", hides(catalogue.ContentTypeJSON), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
 		for _, resp := range slices.Concat(l.limited, l.badKeys) {
 			s.expect(resp).To(HaveJSONContentType())
 		}
 	})
-	It("accepts another valid key while a key is throttled", requires(catalogue.AuthValid, catalogue.RatePerKey), func(ctx SpecContext) {
+	It("accepts another valid key while a key is throttled", hides(catalogue.AuthValid, catalogue.RatePerKey), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
 		if l.other == nil {
 			Skip(needs("free-key") + ": a second key to send while the first is throttled")
@@ -385,7 +390,7 @@ func (s *suite) lockoutSpecs() {
 			s.failf("%s: status %d while key %s was throttled, want 200 (rule: the account's current key is accepted; the limit counts per key)\nresponse body: %s", l.other.Request, st, redact.Form(l.key), l.other.Excerpt())
 		}
 	})
-	It("counts cursor pages and keeps counting when the other operation is asked", requires(catalogue.RateLimit429), func(ctx SpecContext) {
+	It("counts cursor pages and keeps counting when the other operation is asked", hides(catalogue.RateLimit429), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
 		if most := mostAdmitted(l.elapsed); len(l.admitted) > most {
 			last := l.admitted[len(l.admitted)-1]
@@ -402,7 +407,7 @@ func (s *suite) lockoutSpecs() {
 		{catalogue.AuthUnknown, "a key of no account"},
 		{catalogue.AuthRevoked, "the revoked key"},
 	} {
-		It("answers "+bad.what+" with 401 while another key is throttled, also with a cursor handed to another key", requires(bad.id, catalogue.ErrorBody), func(ctx SpecContext) {
+		It("answers "+bad.what+" with 401 while another key is throttled, also with a cursor handed to another key", hides(bad.id, catalogue.ErrorBody), func(ctx SpecContext) {
 			if bad.id == catalogue.AuthRevoked && s.tg.Revoked == "" {
 				Skip(needs("revoked-key"))
 			}
