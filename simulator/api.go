@@ -42,10 +42,15 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, st *state, li
 	}
 	if ok, wait := lim.Allow(h, s.clock.RateNow); !ok {
 		ra := s.clock.RetryAfter(wait)
-		writeRateLimited(w, ra, fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", lim.limit, windowName(lim.window), ra))
+		writeRateLimited(w, ra, lim.refusal(ra))
 		return "", false
 	}
 	return accountID, true
+}
+
+// refusal is the message of the limiter's 429 (an injected 429 says it too).
+func (l *limiter) refusal(retryAfter int64) string {
+	return fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", l.limit, windowName(l.window), retryAfter)
 }
 
 func windowName(d time.Duration) string {

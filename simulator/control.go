@@ -47,13 +47,16 @@ type Info struct {
 	FreeKey    string `json:"freeKey"`
 	RevokedKey string `json:"revokedKey"`
 	Now        int64  `json:"now,omitempty"`
+	// NamedFaults are the named faults on (Config.NamedFaults): the
+	// simulator breaks the contract on purpose.
+	NamedFaults []string `json:"namedFaults,omitempty"`
 }
 
 // Info describes the server at base URL base (such as http://127.0.0.1:8080).
 func (s *Server) Info(base string) Info {
 	k := s.Seeded()
 	base = strings.TrimRight(base, "/")
-	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked}
+	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: s.cfg.NamedFaults}
 	if !s.cfg.NoControl {
 		info.ControlURL = base + strings.TrimSuffix(ControlPrefix, "/")
 	}
@@ -166,11 +169,16 @@ func (s *Server) ctlRegenerateKey(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) ctlFaults(w http.ResponseWriter, r *http.Request) {
-	list := s.faults.List()
-	if list == nil {
-		list = []FaultSpec{}
+	writeJSON(w, http.StatusOK, s.faultList())
+}
+
+// faultList is the named faults, on for the whole run, then the injected.
+func (s *Server) faultList() []FaultSpec {
+	list := []FaultSpec{}
+	for _, name := range s.cfg.NamedFaults {
+		list = append(list, FaultSpec{Operation: "*", Named: name})
 	}
-	writeJSON(w, http.StatusOK, list)
+	return append(list, s.faults.List()...)
 }
 
 func (s *Server) ctlAddFault(w http.ResponseWriter, r *http.Request) {
@@ -188,7 +196,7 @@ func (s *Server) ctlAddFault(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) ctlClearFaults(w http.ResponseWriter, r *http.Request) {
 	s.faults.Clear()
-	writeJSON(w, http.StatusOK, []FaultSpec{})
+	writeJSON(w, http.StatusOK, s.faultList()) // the named faults stay
 }
 
 func (s *Server) ctlEdgeRate(w http.ResponseWriter, r *http.Request) {

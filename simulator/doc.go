@@ -115,13 +115,14 @@
 //
 // Injected faults (POST /_control/faults) act per operation (feed, videos,
 // health or *): an error status (a 429 or 503 with Retry-After, default 1
-// s), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
+// s; a 429 is the rate limit's own, rate_limited), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
 // malformed body (cut in half), or a dropped connection; for the next
 // count requests, with a probability drawn from an RNG seeded with the
 // Seed, or both. They are checked before authentication, like a failing
 // gateway. Named faults that break one requirement of the contract on
 // purpose are package simulator/mutants, turned on through
-// Config.Middleware.
+// Config.Middleware; Config.NamedFaults names them for GET /_control/info
+// and GET /_control/faults to show.
 //
 // # Control API
 //

@@ -34,6 +34,9 @@ type FaultSpec struct {
 	Count       int     `json:"count,omitempty"`       // fires this many more times (0: no bound)
 	Probability float64 `json:"probability,omitempty"` // fires with this probability (0: always)
 	RetryAfter  int     `json:"retryAfter,omitempty"`  // Retry-After seconds on 429/503 (default 1)
+	// Named is a named fault given at start (Config.NamedFaults), listed
+	// only: it is on for the whole run and cannot be injected or removed.
+	Named string `json:"named,omitempty"`
 }
 
 func (f *FaultSpec) check() error {
@@ -43,6 +46,8 @@ func (f *FaultSpec) check() error {
 		return fmt.Errorf("operation must be feed, videos, health or *, got %q", f.Operation)
 	}
 	switch {
+	case f.Named != "":
+		return fmt.Errorf("named faults are given at start (--fault), not injected")
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Errorf("status must be an error status 400..599, got %d", f.Status)
 	case f.DelayMs < 0 || time.Duration(f.DelayMs)*time.Millisecond > MaxFaultDelay:
@@ -139,7 +144,7 @@ func (s *Server) operation(op Operation, h http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.faults.active() {
-			if spec, ok := s.faults.Pick(op); ok && s.inject(w, r, spec, h) {
+			if spec, ok := s.faults.Pick(op); ok && s.inject(w, r, op, spec, h) {
 				return
 			}
 		}
@@ -149,7 +154,7 @@ func (s *Server) operation(op Operation, h http.Handler) http.Handler {
 
 // inject applies a fault. It returns false if the request should still be
 // served normally (a delay alone).
-func (s *Server) inject(w http.ResponseWriter, r *http.Request, spec FaultSpec, next http.Handler) bool {
+func (s *Server) inject(w http.ResponseWriter, r *http.Request, op Operation, spec FaultSpec, next http.Handler) bool {
 	s.log.Info("injecting fault", "fault", spec.ID, s.requestAttrs(r))
 	if t, ok := w.(*trackingWriter); ok {
 		t.fault = spec.ID
@@ -174,6 +179,16 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, spec FaultSpec, 
 		}
 		body := rec.Body.Bytes()
 		writeRaw(w, rec.Code, body[:len(body)/2])
+		return true
+	case spec.Status == http.StatusTooManyRequests && !spec.Malformed:
+		// The rate limit's own 429 (its code, message and Retry-After
+		// form): a client that branches on it meets what a limit says.
+		lim := s.st.Load().feed
+		if op == OpVideos {
+			lim = s.st.Load().videos
+		}
+		ra := int64(max(spec.RetryAfter, 1))
+		writeRateLimited(w, ra, lim.refusal(ra))
 		return true
 	case spec.Status != 0:
 		if spec.Status == http.StatusTooManyRequests || spec.Status == http.StatusServiceUnavailable {

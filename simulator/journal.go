@@ -281,8 +281,7 @@ func (s *Server) ctlRequests(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) ctlClearRequests(w http.ResponseWriter, r *http.Request) {
-	s.journal.Clear()
-	s.resetJudge()
+	s.journal.Clear() // the verdicts stay: DELETE /_control/clients clears them
 	writeJSON(w, http.StatusOK, map[string]any{"requests": []Entry{}, "matched": 0})
 }
 

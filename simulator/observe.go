@@ -14,8 +14,8 @@ import (
 
 // ClientJudge judges the clients that talk to a server: it sees every
 // exchange of the API, its verdicts and scenarios are served on the
-// control API, and it starts again whenever the journal does (a clear, a
-// reset, an import). Package simulator/clients gives one; Config.Clients
+// control API, and it starts again on DELETE /_control/clients, a reset
+// and an import (not when the journal is cleared). Package simulator/clients gives one; Config.Clients
 // turns it on.
 type ClientJudge interface {
 	// Bind hands the judge its server, once, from New: scenarios act
@@ -160,6 +160,14 @@ func (s *Server) ctlClients(w http.ResponseWriter, r *http.Request) {
 		final = v == "true"
 	}
 	writeJSON(w, http.StatusOK, s.cfg.Clients.Verdicts(final))
+}
+
+func (s *Server) ctlClearClients(w http.ResponseWriter, r *http.Request) {
+	if s.judgeOff(w) {
+		return
+	}
+	s.cfg.Clients.Reset()
+	writeJSON(w, http.StatusOK, s.cfg.Clients.Verdicts(false))
 }
 
 func (s *Server) ctlScenarios(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,12 @@
 //
 // Every flag has an environment variable (TCM_SIM_ and the flag's name in
 // upper case, - as _; see package cmd/internal/cli).
+//
+// Exit status: 0 after a clean stop; 1 when it could not serve (or write
+// its client report); 2 on a usage error. With --client-report, the
+// verdict on the clients (clients.ExitStatus): 0 every client passed, 3 a
+// client failed, 4 no client was judged (none sent a request, or some
+// keys were past the judge's bound).
 package main
 
 import (
@@ -104,7 +110,7 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.cfg.MaxEvents, "max-events", simulator.DefaultMaxEvents, "events past which the world stops polling (bounds memory: about 0.9 KB an event)")
 	fs.Int64Var(&o.cfg.MaxImportBytes, "max-import-bytes", simulator.DefaultMaxImportBytes, "largest world accepted by PUT /_control/world")
 	fs.StringVar(&o.infoFile, "info-file", "", `once listening, write {"url","controlUrl","proKey","freeKey","revokedKey"} to this file`)
-	fs.StringVar(&o.clientReport, "client-report", "", "at exit, write the verdicts on the clients to this `DIR`: client-report.{json,md,html,junit.xml}")
+	fs.StringVar(&o.clientReport, "client-report", "", "at exit, write the verdicts on the clients to this `DIR`: client-report.{json,md,html,junit.xml}; the exit status is then 3 if a client failed, 4 if no client was judged (none came, or keys past the judge's bound)")
 	fs.StringVar(&o.scenario, "scenario", "", "arm a client scenario (`NAME`) from the start; see --list-scenarios")
 	fs.BoolVar(&o.listScenarios, "list-scenarios", false, "print every client scenario, what it does and what a good client does, and exit")
 	fs.BoolVar(&o.noJudge, "no-client-judge", false, "do not judge the clients (GET /_control/clients answers 404): for load tests")
@@ -134,6 +140,9 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 			return o, err
 		}
 		o.cfg.Middleware = []simulator.Middleware{m}
+		for _, name := range o.faults {
+			o.cfg.NamedFaults = append(o.cfg.NamedFaults, strings.TrimSpace(name))
+		}
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("invalid value %q for --log-format: want text or json", o.logFormat)
@@ -310,6 +319,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
 	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
 	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
+	if len(o.cfg.NamedFaults) > 0 {
+		fmt.Fprintf(stdout, "  faults:      %s\n", namedFaults(o.cfg.NamedFaults))
+	}
 	log.Info("listening", "url", info.URL, "seed", o.cfg.Seed, "speed", o.cfg.Speed)
 
 	code := 0
@@ -328,9 +340,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.clientReport != "" {
 		// After the shutdown: every request that was answered is judged.
-		if err := writeClientReport(o, sim, info, started, stdout); err != nil {
+		// The exit status says the verdict (clients.ExitStatus: 3 a
+		// client failed, 4 no client judged), unless serving failed.
+		outcome, err := writeClientReport(o, info, started, stdout)
+		switch {
+		case err != nil:
 			fmt.Fprintf(stderr, "simulator: %v\n", err)
 			code = 1
+		case code == 0:
+			code = clients.ExitStatus(outcome)
 		}
 	}
 	if code == 0 {
@@ -378,6 +396,17 @@ func redactKey(k string) string {
 		return "…"
 	}
 	return prefix + "_…" + random[len(random)-4:]
+}
+
+// namedFaults says at start which named faults are on, and what each
+// breaks: this simulator does not conform, on purpose.
+func namedFaults(names []string) string {
+	parts := make([]string, len(names))
+	for i, name := range names {
+		m, _ := mutants.Lookup(name)
+		parts[i] = name + " (breaks " + string(m.Requirement) + ")"
+	}
+	return strings.Join(parts, ", ") + ": it breaks the contract on purpose"
 }
 
 // exposure says at start who can reach what.
