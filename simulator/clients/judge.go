@@ -15,11 +15,12 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultMaxClients bounds the keys judged, twice over: the keys of
-	// the simulator's accounts, and the keys it never issued, each up to
-	// it (a client that sprays made-up keys cannot crowd out a real one).
-	// The requests of a key past it are counted, not judged, and the
-	// verdicts are errored ("N keys not judged"), never passed.
+	// DefaultMaxClients bounds the keys judged, of each kind: keys of the
+	// simulator's accounts in the Authorization header, other keys there,
+	// and keys seen only elsewhere (a query, a body, another scheme): a
+	// client that sprays made-up keys cannot crowd out a real one. The
+	// requests of a key past it are counted, not judged, and the verdicts
+	// are errored ("N keys not judged"), never passed.
 	DefaultMaxClients = 1000
 	// DefaultIdleAfter is how long a client may leave a walk open without
 	// a feed request before the walk counts as abandoned (on the rate
@@ -59,7 +60,7 @@ type Judge struct {
 	untracked int                 // requests of keys not judged
 	notJudged map[string]struct{} // the ids of the keys not judged, up to maxNotJudged
 	moreKeys  bool                // more keys were not judged than notJudged holds
-	pools     [2]int              // keys judged: of an account, of none
+	pools     [3]int              // keys judged, by kind (see DefaultMaxClients)
 	run       *run                // the armed scenario; nil: none
 	tracked   int                 // event ids the scenario keeps, all clients together
 }
@@ -102,7 +103,7 @@ func (j *Judge) clear() {
 	j.clients = map[string]*client{}
 	j.handed = newHandedIndex(maxHanded)
 	j.judged, j.untracked, j.tracked, j.seq = 0, 0, 0, 0
-	j.notJudged, j.moreKeys, j.pools = map[string]struct{}{}, false, [2]int{}
+	j.notJudged, j.moreKeys, j.pools = map[string]struct{}{}, false, [3]int{}
 }
 
 // Reset forgets every client; an armed scenario starts again.
@@ -170,8 +171,8 @@ type outcome struct {
 
 // client finds or makes the client of an exchange: its Bearer key, else a
 // key seen elsewhere in the request, else "" (no key). Nil for a key past
-// MaxClients of its kind (a key of an account, or of none), which is then
-// counted among the keys not judged.
+// MaxClients of its kind (see DefaultMaxClients), which is then counted
+// among the keys not judged.
 func (j *Judge) client(x *simulator.Exchange) *client {
 	id, hint := x.KeyID, x.KeyHint
 	if id == "" && len(x.KeysSeen) > 0 {
@@ -180,9 +181,12 @@ func (j *Judge) client(x *simulator.Exchange) *client {
 	c := j.clients[id]
 	if c == nil {
 		if id != "" {
-			pool := 1
-			if x.KeyID == id && x.Account != "" {
+			pool := 2 // seen outside the Authorization header only
+			switch {
+			case x.KeyID == id && x.Account != "":
 				pool = 0
+			case x.KeyID == id:
+				pool = 1
 			}
 			if j.pools[pool] >= j.cfg.MaxClients {
 				j.skip(id)

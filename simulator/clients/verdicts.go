@@ -206,8 +206,8 @@ func (j *Judge) Snapshot(final bool) Verdicts {
 		if j.moreKeys {
 			more = "at least "
 		}
-		v.Outcome, v.Errored = Errored, fmt.Sprintf("%s%d %s not judged: past the judge's bound of %d keys of accounts and %d others (their %d %s counted, not judged)",
-			more, v.NotJudged, plural(v.NotJudged, "key", "keys"), j.cfg.MaxClients, j.cfg.MaxClients, v.Untracked, plural(v.Untracked, "request is", "requests are"))
+		v.Outcome, v.Errored = Errored, fmt.Sprintf("%s%d %s not judged: past the judge's bound of %d keys of a kind (of accounts, of none, outside the Authorization header); their %d %s counted, not judged",
+			more, v.NotJudged, plural(v.NotJudged, "key", "keys"), j.cfg.MaxClients, v.Untracked, plural(v.Untracked, "request is", "requests are"))
 	case len(v.Clients) == 0:
 		v.Outcome, v.Errored = Errored, NothingJudged
 	case failed:
