@@ -178,8 +178,9 @@
 // in cmd/simulator unless --no-client-judge): it sees every exchange after
 // the observers and judges each key against the client requirements of
 // the catalogue. GET /_control/clients serves its verdicts, GET/POST/DELETE
-// /_control/scenarios its scenarios; it starts again with the journal (a
-// clear, a reset, an import). Its scenarios act through RegenerateKey,
+// /_control/scenarios its scenarios; it starts again on DELETE
+// /_control/clients, a reset and an import (clearing the journal keeps the
+// verdicts). Its scenarios act through RegenerateKey,
 // AddFault and Advance. Package simulator/clienttest puts the two in a
 // client's own tests.
 //

@@ -73,6 +73,17 @@
 // came to are errored too: there was nothing to judge. A browser's CORS preflight (OPTIONS) is not the client's request
 // and is not judged.
 //
+// # Verdicts, report and exit status
+//
+// Verdicts (GET /_control/clients) have an outcome, the same as the
+// client report's (Report, Judge.WriteReport: cmd/simulator
+// --client-report): errored when a key was not judged or no client came,
+// else failed when a client failed a requirement or its scenario, else
+// passed. ExitStatus maps it to the binary's exit status: 0, ExitFailed
+// (3), ExitErrored (4). The verdicts survive clearing the journal; DELETE
+// /_control/clients (Judge.Reset), a reset and an import start them
+// again.
+//
 // # Scenarios
 //
 // A scenario (Scenarios, --scenario, POST /_control/scenarios) puts a
