@@ -176,7 +176,7 @@ func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 		// judge, which concurrent requests may shuffle: hence min and max).
 		first, last, firstID := t, t, x.ID
 		for i, at := range r.at {
-			if at < first {
+			if at < first || (at == first && r.ids[i] < firstID) {
 				first, firstID = at, r.ids[i]
 			}
 			last = max(last, at)

@@ -133,7 +133,9 @@ func TestRate(t *testing.T) {
 		c := h.client(true, h.keys.Pro)
 		expectFailed(t, c, catalogue.ClientRetryAfter, catalogue.ClientRate)
 		f := finding(c, catalogue.ClientRate)
-		if f.Count != 10 || f.Request.ID != 21 || f.Last == nil || f.Last.ID != 30 || !strings.Contains(f.Evidence, "21 feed requests of the key within 0.0 s") {
+		if f.Count != 10 || f.Request.ID != 21 || f.Last == nil || f.Last.ID != 30 ||
+			!strings.Contains(f.Evidence, "21 feed requests of the key within 0.0 s (this one and the 20 before it, from request #1)") ||
+			!strings.Contains(f.LastEvidence, "from request #10)") {
 			t.Errorf("finding: %s", f)
 		}
 	})
