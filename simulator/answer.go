@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 // ErrorBody is the ErrorBody resource, as the simulator writes it.
@@ -103,6 +106,39 @@ func rateLimited(retryAfter int64, message string) answer {
 	return errorAnswer(http.StatusTooManyRequests, CodeRateLimited, message, map[string]any{"retryAfterSeconds": retryAfter}).
 		with("Retry-After", strconv.FormatInt(retryAfter, 10))
 }
+
+// QueryProblem is one invalid query parameter, as the 400's details list it.
+type QueryProblem struct {
+	Parameter string `json:"parameter"`
+	Value     string `json:"value"`
+	Rule      string `json:"rule"`
+}
+
+// queryError is the feed's 400: details names the invalid parameters
+// ({"invalid":["limit"],"problems":[...]}).
+func queryError(problems []QueryProblem) answer {
+	var names []string
+	for _, p := range problems {
+		if !containsString(names, p.Parameter) {
+			names = append(names, p.Parameter)
+		}
+	}
+	return errorAnswer(http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
+		map[string]any{"invalid": names, "problems": problems})
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// excerpt shortens a value quoted back to the client and keeps it valid
+// UTF-8; it goes into a JSON body only, never into a header.
+func excerpt(v string) string { return jsondoc.Excerpt(v, 64) }
 
 // WriteError answers with an ErrorBody, for middleware (Config.Middleware)
 // that answers a request itself.

@@ -170,13 +170,6 @@ type FeedQuery struct {
 	Cursor   string // "" for the first page
 }
 
-// QueryProblem is one invalid query parameter, as the 400's details list it.
-type QueryProblem struct {
-	Parameter string `json:"parameter"`
-	Value     string `json:"value"`
-	Rule      string `json:"rule"`
-}
-
 var limitRule = fmt.Sprintf("must be a whole number of at least 1 (default %d; values above %d are capped)", schemas.DefaultPageSize, schemas.MaxPageSize)
 
 // ParseFeedQuery reads limit and cursor as the server does. Unknown parameters are ignored
@@ -274,32 +267,6 @@ func parseLimit(v string) (int, bool) {
 	}
 	return n, true
 }
-
-// queryError is the feed's 400: details names the invalid parameters
-// ({"invalid":["limit"],"problems":[...]}).
-func queryError(problems []QueryProblem) answer {
-	var names []string
-	for _, p := range problems {
-		if !containsString(names, p.Parameter) {
-			names = append(names, p.Parameter)
-		}
-	}
-	return errorAnswer(http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
-		map[string]any{"invalid": names, "problems": problems})
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// excerpt shortens a value quoted back to the client and keeps it valid
-// UTF-8; it goes into a JSON body only, never into a header.
-func excerpt(v string) string { return jsondoc.Excerpt(v, 64) }
 
 // videos serves POST /api/public/videos.
 func (s *Server) videos(c *call, r *http.Request) answer {

@@ -32,9 +32,7 @@ type FaultSpec struct {
 }
 
 func (f *FaultSpec) check() error {
-	switch Operation(f.Operation) {
-	case OpFeed, OpVideos, OpHealth, "*":
-	default:
+	if op := Operation(f.Operation); op != "*" && !isOperation(op) {
 		return fmt.Errorf("operation must be feed, videos, health or *, got %q", f.Operation)
 	}
 	switch {

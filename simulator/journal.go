@@ -2,7 +2,6 @@ package simulator
 
 import (
 	"encoding/hex"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -37,55 +36,6 @@ type Entry struct {
 	ResponseBytes int64  `json:"responseBytes"` // of the answer's body
 	Micros        int64  `json:"micros"`        // real time taken to answer
 }
-
-// Exchange is what an Observer sees of one request to the API, once it is
-// answered. It is the observer's to keep, but its headers and bodies are
-// shared with the server: an observer reads them and changes none, and
-// copies what it keeps of them (the observer of every request would
-// otherwise copy every header of every request).
-type Exchange struct {
-	Entry
-	// RequestHeader is the request's header without Authorization and
-	// Cookie (the key is Entry.KeyID and Entry.KeyHint).
-	RequestHeader http.Header
-	// RequestBody is the body as the client sent it, at most
-	// MaxBodyBytes + 1 bytes, whether or not the handler read it.
-	RequestBody []byte
-	// ResponseHeader and ResponseBody are the answer (the body of a feed
-	// answer only, up to maxObservedBody bytes).
-	ResponseHeader http.Header
-	ResponseBody   []byte
-	// RateTime is when the request arrived on the clock that rate-limit
-	// windows and Retry-After count on (virtual time with a manual clock,
-	// real time plus the clock's advances in realtime mode): a judge of
-	// Retry-After compares two requests' RateTime.
-	RateTime time.Time
-	// AuthProblem is why the Authorization header carries no well-formed
-	// Bearer key (missing_api_key, malformed_api_key); "" when it does.
-	AuthProblem string
-	// KeysSeen are the keys found where the Authorization header does not
-	// carry them: in the path, the query (also percent-encoded), the body,
-	// another header, or an Authorization header that is not Bearer <key>.
-	// Each is named by its id and hint, never whole.
-	KeysSeen []KeySeen
-	// Fault is the id of the injected fault that shaped the answer, 0 if
-	// none did.
-	Fault int
-	// ClientGone is true when the client closed the connection before the
-	// answer was done (it gave up waiting).
-	ClientGone bool
-
-	redact func(string) string
-}
-
-// Observer sees every exchange of the API, in the request's goroutine,
-// after the answer was written (Config.Observers). A judge of a client's
-// behaviour is one: Entry.KeyID tells whose request it is, the virtual
-// and real times tell when, the bodies tell what was asked and given.
-type Observer func(*Exchange)
-
-// maxObservedBody bounds the answer body an Exchange carries.
-const maxObservedBody = 4 << 20
 
 // journaled is an Entry as the ring keeps it: the key's id and the tail
 // of its hint as bytes, made into strings only when the entry is shown,
@@ -212,7 +162,7 @@ func parseEntryFilter(q url.Values) (entryFilter, []QueryProblem) {
 	f.account, f.path, f.method = q.Get("account"), q.Get("path"), strings.ToUpper(q.Get("method"))
 	if op := q.Get("operation"); op != "" {
 		f.op = Operation(op)
-		if f.op != OpFeed && f.op != OpVideos && f.op != OpHealth {
+		if !isOperation(f.op) {
 			bad("operation", "must be feed, videos or health")
 		}
 	}
