@@ -268,7 +268,7 @@ func (j *journal) list(f entryFilter) (out []Entry, matched int, dropped uint64)
 
 func (s *Server) ctlRequests(w http.ResponseWriter, r *http.Request) {
 	if s.journal == nil {
-		WriteError(w, http.StatusNotFound, CodeNotFound, "the journal is off (--journal-size 0)", nil)
+		WriteError(w, http.StatusNotFound, CodeNotFound, "the journal is off (--journal-size -1)", nil)
 		return
 	}
 	f, problems := parseEntryFilter(r.URL.Query())
