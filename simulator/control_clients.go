@@ -10,7 +10,7 @@ import (
 
 func (s *Server) ctlRequests(r *http.Request) answer {
 	if s.journal == nil {
-		return errorAnswer(http.StatusNotFound, CodeNotFound, "the journal is off (--journal-size 0)", nil)
+		return errorAnswer(http.StatusNotFound, CodeNotFound, "the journal is off (--journal-size -1)", nil)
 	}
 	f, problems := parseEntryFilter(r.URL.Query())
 	if len(problems) > 0 {
