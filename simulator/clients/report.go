@@ -17,8 +17,8 @@ const (
 	// ExitFailed: a client failed a client requirement or its scenario.
 	ExitFailed = 3
 	// ExitErrored: no client was judged (none sent a request), or some
-	// key that sent one was not (past the judge's bound): the report's
-	// outcome is errored, never passed.
+	// key that sent one was not (past the judge's bound), whatever the
+	// keys judged did: the report's outcome is errored, never passed.
 	ExitErrored = 4
 )
 
