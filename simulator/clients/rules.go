@@ -157,13 +157,19 @@ type recentFeed struct {
 	next int // the slot the next request takes
 }
 
+// rateSlack is what the judge allows for transit: it sees requests as
+// they arrive, and a client that sends one every 3 s by its own clock may
+// have two arrive a little closer.
+const rateSlack = time.Second
+
 // checkRate: CLIENT-RATE, on the feed. A request that makes more than
 // FeedRequestsPerMinute feed requests of the key within one RateWindow
-// (a sliding minute, on the clock the server counts on) breaks it,
-// whatever the answers were: 200s, the limiter's 429s, a scenario's, or
-// none at all. One burst of 21 is a finding, even when the client then
-// waits out the Retry-After: the contract's limit binds the client, and a
-// 429 is how the server tells it that it broke it (the catalogue says so).
+// (a sliding minute, on the clock the server counts on, less rateSlack)
+// breaks it, whatever the answers were: 200s, the limiter's 429s, a
+// scenario's, or none at all. One burst of 21 is a finding, even when the
+// client then waits out the Retry-After: the contract's limit binds the
+// client, and a 429 is how the server tells it that it broke it (the
+// catalogue says so).
 func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 	if c.id == "" || x.KeyID != c.id {
 		return // not the key's own request: the server counted it on no key
@@ -181,7 +187,7 @@ func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 			}
 			last = max(last, at)
 		}
-		if span := time.Duration(last - first); span < schemas.RateWindow {
+		if span := time.Duration(last - first); span < schemas.RateWindow-rateSlack {
 			j.find(c, ruleRate, x, fmt.Sprintf("%d feed requests of the key within %s (this one and the %d before it, from request #%d): the limit is %d a minute per key, whatever the server answers",
 				len(r.at)+1, seconds(span), len(r.at), firstID, schemas.FeedRequestsPerMinute), nil)
 		}

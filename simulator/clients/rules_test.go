@@ -125,6 +125,21 @@ func TestRate(t *testing.T) {
 			t.Errorf("paced: %s", r)
 		}
 	})
+	t.Run("a second of transit is no finding, two are", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		send := func(key string, gap time.Duration) {
+			for i := range 21 { // 21 requests over 20 gaps
+				h.feed(key, "limit=1")
+				if i < 20 {
+					h.advance(gap)
+				}
+			}
+		}
+		send(h.keys.Pro, 2950*time.Millisecond)  // 59 s: a client pacing 3 s apart, arriving 50 ms early
+		send(h.keys.Free, 2900*time.Millisecond) // 58 s
+		expectFailed(t, h.client(true, h.keys.Pro))
+		expectFailed(t, h.client(true, h.keys.Free), catalogue.ClientRate)
+	})
 	t.Run("30 at one instant, retried through the 429s at once, fails", func(t *testing.T) {
 		h := newHarness(t, Config{})
 		for range 30 {
