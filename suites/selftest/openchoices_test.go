@@ -22,7 +22,8 @@ import (
 // the false failure of issue 18), an extra member and another key order;
 // error bodies are application/problem+json; feed 400s say which parameter
 // in another shape of details; cursors are opaque strings of another form;
-// every 200 body has an extra member; an id asked twice is answered twice.
+// every 200 body has an extra member; an id asked twice is answered twice;
+// health wants a key.
 func TestOpenChoicesPass(t *testing.T) {
 	t.Parallel()
 	r := runSuite(t, startTarget(t, simulator.Config{}, openChoices))
@@ -64,6 +65,13 @@ func openChoices(h http.Handler, _ *bundled.Keys) http.Handler {
 		})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/public/health" && r.Header.Get("Authorization") == "" {
+			// Whether health needs a key is open: this server wants one.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"error":"","message":""}`))
+			return
+		}
 		if r.URL.Path == "/api/public-feed" {
 			q := r.URL.Query()
 			if c := q.Get("cursor"); c != "" {
