@@ -349,11 +349,23 @@ func (s *suite) afterRetryAfter(ctx context.Context, b *burst) (*client.Response
 // walksWanted reports whether the label filter lets some spec run that
 // walks the feed, so that walking ahead of time is not wasted.
 func walksWanted() bool {
+	return wanted([]string{"pagination", "FEED-ORDER"}, []string{"events", "EVENT-SCHEMA"}, []string{"videos", "VIDEOS-SERVED"})
+}
+
+// videosWanted reports whether some spec that judges the tracked videos
+// of the walk's videos will run.
+func videosWanted() bool {
+	return wanted([]string{"events", "EVENT-SCHEMA"}, []string{"videos", "hidden", "VIDEOS-SERVED"}, []string{"auth", "hidden", "AUTH-VALID"})
+}
+
+// wanted reports whether the label filter lets a spec of one of the label
+// sets run.
+func wanted(sets ...[]string) bool {
 	match, err := types.ParseLabelFilter(GinkgoLabelFilter())
 	if err != nil {
 		return false
 	}
-	for _, labels := range [][]string{{"pagination", "FEED-ORDER"}, {"events", "EVENT-SCHEMA"}, {"videos", "VIDEOS-SERVED"}} {
+	for _, labels := range sets {
 		if match(labels) {
 			return true
 		}

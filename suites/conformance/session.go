@@ -289,7 +289,9 @@ func (s *Session) prefetchWalks() {
 			s.walkOnce(client.WithScope(s.runCtx, walkScope(s.tg.Pro, limit)), s.tg.Pro, limit)
 		}
 		// the walk's videos too: the tracked-videos budget is idle meanwhile
-		s.prefetchVideos(client.WithScope(s.runCtx, videoScope))
+		if videosWanted() {
+			s.prefetchVideos(client.WithScope(s.runCtx, videoScope))
+		}
 	}()
 }
 
