@@ -12,6 +12,15 @@
 // the server's, and changes the answer or the request in one way. Outages
 // that break no rule (an error status, a delay, a cut body) are not
 // mutants: they are the simulator's injected faults.
+//
+// The faults are derived from a table of requirement × request shape
+// (grid.go: Applies, Shapes): the hand-written ones (table.go) break a
+// requirement on every request they touch or on one named shape; the
+// derived ones (derived.go, named FAULT@SHAPE) confine a fault to one shape
+// with the combinator on, starting where one-rule breaks written blind
+// passed the suite; and each requirement's base fault is generated for
+// every applicable cell nothing else covers, so that the kill matrix shows
+// each cell with its verdict, and any cell without a fault as a hole.
 package mutants
 
 import (

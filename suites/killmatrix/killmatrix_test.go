@@ -5,7 +5,10 @@
 // run), and name the request it judged. Each run judges its
 // own in-process simulator through --target and --control-clock, several
 // at once. It prints the matrix (fault, requirement, the specs that killed
-// it) and the kill rate, and writes it as Markdown to reports/killmatrix.md.
+// it), the kill rate, and the table of requirement × request shape the
+// faults were derived from, each cell with its verdict and the holes (a
+// shape that applies with no fault), and writes them as Markdown to
+// reports/killmatrix.md.
 //
 // It is a test-only package, part of `go test ./...`, skipped under -short:
 //
