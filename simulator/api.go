@@ -106,7 +106,11 @@ func (s *Server) feed(c *call, r *http.Request) answer {
 		return queryError(problems)
 	}
 	s.settle(st)
-	a, err := s.answer(&st.feedPages, st.feedMoment, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
+	cache, moment := &st.feedPages, st.feedMoment
+	if q.Cursor != "" {
+		cache, moment = &st.cursorPages, st.cursorMoment
+	}
+	a, err := s.answer(cache, moment, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
 		return st.world.AppendFeedPage(dst, accountID, q.Cursor, q.Limit)
 	})
 	switch {

@@ -12,9 +12,11 @@ import (
 // the accounts, so its moment is the log's length and a count of the
 // control API's changes (a plan, an account); a tracked-videos answer also
 // depends on the world's Now (stat windows), so its moment is Now and that
-// count. A feed page therefore stays cached in a live world until an event
-// is recorded; a tracked-videos answer in a live world never would, and is
-// not cached there (see Server.answer).
+// count. A first feed page therefore stays cached in a live world until an
+// event is recorded, and a page asked for with a cursor, which a new event
+// does not change, until the control API changes something (its moment is
+// that count alone: state.cursorMoment); a tracked-videos answer in a live
+// world never would, and is not cached there (see Server.answer).
 type answerCache struct {
 	mu     sync.Mutex
 	moment cacheMoment

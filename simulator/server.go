@@ -170,8 +170,13 @@ type state struct {
 	// event and that an answer shows (a plan, an account, the edge rate)
 	// must call changed.
 	feedPages answerCache
-	answers   answerCache
-	changes   atomic.Uint64
+	// cursorPages keep the pages asked for with a cursor: such a page
+	// holds events older than the cursor's, which a new event does not
+	// change, so it is kept until the control API changes something
+	// (cursorMoment), also in a live world.
+	cursorPages answerCache
+	answers     answerCache
+	changes     atomic.Uint64
 	// full is set once the world holds Config.MaxEvents events: from then
 	// on the clock moves but the world no longer polls.
 	full atomic.Bool
@@ -362,6 +367,14 @@ func (st *state) changed() { st.changes.Add(1) }
 // changes (see answerCache).
 func (st *state) feedMoment() cacheMoment {
 	return cacheMoment{version: int64(st.world.Stats().Events), changes: st.changes.Load()}
+}
+
+// cursorMoment is the moment of a feed page asked for with a cursor: the
+// changes only. The log only grows at its newest end and a recorded event
+// never changes, so the page after a cursor, and its nextCursor, stay
+// the same as events are recorded.
+func (st *state) cursorMoment() cacheMoment {
+	return cacheMoment{changes: st.changes.Load()}
 }
 
 // videosMoment is the moment of a tracked-videos answer: Now and the
