@@ -62,7 +62,7 @@ func (s *Server) routes() {
 	var paths []string
 	for _, rt := range apiTable() {
 		rt := rt
-		s.wrap(&rt)
+		s.buildOperation(&rt)
 		s.api[rt.path] = &rt
 		paths = append(paths, rt.path)
 	}
