@@ -27,32 +27,12 @@ import (
 // A request that is not authenticated is not counted against any budget;
 // every authenticated request is, also one that then gets a 400 or a 403.
 
-// apiRoute is one route of the API. apiTable is the one list of them:
-// serve routes by it, and the journal and the middleware name operations
-// by it.
-type apiRoute struct {
-	method, path string
-	op           Operation
-	h            func(*Server, *call, *http.Request) answer
-	wrapped      http.Handler // h under Config.Middleware; nil without middleware
-}
-
 func apiTable() []apiRoute {
 	return []apiRoute{
 		{method: http.MethodGet, path: schemas.PathFeed, op: OpFeed, h: (*Server).feed},
 		{method: http.MethodPost, path: schemas.PathVideos, op: OpVideos, h: (*Server).videos},
 		{method: http.MethodPost, path: schemas.PathHealth, op: OpHealth, h: (*Server).health},
 	}
-}
-
-// isOperation: op names an operation of apiTable.
-func isOperation(op Operation) bool {
-	for _, rt := range apiTable() {
-		if rt.op == op {
-			return true
-		}
-	}
-	return false
 }
 
 // routes builds the server's routes: the API's by path, the control API's

@@ -45,24 +45,6 @@ import (
 	"time"
 )
 
-// Operation names one operation of the API, as middleware, fault
-// injection and the logs name it.
-type Operation string
-
-// The operations.
-const (
-	OpFeed   Operation = "feed"
-	OpVideos Operation = "videos"
-	OpHealth Operation = "health"
-)
-
-// Middleware wraps the handler of one operation (Config.Middleware). It is
-// called once per operation when the server is built, so state it keeps in
-// its closure belongs to one server and one operation. It sees requests
-// before the server authenticates them; ParseFeedQuery, ParseBearer and
-// ParseVideosRequest read a request as the server will.
-type Middleware func(op Operation, next http.Handler) http.Handler
-
 // call is one request while it is served: created once in serveRequest and
 // passed to every step. It is also the writer the answer goes out
 // through (meter), which counts what is written.

@@ -413,3 +413,38 @@ func sleepContext(ctx context.Context, d time.Duration) {
 }
 
 var _ io.Closer = (*Server)(nil)
+
+// RateNow is the time rate-limit windows and Retry-After count on (see
+// Exchange.RateTime).
+func (s *Server) RateNow() time.Time { return s.clock.RateNow() }
+
+// RegenerateKey gives an account a new key and revokes its old one at
+// once, as POST /_control/accounts/{id}/key does.
+func (s *Server) RegenerateKey(accountID string) (string, error) {
+	s.control.Lock()
+	defer s.control.Unlock()
+	st := s.st.Load()
+	if _, ok := st.world.Account(accountID); !ok {
+		return "", world.ErrNoAccount
+	}
+	key := st.keys.Issue(accountID)
+	s.log.Info("key regenerated; the previous key is revoked", "account", accountID, "key", redact(key))
+	return key, nil
+}
+
+// AddFault injects a fault, as POST /_control/faults does, and returns
+// it with its id.
+func (s *Server) AddFault(spec FaultSpec) (FaultSpec, error) {
+	if err := spec.check(); err != nil {
+		return spec, fmt.Errorf("invalid fault: %w", err)
+	}
+	spec = s.faults.Add(spec)
+	s.log.Info("fault added", "fault", spec.ID, "operation", spec.Operation, "status", spec.Status)
+	return spec, nil
+}
+
+func (s *Server) resetJudge() {
+	if s.cfg.Clients != nil {
+		s.cfg.Clients.Reset()
+	}
+}
