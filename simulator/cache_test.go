@@ -3,6 +3,7 @@ package simulator
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -169,4 +170,34 @@ func TestFeedCacheInALiveWorld(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
+}
+
+// A full cache that evicts keeps the newest answer and stays within its
+// bound; one that does not keeps what it holds.
+func TestAnswerCacheEvicts(t *testing.T) {
+	body := make([]byte, 1<<20)
+	m := cacheMoment{changes: 1}
+	for _, evict := range []bool{true, false} {
+		c := &answerCache{evict: evict}
+		n := 2 * maxCacheBytes / len(body)
+		for i := range n {
+			k := strconv.Itoa(i)
+			c.Put(m, k, body)
+			c.Put(m, k, body) // the same key twice counts once
+		}
+		_, newest := c.Get(m, strconv.Itoa(n-1))
+		_, first := c.Get(m, "0")
+		total := 0
+		for _, b := range c.byKey {
+			total += len(b)
+		}
+		switch {
+		case c.bytes != total || c.bytes > maxCacheBytes:
+			t.Errorf("evict %v: %d bytes counted, %d held, bound %d", evict, c.bytes, total, maxCacheBytes)
+		case evict && !newest, !evict && (newest || !first):
+			t.Errorf("evict %v: newest kept %v, first kept %v", evict, newest, first)
+		case evict != c.hasRoom(m):
+			t.Errorf("evict %v: hasRoom %v when full", evict, c.hasRoom(m))
+		}
+	}
 }

@@ -259,18 +259,28 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// newState is the state of a world and its keys, with fresh rate-limit
+// budgets and no kept answer.
+func (s *Server) newState(w *world.World, keys *keyring) *state {
+	st := &state{
+		world:  w,
+		keys:   keys,
+		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
+		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
+	}
+	// Pages after a cursor are kept across events, for long: when full,
+	// the cache makes room for the new ones.
+	st.cursorPages.evict = true
+	return st
+}
+
 // freshState builds the world of the Config and its seeded accounts.
 func (s *Server) freshState() (*state, error) {
 	w, err := world.New(world.Config{Seed: s.cfg.Seed, Channels: s.cfg.Channels, History: s.cfg.History, Start: s.cfg.Start, EdgeRate: s.cfg.EdgeRate})
 	if err != nil {
 		return nil, fmt.Errorf("simulator: world: %w", err)
 	}
-	st := &state{
-		world:  w,
-		keys:   newKeyring(s.cfg.KeyPrefix, s.cfg.Seed),
-		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
-		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
-	}
+	st := s.newState(w, newKeyring(s.cfg.KeyPrefix, s.cfg.Seed))
 	// The seeded Pro and free accounts track overlapping sets of channels,
 	// neither inside the other (every channel i with i%3 != 2, and every
 	// one with i%3 != 0), so tenant isolation shows without setup.
