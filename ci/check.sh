@@ -51,6 +51,7 @@ run "go test ./..." go test ./...
 run "the suite in field conditions: re-run at once, a shared key, a live world (ci/field-runs.sh)" ci/field-runs.sh
 run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
+run "go install …/cmd/tcmkit@VERSION from a local module proxy on an empty module cache; the installed binary judges what it serves (ci/install.sh)" env KEEP_GOCACHE=1 ci/install.sh
 run "real clients judged by the simulator: the rude example fails each client rule once, the polite one passes in real time at 20 requests a minute; the client reports in Chromium (ci/clients.sh)" ci/clients.sh
 
 # ---------------------------------------------------------------------------
