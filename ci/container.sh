@@ -84,7 +84,8 @@ if [[ "${ONLINE:-}" != 1 ]]; then
 		echo "made $go_image from $goroot"
 	fi
 	# The modules the build needs, as a file proxy in the context.
-	(cd "$tmp/context" && GOMODCACHE="$tmp/modcache" GOFLAGS=-mod=mod GOPROXY="file://$(go env GOMODCACHE)/cache/download" go mod download)
+	deps="$(go env GOMODCACHE)/cache/download"
+	(cd "$tmp/context" && GOMODCACHE="$tmp/modcache" GOFLAGS=-mod=mod GOPROXY="file://$deps" go mod download)
 	cp -r "$tmp/modcache/cache/download" "$tmp/context/.modproxy"
 	build_args+=(--build-arg "GO_IMAGE=$go_image" --build-arg "GOPROXY=file:///src/.modproxy")
 fi
