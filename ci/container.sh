@@ -83,9 +83,10 @@ if [[ "${ONLINE:-}" != 1 ]]; then
 				--change 'ENV GOPATH=/go' --change 'ENV HOME=/root' --change 'WORKDIR /go' - "$go_image" >/dev/null
 		echo "made $go_image from $goroot"
 	fi
-	# The modules the build needs, as a file proxy in the context.
+	# The modules the build needs (those go build fetches), as a file proxy
+	# in the context.
 	deps="$(go env GOMODCACHE)/cache/download"
-	(cd "$tmp/context" && GOMODCACHE="$tmp/modcache" GOFLAGS=-mod=mod GOPROXY="file://$deps" go mod download)
+	(cd "$tmp/context" && GOMODCACHE="$tmp/modcache" GOFLAGS=-mod=mod GOPROXY="file://$deps" go build -o /dev/null ./cmd/tcmkit)
 	cp -r "$tmp/modcache/cache/download" "$tmp/context/.modproxy"
 	build_args+=(--build-arg "GO_IMAGE=$go_image" --build-arg "GOPROXY=file:///src/.modproxy")
 fi
