@@ -37,7 +37,7 @@ var outsideFlags = map[string]bool{
 	"help":         true,
 	"junit-report": true, "json-report": true, "output-dir": true,
 	"label-filter": true, "focus": true,
-	"build": true, "rm": true,
+	"build": true, "rm": true, "network": true, // docker compose, docker run
 }
 
 // envToken is a variable of the simulator, which its --help lists (the
