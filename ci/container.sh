@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The kit's container image (Containerfile), built from source and run with
-# podman (Debian's packages podman and runc, installed with apt-get when
-# missing), then judged:
+# podman (Debian's packages podman and runc, installed by ci/apt-install.sh
+# when missing), then judged:
 #   1. the image is built by the Containerfile alone, from the committed
 #      tree (git archive HEAD, as a fresh clone has it), and tagged
 #      localhost/tcmkit:dev. This machine reaches no image registry and no
@@ -34,17 +34,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-missing=()
-command -v podman >/dev/null || missing+=(podman)
-command -v runc >/dev/null || missing+=(runc)
-command -v curl >/dev/null || missing+=(curl)
-command -v jq >/dev/null || missing+=(jq)
-command -v podman-compose >/dev/null || missing+=(podman-compose)
-if ((${#missing[@]} > 0)); then
-	echo "ci/container.sh: installing ${missing[*]} (apt-get)"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q "${missing[@]}" >/dev/null; }
-fi
+ci/apt-install.sh podman runc curl jq podman-compose
 podman --version
 
 tmp="$(mktemp -d)"
