@@ -25,8 +25,9 @@
 #      (ci/examples/compose/compose.yaml) starts with podman-compose on the
 #      same image and answers, behind its token.
 # Everything runs on 127.0.0.1 (--network host). Containers and the
-# temporary files are removed at the end; localhost/tcmkit:dev and
-# localhost/go-local stay (a second run reuses the stand-in).
+# temporary files are removed at the end, and so are the build stage's
+# images; localhost/tcmkit:dev and localhost/go-local stay (a second run
+# reuses the stand-in, and the Go build cache of podman's cache mount).
 # Podman on this kind of machine needs runc, cgroupfs and a containers.conf
 # with default_ulimits = [] (written to a temporary file, CONTAINERS_CONF).
 # ci/check.sh (and so .ci/run) calls it.
@@ -47,6 +48,10 @@ compose=(podman-compose --podman-args="--runtime runc --cgroup-manager cgroupfs"
 cleanup() {
 	TCM_SIM_CONTROL_TOKEN=x "${compose[@]}" down >/dev/null 2>&1 || true
 	"${podman[@]}" rm -f -t 0 "$name" >/dev/null 2>&1 || true
+	# The build stage's images and earlier builds of the image, untagged:
+	# gone (the Go build cache stays in podman's cache mount).
+	"${podman[@]}" image prune -f --filter label=tcmkit.stage=build >/dev/null 2>&1 || true
+	"${podman[@]}" image prune -f --filter label=org.opencontainers.image.title=tcmkit >/dev/null 2>&1 || true
 	chmod -R u+w "$tmp" 2>/dev/null || true
 	rm -rf "$tmp"
 }
