@@ -1,0 +1,65 @@
+package selftest
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/variant"
+	"github.com/tcmkit/tcmkit/suites/bundled"
+)
+
+// drawCount is how many conforming draws TestConformingDrawsPass judges
+// (fewer with -short); TCM_DRAWS=first-last (or one number) picks others.
+const drawCount, shortDrawCount = 24, 6
+
+// TestConformingDrawsPass runs the suite against conforming servers whose
+// every open choice is drawn from a number (package simulator/variant): a
+// spec that fails one is a false failure of the suite. Each draw is its
+// own in-process simulator on a manual clock; the runs go as many at
+// once as -parallel allows.
+func TestConformingDrawsPass(t *testing.T) {
+	t.Parallel()
+	first, last := uint64(1), uint64(drawCount)
+	if testing.Short() {
+		last = shortDrawCount
+	}
+	if v := os.Getenv("TCM_DRAWS"); v != "" {
+		a, b, _ := strings.Cut(v, "-")
+		first, _ = strconv.ParseUint(a, 10, 64)
+		last = first
+		if b != "" {
+			last, _ = strconv.ParseUint(b, 10, 64)
+		}
+	}
+	for n := first; n <= last; n++ {
+		t.Run("draw"+strconv.FormatUint(n, 10), func(t *testing.T) {
+			t.Parallel()
+			d := variant.New(n)
+			r := runSuite(t, startDraw(t, d))
+			if r.exitCode != 0 || len(r.failed()) > 0 || r.passed() < 60 {
+				t.Errorf("conforming draw %d failed (exit %d, %d passed): a false failure of the suite\n%s\n%s", n, r.exitCode, r.passed(), d, failures(r))
+			}
+		})
+	}
+}
+
+// startDraw starts the draw's simulator and provisions the suite's keys.
+func startDraw(t *testing.T, d variant.Draw) target {
+	t.Helper()
+	sim, err := d.Server(simulator.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(func() { srv.Close(); sim.Close() })
+	keys, err := bundled.Provision(context.Background(), nil, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target{url: srv.URL, keys: keys}
+}
