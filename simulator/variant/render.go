@@ -111,6 +111,10 @@ func parseValue(dec *json.Decoder) (any, error) {
 // toOrdered turns a value of encoding/json's making (maps) into one of
 // ours, members sorted; ordered values pass unchanged.
 func toOrdered(v any) any {
+	switch v.(type) {
+	case *object, []any, string, json.Number, bool, nil:
+		return v
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return v
