@@ -33,6 +33,7 @@ import (
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/mutants"
+	"github.com/tcmkit/tcmkit/simulator/variant"
 )
 
 func main() {
@@ -69,6 +70,8 @@ type options struct {
 	scenario      string
 	listScenarios bool
 	clientReport  string
+	// A conforming server drawn from a number (package simulator/variant).
+	draw *variant.Draw
 }
 
 // parseOptions fills options from defaults < environment < flags set. It
@@ -110,6 +113,19 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.noJudge, "no-client-judge", false, "do not judge the clients (GET /_control/clients answers 404): for load tests")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
+	// --conforming-draw N (package simulator/variant).
+	fs.Func("conforming-draw", "serve a conforming server whose every choice the contract leaves open is drawn from `N` (0 or more): "+
+		"the world (it sets --seed, --channels, --history, --start, --edge-rate, --key-prefix), error codes and messages, extra fields, "+
+		"key order and layout, cursor formats, framing, precedence, rate accounting (it replaces --feed-limit and --videos-limit), "+
+		"Retry-After forms, health, live growth; the banner lists the draw", func(v string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fmt.Errorf("want a whole number of 0 or more")
+		}
+		d := variant.New(n)
+		o.draw = &d
+		return nil
+	})
 	if err := command.Parse(fs, args, stdout); err != nil {
 		return o, err
 	}
@@ -255,10 +271,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log := newLogger(o, stderr)
 	o.cfg.Logger = log
+	var drawn *variant.Binding
+	if o.draw != nil {
+		drawn = o.draw.Apply(&o.cfg)
+	}
 	sim, err := simulator.New(o.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v (see --help)\n", err) // the error starts with "simulator:"
 		return 2
+	}
+	if drawn != nil {
+		drawn.Bind(sim)
 	}
 	defer sim.Close()
 	started := time.Now()
@@ -310,6 +333,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
 	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
 	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
+	if o.draw != nil {
+		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
+	}
 	log.Info("listening", "url", info.URL, "seed", o.cfg.Seed, "speed", o.cfg.Speed)
 
 	code := 0
