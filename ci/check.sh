@@ -49,6 +49,7 @@ run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/o
 # output is not filtered and it comes after the quick static checks.
 run "go test ./..." go test ./...
 run "the suite in field conditions: re-run at once, a shared key, a live world (ci/field-runs.sh)" ci/field-runs.sh
+run "the suite against 24 conforming servers drawn at random, each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
 run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
 run "real clients judged by the simulator: the rude example fails each client rule once, the polite one passes in real time at 20 requests a minute; the client reports in Chromium (ci/clients.sh)" ci/clients.sh
