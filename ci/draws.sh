@@ -10,7 +10,7 @@
 #   bash ci/draws.sh            # draws 101 to 124
 #   bash ci/draws.sh 1 50       # draws 1 to 50
 #
-# (suites/selftest runs draws 1 to 24 in-process in go test.)
+# (suites/selftest runs draws 1 to 20 in-process in go test.)
 source "$(dirname "${BASH_SOURCE[0]}")/simulators.sh"
 first="${1:-101}" count="${2:-24}"
 go build -o "$work/simulator" ./cmd/simulator

@@ -67,6 +67,9 @@ type Draw struct {
 	ExtraPage, ExtraEvent, ExtraEntry, ExtraVideos, ExtraHealth bool
 	// ChannelVideoNull: channel-level events carry "video": null.
 	ChannelVideoNull bool
+	// IDs is how the service's own ids (event ids, channel ids) are
+	// spelled: server (evt_…, ch_…), bare (the hex alone), upper, uuid.
+	IDs string
 
 	// The feed.
 	Cursor        string // server, hex, base64, decimal, long, short, prefixed
@@ -75,6 +78,7 @@ type Draw struct {
 
 	// Tracked videos.
 	LenientType  bool   // any Content-Type is read as JSON
+	StrictBody   bool   // a body with members besides videoIds is a 400
 	VideoOrder   string // request, reversed, sorted: the order of videos and missingVideoIds
 	EntryEvents  string // newest or oldest first inside a VideoEntry
 	EntrySamples string // oldest or newest first
@@ -102,6 +106,7 @@ type Draw struct {
 	Framing     string // length, chunked, gzip (when the client accepts it)
 	ContentType string // the media type of 200 answers
 	Headers     bool   // X-Request-Id and Cache-Control on every answer
+	Close       bool   // Connection: close on every answer
 }
 
 // The values drawn from, in words; each list's first entry is what the
@@ -123,6 +128,7 @@ var (
 	framings      = []string{"length", "chunked", "gzip"}
 	contentTypes  = []string{"application/json", "application/json; charset=utf-8", "application/json;charset=UTF-8", "application/vnd.tcm+json"}
 	prefixes      = []string{"tcm", "sk", "live", "api", "k1", "tcmkit"}
+	idStyles      = []string{"server", "bare", "upper", "uuid"}
 )
 
 // Plain is the draw that changes nothing a client sees beyond what N=0's
@@ -147,7 +153,7 @@ func New(n uint64) Draw {
 	d.Channels = []int{2, 3, 4, 6, 9, 12, 16, 20}[r.IntN(8)]
 	d.History = []time.Duration{24 * time.Hour, 3 * 24 * time.Hour, 7 * 24 * time.Hour, 14 * 24 * time.Hour, 30 * 24 * time.Hour}[r.IntN(5)]
 	d.Start = []time.Time{simulator.DefaultStart, time.Date(2025, 6, 15, 9, 30, 0, 0, time.UTC), time.Date(2026, 3, 29, 0, 59, 0, 0, time.UTC), time.Date(2028, 2, 29, 23, 0, 0, 0, time.UTC)}[r.IntN(4)]
-	d.EdgeRate = []float64{0, 0, 0.05, 0.2, 0.5}[r.IntN(5)]
+	d.EdgeRate = []float64{0, 0, 0.05, 0.2, 0.5, 1}[r.IntN(6)]
 	d.KeyPrefix = pick(prefixes)
 	d.Growth = []time.Duration{0, 0, 250 * time.Millisecond, time.Second, 2 * time.Second}[r.IntN(5)]
 
@@ -167,12 +173,14 @@ func New(n uint64) Draw {
 
 	d.ExtraPage, d.ExtraEvent, d.ExtraEntry, d.ExtraVideos, d.ExtraHealth = coin(), coin(), coin(), coin(), coin()
 	d.ChannelVideoNull = r.IntN(3) == 0
+	d.IDs = pick(idStyles)
 
 	d.Cursor = pick(cursorFormats)
 	d.UnknownCursor = pick(cursorUnknown)
 	d.BadLimit = pick(badLimits)
 
 	d.LenientType = coin()
+	d.StrictBody = r.IntN(3) == 0
 	d.VideoOrder = pick(videoOrders)
 	d.EntryEvents = []string{"newest", "oldest"}[r.IntN(2)]
 	d.EntrySamples = []string{"oldest", "newest"}[r.IntN(2)]
@@ -190,12 +198,13 @@ func New(n uint64) Draw {
 	d.HealthCounted = d.HealthKey != "none" && coin()
 	d.RetryAfter = pick(retryForms)
 	if d.RetryAfter == "padded" {
-		d.RetryPad = 1 + r.IntN(5)
+		d.RetryPad = []int{1, 2, 5, 30}[r.IntN(4)]
 	}
 
 	d.Framing = pick(framings)
 	d.ContentType = pick(contentTypes)
 	d.Headers = coin()
+	d.Close = r.IntN(4) == 0
 	return d
 }
 
@@ -225,10 +234,11 @@ func (d Draw) String() string {
 	line("escaping", "%s", d.Escape)
 	line("extra fields", "%s", d.extras())
 	line("channel events", "%s", yes(d.ChannelVideoNull, `carry "video": null`, "carry no video member"))
+	line("ids", "%s (event evt_0123456789abcdef: %q)", d.IDs, d.id("evt_0123456789abcdef"))
 	line("cursors", "%s", d.Cursor)
 	line("unknown cursor", "%s", map[string]string{"reject": "400, details name cursor", "first": "the first page"}[d.UnknownCursor])
 	line("bad limit", "%s", map[string]string{"reject": "400, details name limit", "one": "read as 1", "default": "read as the default (50)"}[d.BadLimit])
-	line("videos body", "%s", yes(d.LenientType, "any Content-Type read as JSON", "Content-Type application/json or 400"))
+	line("videos body", "%s; %s", yes(d.LenientType, "any Content-Type read as JSON", "Content-Type application/json or 400"), yes(d.StrictBody, "members besides videoIds are a 400", "other members ignored"))
 	line("videos order", "%s", d.VideoOrder)
 	line("entry order", "events %s first, statSamples %s first", d.EntryEvents, d.EntrySamples)
 	line("entry window", "historyWindowDays %s, isGraphLocked %s", yes(d.WindowDays > 0, fmt.Sprint(d.WindowDays), "30 Pro / 7 free"), yes(d.GraphNever, "always false", "when the window hides history or the plan is free"))
@@ -236,7 +246,8 @@ func (d Draw) String() string {
 	line("rate scope", "%s", d.scope())
 	line("health", "%s", d.health())
 	line("Retry-After", "%s", map[string]string{"exact": "delta-seconds, exactly when the next request passes", "padded": fmt.Sprintf("delta-seconds, %d s more than needed", d.RetryPad), "date": "an HTTP-date, that many seconds after the Date header"}[d.RetryAfter])
-	line("framing", "%s, Content-Type %q%s", map[string]string{"length": "Content-Length", "chunked": "chunked (no Content-Length)", "gzip": "gzip when the client accepts it, else Content-Length"}[d.Framing], d.ContentType, yes(d.Headers, ", X-Request-Id and Cache-Control headers", ""))
+	line("framing", "%s, Content-Type %q%s%s", map[string]string{"length": "Content-Length", "chunked": "chunked (no Content-Length)", "gzip": "gzip when the client accepts it, else Content-Length"}[d.Framing], d.ContentType,
+		yes(d.Headers, ", X-Request-Id and Cache-Control headers", ""), yes(d.Close, ", Connection: close", ""))
 	return b.String()
 }
 

@@ -1,6 +1,8 @@
 package variant
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"slices"
@@ -157,4 +159,24 @@ func problemParams(ps []simulator.QueryProblem) []string {
 		out[i] = p.Parameter
 	}
 	return out
+}
+
+// id spells one of the service's own ids (evt_…, ch_…) in the draw's
+// style; the same id always the same way, two ids never alike.
+func (d Draw) id(s string) string {
+	prefix, rest, ok := strings.Cut(s, "_")
+	if !ok {
+		prefix, rest = "", s
+	}
+	switch d.IDs {
+	case "bare":
+		return rest
+	case "upper":
+		return strings.ToUpper(prefix) + "-" + strings.ToUpper(rest)
+	case "uuid":
+		sum := sha256.Sum256([]byte(s))
+		h := hex.EncodeToString(sum[:16])
+		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	}
+	return s
 }

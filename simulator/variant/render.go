@@ -108,6 +108,13 @@ func parseValue(dec *json.Decoder) (any, error) {
 	return t, nil
 }
 
+// parseObject decodes a JSON object; nil when raw is none.
+func parseObject(raw []byte) (*object, error) {
+	v, err := parse(raw)
+	o, _ := v.(*object)
+	return o, err
+}
+
 // toOrdered turns a value of encoding/json's making (maps) into one of
 // ours, members sorted; ordered values pass unchanged.
 func toOrdered(v any) any {

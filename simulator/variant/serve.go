@@ -266,6 +266,11 @@ func (x *exchange) videos() *answer {
 		r.Header.Set("Content-Type", "application/json")
 	}
 	_, bad := simulator.ParseVideosRequest(r.Header, x.raw)
+	if bad == nil && d.StrictBody {
+		if o, _ := parseObject(x.raw); o != nil && len(o.keys) != 1 {
+			bad = &simulator.BadRequest{Message: "the request body holds members besides videoIds", Details: map[string]any{"allowed": []string{"videoIds"}}}
+		}
+	}
 	badAnswer := func() *answer {
 		return &answer{status: http.StatusBadRequest, doc: d.errorBody(http.StatusBadRequest, simulator.CodeInvalidBody, bad.Message, bad.Details, nil, x.id)}
 	}
@@ -332,6 +337,10 @@ func (x *exchange) entry(e any) {
 	if d.EntryEvents == "oldest" {
 		slices.Reverse(events)
 	}
+	if v, _ := o.get("video"); v != nil && d.IDs != "server" {
+		ch, _ := v.(*object).get("channel")
+		x.channel(ch)
+	}
 	if d.EntrySamples == "newest" {
 		slices.Reverse(o.list("statSamples"))
 	}
@@ -354,6 +363,12 @@ func (x *exchange) event(ev any) {
 	if o == nil {
 		return
 	}
+	if d.IDs != "server" {
+		o.set("id", d.id(o.str("id")))
+		if ch, _ := o.get("channel"); ch != nil {
+			x.channel(ch)
+		}
+	}
 	if d.ChannelVideoNull && schemas.IsChannelLevel(o.str("type")) {
 		o.set("video", nil)
 	}
@@ -361,6 +376,13 @@ func (x *exchange) event(ev any) {
 		o.set("object", "event")
 		o.set("schemaVersion", number(3))
 		o.set("source", &object{keys: []string{"poller", "region"}, vals: []any{"rolling", nil}})
+	}
+}
+
+// channel respells a ChannelRef's id.
+func (x *exchange) channel(ch any) {
+	if o, _ := ch.(*object); o != nil {
+		o.set("id", x.b.d.id(o.str("id")))
 	}
 }
 
@@ -459,6 +481,9 @@ func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id str
 	if d.Headers {
 		h.Set("X-Request-Id", id)
 		h.Set("Cache-Control", "no-store")
+	}
+	if d.Close {
+		h.Set("Connection", "close")
 	}
 	switch {
 	case d.Framing == "gzip" && acceptsGzip(r):

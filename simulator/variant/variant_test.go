@@ -27,7 +27,7 @@ func TestDrawIsDeterministicAndDescribed(t *testing.T) {
 		if a.String() != b.String() {
 			t.Fatalf("draw %d differs between two derivations", n)
 		}
-		for _, dim := range []string{"world", "live growth", "error codes", "messages", "details", "key order", "layout", "escaping", "extra fields", "cursors", "unknown cursor", "bad limit", "precedence", "rate scope", "health", "Retry-After", "framing", "entry order", "entry window"} {
+		for _, dim := range []string{"world", "live growth", "error codes", "messages", "details", "key order", "layout", "escaping", "extra fields", "ids", "cursors", "unknown cursor", "bad limit", "precedence", "rate scope", "health", "Retry-After", "framing", "entry order", "entry window"} {
 			if !strings.Contains(a.String(), "  "+dim+":") {
 				t.Errorf("draw %d: String does not say %q:\n%s", n, dim, a)
 			}

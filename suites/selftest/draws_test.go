@@ -15,7 +15,7 @@ import (
 
 // drawCount is how many conforming draws TestConformingDrawsPass judges
 // (fewer with -short); TCM_DRAWS=first-last (or one number) picks others.
-const drawCount, shortDrawCount = 24, 6
+const drawCount, shortDrawCount = 20, 6
 
 // TestConformingDrawsPass runs the suite against conforming servers whose
 // every open choice is drawn from a number (package simulator/variant): a
