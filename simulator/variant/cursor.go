@@ -16,7 +16,7 @@ import (
 // server's is); short numbers the cursors it hands out, and keeps the last
 // maxShort of them.
 
-const maxShort = 1 << 16
+const maxShort = 1 << 20
 
 type cursors struct {
 	format string

@@ -89,8 +89,10 @@ type Draw struct {
 	// before 429: a revoked key is no key with a budget).
 	BadBeforeAuth bool // a malformed request is a 400 before its key is looked at
 	BadBeforePro  bool // a free key's malformed tracked-videos request is a 400, not a 403
-	RateFirst     bool // 429 before 400 and 403 (else those answer first)
-	CountRejected bool // a request answered 400 or 403 counts against the budget
+	// RateFirst: 429 before 400 and 403. Else those answer first (and a
+	// request answered 400 or 403 still counts when its window has room:
+	// every request of a key counts, whatever its answer).
+	RateFirst bool
 
 	// Rate accounting.
 	Shared      bool // feed and tracked videos share one budget of 20
@@ -136,7 +138,7 @@ var (
 func plain() Draw {
 	return Draw{Vocabulary: "snake", Message: "server", Details: "server", Challenge: challenges[0], KeyOrder: "server",
 		Escape: "minimal", Cursor: "server", UnknownCursor: "reject", BadLimit: "reject", VideoOrder: "request",
-		EntryEvents: "newest", EntrySamples: "oldest", RateFirst: true, CountRejected: true, VideosLimit: 20,
+		EntryEvents: "newest", EntrySamples: "oldest", RateFirst: true, VideosLimit: 20,
 		HealthKey: "none", RetryAfter: "exact", Framing: "length", ContentType: contentTypes[0],
 		Seed: 1, Channels: simulator.DefaultChannels, History: simulator.DefaultHistory, Start: simulator.DefaultStart, KeyPrefix: "tcm"}
 }
@@ -190,7 +192,6 @@ func New(n uint64) Draw {
 	d.BadBeforeAuth = r.IntN(3) == 0
 	d.BadBeforePro = coin()
 	d.RateFirst = coin()
-	d.CountRejected = coin()
 
 	d.Shared = coin()
 	d.VideosLimit = []int{20, 20, 10, 30, 60, 0}[r.IntN(6)]
@@ -298,20 +299,16 @@ func (d Draw) precedence() string {
 	if d.BadBeforeAuth {
 		order = "400 (malformed request) → 401"
 	}
-	gate, bad := "403 → 400", "400"
+	gate := "403 → 400"
 	if d.BadBeforePro {
 		gate = "400 → 403"
 	}
-	_ = bad
 	if d.RateFirst {
 		order += " → 429 → " + gate
 	} else {
 		order += " → " + gate + " → 429"
 	}
-	if d.CountRejected {
-		return order + "; a 400 or 403 of a valid key counts"
-	}
-	return order + "; a 400 or 403 does not count"
+	return order + "; a 400 or 403 of a valid key counts too"
 }
 
 func (d Draw) scope() string {

@@ -425,9 +425,7 @@ func (x *exchange) admit(status int, b *budget) *answer {
 	}
 	d := x.b.d
 	if status != http.StatusOK && !d.RateFirst {
-		if d.CountRejected {
-			b.allow(x.key(), x.now()) // counts when there is room; refused, it stays a 400 or 403
-		}
+		b.allow(x.key(), x.now()) // counts when there is room; refused, it stays a 400 or 403
 		return nil
 	}
 	ok, wait := b.allow(x.key(), x.now())
