@@ -41,9 +41,10 @@ type Draw struct {
 	Start     time.Time
 	EdgeRate  float64
 	KeyPrefix string
-	// Growth is how far each API request moves the virtual clock before it
-	// is served (a live world: events arrive while a client walks). Kept
-	// under 3 s so that 21 requests sent at once still fall in one minute.
+	// Growth is how far each API request moves a manual clock before it is
+	// served (a live world: events arrive while a client walks). Kept under
+	// 3 s so that 21 requests sent at once still fall in one minute. A
+	// realtime clock (Config.Speed > 0) is live anyway and is not moved.
 	Growth time.Duration
 
 	// Errors.
@@ -223,7 +224,7 @@ func (d Draw) String() string {
 	}
 	fmt.Fprintf(&b, "conforming draw %d:\n", d.N)
 	line("world", "seed %d, %d channels, %s of history, start %s, edge rate %g, key prefix %q", d.Seed, d.Channels, days(d.History), d.Start.Format(time.RFC3339), d.EdgeRate, d.KeyPrefix)
-	line("live growth", "%s", yes(d.Growth > 0, fmt.Sprintf("the clock moves %s with every API request", d.Growth), "none beyond the clock"))
+	line("live growth", "%s", yes(d.Growth > 0, fmt.Sprintf("a manual clock moves %s with every API request", d.Growth), "none beyond the clock"))
 	line("error codes", "%s (401 missing key: %q, 429: %q)", d.Vocabulary, d.code(401, simulator.CodeMissingKey), d.code(429, simulator.CodeRateLimited))
 	line("messages", "%s", d.Message)
 	line("details", "%s", d.Details)

@@ -30,6 +30,10 @@ func (d Draw) Apply(cfg *simulator.Config) *Binding {
 	cfg.EdgeRate, cfg.KeyPrefix = d.EdgeRate, d.KeyPrefix
 	cfg.FeedLimit, cfg.VideosLimit = -1, -1
 	b := &Binding{d: d, cur: newCursors(d), feedBudget: newBudget(schemas.FeedRequestsPerMinute)}
+	// On a manual clock the draw's growth moves it; a realtime clock runs
+	// by itself (and its jumps would shorten the real minute of the rate
+	// limit).
+	b.grow = cfg.Speed == 0 && d.Growth > 0
 	if !d.Shared && d.VideosLimit > 0 {
 		b.videosBudget = newBudget(d.VideosLimit)
 	}
@@ -58,6 +62,7 @@ type Binding struct {
 	feedInner    http.Handler
 	feedBudget   *budget
 	videosBudget *budget // nil: shared with the feed's, or none
+	grow         bool    // move the clock by Growth before each request
 	requests     atomic.Uint64
 }
 
@@ -73,7 +78,7 @@ func (b *Binding) middleware(op simulator.Operation, next http.Handler) http.Han
 		if r.Body != nil && r.Body != http.NoBody {
 			raw, _ = io.ReadAll(io.LimitReader(r.Body, simulator.MaxBodyBytes+1))
 		}
-		if s := b.srv.Load(); s != nil && b.d.Growth > 0 {
+		if s := b.srv.Load(); s != nil && b.grow {
 			s.Advance(b.d.Growth)
 		}
 		x := &exchange{b: b, r: r, raw: raw, next: next, id: fmt.Sprintf("req_%x_%d", b.d.N, b.requests.Add(1))}
