@@ -102,13 +102,16 @@ type Draw struct {
 	// HealthCounted: a health check with a valid key counts against the
 	// feed's budget (and may be answered 429).
 	HealthCounted bool
-	RetryAfter    string // exact, padded (a few seconds more), date (an HTTP-date after the Date header)
-	RetryPad      int
+	// HealthBody: a health body that is not a JSON object is a 400 (else
+	// any body is accepted, as the server does).
+	HealthBody bool
+	RetryAfter string // exact, padded (a few seconds more), date (an HTTP-date after the Date header)
+	RetryPad   int
 
 	// Framing.
 	Framing     string // length, chunked, gzip (when the client accepts it)
 	ContentType string // the media type of 200 answers
-	Headers     bool   // X-Request-Id and Cache-Control on every answer
+	Headers     bool   // X-Request-Id, Cache-Control and API-Version on every answer
 	Close       bool   // Connection: close on every answer
 }
 
@@ -198,6 +201,7 @@ func New(n uint64) Draw {
 	d.VideosLimit = []int{20, 20, 10, 30, 60, 0}[r.IntN(6)]
 	d.HealthKey = pick(healthKeys)
 	d.HealthCounted = d.HealthKey != "none" && coin()
+	d.HealthBody = r.IntN(3) == 0
 	d.RetryAfter = pick(retryForms)
 	if d.RetryAfter == "padded" {
 		d.RetryPad = []int{1, 2, 5, 30}[r.IntN(4)]
@@ -249,7 +253,7 @@ func (d Draw) String() string {
 	line("health", "%s", d.health())
 	line("Retry-After", "%s", map[string]string{"exact": "delta-seconds, exactly when the next request passes", "padded": fmt.Sprintf("delta-seconds, %d s more than needed", d.RetryPad), "date": "an HTTP-date, that many seconds after the Date header"}[d.RetryAfter])
 	line("framing", "%s, Content-Type %q%s%s", map[string]string{"length": "Content-Length", "chunked": "chunked (no Content-Length)", "gzip": "gzip when the client accepts it, else Content-Length"}[d.Framing], d.ContentType,
-		yes(d.Headers, ", X-Request-Id and Cache-Control headers", ""), yes(d.Close, ", Connection: close", ""))
+		yes(d.Headers, ", X-Request-Id, Cache-Control and API-Version headers", ""), yes(d.Close, ", Connection: close", ""))
 	return b.String()
 }
 
@@ -326,6 +330,9 @@ func (d Draw) health() string {
 	s := map[string]string{"none": "no key needed, a key sent is ignored", "optional": "no key needed, a key sent must be valid (else 401)", "required": "a valid key required (else 401)"}[d.HealthKey]
 	if d.HealthCounted {
 		s += "; counted against the feed's budget"
+	}
+	if d.HealthBody {
+		return s + "; a body that is not a JSON object is a 400"
 	}
 	return s + "; any body accepted"
 }

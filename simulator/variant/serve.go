@@ -410,6 +410,11 @@ func (x *exchange) health() *answer {
 			}
 		}
 	}
+	if d.HealthBody {
+		if o, _ := parseObject(x.raw); o == nil {
+			return &answer{status: http.StatusBadRequest, doc: d.errorBody(http.StatusBadRequest, simulator.CodeInvalidBody, "the health check's body must be a JSON object, such as {}", nil, nil, x.id)}
+		}
+	}
 	in := x.serveInner(x.next, x.r, x.raw)
 	if in.status != http.StatusOK {
 		return x.fromServer(in, nil)
@@ -484,6 +489,7 @@ func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id str
 	if d.Headers {
 		h.Set("X-Request-Id", id)
 		h.Set("Cache-Control", "no-store")
+		h.Set("API-Version", "1.0.0")
 	}
 	if d.Close {
 		h.Set("Connection", "close")

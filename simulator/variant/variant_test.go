@@ -194,6 +194,11 @@ func checkDraw(t *testing.T, d Draw) {
 		h.want(r, "health without a key", 200)
 	}
 	h.want(h.do("POST", schemas.PathHealth, pro, "application/json", "{}"), "health with the Pro key", 200)
+	if d.HealthBody {
+		h.want(h.do("POST", schemas.PathHealth, pro, "application/json", "[]"), "health with a body that is no object", 400)
+	} else {
+		h.want(h.do("POST", schemas.PathHealth, pro, "application/json", "[]"), "health with a body that is no object", 200)
+	}
 
 	// 401 for every bad credential, on both operations, with a valid request.
 	for _, auth := range []string{"", "Bearer ", "Token " + keys.Pro, "Bearer " + keys.Revoked, "Bearer " + keys.Pro + "A", "Bearer nope_x"} {
@@ -288,6 +293,19 @@ func checkDraw(t *testing.T, d Draw) {
 	h.want(h.do("GET", feed+"?limit=1", "Bearer "+keys.Revoked, "", ""), "the revoked key while one is throttled", 401)
 	sim.Advance(wait)
 	h.want(h.do("GET", feed+"?limit=1", acct, "", ""), "after waiting Retry-After", 200)
+}
+
+// On a realtime clock the draw does not move the clock: its jumps would
+// count on the rate limit's clock and shorten the real minute.
+func TestGrowthOnlyOnAManualClock(t *testing.T) {
+	d := New(0)
+	d.Growth = 2 * time.Second
+	for _, speed := range []float64{0, 1} {
+		cfg := simulator.Config{Speed: speed}
+		if b := d.Apply(&cfg); b.grow != (speed == 0) {
+			t.Errorf("speed %g: grow = %v", speed, b.grow)
+		}
+	}
 }
 
 // retryAfter reads delta-seconds or an HTTP-date (after the Date header).
