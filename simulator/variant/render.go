@@ -2,6 +2,7 @@ package variant
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
@@ -157,10 +158,6 @@ func (d Draw) write(b *bytes.Buffer, v any, depth int) {
 	if d.Spaced && d.Indent == "" {
 		sep = ", "
 	}
-	open := func(c byte, n int) {
-		b.WriteByte(c)
-		_ = n
-	}
 	item := func(i, depth int) {
 		if i > 0 {
 			b.WriteString(sep)
@@ -179,7 +176,7 @@ func (d Draw) write(b *bytes.Buffer, v any, depth int) {
 	}
 	switch v := v.(type) {
 	case *object:
-		open('{', len(v.keys))
+		b.WriteByte('{')
 		for i, k := range d.order(v) {
 			item(i, depth)
 			d.str(b, v.keys[k])
@@ -188,7 +185,7 @@ func (d Draw) write(b *bytes.Buffer, v any, depth int) {
 		}
 		close('}', len(v.keys), depth)
 	case []any:
-		open('[', len(v))
+		b.WriteByte('[')
 		for i, x := range v {
 			item(i, depth)
 			d.write(b, x, depth+1)
@@ -220,7 +217,7 @@ func (d Draw) order(o *object) []int {
 	case "reversed":
 		slices.Reverse(idx)
 	case "hashed":
-		slices.SortStableFunc(idx, func(a, b int) int { return compareU64(d.keyHash(o.keys[a]), d.keyHash(o.keys[b])) })
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(d.keyHash(o.keys[a]), d.keyHash(o.keys[b])) })
 	}
 	return idx
 }
@@ -230,16 +227,6 @@ func (d Draw) keyHash(k string) uint64 {
 	h.Write([]byte(strconv.FormatUint(d.N, 10)))
 	h.Write([]byte(k))
 	return h.Sum64()
-}
-
-func compareU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 const hexDigits = "0123456789abcdef"
