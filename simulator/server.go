@@ -184,7 +184,11 @@ type Server struct {
 	clock   *clock
 	st      atomic.Pointer[state]
 	faults  *faultSet
-	handler http.Handler
+	handler http.Handler // serveRequest
+
+	api        map[string]*apiRoute // apiTable by path
+	apiPaths   string               // the API's paths, for a 404
+	controlMux http.Handler         // the control API's routes (control_routes.go); nil with NoControl
 
 	// control serializes the control API's changes of state (reset,
 	// import, account changes), so that two operators cannot interleave.
@@ -241,7 +245,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Clients.Bind(s)
 		s.observers = append(s.observers, cfg.Clients.Observe)
 	}
-	s.handler = s.routes()
+	s.routes()
 	if s.clock.Manual() {
 		close(s.done)
 	} else {

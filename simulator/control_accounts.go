@@ -18,23 +18,21 @@ const ControlPrefix = "/_control/"
 
 // readControl decodes a small JSON control body into v; unknown fields are
 // an error, so a misspelt field is not silently ignored.
-func readControl(w http.ResponseWriter, r *http.Request, v any) bool {
+// ok is false with the 400 to answer when the body is not v.
+func readControl(r *http.Request, v any) (refused answer, ok bool) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil || len(raw) > MaxBodyBytes {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("the body must be JSON of at most %d bytes", MaxBodyBytes), nil)
-		return false
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("the body must be JSON of at most %d bytes", MaxBodyBytes), nil), false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "the body is not the expected JSON: "+err.Error(), nil)
-		return false
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "the body is not the expected JSON: "+err.Error(), nil), false
 	}
 	if dec.More() {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "the body has data after the JSON value", nil)
-		return false
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "the body has data after the JSON value", nil), false
 	}
-	return true
+	return answer{}, true
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
@@ -60,14 +58,14 @@ func (s *Server) Info(base string) Info {
 	return info
 }
 
-func (s *Server) ctlInfo(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlInfo(r *http.Request) answer {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
 	info := s.Info(scheme + "://" + r.Host)
 	info.Now = ms(s.clock.Now())
-	writeJSON(w, http.StatusOK, info)
+	return jsonAnswer(http.StatusOK, info)
 }
 
 // controlTokenHeader carries Config.ControlToken.
@@ -82,43 +80,41 @@ func view(st *state, a world.Account) Account {
 	return Account{ID: a.ID, Plan: string(a.Plan), KeyHint: st.keys.Hint(a.ID), Channels: ch}
 }
 
-func (s *Server) ctlAccounts(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlAccounts(r *http.Request) answer {
 	st := s.st.Load()
 	as := st.world.Accounts()
 	out := make([]Account, len(as))
 	for i, a := range as {
 		out[i] = view(st, a)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return jsonAnswer(http.StatusOK, out)
 }
 
 type planBody struct {
 	Plan string `json:"plan"`
 }
 
-func readPlan(w http.ResponseWriter, r *http.Request) (world.Plan, bool) {
+func readPlan(r *http.Request) (world.Plan, answer, bool) {
 	var b planBody
-	if !readControl(w, r, &b) {
-		return "", false
+	if a, ok := readControl(r, &b); !ok {
+		return "", a, false
 	}
 	if p := world.Plan(b.Plan); p != world.Pro && p != world.Free {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan})
-		return "", false
+		return "", errorAnswer(http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan}), false
 	}
-	return world.Plan(b.Plan), true
+	return world.Plan(b.Plan), answer{}, true
 }
 
-func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
-	plan, ok := readPlan(w, r)
+func (s *Server) ctlCreateAccount(r *http.Request) answer {
+	plan, refused, ok := readPlan(r)
 	if !ok {
-		return
+		return refused
 	}
 	s.control.Lock()
 	defer s.control.Unlock()
 	st := s.st.Load()
 	if n := len(st.world.Accounts()); n >= s.cfg.MaxAccounts {
-		WriteError(w, http.StatusConflict, CodeLimitReached, fmt.Sprintf("the simulator holds %d accounts, its limit (--max-accounts); reset it or raise the limit", n), nil)
-		return
+		return errorAnswer(http.StatusConflict, CodeLimitReached, fmt.Sprintf("the simulator holds %d accounts, its limit (--max-accounts); reset it or raise the limit", n), nil)
 	}
 	a := st.world.CreateAccount(plan)
 	st.changed()
@@ -126,13 +122,13 @@ func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
 	v := view(st, a)
 	v.KeyHint, v.Key = "", key
 	s.log.Info("account created", "account", a.ID, "plan", plan, "key", redact(key))
-	writeJSON(w, http.StatusCreated, v)
+	return jsonAnswer(http.StatusCreated, v)
 }
 
-func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
-	plan, ok := readPlan(w, r)
+func (s *Server) ctlSetPlan(r *http.Request) answer {
+	plan, refused, ok := readPlan(r)
 	if !ok {
-		return
+		return refused
 	}
 	s.control.Lock()
 	defer s.control.Unlock()
@@ -140,70 +136,65 @@ func (s *Server) ctlSetPlan(w http.ResponseWriter, r *http.Request) {
 	a, err := st.world.SetPlan(r.PathValue("id"), plan)
 	st.changed()
 	if err != nil {
-		s.noAccount(w, r, err)
-		return
+		return s.noAccount(r, err)
 	}
 	s.log.Info("plan set", "account", a.ID, "plan", plan)
-	writeJSON(w, http.StatusOK, view(st, a))
+	return jsonAnswer(http.StatusOK, view(st, a))
 }
 
-func (s *Server) noAccount(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) noAccount(r *http.Request, err error) answer {
 	if errors.Is(err, world.ErrNoAccount) {
 		// The id goes into the JSON body only, never into a header.
-		WriteError(w, http.StatusNotFound, CodeNotFound, "no such account", map[string]any{"id": excerpt(r.PathValue("id"))})
-		return
+		return errorAnswer(http.StatusNotFound, CodeNotFound, "no such account", map[string]any{"id": excerpt(r.PathValue("id"))})
 	}
-	s.internalError(w, r, err)
+	return s.internalError(r, err)
 }
 
-func (s *Server) ctlRegenerateKey(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlRegenerateKey(r *http.Request) answer {
 	key, err := s.RegenerateKey(r.PathValue("id"))
 	if err != nil {
-		s.noAccount(w, r, err)
-		return
+		return s.noAccount(r, err)
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"key": key})
+	return jsonAnswer(http.StatusOK, map[string]string{"key": key})
 }
 
-func (s *Server) ctlFaults(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlFaults(r *http.Request) answer {
 	list := s.faults.List()
 	if list == nil {
 		list = []FaultSpec{}
 	}
-	writeJSON(w, http.StatusOK, list)
+	return jsonAnswer(http.StatusOK, list)
 }
 
-func (s *Server) ctlAddFault(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlAddFault(r *http.Request) answer {
 	var spec FaultSpec
-	if !readControl(w, r, &spec) {
-		return
+	if a, ok := readControl(r, &spec); !ok {
+		return a
 	}
 	spec, err := s.AddFault(spec)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
-		return
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
 	}
-	writeJSON(w, http.StatusCreated, spec)
+	return jsonAnswer(http.StatusCreated, spec)
 }
 
-func (s *Server) ctlClearFaults(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlClearFaults(r *http.Request) answer {
 	s.faults.Clear()
-	writeJSON(w, http.StatusOK, []FaultSpec{})
+	return jsonAnswer(http.StatusOK, []FaultSpec{})
 }
 
-func (s *Server) ctlEdgeRate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlEdgeRate(r *http.Request) answer {
 	var b struct {
 		Rate *float64 `json:"rate"`
 	}
-	if !readControl(w, r, &b) {
-		return
+	if a, ok := readControl(r, &b); !ok {
+		return a
 	}
 	if b.Rate == nil || !(*b.Rate >= 0 && *b.Rate <= 1) {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, "rate must be a number within 0..1", nil)
-		return
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "rate must be a number within 0..1", nil)
 	}
 	st := s.st.Load()
 	st.world.SetEdgeRate(*b.Rate)
 	st.changed()
-	writeJSON(w, http.StatusOK, map[string]float64{"rate": *b.Rate})
+	return jsonAnswer(http.StatusOK, map[string]float64{"rate": *b.Rate})
 }
