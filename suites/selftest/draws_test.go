@@ -63,3 +63,15 @@ func startDraw(t *testing.T, d variant.Draw) target {
 	}
 	return target{url: srv.URL, keys: keys}
 }
+
+// TestConformingDrawsDiffer holds the draws to be other servers than the
+// simulator where the contract is silent: the strict specs, which check
+// the simulator's own choices, fail on a draw (while the suite passes it,
+// above).
+func TestConformingDrawsDiffer(t *testing.T) {
+	t.Parallel()
+	r := runSuite(t, startDraw(t, variant.New(7)), "--ginkgo.label-filter=strict")
+	if len(r.failed()) < 5 {
+		t.Errorf("only %d strict specs failed on draw 7: does the draw change what the simulator chose?\n%s", len(r.failed()), failures(r))
+	}
+}
