@@ -104,11 +104,14 @@ type exchange struct {
 	id   string
 }
 
-// answer is what the draw sends: a status, a document, headers of its own.
+// answer is what the draw sends: a status, a document, headers of its
+// own, and for an error its cause (the server's code, for the journal and
+// the client judge).
 type answer struct {
 	status int
 	doc    any
 	header http.Header
+	cause  string
 }
 
 // inner is an answer of the real handler.
@@ -139,7 +142,7 @@ func (x *exchange) fromServer(in *inner, params []string) *answer {
 	if params == nil && in.status == http.StatusBadRequest && x.r.URL.Path == schemas.PathFeed {
 		params = paramsOf(details)
 	}
-	return &answer{status: in.status, doc: x.b.d.errorBody(in.status, code, msg, details, params, x.id)}
+	return &answer{status: in.status, doc: x.b.d.errorBody(in.status, code, msg, details, params, x.id), cause: code}
 }
 
 // authenticated is the request's key (the server found it valid).
@@ -260,7 +263,7 @@ func (x *exchange) serveFeed(q url.Values) *inner {
 func (x *exchange) badQuery(problems []simulator.QueryProblem) *answer {
 	params := problemParams(problems)
 	details := map[string]any{"invalid": params, "problems": problems}
-	return &answer{status: http.StatusBadRequest, doc: x.b.d.errorBody(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameters: "+strings.Join(params, ", "), details, params, x.id)}
+	return &answer{status: http.StatusBadRequest, doc: x.b.d.errorBody(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameters: "+strings.Join(params, ", "), details, params, x.id), cause: simulator.CodeInvalidQuery}
 }
 
 func (x *exchange) videos() *answer {
@@ -277,7 +280,7 @@ func (x *exchange) videos() *answer {
 		}
 	}
 	badAnswer := func() *answer {
-		return &answer{status: http.StatusBadRequest, doc: d.errorBody(http.StatusBadRequest, simulator.CodeInvalidBody, bad.Message, bad.Details, nil, x.id)}
+		return &answer{status: http.StatusBadRequest, doc: d.errorBody(http.StatusBadRequest, simulator.CodeInvalidBody, bad.Message, bad.Details, nil, x.id), cause: simulator.CodeInvalidBody}
 	}
 	if d.BadBeforeAuth && bad != nil {
 		return badAnswer()
@@ -412,7 +415,7 @@ func (x *exchange) health() *answer {
 	}
 	if d.HealthBody {
 		if o, _ := parseObject(x.raw); o == nil {
-			return &answer{status: http.StatusBadRequest, doc: d.errorBody(http.StatusBadRequest, simulator.CodeInvalidBody, "the health check's body must be a JSON object, such as {}", nil, nil, x.id)}
+			return &answer{status: http.StatusBadRequest, doc: d.errorBody(http.StatusBadRequest, simulator.CodeInvalidBody, "the health check's body must be a JSON object, such as {}", nil, nil, x.id), cause: simulator.CodeInvalidBody}
 		}
 	}
 	in := x.serveInner(x.next, x.r, x.raw)
@@ -444,7 +447,7 @@ func (x *exchange) admit(status int, b *budget) *answer {
 	}
 	secs := int64((wait + time.Second - 1) / time.Second)
 	msg := fmt.Sprintf("rate limit of %d requests per minute per API key exceeded; retry after %d s", b.limit, secs)
-	a := &answer{status: http.StatusTooManyRequests, header: http.Header{}}
+	a := &answer{status: http.StatusTooManyRequests, header: http.Header{}, cause: simulator.CodeRateLimited}
 	a.doc = d.errorBody(http.StatusTooManyRequests, simulator.CodeRateLimited, msg, map[string]any{"retryAfterSeconds": secs}, nil, x.id)
 	switch d.RetryAfter {
 	case "padded":
@@ -494,8 +497,14 @@ func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id str
 	if d.Close {
 		h.Set("Connection", "close")
 	}
+	gz := d.Framing == "gzip" && acceptsGzip(r)
+	if gz {
+		simulator.Answered(w, a.cause, body) // observers read the body, not its gzip
+	} else {
+		simulator.Answered(w, a.cause, nil)
+	}
 	switch {
-	case d.Framing == "gzip" && acceptsGzip(r):
+	case gz:
 		var z bytes.Buffer
 		zw := gzip.NewWriter(&z)
 		zw.Write(body)
