@@ -194,6 +194,12 @@ func checkDraw(t *testing.T, d Draw) {
 		h.want(r, "health without a key", 200)
 	}
 	h.want(h.do("POST", schemas.PathHealth, pro, "application/json", "{}"), "health with the Pro key", 200)
+	revoked := h.do("POST", schemas.PathHealth, "Bearer "+keys.Revoked, "application/json", "{}")
+	if d.HealthKey == "none" {
+		h.want(revoked, "health with the revoked key (ignored)", 200)
+	} else {
+		h.want(revoked, "health with the revoked key", 401)
+	}
 	if d.HealthBody {
 		h.want(h.do("POST", schemas.PathHealth, pro, "application/json", "[]"), "health with a body that is no object", 400)
 	} else {
