@@ -19,6 +19,16 @@
 // the draw says. Authentication, the world and the Pro gate stay the
 // server's; the rate limits become the wrapper's (a sliding window of 20
 // feed requests a minute per key, as the server's, with the draw's scope).
+// The journal, the observers and the client judge see the server's cause
+// of each error (simulator.Answered), whatever the draw spells.
+//
+// What a draw leaves as the simulator does it: the answers outside the
+// three operations (404, 405, CORS preflights, the control API), the
+// world's own generation (the event mix follows from the channels, the
+// history and the edge rate), the accounts' channel sets, the length of a
+// key's random part, which ids are missing (the musts leave no other
+// choice), and the order of events that share a createdAt. A reset or an
+// import through the control API does not empty the draw's budgets.
 package variant
 
 import (
