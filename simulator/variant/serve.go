@@ -78,7 +78,12 @@ func (b *Binding) middleware(op simulator.Operation, next http.Handler) http.Han
 		if r.Body != nil && r.Body != http.NoBody {
 			raw, _ = io.ReadAll(io.LimitReader(r.Body, simulator.MaxBodyBytes+1))
 		}
-		if s := b.srv.Load(); s != nil && b.grow {
+		s := b.srv.Load()
+		if s == nil {
+			simulator.WriteError(w, http.StatusInternalServerError, simulator.CodeInternal, "simulator/variant: the draw was applied but Binding.Bind was not called with the server", nil)
+			return
+		}
+		if b.grow {
 			s.Advance(b.d.Growth)
 		}
 		x := &exchange{b: b, r: r, raw: raw, next: next, id: fmt.Sprintf("req_%x_%d", b.d.N, b.requests.Add(1))}
@@ -465,12 +470,7 @@ func (x *exchange) admit(status int, b *budget) *answer {
 }
 
 // now is the time budgets count in: the server's rate clock.
-func (x *exchange) now() time.Time {
-	if s := x.b.srv.Load(); s != nil {
-		return s.RateNow()
-	}
-	return time.Now()
-}
+func (x *exchange) now() time.Time { return x.b.srv.Load().RateNow() }
 
 // send writes an answer in the draw's layout and framing.
 func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id string) {
