@@ -451,21 +451,24 @@ func (x *exchange) admit(status int, b *budget) *answer {
 		return nil
 	}
 	secs := int64((wait + time.Second - 1) / time.Second)
-	msg := fmt.Sprintf("rate limit of %d requests per minute per API key exceeded; retry after %d s", b.limit, secs)
 	a := &answer{status: http.StatusTooManyRequests, header: http.Header{}, cause: simulator.CodeRateLimited}
-	a.doc = d.errorBody(http.StatusTooManyRequests, simulator.CodeRateLimited, msg, map[string]any{"retryAfterSeconds": secs}, nil, x.id)
 	switch d.RetryAfter {
 	case "padded":
-		a.header.Set("Retry-After", strconv.FormatInt(secs+int64(d.RetryPad), 10))
+		secs += int64(d.RetryPad)
+		a.header.Set("Retry-After", strconv.FormatInt(secs, 10))
 	case "date":
-		// After the Date header of the same answer, which a client reads it against.
+		// After the Date header of the same answer, which a client reads
+		// it against; the Date is cut to the second: one second more keeps
+		// the date truthful.
+		secs++
 		now := time.Now().UTC().Truncate(time.Second)
 		a.header.Set("Date", now.Format(http.TimeFormat))
-		// The Date is cut to the second: one second more keeps the date truthful.
-		a.header.Set("Retry-After", now.Add(time.Duration(secs+1)*time.Second).Format(http.TimeFormat))
+		a.header.Set("Retry-After", now.Add(time.Duration(secs)*time.Second).Format(http.TimeFormat))
 	default:
 		a.header.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
+	msg := fmt.Sprintf("rate limit of %d requests per minute per API key exceeded; retry after %d s", b.limit, secs)
+	a.doc = d.errorBody(http.StatusTooManyRequests, simulator.CodeRateLimited, msg, map[string]any{"retryAfterSeconds": secs}, nil, x.id)
 	return a
 }
 
