@@ -82,9 +82,14 @@ func (s *Server) authorize(c *call, r *http.Request, st *state, lim *limiter) (a
 	}
 	if ok, wait := lim.Allow(h, s.clock.RateNow); !ok {
 		ra := s.clock.RetryAfter(wait)
-		return "", rateLimited(ra, fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", lim.limit, windowName(lim.window), ra)), false
+		return "", rateLimited(ra, lim.refusal(ra)), false
 	}
 	return accountID, answer{}, true
+}
+
+// refusal is the message of the limiter's 429 (an injected 429 says it too).
+func (l *limiter) refusal(retryAfter int64) string {
+	return fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", l.limit, windowName(l.window), retryAfter)
 }
 
 func windowName(d time.Duration) string {

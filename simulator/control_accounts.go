@@ -45,13 +45,16 @@ type Info struct {
 	FreeKey    string `json:"freeKey"`
 	RevokedKey string `json:"revokedKey"`
 	Now        int64  `json:"now,omitempty"`
+	// NamedFaults are the named faults on (Config.NamedFaults): the
+	// simulator breaks the contract on purpose.
+	NamedFaults []string `json:"namedFaults,omitempty"`
 }
 
 // Info describes the server at base URL base (such as http://127.0.0.1:8080).
 func (s *Server) Info(base string) Info {
 	k := s.Seeded()
 	base = strings.TrimRight(base, "/")
-	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked}
+	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: s.cfg.NamedFaults}
 	if !s.cfg.NoControl {
 		info.ControlURL = base + strings.TrimSuffix(ControlPrefix, "/")
 	}
@@ -159,11 +162,16 @@ func (s *Server) ctlRegenerateKey(r *http.Request) answer {
 }
 
 func (s *Server) ctlFaults(r *http.Request) answer {
-	list := s.faults.List()
-	if list == nil {
-		list = []FaultSpec{}
+	return jsonAnswer(http.StatusOK, s.faultList())
+}
+
+// faultList is the named faults, on for the whole run, then the injected.
+func (s *Server) faultList() []FaultSpec {
+	list := []FaultSpec{}
+	for _, name := range s.cfg.NamedFaults {
+		list = append(list, FaultSpec{Operation: "*", Named: name})
 	}
-	return jsonAnswer(http.StatusOK, list)
+	return append(list, s.faults.List()...)
 }
 
 func (s *Server) ctlAddFault(r *http.Request) answer {
@@ -180,7 +188,7 @@ func (s *Server) ctlAddFault(r *http.Request) answer {
 
 func (s *Server) ctlClearFaults(r *http.Request) answer {
 	s.faults.Clear()
-	return jsonAnswer(http.StatusOK, []FaultSpec{})
+	return jsonAnswer(http.StatusOK, s.faultList()) // the named faults stay
 }
 
 func (s *Server) ctlEdgeRate(r *http.Request) answer {

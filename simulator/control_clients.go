@@ -21,8 +21,7 @@ func (s *Server) ctlRequests(r *http.Request) answer {
 }
 
 func (s *Server) ctlClearRequests(r *http.Request) answer {
-	s.journal.Clear()
-	s.resetJudge()
+	s.journal.Clear() // the verdicts stay: DELETE /_control/clients clears them
 	return jsonAnswer(http.StatusOK, map[string]any{"requests": []Entry{}, "matched": 0})
 }
 
@@ -46,6 +45,14 @@ func (s *Server) ctlClients(r *http.Request) answer {
 		final = v == "true"
 	}
 	return jsonAnswer(http.StatusOK, s.cfg.Clients.Verdicts(final))
+}
+
+func (s *Server) ctlClearClients(r *http.Request) answer {
+	if a, off := s.judgeOff(); off {
+		return a
+	}
+	s.cfg.Clients.Reset()
+	return jsonAnswer(http.StatusOK, s.cfg.Clients.Verdicts(false))
 }
 
 func (s *Server) ctlScenarios(r *http.Request) answer {

@@ -139,13 +139,14 @@
 //
 // Injected faults (POST /_control/faults) act per operation (feed, videos,
 // health or *): an error status (a 429 or 503 with Retry-After, default 1
-// s), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
+// s; a 429 is the rate limit's own, rate_limited), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
 // malformed body (cut in half), or a dropped connection; for the next
 // count requests, with a probability drawn from an RNG seeded with the
 // Seed, or both. They are checked before authentication, like a failing
 // gateway. Named faults that break one requirement of the contract on
 // purpose are package simulator/mutants, turned on through
-// Config.Middleware.
+// Config.Middleware; Config.NamedFaults names them for GET /_control/info
+// and GET /_control/faults to show.
 //
 // # Control API
 //
@@ -201,8 +202,9 @@
 // in cmd/simulator unless --no-client-judge): it sees every exchange after
 // the observers and judges each key against the client requirements of
 // the catalogue. GET /_control/clients serves its verdicts, GET/POST/DELETE
-// /_control/scenarios its scenarios; it starts again with the journal (a
-// clear, a reset, an import). Its scenarios act through RegenerateKey,
+// /_control/scenarios its scenarios; it starts again on DELETE
+// /_control/clients, a reset and an import (clearing the journal keeps the
+// verdicts). Its scenarios act through RegenerateKey,
 // AddFault and Advance. Package simulator/clienttest puts the two in a
 // client's own tests.
 //

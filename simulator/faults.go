@@ -29,6 +29,9 @@ type FaultSpec struct {
 	Count       int     `json:"count,omitempty"`       // fires this many more times (0: no bound)
 	Probability float64 `json:"probability,omitempty"` // fires with this probability (0: always)
 	RetryAfter  int     `json:"retryAfter,omitempty"`  // Retry-After seconds on 429/503 (default 1)
+	// Named is a named fault given at start (Config.NamedFaults), listed
+	// only: it is on for the whole run and cannot be injected or removed.
+	Named string `json:"named,omitempty"`
 }
 
 func (f *FaultSpec) check() error {
@@ -36,6 +39,8 @@ func (f *FaultSpec) check() error {
 		return fmt.Errorf("operation must be feed, videos, health or *, got %q", f.Operation)
 	}
 	switch {
+	case f.Named != "":
+		return fmt.Errorf("named faults are given at start (--fault), not injected")
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Errorf("status must be an error status 400..599, got %d", f.Status)
 	case f.DelayMs < 0 || time.Duration(f.DelayMs)*time.Millisecond > MaxFaultDelay:

@@ -14,9 +14,9 @@ import (
 
 // ClientJudge judges the clients that talk to a server: it sees every
 // exchange of the API, its verdicts and scenarios are served on the
-// control API, and it starts again whenever the journal does (a clear, a
-// reset, an import). Package simulator/clients gives one; Config.Clients
-// turns it on.
+// control API, and it starts again on DELETE /_control/clients, a reset
+// and an import (not when the journal is cleared). Package
+// simulator/clients gives one; Config.Clients turns it on.
 type ClientJudge interface {
 	// Bind hands the judge its server, once, from New: scenarios act
 	// through it (RegenerateKey, AddFault, Advance).

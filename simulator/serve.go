@@ -206,6 +206,15 @@ func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool)
 		s.answerOperation(c, rec, r)
 		body := rec.Body.Bytes()
 		return answer{status: rec.Code, header: rec.Header(), body: body[:len(body)/2]}, true
+	case spec.Status == http.StatusTooManyRequests && !spec.Malformed:
+		// The rate limit's own 429 (its code, message and Retry-After
+		// form): a client that branches on it meets what a limit says.
+		lim := s.st.Load().feed
+		if c.route.op == OpVideos {
+			lim = s.st.Load().videos
+		}
+		ra := int64(max(spec.RetryAfter, 1))
+		return rateLimited(ra, lim.refusal(ra)), true
 	case spec.Status != 0:
 		a := errorAnswer(spec.Status, CodeInjected, fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status), nil)
 		a.code = "" // the journal names an injected fault by Exchange.Fault

@@ -77,7 +77,8 @@ EXAMPLES
   tcmkit simulate --speed 60 --info-file sim.json # a mock server for your client's tests
   tcmkit fixtures --invalid --labels --kind FeedPage
 
-Exit status: 0 on success, 1 when a run failed, 2 for a bad command or flag.
+Exit status: 0 on success, 1 when a run failed, 2 for a bad command or flag;
+tcmkit simulate --client-report: 3 when a client failed, 4 when none was judged.
 `
 
 // run is main without the process: it returns the exit status.

@@ -50,7 +50,10 @@ func command(name string) cli.Command {
 		About: About + "\nIt prints the URL, the seeded keys and the control URL (--info-file: as JSON).",
 		Notes: `Zero for a count, a limit or a duration is its default; -1 is unlimited
 (--feed-limit, --videos-limit) or off (--journal-size). --speed 0 is the manual clock.
-Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed, 2 for a bad setting.`,
+Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client report
+could not be written), 2 for a bad setting. With --client-report, the verdict on the
+clients: 0 every client passed, 3 a client failed, 4 no client judged (none sent a
+request, or keys past the judge's bound).`,
 		EnvPrefix: "TCM_SIM",
 	}
 }
@@ -85,7 +88,7 @@ type Settings struct {
 	MaxEvents      int           `ff:"long=max-events, usage='events past which the world stops polling (about 0.9 KB an event)'"`
 	MaxImportBytes int64         `ff:"long=max-import-bytes, usage='largest world accepted by PUT /_control/world'"`
 	InfoFile       string        `ff:"placeholder=FILE, long=info-file, usage='once listening, write {url,controlUrl,proKey,freeKey,revokedKey} to this file'"`
-	ClientReport   string        `ff:"placeholder=DIR, long=client-report, usage='at exit, write the verdicts on the clients to this directory'"`
+	ClientReport   string        `ff:"placeholder=DIR, long=client-report, usage='at exit, write the verdicts on the clients to this directory; exit 3 if a client failed, 4 if none was judged'"`
 	Scenario       string        `ff:"placeholder=NAME, long=scenario, usage='arm a client scenario from the start (see --list-scenarios)'"`
 	ListScenarios  bool          `ff:"long=list-scenarios, usage='print every client scenario and what a good client does, and exit'"`
 	NoClientJudge  bool          `ff:"long=no-client-judge, usage='do not judge the clients (GET /_control/clients: 404): for load tests'"`
@@ -192,6 +195,9 @@ func (s Settings) options() (options, error) {
 			return o, err
 		}
 		o.cfg.Middleware = []simulator.Middleware{m}
+		for _, name := range o.faults {
+			o.cfg.NamedFaults = append(o.cfg.NamedFaults, strings.TrimSpace(name))
+		}
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("invalid value %q for --log-format: want text or json", o.logFormat)
@@ -349,6 +355,9 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
 	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
 	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
+	if len(o.cfg.NamedFaults) > 0 {
+		fmt.Fprintf(stdout, "  faults:      %s\n", namedFaults(o.cfg.NamedFaults))
+	}
 	if o.draw != nil {
 		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
 	}
@@ -370,9 +379,15 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}
 	if o.clientReport != "" {
 		// After the shutdown: every request that was answered is judged.
-		if err := writeClientReport(o, sim, info, started, stdout); err != nil {
+		// The exit status says the verdict (clients.ExitStatus: 3 a
+		// client failed, 4 no client judged), unless serving failed.
+		outcome, err := writeClientReport(o, info, started, stdout)
+		switch {
+		case err != nil:
 			fmt.Fprintf(stderr, "simulator: %v\n", err)
 			code = 1
+		case code == 0:
+			code = clients.ExitStatus(outcome)
 		}
 	}
 	if code == 0 {
@@ -411,6 +426,17 @@ func healthCheck(o options, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// namedFaults says at start which named faults are on, and what each
+// breaks: this simulator does not conform, on purpose.
+func namedFaults(names []string) string {
+	parts := make([]string, len(names))
+	for i, name := range names {
+		m, _ := mutants.Lookup(name)
+		parts[i] = name + " (breaks " + string(m.Requirement) + ")"
+	}
+	return strings.Join(parts, ", ") + ": it breaks the contract on purpose"
 }
 
 // exposure says at start who can reach what.
