@@ -89,7 +89,7 @@ func TestCursorsRoundTrip(t *testing.T) {
 // validates as the resource of its status (FeedPage, VideosResponse,
 // HealthBody, ErrorBody), and the musts of the contract.
 func TestDrawsConform(t *testing.T) {
-	n := uint64(24)
+	n := uint64(16)
 	if testing.Short() {
 		n = 10
 	}
