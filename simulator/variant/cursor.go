@@ -47,6 +47,8 @@ func (c *cursors) encode(s string) string {
 		return s + "." + c.check(s)
 	case "prefixed":
 		return "page_" + reverse(s)
+	case "unicode":
+		return "➜ page " + s + " · ünïcode"
 	case "short":
 		return c.shortFor(s)
 	}
@@ -77,6 +79,10 @@ func (c *cursors) decode(s string) (string, bool) {
 	case "prefixed":
 		v, ok := strings.CutPrefix(s, "page_")
 		return reverse(v), ok && v != ""
+	case "unicode":
+		v, ok := strings.CutPrefix(s, "➜ page ")
+		v, ok2 := strings.CutSuffix(v, " · ünïcode")
+		return v, ok && ok2 && v != ""
 	case "short":
 		c.mu.Lock()
 		defer c.mu.Unlock()

@@ -60,7 +60,7 @@ type Draw struct {
 	// Errors.
 	Vocabulary  string // how ErrorBody.error is spelled (see vocabularies)
 	Message     string // how ErrorBody.message reads: server, empty, generic, long, non-ascii
-	Details     string // server, minimal (only where a must asks: the feed's 400), list, map, text
+	Details     string // server, minimal (only where a must asks: the feed's 400), list, map, text, null (every other error)
 	ErrorExtras bool   // extra members in an ErrorBody (status, requestId)
 	ProblemJSON bool   // errors as application/problem+json
 	Challenge   string // the WWW-Authenticate value of a 401
@@ -83,7 +83,7 @@ type Draw struct {
 	IDs string
 
 	// The feed.
-	Cursor        string // server, hex, base64, decimal, long, short, prefixed
+	Cursor        string // server, hex, base64, decimal, long, short, prefixed, unicode (spaces and non-ASCII)
 	UnknownCursor string // reject (400 naming cursor) or first (the first page)
 	BadLimit      string // reject (400 naming limit), one (clamped to 1), default (the default page)
 
@@ -130,12 +130,12 @@ type Draw struct {
 var (
 	vocabularies  = []string{"snake", "upper", "camel", "kebab", "reason", "status", "dotted", "generic", "synonyms", "uri", "empty"}
 	messages      = []string{"server", "empty", "generic", "long", "non-ascii"}
-	detailStyles  = []string{"server", "minimal", "list", "map", "text"}
+	detailStyles  = []string{"server", "minimal", "list", "map", "text", "null"}
 	challenges    = []string{`Bearer realm="api"`, "Bearer", `Bearer realm="tcm", error="invalid_token"`}
 	keyOrders     = []string{"server", "sorted", "reversed", "hashed"}
 	indents       = []string{"", "  ", "    ", "\t"}
 	escapes       = []string{"minimal", "html", "ascii", "slash"}
-	cursorFormats = []string{"server", "hex", "base64", "decimal", "long", "short", "prefixed"}
+	cursorFormats = []string{"server", "hex", "base64", "decimal", "long", "short", "prefixed", "unicode"}
 	cursorUnknown = []string{"reject", "first"}
 	badLimits     = []string{"reject", "one", "default"}
 	videoOrders   = []string{"request", "reversed", "sorted"}

@@ -124,6 +124,9 @@ func (d Draw) details(server any, params []string) (any, bool) {
 		}
 		return toOrdered(server), server != nil
 	}
+	if d.Details == "null" {
+		return nil, true
+	}
 	if server == nil {
 		return nil, false
 	}
