@@ -102,6 +102,18 @@ func TestDrawsConform(t *testing.T) {
 	}
 }
 
+// FuzzDrawConforms explores draws beyond TestDrawsConform's:
+//
+//	go test ./simulator/variant -run '^$' -fuzz FuzzDrawConforms -fuzztime 2m
+//
+// A draw that fails stays in testdata/fuzz as a regression case.
+func FuzzDrawConforms(f *testing.F) {
+	for _, n := range []uint64{1 << 20, 1 << 40, 1<<64 - 1} {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, n uint64) { checkDraw(t, New(n)) })
+}
+
 type harness struct {
 	t   *testing.T
 	d   Draw
