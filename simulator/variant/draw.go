@@ -126,7 +126,7 @@ type Draw struct {
 }
 
 // The values drawn from, in words; each list's first entry is what the
-// plain simulator does.
+// simulator itself does.
 var (
 	vocabularies  = []string{"snake", "upper", "camel", "kebab", "reason", "status", "dotted", "generic", "synonyms", "uri", "empty"}
 	messages      = []string{"server", "empty", "generic", "long", "non-ascii"}
@@ -146,16 +146,6 @@ var (
 	prefixes      = []string{"tcm", "sk", "live", "api", "k1", "tcmkit"}
 	idStyles      = []string{"server", "bare", "upper", "uuid"}
 )
-
-// Plain is the draw that changes nothing a client sees beyond what N=0's
-// world is: it exists for tests of the wrapper itself.
-func plain() Draw {
-	return Draw{Vocabulary: "snake", Message: "server", Details: "server", Challenge: challenges[0], KeyOrder: "server",
-		Escape: "minimal", Cursor: "server", UnknownCursor: "reject", BadLimit: "reject", VideoOrder: "request",
-		EntryEvents: "newest", EntrySamples: "oldest", RateFirst: true, VideosLimit: 20,
-		HealthKey: "none", RetryAfter: "exact", Framing: "length", ContentType: contentTypes[0],
-		Seed: 1, Channels: simulator.DefaultChannels, History: simulator.DefaultHistory, Start: simulator.DefaultStart, KeyPrefix: "tcm"}
-}
 
 // New derives the draw of n. The same n gives the same draw, on every
 // machine and in every version that keeps these lists.
