@@ -125,8 +125,8 @@ type Draw struct {
 	Close       bool   // Connection: close on every answer
 }
 
-// The values drawn from, in words; each list's first entry is what the
-// simulator itself does.
+// The values drawn from, in words (the first entry of most lists is the
+// simulator's own choice).
 var (
 	vocabularies  = []string{"snake", "upper", "camel", "kebab", "reason", "status", "dotted", "generic", "synonyms", "uri", "empty"}
 	messages      = []string{"server", "empty", "generic", "long", "non-ascii"}
