@@ -41,6 +41,13 @@ func (o *object) set(k string, v any) {
 	o.keys, o.vals = append(o.keys, k), append(o.vals, v)
 }
 
+// del removes k.
+func (o *object) del(k string) {
+	if i := slices.Index(o.keys, k); i >= 0 {
+		o.keys, o.vals = slices.Delete(o.keys, i, i+1), slices.Delete(o.vals, i, i+1)
+	}
+}
+
 func (o *object) str(k string) string {
 	v, _ := o.get(k)
 	s, _ := v.(string)

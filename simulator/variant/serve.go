@@ -117,6 +117,11 @@ type answer struct {
 	doc    any
 	header http.Header
 	cause  string
+	// observed: the observers (the client judge) get the page in the
+	// server's own layout (compact, members in the server's order,
+	// nextCursor last), which they read without decoding it whole; the
+	// client gets the draw's.
+	observed bool
 }
 
 // inner is an answer of the real handler.
@@ -199,10 +204,13 @@ func (x *exchange) feed() *answer {
 		x.event(ev)
 	}
 	if d.ExtraPage {
+		next, _ := page.get("nextCursor")
+		page.del("nextCursor")
 		page.set("object", "feed_page")
 		page.set("pageSize", number(len(page.list("events"))))
+		page.set("nextCursor", next) // last, as the server writes it (see observed)
 	}
-	return &answer{status: http.StatusOK, doc: page}
+	return &answer{status: http.StatusOK, doc: page, observed: true}
 }
 
 // feedQuery is the query the server is asked: the draw's cursor decoded
@@ -501,9 +509,12 @@ func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id str
 		h.Set("Connection", "close")
 	}
 	gz := d.Framing == "gzip" && acceptsGzip(r)
-	if gz {
+	switch {
+	case a.observed:
+		simulator.Answered(w, a.cause, serverLayout.render(a.doc))
+	case gz:
 		simulator.Answered(w, a.cause, body) // observers read the body, not its gzip
-	} else {
+	default:
 		simulator.Answered(w, a.cause, nil)
 	}
 	switch {
@@ -529,6 +540,9 @@ func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id str
 		w.Write(body)
 	}
 }
+
+// serverLayout writes a document as the server does.
+var serverLayout = Draw{KeyOrder: "server", Escape: "html"}
 
 func acceptsGzip(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept-Encoding") {
