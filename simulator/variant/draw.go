@@ -20,7 +20,9 @@
 // server's; the rate limits become the wrapper's (a sliding window of 20
 // feed requests a minute per key, as the server's, with the draw's scope).
 // The journal, the observers and the client judge see the server's cause
-// of each error (simulator.Answered), whatever the draw spells.
+// of each error (simulator.Answered), whatever the draw spells, and a feed
+// page with the draw's content (its cursors, its ids) in the server's own
+// layout, which the judge reads without decoding the page whole.
 //
 // What a draw leaves as the simulator does it: the answers outside the
 // three operations (404, 405, CORS preflights, the control API), the
