@@ -113,7 +113,24 @@ func (r *Redactor) String(s string) string {
 	if strings.Contains(s, `\u`) {
 		s = r.escaped(s)
 	}
+	if MayHideEncoded(s) {
+		s, _ = ReplaceEncoded(s, r.holds)
+	}
 	return r.replacer.Replace(s)
+}
+
+// holds says whether a decoded text holds a secret or a fragment of one,
+// and what the run it was decoded from becomes. The caller holds r.mu.
+func (r *Redactor) holds(decoded string) (string, bool) {
+	if r.replacer.Replace(decoded) == decoded {
+		return "", false
+	}
+	for _, s := range r.secrets {
+		if strings.Contains(decoded, s) {
+			return Form(s), true
+		}
+	}
+	return Fragment, true
 }
 
 // escaped redacts the secrets and fragments that a JSON text spells with
@@ -262,13 +279,35 @@ func (w *Writer) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.pending = append(w.pending, p...)
 	// Hold back a tail that may begin a secret, then redact the rest.
-	cut := w.r.safeCut(w.pending)
+	cut := min(w.r.safeCut(w.pending), encodedTail(w.pending))
 	out := w.r.String(string(w.pending[:cut]))
 	w.pending = append(w.pending[:0], w.pending[cut:]...)
 	if _, err := io.WriteString(w.w, out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// maxHeldEncoded bounds the tail of a write that Writer holds back because
+// the next write may complete an encoded key in it.
+const maxHeldEncoded = 4 << 10
+
+// encodedTail is where the run of characters that an encoded key may be
+// made of begins at the end of b (percent, base64, HTML references, \u
+// escapes), len(b) when it is longer than maxHeldEncoded.
+func encodedTail(b []byte) int {
+	i := len(b)
+	for i > 0 && len(b)-i < maxHeldEncoded && encodedByte(b[i-1]) {
+		i--
+	}
+	if len(b)-i >= maxHeldEncoded {
+		return len(b)
+	}
+	return i
+}
+
+func encodedByte(c byte) bool {
+	return base64Value[c] != 0xff || strings.IndexByte("%=&#;\\.~", c) >= 0
 }
 
 // Flush writes the held-back bytes; call it when no more output will come.
