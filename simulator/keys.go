@@ -283,7 +283,11 @@ func (k *keyring) accountOf(h keyHash) string {
 // redactKeys replaces every key-shaped string of s (the prefix, an
 // underscore, 32 letters or digits) by its redacted form, and every piece
 // of a key the keyring knows (see keepFragments) by "…".
-func (s *Server) redactKeys(text string) string { return s.hidePieces(s.redactWhole(text)) }
+// Encoded keys first (see redactEncoded).
+func (s *Server) redactKeys(text string) string {
+	text, _ = s.redactEncoded(text)
+	return s.hidePieces(s.redactWhole(text))
+}
 
 // redactWhole replaces the key-shaped strings of text only.
 func (s *Server) redactWhole(text string) string {
@@ -314,8 +318,9 @@ func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
 			found = found || hit
 		}
 	}
+	q, hit := s.redactEncoded(q)
 	hidden := s.hidePieces(q) // after whole keys, which keep their hint
-	return p, hidden, found || hidden != q
+	return p, hidden, found || hit || hidden != q
 }
 
 // redactEscaped rewrites each parameter of a query whose decoded name or

@@ -106,10 +106,11 @@ func hidesSecret(decoded string, holds func(string) (string, bool), depth int) (
 // space), HTML character references, \u escapes, and base64 or base64url
 // (decoded from each of the first four characters of a run, as the run
 // may begin before what was encoded). A decoded text without a run of
-// MinSecret letters, digits or underscores holds no key and is skipped.
+// MinSecret letters, digits or underscores, nor anything encoded, holds no
+// key and is skipped.
 func eachEncoded(s string, fn func(from, to int, decoded string)) {
 	emit := func(from, to int, decoded string) {
-		if keyRun(decoded) {
+		if keyRun(decoded) || MayHideEncoded(decoded) {
 			fn(from, to, decoded)
 		}
 	}
@@ -190,10 +191,16 @@ func escapedRun(s string, from int) (int, string) {
 				continue
 			}
 		}
+		if c == '&' || c == '#' || c == ';' {
+			// What an outer encoding may have left of an inner one.
+			dec = append(dec, c)
+			i++
+			continue
+		}
 		break
 	}
-	// Trailing plus signs are no part of an encoded key.
-	for i > from && s[i-1] == '+' {
+	// Trailing plus signs and separators are no part of an encoded key.
+	for i > from && (s[i-1] == '+' || s[i-1] == '&' || s[i-1] == '#' || s[i-1] == ';') && !strings.HasSuffix(s[from:i], "&#59;") {
 		i--
 		dec = dec[:len(dec)-1]
 	}

@@ -33,9 +33,9 @@ var encodings = map[string]func(string) string{
 	"HTML hex, some": func(s string) string {
 		return s[:6] + "&#x" + fmt.Sprintf("%x", s[6]) + ";" + s[7:20] + "&lowbar;" + s[20:]
 	},
-	"JSON \\u some":      func(s string) string { return s[:5] + `\u00` + fmt.Sprintf("%x", s[5]) + s[6:] },
-	"percent of base64":  func(s string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(s + "\n"))) },
-	"base64 of percent":  func(s string) string { return base64.URLEncoding.EncodeToString([]byte(url.QueryEscape("a " + s))) },
+	"JSON \\u some":       func(s string) string { return s[:5] + `\u00` + fmt.Sprintf("%x", s[5]) + s[6:] },
+	"percent of base64":   func(s string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(s + "\n"))) },
+	"base64 of percent":   func(s string) string { return base64.URLEncoding.EncodeToString([]byte(url.QueryEscape("a " + s))) },
 	"percent of entities": func(s string) string { return url.QueryEscape("&#" + fmt.Sprint(s[0]) + ";" + s[1:]) },
 }
 
