@@ -102,7 +102,7 @@ func readPlan(w http.ResponseWriter, r *http.Request) (world.Plan, bool) {
 		return "", false
 	}
 	if p := world.Plan(b.Plan); p != world.Pro && p != world.Free {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan})
+		WriteError(w, http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": excerpt(b.Plan)})
 		return "", false
 	}
 	return world.Plan(b.Plan), true

@@ -188,7 +188,7 @@ func (s *Server) Import(r io.Reader) error {
 	}
 	for _, a := range wd.Accounts() {
 		if keys.Hint(a.ID) == "" {
-			return fmt.Errorf("simulator: import: account %q has no valid key", a.ID)
+			return fmt.Errorf("simulator: import: account %q has no valid key", excerpt(a.ID))
 		}
 	}
 	st := &state{

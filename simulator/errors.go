@@ -47,6 +47,7 @@ func WriteError(w http.ResponseWriter, status int, code, message string, details
 	if t, ok := w.(*trackingWriter); ok {
 		t.errCode = code
 	}
+	message = cutText(message, maxErrorMessage) // an error may quote its input
 	raw, err := json.Marshal(ErrorBody{Error: code, Message: message, Details: details})
 	if err != nil {
 		raw, _ = json.Marshal(ErrorBody{Error: code, Message: message})

@@ -188,6 +188,6 @@ func writeKept(w http.ResponseWriter, body []byte) {
 // requestAttrs describe a request for the log: never its Authorization,
 // and a key that a careless client put in the path or the query redacted.
 func (s *Server) requestAttrs(r *http.Request) slog.Attr {
-	p, q, _ := s.redactURL(r.URL.Path, r.URL.RawQuery)
+	p, q, _ := s.journalURL(r.URL.Path, r.URL.RawQuery)
 	return slog.Group("request", "method", r.Method, "path", p, "query", q)
 }

@@ -27,21 +27,73 @@ const minBase64Run = 11
 // a percent escape, an HTML character reference, a \u escape or a base64
 // run. It is cheap, for a hot path to skip ReplaceEncoded.
 func MayHideEncoded(s string) bool {
-	run := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]),
-			c == '&' && i+2 < len(s) && (s[i+1] == '#' || isLetter(s[i+1])),
-			c == '\\' && i+1 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U'):
+	if mayHideEscaped(s) {
+		return true
+	}
+	for i := 0; i < len(s); {
+		if base64Value[s[i]] == 0xff {
+			i++
+			continue
+		}
+		to := i
+		for to < len(s) && base64Value[s[to]] != 0xff {
+			to++
+		}
+		if to-i >= minBase64Run {
+			for off := 0; off < 4 && to-i-off >= minBase64Run; off++ {
+				if base64MayHide(s[i+off : to]) {
+					return true
+				}
+			}
+		}
+		i = to
+	}
+	return false
+}
+
+// mayHideEscaped: s holds a percent escape, an HTML character reference
+// or a \u escape.
+func mayHideEscaped(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%' && isHex(s[i+1]) && isHex(s[i+2]),
+			c == '&' && entityLen(s[i:]) > 0,
+			c == '\\' && (s[i+1] == 'u' || s[i+1] == 'U'):
 			return true
-		case base64Value[c] != 0xff:
-			if run++; run >= minBase64Run {
+		}
+	}
+	return false
+}
+
+// base64MayHide decodes s without keeping what it decodes: true when the
+// decoded bytes hold MinSecret key characters in a row or an escape. Most
+// base64-looking runs (a path, a cursor) hold neither, and cost no
+// allocation.
+func base64MayHide(s string) bool {
+	var acc uint32
+	bits, run := 0, 0
+	var prev [2]byte // the two bytes before, for an escape
+	for i := 0; i < len(s); i++ {
+		acc = acc<<6 | uint32(base64Value[s[i]])
+		if bits += 6; bits < 8 {
+			continue
+		}
+		bits -= 8
+		c := byte(acc >> bits)
+		if isKeyByte(c) {
+			if run++; run >= MinSecret {
 				return true
 			}
-		default:
+		} else {
 			run = 0
 		}
+		switch {
+		case prev[0] == '%' && isHex(prev[1]) && isHex(c),
+			prev[1] == '&' && (c == '#' || isLetter(c)),
+			prev[1] == '\\' && (c == 'u' || c == 'U'):
+			return true
+		}
+		prev[0], prev[1] = prev[1], c
 	}
 	return false
 }
@@ -141,7 +193,9 @@ func eachEncoded(s string, fn func(from, to int, decoded string)) {
 			}
 			if to-i >= minBase64Run {
 				for off := 0; off < 4 && to-i-off >= minBase64Run; off++ {
-					emit(i+off, end, decodeBase64(s[i+off:to]))
+					if base64MayHide(s[i+off : to]) {
+						emit(i+off, end, decodeBase64(s[i+off:to]))
+					}
 				}
 			}
 			i = end

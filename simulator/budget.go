@@ -1,0 +1,73 @@
+package simulator
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Every store and every answer of the simulator is bounded in bytes, not
+// only in entries: what a client sends (a 60 KB URL, a body of 32,000
+// numbers, a query of 15,000 parameters, a 262 MB import) is cut before
+// it is kept or echoed, and the cut is said.
+
+const (
+	// maxJournalText bounds the path and the query as the journal and the
+	// log keep them, cut after redaction.
+	maxJournalText = 1024
+	// journalBudget bounds the bytes the journal holds, its texts and
+	// what each entry costs besides (entryBytes): past it the oldest
+	// entries go, as when the ring is full.
+	journalBudget = 4 << 20
+	entryBytes    = 512
+	// maxErrorMessage bounds an ErrorBody's message.
+	maxErrorMessage = 1024
+	// maxListed bounds a list of problems in an error answer (the feed's
+	// query problems, the videos body's violations); the rest are counted.
+	maxListed = 20
+)
+
+// cutText cuts s to at most max bytes, on a character boundary, and says
+// how many bytes were cut.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " bytes cut]"
+}
+
+// capViolations keeps the first maxListed items of a list and says how
+// many it left out.
+func capViolations[T any](list []T) ([]T, int) {
+	if len(list) <= maxListed {
+		return list, 0
+	}
+	return list[:maxListed:maxListed], len(list) - maxListed
+}
+
+// journalURL is a request's path and query as the journal and the log
+// keep them: keys redacted, then cut.
+func (s *Server) journalURL(path, rawQuery string) (string, string, bool) {
+	p, q, found := s.redactURL(path, rawQuery)
+	return cutText(p, maxJournalText), cutText(q, maxJournalText), found
+}
+
+// cost is what an entry counts against journalBudget.
+func (e *journaled) cost() int {
+	return entryBytes + len(e.Path) + len(e.Query) + len(e.ContentType) + len(e.Error) + len(e.Account)
+}
+
+// keepBudget drops the oldest entries while the journal holds more than
+// its budget, the newest always kept. The caller holds j.mu.
+func (j *journal) keepBudget() {
+	for j.bytes > journalBudget && j.count > 1 {
+		old := &j.ring[(j.next-j.count+len(j.ring))%len(j.ring)]
+		j.bytes -= old.cost()
+		*old = journaled{}
+		j.count--
+		j.dropped++
+	}
+}
