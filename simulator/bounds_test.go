@@ -63,7 +63,7 @@ func TestErrorAnswersBounded(t *testing.T) {
 		{"a feed query of 15,000 %=&", feedReq(pro, strings.Repeat("%=&", 15000)), 400, 8 << 10, `"problemsOmitted":`},
 		{"a videos body of 32,000 numbers", videosReq(pro, nums.String()), 400, 8 << 10, `"violationsOmitted":`},
 		{"a 60 KB plan name", ctl("POST", "accounts", `{"plan":"`+strings.Repeat("x", 60<<10)+`"}`), 400, 2 << 10, "plan"},
-		{"an import with a 1 MB key hash", ctl("PUT", "world", bigHash), 400, 2 << 10, "bytes cut]"},
+		{"an import with a 1 MB key hash", ctl("PUT", "world", bigHash), 400, 2 << 10, "key hash"},
 		{"a 60 KB fault operation", ctl("POST", "faults", `{"operation":"`+strings.Repeat("x", 60<<10)+`","status":500,"count":1}`), 400, 2 << 10, "operation"},
 	} {
 		r := s.serve(t, tc.q)
