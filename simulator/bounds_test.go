@@ -90,3 +90,36 @@ func TestCutText(t *testing.T) {
 	}
 	_ = fmt.Sprint()
 }
+
+// Faults and key regenerations are capped, with a 409 that says how to go
+// on.
+func TestFaultsAndKeysCapped(t *testing.T) {
+	s := newServer(t, Config{Seed: 1})
+	for i := range MaxFaults {
+		if _, err := s.AddFault(FaultSpec{Operation: "health", Status: 500, Count: 1}); err != nil {
+			t.Fatalf("fault %d: %v", i, err)
+		}
+	}
+	r := s.serve(t, ctl("POST", "faults", `{"operation":"feed","status":500,"count":1}`))
+	if e := r.ErrorBody(t); r.status != 409 || e.Error != CodeLimitReached || !strings.Contains(e.Message, "DELETE /_control/faults") {
+		t.Errorf("fault %d: %d %s", MaxFaults+1, r.status, r.body)
+	}
+	for i := s.st.Load().keys.keyCount(); i < MaxKeys; i++ {
+		if _, err := s.RegenerateKey("acc_1"); err != nil {
+			t.Fatalf("key %d: %v", i, err)
+		}
+	}
+	r = s.serve(t, ctl("POST", "accounts/acc_1/key", ""))
+	if e := r.ErrorBody(t); r.status != 409 || e.Error != CodeLimitReached || !strings.Contains(e.Message, "reset") {
+		t.Errorf("key %d: %d %s", MaxKeys+1, r.status, r.body)
+	}
+	if r := s.serve(t, ctl("POST", "accounts", `{"plan":"pro"}`)); r.status != 409 {
+		t.Errorf("an account beyond the keys: %d %s", r.status, r.body)
+	}
+	if r := s.serve(t, ctl("POST", "reset", "")); r.status != 200 {
+		t.Fatal(r.status)
+	}
+	if r := s.serve(t, ctl("POST", "accounts/acc_1/key", "")); r.status != 200 {
+		t.Errorf("after a reset: %d %s", r.status, r.body)
+	}
+}

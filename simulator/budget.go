@@ -1,6 +1,9 @@
 package simulator
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
 	"strconv"
 	"unicode/utf8"
 )
@@ -70,4 +73,36 @@ func (j *journal) keepBudget() {
 		j.count--
 		j.dropped++
 	}
+}
+
+// The control API's stores are bounded too: injected faults, which every
+// API request looks through, and the keyring, which keeps every revoked
+// key's hash (an export carries them all).
+const (
+	// MaxFaults bounds the injected faults held at once.
+	MaxFaults = 256
+	// MaxKeys bounds the keys a keyring holds, revoked ones included.
+	MaxKeys = 10_000
+)
+
+// Errors of the control API's bounds: a 409 each (writeLimit).
+var (
+	errTooManyFaults = fmt.Errorf("the simulator holds %d injected faults, its limit: DELETE %sfaults removes them", MaxFaults, ControlPrefix)
+	errTooManyKeys   = fmt.Errorf("the simulator holds %d keys (revoked ones included), its limit: POST %sreset or PUT %sworld starts again", MaxKeys, ControlPrefix, ControlPrefix)
+)
+
+// writeLimit answers a bound of the control API reached, if err is one.
+func writeLimit(w http.ResponseWriter, err error) bool {
+	if errors.Is(err, errTooManyFaults) || errors.Is(err, errTooManyKeys) {
+		WriteError(w, http.StatusConflict, CodeLimitReached, err.Error(), nil)
+		return true
+	}
+	return false
+}
+
+// keyCount is how many keys the keyring holds.
+func (k *keyring) keyCount() int {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return len(k.byHash)
 }

@@ -120,6 +120,10 @@ func (s *Server) ctlCreateAccount(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusConflict, CodeLimitReached, fmt.Sprintf("the simulator holds %d accounts, its limit (--max-accounts); reset it or raise the limit", n), nil)
 		return
 	}
+	if st.keys.keyCount() >= MaxKeys {
+		writeLimit(w, errTooManyKeys)
+		return
+	}
 	a := st.world.CreateAccount(plan)
 	st.changed()
 	key := st.keys.Issue(a.ID)
@@ -158,6 +162,9 @@ func (s *Server) noAccount(w http.ResponseWriter, r *http.Request, err error) {
 
 func (s *Server) ctlRegenerateKey(w http.ResponseWriter, r *http.Request) {
 	key, err := s.RegenerateKey(r.PathValue("id"))
+	if writeLimit(w, err) {
+		return
+	}
 	if err != nil {
 		s.noAccount(w, r, err)
 		return
@@ -179,6 +186,9 @@ func (s *Server) ctlAddFault(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	spec, err := s.AddFault(spec)
+	if writeLimit(w, err) {
+		return
+	}
 	if err != nil {
 		WriteError(w, http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
 		return

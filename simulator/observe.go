@@ -119,6 +119,9 @@ func (s *Server) RegenerateKey(accountID string) (string, error) {
 	if _, ok := st.world.Account(accountID); !ok {
 		return "", world.ErrNoAccount
 	}
+	if st.keys.keyCount() >= MaxKeys {
+		return "", errTooManyKeys
+	}
 	key := st.keys.Issue(accountID)
 	s.log.Info("key regenerated; the previous key is revoked", "account", accountID, "key", redact(key))
 	return key, nil
@@ -129,6 +132,9 @@ func (s *Server) RegenerateKey(accountID string) (string, error) {
 func (s *Server) AddFault(spec FaultSpec) (FaultSpec, error) {
 	if err := spec.check(); err != nil {
 		return spec, fmt.Errorf("invalid fault: %w", err)
+	}
+	if len(s.faults.List()) >= MaxFaults {
+		return spec, errTooManyFaults
 	}
 	spec = s.faults.Add(spec)
 	s.log.Info("fault added", "fault", spec.ID, "operation", spec.Operation, "status", spec.Status)
