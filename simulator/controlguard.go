@@ -139,6 +139,7 @@ func (s *Server) controlGuard(h http.HandlerFunc) http.Handler {
 		if s.cfg.ControlToken != "" {
 			got := sha256.Sum256([]byte(r.Header.Get(controlTokenHeader)))
 			if subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
+				s.tokenTries.failed(r.Context(), s.sleep)
 				WriteError(w, http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token", nil)
 				return
 			}

@@ -143,7 +143,7 @@ func (c Config) withDefaults() (Config, error) {
 	case !alnum(c.KeyPrefix):
 		return c, fmt.Errorf("simulator: key prefix must be letters and digits only, got %q", c.KeyPrefix)
 	}
-	return c, nil
+	return c, checkControlAccess(c)
 }
 
 func alnum(s string) bool {
@@ -195,6 +195,8 @@ type Server struct {
 	keyMarker  string
 	// sleep is how an injected delay waits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration)
+	// tokenTries slows failed tries of the control token.
+	tokenTries tokenBackoff
 
 	cors      corsPolicy
 	journal   *journal      // nil: none
