@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // The journal is bounded in bytes: a long path or query is cut after
@@ -88,7 +90,6 @@ func TestCutText(t *testing.T) {
 			t.Errorf("cutText(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 		}
 	}
-	_ = fmt.Sprint()
 }
 
 // Faults and key regenerations are capped, with a 409 that says how to go
@@ -121,5 +122,49 @@ func TestFaultsAndKeysCapped(t *testing.T) {
 	}
 	if r := s.serve(t, ctl("POST", "accounts/acc_1/key", "")); r.status != 200 {
 		t.Errorf("after a reset: %d %s", r.status, r.body)
+	}
+}
+
+// An import refuses data after the export and a time beyond the clock's
+// range; an advance past the range is a 400 naming the limit.
+func TestImportAndAdvanceWithinTheClocksRange(t *testing.T) {
+	s := newServer(t, Config{Seed: 1})
+	var buf bytes.Buffer
+	if err := s.Export(&buf); err != nil {
+		t.Fatal(err)
+	}
+	exp := buf.String()
+	now := fmt.Sprintf(`"now":%d,`, s.clock.Now().UnixMilli())
+	for name, doc := range map[string]string{
+		"trailing bytes":       exp + "garbage",
+		"a second export":      exp + exp,
+		"now at the limit":     strings.Replace(exp, now, `"now":9223372036854775807,`, 1),
+		"now before 1970":      strings.Replace(exp, now, `"now":-5,`, 1),
+		"no closing brace":     strings.TrimSuffix(strings.TrimSpace(exp), "}"),
+		"a member after world": strings.TrimSuffix(strings.TrimSpace(exp), "}") + `,"x":1}`,
+	} {
+		if doc == exp {
+			t.Fatalf("%s: unchanged", name)
+		}
+		r := s.serve(t, ctl("PUT", "world", doc))
+		if r.status != 400 || len(r.body) > 2<<10 {
+			t.Errorf("%s: %d %.300s", name, r.status, r.body)
+		}
+	}
+	if r := s.serve(t, ctl("PUT", "world", exp+"\n")); r.status != 200 {
+		t.Fatalf("the export itself: %d %s", r.status, r.body)
+	}
+	// A minute before the latest time the clock keeps, an hour more is
+	// refused.
+	s = newServer(t, Config{Seed: 1, Start: time.UnixMilli(world.MaxTime - 60_000), History: time.Hour})
+	r := s.serve(t, ctl("POST", "clock/advance", `{"duration":"1h"}`))
+	if e := r.ErrorBody(t); r.status != 400 || !strings.Contains(e.Message, world.MaxTimeText) {
+		t.Errorf("an advance past the end of time: %d %s", r.status, r.body)
+	}
+	if r := s.serve(t, ctl("POST", "clock/advance", `{"duration":"30s"}`)); r.status != 200 {
+		t.Errorf("an advance within it: %d %s", r.status, r.body)
+	}
+	if s.Advance(time.Hour); s.clock.Now().UnixMilli() > world.MaxTime || s.clock.Now().UnixMilli() < 0 {
+		t.Errorf("Advance took the clock to %d", s.clock.Now().UnixMilli())
 	}
 }

@@ -1,11 +1,16 @@
 package simulator
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
+	"time"
 	"unicode/utf8"
+
+	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // Every store and every answer of the simulator is bounded in bytes, not
@@ -105,4 +110,46 @@ func (k *keyring) keyCount() int {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	return len(k.byHash)
+}
+
+// importLimits checks what an import holds beyond the world: its time in
+// the range of the clock's arithmetic, and nothing after the export but
+// its closing brace.
+func importLimits(now int64, rest io.Reader) error {
+	if !world.TimeInRange(now) {
+		return fmt.Errorf("now %d is out of range: times are epoch milliseconds from %d to %d (%s)", now, world.MinTime, world.MaxTime, world.MaxTimeText)
+	}
+	br := bufio.NewReader(rest)
+	closed := false
+	for {
+		c, err := br.ReadByte()
+		switch {
+		case err == io.EOF && closed:
+			return nil
+		case err == io.EOF:
+			return errors.New(`the export ends without its closing "}"`)
+		case err != nil:
+			return err
+		case c == '}' && !closed:
+			closed = true
+		case c != ' ' && c != '\t' && c != '\n' && c != '\r':
+			return errors.New(`data after the export: "world" must be its last member, and nothing may follow its closing "}"`)
+		}
+	}
+}
+
+// advanceLimit refuses an advance that would take the clock past
+// world.MaxTime.
+func (s *Server) advanceLimit(d time.Duration) error {
+	if now := s.clock.Now().UnixMilli(); now > world.MaxTime-d.Milliseconds() {
+		return fmt.Errorf("advancing %s would take the clock past %s (world.MaxTime), the latest time it keeps", d, world.MaxTimeText)
+	}
+	return nil
+}
+
+// clampAdvance keeps an advance of the Go API (Server.Advance) from taking
+// the clock past world.MaxTime; the control API refuses one (advanceLimit).
+func (s *Server) clampAdvance(d time.Duration) time.Duration {
+	left := time.Duration(max(world.MaxTime-s.clock.Now().UnixMilli(), 0)) * time.Millisecond
+	return min(d, left)
 }

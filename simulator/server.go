@@ -293,7 +293,7 @@ func (s *Server) Advance(d time.Duration) int {
 	s.advancing.Lock()
 	defer s.advancing.Unlock()
 	n := 0
-	for d = max(d, 0); ; {
+	for d = s.clampAdvance(max(d, 0)); ; {
 		step := min(d, advanceStep)
 		d -= step
 		n += s.catchUp(s.clock.Advance(step))
