@@ -150,6 +150,9 @@ func (s *Server) advanceLimit(d time.Duration) error {
 // clampAdvance keeps an advance of the Go API (Server.Advance) from taking
 // the clock past world.MaxTime; the control API refuses one (advanceLimit).
 func (s *Server) clampAdvance(d time.Duration) time.Duration {
-	left := time.Duration(max(world.MaxTime-s.clock.Now().UnixMilli(), 0)) * time.Millisecond
-	return min(d, left)
+	left := max(world.MaxTime-s.clock.Now().UnixMilli(), 0) // ms
+	if left >= d.Milliseconds() {
+		return d
+	}
+	return time.Duration(left) * time.Millisecond
 }
