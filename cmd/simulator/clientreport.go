@@ -105,6 +105,10 @@ func reportConfig(o options) map[string]string {
 // requirement (its findings are the failure), and one per key for the
 // scenario. A run no client came to errored: there was nothing to judge.
 func clientReport(v clients.Verdicts, cat catalogue.Catalogue, m report.Meta) report.Report {
+	v = v.ForReport() // the caps of the suite's reports
+	if v.ClientsLeftOut > 0 {
+		m.Config["clients left out"] = fmt.Sprintf("%d more clients are not shown (those that failed come first); GET /_control/clients has them all", v.ClientsLeftOut)
+	}
 	var specs []report.Spec
 	for _, c := range v.Clients {
 		for _, r := range c.Requirements {

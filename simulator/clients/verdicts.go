@@ -20,6 +20,8 @@ type Verdicts struct {
 	// Config.MaxClients, counted only.
 	Requests  int `json:"requests"`
 	Untracked int `json:"untracked"`
+	// ClientsLeftOut counts the clients a report does not show (ForReport).
+	ClientsLeftOut int `json:"clientsLeftOut,omitempty"`
 	// Passed is true when no client failed a requirement or a scenario.
 	Passed  bool     `json:"passed"`
 	Clients []Client `json:"clients"`
