@@ -37,3 +37,12 @@ func TestEncodedKeyInURLOrBody(t *testing.T) {
 		}
 	}
 }
+
+// A scenario name that is not one is not echoed whole.
+func TestUnknownScenarioNameIsCut(t *testing.T) {
+	h := newHarness(t, Config{})
+	a := h.do("POST", "http://127.0.0.1/_control/scenarios", `{"name":"`+strings.Repeat("x", 60<<10)+`"}`, "Content-Type", "application/json")
+	if a.status != 404 || len(a.body) > 2<<10 {
+		t.Errorf("status %d, %d bytes", a.status, len(a.body))
+	}
+}
