@@ -22,6 +22,12 @@ const (
 	// maxJournalText bounds the path and the query as the journal and the
 	// log keep them, cut after redaction.
 	maxJournalText = 1024
+	// maxRedactText bounds what of a path, a query or a body is searched
+	// for keys in their encodings: a longer text is cut to it first (and
+	// then, for the journal, to maxJournalText, far from where it was
+	// cut: a key cut in two there is gone with what follows), so that a
+	// 60 KB URL costs no more than a 16 KB one.
+	maxRedactText = 16 << 10
 	// journalBudget bounds the bytes the journal holds, its texts and
 	// what each entry costs besides (entryBytes): past it the oldest
 	// entries go, as when the ring is full.
@@ -36,16 +42,22 @@ const (
 
 // cutText cuts s to at most max bytes, on a character boundary, and says
 // how many bytes were cut.
-func cutText(s string, max int) string {
-	if len(s) <= max {
+func cutText(s string, max int) string { return cutOf(s, max, len(s)) }
+
+// cutOf cuts s, the first bytes of a text of whole bytes, to max.
+func cutOf(s string, max, whole int) string {
+	if whole <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	cut := min(max, len(s))
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " bytes cut]"
+	return s[:cut] + "…[" + strconv.Itoa(whole-cut) + " bytes cut]"
 }
+
+// head is the start of s that is searched for keys (maxRedactText).
+func head(s string) string { return s[:min(len(s), maxRedactText)] }
 
 // capViolations keeps the first maxListed items of a list and says how
 // many it left out.
@@ -59,8 +71,8 @@ func capViolations[T any](list []T) ([]T, int) {
 // journalURL is a request's path and query as the journal and the log
 // keep them: keys redacted, then cut.
 func (s *Server) journalURL(path, rawQuery string) (string, string, bool) {
-	p, q, found := s.redactURL(path, rawQuery)
-	return cutText(p, maxJournalText), cutText(q, maxJournalText), found
+	p, q, found := s.redactURL(head(path), head(rawQuery))
+	return cutOf(p, maxJournalText, len(p)+len(path)-len(head(path))), cutOf(q, maxJournalText, len(q)+len(rawQuery)-len(head(rawQuery))), found
 }
 
 // cost is what an entry counts against journalBudget.

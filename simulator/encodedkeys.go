@@ -47,11 +47,13 @@ func (s *Server) keyIn(text string) string {
 
 // hiddenKeys appends to out the keys of text that keysSeen does not see
 // as such: encoded ones, and pieces of known keys (a secret without its
-// prefix), which are named by no id.
+// prefix), which are named by no id. It searches the first maxRedactText
+// bytes of text.
 func (s *Server) hiddenKeys(out []KeySeen, where, text string) []KeySeen {
 	if len(out) >= maxKeysSeen {
 		return out
 	}
+	text = head(text)
 	if redactpkg.MayHideEncoded(text) {
 		redactpkg.ReplaceEncoded(text, func(decoded string) (string, bool) {
 			form, ok := s.holdsKey(decoded)
