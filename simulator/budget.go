@@ -108,13 +108,13 @@ var (
 	errTooManyKeys   = fmt.Errorf("the simulator holds %d keys (revoked ones included), its limit: POST %sreset or PUT %sworld starts again", MaxKeys, ControlPrefix, ControlPrefix)
 )
 
-// writeLimit answers a bound of the control API reached, if err is one.
-func writeLimit(w http.ResponseWriter, err error) bool {
+// limitAnswer is the answer to a bound of the control API reached, if err
+// is one.
+func limitAnswer(err error) (answer, bool) {
 	if errors.Is(err, errTooManyFaults) || errors.Is(err, errTooManyKeys) {
-		WriteError(w, http.StatusConflict, CodeLimitReached, err.Error(), nil)
-		return true
+		return errorAnswer(http.StatusConflict, CodeLimitReached, err.Error(), nil), true
 	}
-	return false
+	return answer{}, false
 }
 
 // keyCount is how many keys the keyring holds.
