@@ -104,10 +104,6 @@ func base64MayHide(s string) bool {
 // that overlap become one Fragment. It also reports whether it replaced
 // anything.
 func ReplaceEncoded(s string, holds func(decoded string) (form string, ok bool)) (string, bool) {
-	type span struct {
-		from, to int
-		form     string
-	}
 	var spans []span
 	eachEncoded(s, func(from, to int, decoded string) {
 		if form, ok := hidesSecret(decoded, holds, 1); ok {
@@ -117,6 +113,19 @@ func ReplaceEncoded(s string, holds func(decoded string) (form string, ok bool))
 	if len(spans) == 0 {
 		return s, false
 	}
+	return replaceSpans(s, spans), true
+}
+
+// span is a piece of a text to replace by form.
+type span struct {
+	from, to int
+	form     string
+}
+
+// replaceSpans replaces the spans of s. Widest first at each start: a
+// whole key comes before its fragments, and takes them in; spans that
+// overlap otherwise become one Fragment.
+func replaceSpans(s string, spans []span) string {
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.from-b.from, b.to-a.to) })
 	var b strings.Builder
 	at := 0
@@ -132,7 +141,7 @@ func ReplaceEncoded(s string, holds func(decoded string) (form string, ok bool))
 		at = g.to
 	}
 	b.WriteString(s[at:])
-	return b.String(), true
+	return b.String()
 }
 
 // hidesSecret: the decoded text holds a secret, or one of its own encoded

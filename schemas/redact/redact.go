@@ -13,7 +13,6 @@ package redact
 
 import (
 	"bytes"
-	"cmp"
 	"io"
 	"slices"
 	"strconv"
@@ -155,10 +154,6 @@ func (r *Redactor) escaped(s string) string {
 		return s
 	}
 	from = append(from, len(s))
-	type span struct {
-		from, to int
-		form     string
-	}
 	var spans []span
 	for p := range r.whole { // secrets and fragments
 		for off := 0; ; {
@@ -177,24 +172,7 @@ func (r *Redactor) escaped(s string) string {
 	if len(spans) == 0 {
 		return s
 	}
-	// Widest first at each start: a whole key comes before its fragments,
-	// and takes them in; spans that overlap otherwise become one Fragment.
-	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.from-b.from, b.to-a.to) })
-	var b strings.Builder
-	at := 0
-	for i := 0; i < len(spans); {
-		g := spans[i]
-		for i++; i < len(spans) && spans[i].from < g.to; i++ {
-			if spans[i].to > g.to {
-				g.to, g.form = spans[i].to, Fragment
-			}
-		}
-		b.WriteString(s[at:g.from])
-		b.WriteString(g.form)
-		at = g.to
-	}
-	b.WriteString(s[at:])
-	return b.String()
+	return replaceSpans(s, spans)
 }
 
 // keyEscape decodes a \u escape at the start of s of a character a key may
