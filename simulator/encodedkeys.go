@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"strings"
 
+	"github.com/tcmkit/tcmkit/schemas"
 	redactpkg "github.com/tcmkit/tcmkit/schemas/redact"
 )
 
@@ -74,4 +75,10 @@ func (s *Server) hiddenKeys(out []KeySeen, where, text string) []KeySeen {
 		}
 	}
 	return out
+}
+
+// apiPath: the path of an operation, which holds no key (most requests
+// have one, and need not be searched).
+func apiPath(p string) bool {
+	return p == schemas.PathFeed || p == schemas.PathVideos || p == schemas.PathHealth
 }

@@ -311,7 +311,10 @@ func (s *Server) hidePieces(text string) string {
 // the journal, also a key whose characters were percent-encoded, and says
 // whether it found one.
 func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
-	p, q := s.redactKeys(path), s.redactWhole(rawQuery)
+	p, q := path, s.redactWhole(rawQuery)
+	if !apiPath(path) { // an operation's path holds no key
+		p = s.redactKeys(path)
+	}
 	found := p != path || q != rawQuery
 	if strings.ContainsAny(q, "%+") {
 		if dec, err := url.QueryUnescape(q); err != nil || s.keyPattern.MatchString(dec) {

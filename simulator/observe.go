@@ -137,7 +137,9 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 	}
 	add("query", q)
 	add("body", string(body))
-	out = s.hiddenKeys(out, "path", r.URL.Path)
+	if !apiPath(r.URL.Path) {
+		out = s.hiddenKeys(out, "path", r.URL.Path)
+	}
 	out = s.hiddenKeys(out, "query", r.URL.RawQuery)
 	out = s.hiddenKeys(out, "body", string(body))
 	for name, vs := range r.Header {
