@@ -4,8 +4,10 @@
 // which is enough to tell keys apart and useless to an attacker; and any
 // fragment of a key's secret part of MinSecret characters or more, such as
 // what is left of a key that something cut in two before it was redacted,
-// is replaced by an ellipsis. Both are found also where a JSON text spells
-// them with \u escapes (redacted within one String call or one write).
+// is replaced by an ellipsis. Both are found also where an encoding hides
+// them (decode.go): percent-encoding (+ for a space), base64 and
+// base64url, HTML character references, JSON \u escapes, an encoding of
+// an encoding; the encoded run is replaced whole.
 //
 // Redact where output is written, not where a message is formatted: wrap
 // every writer with Writer and pass every finished text through String.
