@@ -80,23 +80,45 @@ func base64MayHide(s string) bool {
 		}
 		bits -= 8
 		c := byte(acc >> bits)
-		if isKeyByte(c) {
+		switch byteClass[c] {
+		case keyClass:
 			if run++; run >= MinSecret {
 				return true
 			}
-		} else {
+		case otherClass:
+			run = 0
+		default: // the start of an escape: looked at with the next bytes
 			run = 0
 		}
-		switch {
-		case prev[0] == '%' && isHex(prev[1]) && isHex(c),
-			prev[1] == '&' && (c == '#' || isLetter(c)),
-			prev[1] == '\\' && (c == 'u' || c == 'U'):
-			return true
+		if byteClass[prev[1]] == escapeClass || prev[0] == '%' {
+			switch {
+			case prev[0] == '%' && isHex(prev[1]) && isHex(c),
+				prev[1] == '&' && (c == '#' || isLetter(c)),
+				prev[1] == '\\' && (c == 'u' || c == 'U'):
+				return true
+			}
 		}
 		prev[0], prev[1] = prev[1], c
 	}
 	return false
 }
+
+// The classes of a decoded byte, for base64MayHide.
+const (
+	otherClass = iota
+	keyClass
+	escapeClass // '%', '&' or '\\'
+)
+
+var byteClass = func() (t [256]byte) {
+	for c := range 256 {
+		if isKeyByte(byte(c)) {
+			t[c] = keyClass
+		}
+	}
+	t['%'], t['&'], t['\\'] = escapeClass, escapeClass, escapeClass
+	return t
+}()
 
 // ReplaceEncoded replaces every run of s that an encoding made whose
 // decoded text holds a secret: holds says whether a decoded text does and
