@@ -41,12 +41,29 @@ func MayHideEncoded(s string) bool {
 		}
 		if to-i >= minBase64Run {
 			for off := 0; off < 4 && to-i-off >= minBase64Run; off++ {
-				if base64MayHide(s[i+off : to]) {
+				if asciiGroups(s[i+off:to]) && base64MayHide(s[i+off:to]) {
 					return true
 				}
 			}
 		}
 		i = to
+	}
+	return false
+}
+
+// asciiGroups is a cheap test that base64MayHide may say yes: two groups
+// of four characters in a row that decode to bytes below 0x80, as any
+// MinSecret key characters in a row, or an escape of them, hold.
+func asciiGroups(s string) bool {
+	ok := 0
+	for i := 0; i+3 < len(s); i += 4 {
+		if base64Value[s[i]]&32 == 0 && base64Value[s[i+1]]&8 == 0 && base64Value[s[i+2]]&2 == 0 {
+			if ok++; ok == 2 {
+				return true
+			}
+		} else {
+			ok = 0
+		}
 	}
 	return false
 }
