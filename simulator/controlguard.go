@@ -49,6 +49,7 @@ func controlTable() []controlRoute {
 		{http.MethodGet, "scenarios", "the client scenarios, and the one armed", (*Server).ctlScenarios},
 		{http.MethodPost, "scenarios", "arm a client scenario by name", (*Server).ctlStartScenario},
 		{http.MethodDelete, "scenarios", "disarm the client scenario", (*Server).ctlStopScenario},
+		{http.MethodGet, "fuzz", "what the fuzz schedule (--fuzz-seed) served so far, in words", (*Server).ctlFuzz},
 		{http.MethodPost, "reset", "put the simulator back to its state at start", (*Server).ctlReset},
 		{http.MethodGet, "world", "export the world, its accounts and key hashes", (*Server).ctlExport},
 		{http.MethodPut, "world", "import an export", (*Server).ctlImport},

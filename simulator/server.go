@@ -87,6 +87,9 @@ type Config struct {
 	// Observers, serves GET /_control/clients and the scenarios, and
 	// starts again with the journal. Nil: those routes answer 404.
 	Clients ClientJudge
+	// Fuzz is a fuzz schedule (package simulator/fuzz), bound to the
+	// server and served on GET /_control/fuzz. Nil: that route answers 404.
+	Fuzz FuzzSchedule
 
 	// now is the wall clock behind realtime mode; tests replace it.
 	now func() time.Time
@@ -240,6 +243,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clients != nil {
 		cfg.Clients.Bind(s)
 		s.observers = append(s.observers, cfg.Clients.Observe)
+	}
+	if cfg.Fuzz != nil {
+		cfg.Fuzz.Bind(s)
 	}
 	s.handler = s.routes()
 	if s.clock.Manual() {

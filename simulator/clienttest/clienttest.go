@@ -42,6 +42,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
+	"github.com/tcmkit/tcmkit/simulator/fuzz"
 )
 
 // TB is the part of testing.TB (and of Ginkgo's GinkgoT()) that Start uses.
@@ -89,6 +90,9 @@ type Sim struct {
 	// when attached.
 	Server *simulator.Server
 	Judge  *clients.Judge
+	// Schedule is the fuzz schedule of an in-process simulator under
+	// Fuzz, nil otherwise.
+	Schedule *fuzz.Schedule
 
 	t        TB
 	o        Options
