@@ -110,6 +110,8 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.noJudge, "no-client-judge", false, "do not judge the clients (GET /_control/clients answers 404): for load tests")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
+	var fz fuzzFlags
+	fz.register(fs)
 	if err := command.Parse(fs, args, stdout); err != nil {
 		return o, err
 	}
@@ -143,6 +145,9 @@ func parseOptions(args []string, stdout io.Writer) (options, error) {
 	}
 	if o.cfg.JournalSize == 0 {
 		o.cfg.JournalSize = -1
+	}
+	if err := fz.apply(&o); err != nil {
+		return o, err
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return o, errors.New("--tls-cert and --tls-key go together")
