@@ -179,12 +179,12 @@ func (s *Schedule) putBack(x *exchange) {
 }
 
 // worldEdges gives every event and count the world's edges of the plan:
-// createdAt rounded down to the minute, counts at 0, null or 2^53-1.
+// createdAt rounded down, counts at 0, null or 2^53-1.
 // Both depend only on the event or the video, so every answer shows the
 // same values for the same thing.
 func (s *Schedule) worldEdges(doc any) {
 	w := s.plan.World
-	if !w.Ties && !w.EdgeCounts {
+	if w.Ties <= 0 && !w.EdgeCounts {
 		return
 	}
 	var visit func(v any, owner string)
@@ -197,10 +197,10 @@ func (s *Schedule) worldEdges(doc any) {
 		case map[string]any:
 			if idv, ok := v["id"].(string); ok && v["type"] != nil {
 				owner = idv
-				if w.Ties {
+				if tie := w.Ties.Milliseconds(); tie > 0 {
 					if ms, ok := v["createdAt"].(json.Number); ok {
 						if n, err := ms.Int64(); err == nil {
-							v["createdAt"] = json.Number(strconv.FormatInt(n-n%60000, 10))
+							v["createdAt"] = json.Number(strconv.FormatInt(n-n%tie, 10))
 						}
 					}
 				}

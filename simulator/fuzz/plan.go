@@ -19,7 +19,8 @@
 // combining marks and right-to-left titles, 12- to 32-character ids, null
 // counts, avatars missing), a cap on the feed (a walk sees its newest 0,
 // 1, 50, 200 or 201 events: the empty feed, a last page of one, a full last
-// page), createdAt rounded down to the minute (ties across pages), and
+// page), createdAt rounded down to the minute or the hour (ties across
+// pages), and
 // counts served as 0, null or 2^53-1.
 //
 // Steps in the contract (Trouble): a 429 with a truthful Retry-After (the
@@ -113,8 +114,9 @@ type World struct {
 	// FeedCap, when 0 or more, is how many events a walk of the feed
 	// sees: its newest FeedCap (-1: all).
 	FeedCap int
-	// Ties rounds every event's createdAt down to the minute.
-	Ties bool
+	// Ties rounds every event's createdAt down to a multiple of it (a
+	// minute or an hour; 0: not at all), so that events share it.
+	Ties time.Duration
 	// EdgeCounts serves about half the counts as 0, null or 2^53-1.
 	EdgeCounts bool
 }
@@ -190,7 +192,13 @@ func FromBytes(data []byte, o Options) Plan {
 	w.EdgeRate = pick(t, 0, 0.05, 0.3, 1)
 	w.FeedCap = pick(t, -1, -1, -1, -1, 0, 1, 50, 200, 201)
 	flags := t.byte()
-	w.Ties, w.EdgeCounts = flags&1 != 0, flags&2 != 0
+	w.EdgeCounts = flags&2 != 0
+	switch {
+	case flags&4 != 0:
+		w.Ties = time.Hour
+	case flags&1 != 0:
+		w.Ties = time.Minute
+	}
 	kinds := Trouble
 	if o.Break {
 		kinds = append(append([]Kind(nil), Trouble...), Broken...)
@@ -269,8 +277,8 @@ func (w World) String() string {
 	case w.FeedCap > 0:
 		parts = append(parts, fmt.Sprintf("a walk sees the newest %d events", w.FeedCap))
 	}
-	if w.Ties {
-		parts = append(parts, "createdAt rounded down to the minute (ties)")
+	if w.Ties > 0 {
+		parts = append(parts, fmt.Sprintf("createdAt rounded down to the %s (ties)", map[time.Duration]string{time.Minute: "minute", time.Hour: "hour"}[w.Ties]))
 	}
 	if w.EdgeCounts {
 		parts = append(parts, "counts at their edges (0, null, 2^53-1)")
