@@ -18,8 +18,11 @@ import (
 // TCM_FUZZ_TCMCLIENT=known go test -fuzz FuzzTCMClient ./simulator/clienttest/
 // looks for others.
 func FuzzTCMClient(f *testing.F) {
-	mode := os.Getenv("TCM_FUZZ_TCMCLIENT")
-	clienttest.Fuzz(f, func(t *testing.T, sim *clienttest.Sim) {
+	clienttest.Fuzz(f, tcmclientTest(os.Getenv("TCM_FUZZ_TCMCLIENT")))
+}
+
+func tcmclientTest(mode string) func(t *testing.T, sim *clienttest.Sim) {
+	return func(t *testing.T, sim *clienttest.Sim) {
 		if mode == "" {
 			t.Skip("set TCM_FUZZ_TCMCLIENT=1 (or known): tcmclient gives up on Retry-After: 0")
 		}
@@ -72,5 +75,5 @@ func FuzzTCMClient(f *testing.F) {
 		if served := len(sim.ServedEventIDs()); feed.Len() != served {
 			t.Fatalf("tcmclient holds %d events, the simulator served %d", feed.Len(), served)
 		}
-	})
+	}
 }

@@ -81,7 +81,8 @@ type cycle struct {
 
 type streak struct {
 	errAt    time.Time // when the last error answer's request came
-	err      bool
+	err      bool // the last answer was an error: 5xx, cut, dropped
+	ok       bool // the last answer was a success
 	status   string
 	from, n  int
 	reported bool
@@ -347,7 +348,12 @@ func (s *Schedule) before(x *exchange) *answer {
 func (s *Schedule) applies(st Step, x *exchange) bool {
 	walking := x.feedOK && x.q.Cursor != "" && x.known
 	switch st.Kind {
-	case Throttle, ServerErr, Slow, Cut, Drop:
+	case Throttle, ServerErr, Cut, Drop:
+		// Trouble comes to a key that was last answered well, so that a
+		// client retrying with backoff meets a bounded run of errors.
+		last := s.streaks[x.key+"\x00"+string(x.op)]
+		return st.Op == x.op && (last == nil || last.ok)
+	case Slow:
 		return st.Op == x.op
 	case Regenerate:
 		return walking && x.key != "" && s.account(x.key) != ""
@@ -502,6 +508,7 @@ func (s *Schedule) noteAnswer(x *exchange, a *answer) {
 		s.streaks[x.key+"\x00"+string(x.op)] = st
 	}
 	st.err = x.drop || x.cut >= 0 || a.status >= 500
+	st.ok = !st.err && a.status < 400
 	st.errAt = x.now
 	switch {
 	case x.drop:
