@@ -81,8 +81,8 @@ type cycle struct {
 
 type streak struct {
 	errAt    time.Time // when the last error answer's request came
-	err      bool // the last answer was an error: 5xx, cut, dropped
-	ok       bool // the last answer was a success
+	err      bool      // the last answer was an error: 5xx, cut, dropped
+	ok       bool      // the last answer was a success
 	status   string
 	from, n  int
 	reported bool
