@@ -2,23 +2,30 @@ package clienttest_test
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/tcmkit/tcmkit/simulator/clienttest"
 	"github.com/tcmkit/tcmkit/simulator/clienttest/internal/planted"
+	"github.com/tcmkit/tcmkit/simulator/fuzz"
 )
 
 // syncTwice is a client's own fuzz test: sync the feed, let ten minutes
-// pass, sync again; the client must hold every event served, once.
+// pass (TCM_FUZZ_PAUSE, for a simulator in real time), sync again; the
+// client must hold every event served, once.
 func syncTwice(bug planted.Bug) func(t *testing.T, sim *clienttest.Sim) {
+	pause := 10 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("TCM_FUZZ_PAUSE")); err == nil {
+		pause = d
+	}
 	return func(t *testing.T, sim *clienttest.Sim) {
 		c := planted.New(sim.URL, sim.Keys.Pro, sim, bug)
 		c.Limit = 20
 		err := c.Sync(t.Context())
 		if err == nil {
-			if err = sim.Sleep(t.Context(), 10*time.Minute); err == nil {
+			if err = sim.Sleep(t.Context(), pause); err == nil {
 				err = c.Sync(t.Context())
 			}
 		}
@@ -66,4 +73,27 @@ func TestPlantedClient(t *testing.T) {
 	}
 	sim := clienttest.Start(t, clienttest.Options{URL: url})
 	syncTwice(planted.Bug(os.Getenv("TCM_PLANTED_BUG")))(t, sim)
+}
+
+// The same input serves the same answers to the same requests: what a
+// failing input saved under testdata/fuzz replays.
+func TestFuzzReplaysExactly(t *testing.T) {
+	for n := int64(1); n <= 6; n++ {
+		p := fuzz.FromSeed(n, fuzz.Options{Break: true})
+		var runs [2]fuzz.Report
+		for i := range runs {
+			t.Run("", func(t *testing.T) {
+				clienttest.RunPlan(t, p, clienttest.FuzzOptions{Break: true}, func(t *testing.T, sim *clienttest.Sim) {
+					syncTwice(planted.None)(t, sim)
+					runs[i] = sim.Schedule.Snapshot()
+				})
+			})
+		}
+		if !reflect.DeepEqual(runs[0], runs[1]) {
+			t.Errorf("seed %d served two ways:\n%s\n---\n%s", n, runs[0], runs[1])
+		}
+		if runs[0].Requests == 0 || len(runs[0].EventIDs) == 0 && p.World.History > time.Hour && p.World.FeedCap != 0 {
+			t.Errorf("seed %d: %d requests, %d events", n, runs[0].Requests, len(runs[0].EventIDs))
+		}
+	}
 }
