@@ -14,9 +14,7 @@ cd "$root"
 
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [[ ! -x "$chromium" ]]; then
-	echo "ci/browser.sh: installing Debian's chromium (apt-get)"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }
+	ci/apt-install.sh chromium
 fi
 "$chromium" --version
 

@@ -27,25 +27,69 @@ import (
 // A request that is not authenticated is not counted against any budget;
 // every authenticated request is, also one that then gets a 400 or a 403.
 
-// authorize authenticates a request and counts it against lim. It answers
-// the request itself (401 or 429) and returns ok=false if it may not go on.
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request, st *state, lim *limiter) (accountID string, ok bool) {
-	var known *hashedKey
-	if t, ok := w.(*trackingWriter); ok && t.rec.e.hasKey {
-		known = &t.rec.key
+// apiRoute is one route of the API. apiTable is the one list of them:
+// serve routes by it, and the journal and the middleware name operations
+// by it.
+type apiRoute struct {
+	method, path string
+	op           Operation
+	h            func(*Server, *call, *http.Request) answer
+	wrapped      http.Handler // h under Config.Middleware; nil without middleware
+}
+
+func apiTable() []apiRoute {
+	return []apiRoute{
+		{method: http.MethodGet, path: schemas.PathFeed, op: OpFeed, h: (*Server).feed},
+		{method: http.MethodPost, path: schemas.PathVideos, op: OpVideos, h: (*Server).videos},
+		{method: http.MethodPost, path: schemas.PathHealth, op: OpHealth, h: (*Server).health},
 	}
-	h, accountID, aerr := st.keys.authenticate(r, known)
+}
+
+// isOperation: op names an operation of apiTable.
+func isOperation(op Operation) bool {
+	for _, rt := range apiTable() {
+		if rt.op == op {
+			return true
+		}
+	}
+	return false
+}
+
+// routes builds the server's routes: the API's by path, the control API's
+// mux, and the handler, serveRequest.
+func (s *Server) routes() {
+	s.api = map[string]*apiRoute{}
+	var paths []string
+	for _, rt := range apiTable() {
+		rt := rt
+		s.wrap(&rt)
+		s.api[rt.path] = &rt
+		paths = append(paths, rt.path)
+	}
+	s.apiPaths = strings.Join(paths[:len(paths)-1], ", ") + " and " + paths[len(paths)-1]
+	if !s.cfg.NoControl {
+		s.controlMux = s.controlRoutes()
+	}
+	s.handler = http.HandlerFunc(s.serveRequest)
+}
+
+// authorize authenticates a request and counts it against lim. It returns
+// the answer (401 or 429) and ok=false if the request may not go on.
+func (s *Server) authorize(c *call, r *http.Request, st *state, lim *limiter) (accountID string, refused answer, ok bool) {
+	h, accountID, aerr := st.keys.authenticate(r, c.knownKey(r))
 	if aerr != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
-		WriteError(w, http.StatusUnauthorized, aerr.Code, aerr.Message, nil)
-		return "", false
+		return "", errorAnswer(http.StatusUnauthorized, aerr.Code, aerr.Message, nil).with("WWW-Authenticate", `Bearer realm="api"`), false
 	}
 	if ok, wait := lim.Allow(h, s.clock.RateNow); !ok {
 		ra := s.clock.RetryAfter(wait)
-		writeRateLimited(w, ra, fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", lim.limit, windowName(lim.window), ra))
-		return "", false
+		return "", rateLimited(ra, lim.refusal(ra)), false
 	}
-	return accountID, true
+	return accountID, answer{}, true
+}
+
+// refusal is the message of the limiter's 429 (an injected 429 says it too).
+func (l *limiter) refusal(retryAfter int64) string {
+	return fmt.Sprintf("rate limit of %d requests per %s per API key exceeded; retry after %d s", l.limit, windowName(l.window), retryAfter)
 }
 
 func windowName(d time.Duration) string {
@@ -56,67 +100,65 @@ func windowName(d time.Duration) string {
 }
 
 // feed serves GET /api/public-feed.
-func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
+func (s *Server) feed(c *call, r *http.Request) answer {
 	st := s.st.Load()
-	accountID, ok := s.authorize(w, r, st, st.feed)
+	accountID, refused, ok := s.authorize(c, r, st, st.feed)
 	if !ok {
-		return
+		return refused
 	}
 	q, problems := ParseFeedQuery(r.URL.RawQuery)
 	if len(problems) > 0 {
-		writeQueryError(w, problems)
-		return
+		return queryError(problems)
 	}
 	s.settle(st)
-	err := s.answer(w, &st.feedPages, st.feedMoment, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
+	a, err := s.answer(&st.feedPages, st.feedMoment, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
 		return st.world.AppendFeedPage(dst, accountID, q.Cursor, q.Limit)
 	})
 	switch {
 	case errors.Is(err, world.ErrCursor):
-		writeQueryError(w, []QueryProblem{{Parameter: "cursor", Value: excerpt(q.Cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}})
+		return queryError([]QueryProblem{{Parameter: "cursor", Value: excerpt(q.Cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}})
 	case err != nil:
-		s.internalError(w, r, err)
+		return s.internalError(r, err)
 	}
+	return a
 }
 
-// answer writes a 200 answer. With a cache, from the cache if it holds
-// the answer for the current moment; otherwise built by build and kept,
-// but only if the moment did not move while it was built, so that a kept
+// answer is a 200 answer. With a cache, from the cache if it holds the
+// answer for the current moment; otherwise built by build and kept, but
+// only if the moment did not move while it was built, so that a kept
 // answer is exactly the answer of its moment (a reader never gets an
 // answer older than the world it reads). Without a cache (tracked videos
 // in a live world, whose moment moves every millisecond), or with a full
 // one, it is built into a pooled buffer that goes back to the pool once
 // written, so that it costs no garbage.
-func (s *Server) answer(w http.ResponseWriter, cache *answerCache, moment func() cacheMoment, key func() string, build func([]byte) ([]byte, error)) error {
+func (s *Server) answer(cache *answerCache, moment func() cacheMoment, key func() string, build func([]byte) ([]byte, error)) (answer, error) {
 	if cache != nil {
 		m := moment()
 		k := key()
 		if body, ok := cache.Get(m, k); ok {
-			writeKept(w, body)
-			return nil
+			return answer{status: http.StatusOK, body: body, shared: true}, nil
 		}
 		if cache.hasRoom(m) {
 			body, err := build(nil)
 			if err != nil {
-				return err
+				return answer{}, err
 			}
 			if moment() == m {
 				cache.Put(m, k, body)
 			}
-			writeKept(w, body) // no one changes it, kept or not
-			return nil
+			return answer{status: http.StatusOK, body: body, shared: true}, nil // no one changes it, kept or not
 		}
 	}
 	bp := answerBuffers.Get().(*[]byte)
 	body, err := build((*bp)[:0])
-	if err == nil {
-		writeRaw(w, http.StatusOK, body)
+	if err != nil {
+		if cap(body) <= maxPooledAnswer {
+			*bp = body[:0]
+			answerBuffers.Put(bp)
+		}
+		return answer{}, err
 	}
-	if cap(body) <= maxPooledAnswer {
-		*bp = body[:0]
-		answerBuffers.Put(bp)
-	}
-	return err
+	return answer{status: http.StatusOK, body: body, pooled: bp}, nil
 }
 
 // answerBuffers holds the buffers of realtime answers; one larger than
@@ -131,13 +173,6 @@ type FeedQuery struct {
 	Asked    int    // the limit asked for before capping (math.MaxInt when too large for an int); 0 when absent
 	HasLimit bool   // limit was given
 	Cursor   string // "" for the first page
-}
-
-// QueryProblem is one invalid query parameter, as the 400's details list it.
-type QueryProblem struct {
-	Parameter string `json:"parameter"`
-	Value     string `json:"value"`
-	Rule      string `json:"rule"`
 }
 
 var limitRule = fmt.Sprintf("must be a whole number of at least 1 (default %d; values above %d are capped)", schemas.DefaultPageSize, schemas.MaxPageSize)
@@ -238,47 +273,19 @@ func parseLimit(v string) (int, bool) {
 	return n, true
 }
 
-// writeQueryError is the feed's 400: details names the invalid parameters
-// ({"invalid":["limit"],"problems":[...]}).
-func writeQueryError(w http.ResponseWriter, problems []QueryProblem) {
-	var names []string
-	for _, p := range problems {
-		if !containsString(names, p.Parameter) {
-			names = append(names, p.Parameter)
-		}
-	}
-	WriteError(w, http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
-		map[string]any{"invalid": names, "problems": problems})
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// excerpt shortens a value quoted back to the client and keeps it valid
-// UTF-8; it goes into a JSON body only, never into a header.
-func excerpt(v string) string { return jsondoc.Excerpt(v, 64) }
-
 // videos serves POST /api/public/videos.
-func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
+func (s *Server) videos(c *call, r *http.Request) answer {
 	st := s.st.Load()
-	accountID, ok := s.authorize(w, r, st, st.videos)
+	accountID, refused, ok := s.authorize(c, r, st, st.videos)
 	if !ok {
-		return
+		return refused
 	}
 	acct, ok := st.world.Account(accountID)
 	if !ok {
-		s.internalError(w, r, fmt.Errorf("key of unknown account %q", accountID))
-		return
+		return s.internalError(r, fmt.Errorf("key of unknown account %q", accountID))
 	}
 	if acct.Plan != world.Pro {
-		WriteError(w, http.StatusForbidden, CodeProRequired, "the tracked-videos operation requires a Pro plan", nil)
-		return
+		return errorAnswer(http.StatusForbidden, CodeProRequired, "the tracked-videos operation requires a Pro plan", nil)
 	}
 	var ids []string
 	raw, bad := readBody(r)
@@ -286,20 +293,20 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 		ids, bad = ParseVideosRequest(r.Header, raw)
 	}
 	if bad != nil {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, bad.Message, bad.Details)
-		return
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, bad.Message, bad.Details)
 	}
 	s.settle(st)
 	var cache *answerCache
 	if s.clock.Manual() {
 		cache = &st.answers
 	}
-	err := s.answer(w, cache, st.videosMoment, func() string { return videosKey(accountID, ids) }, func(dst []byte) ([]byte, error) {
+	a, err := s.answer(cache, st.videosMoment, func() string { return videosKey(accountID, ids) }, func(dst []byte) ([]byte, error) {
 		return st.world.AppendVideos(dst, accountID, ids)
 	})
 	if err != nil {
-		s.internalError(w, r, err)
+		return s.internalError(r, err)
 	}
+	return a
 }
 
 // BadRequest is why a videos request was refused. Its details always hold
@@ -475,13 +482,13 @@ var healthOK = []byte(`{"status":"ok"}`)
 // health serves POST /api/public/health. It needs no key and reads no more
 // than MaxBodyBytes of whatever body comes: the spec shows {} and lists no
 // error for the health check, so the simulator does not invent one.
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+func (s *Server) health(c *call, r *http.Request) answer {
 	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, MaxBodyBytes))
-	writeRaw(w, http.StatusOK, healthOK)
+	return rawAnswer(http.StatusOK, healthOK)
 }
 
 // internalError is the 500 for what should not happen; the log has the cause.
-func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) internalError(r *http.Request, err error) answer {
 	s.log.Error("internal error", s.requestAttrs(r), "err", err)
-	WriteError(w, http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
+	return errorAnswer(http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil)
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // The routes of a client judge answer as their document says, with the
-// real judge of package simulator/clients, and start again with the
-// journal.
+// real judge of package simulator/clients; the verdicts survive clearing
+// the journal, and start again on DELETE /_control/clients and a reset.
 func TestClientRoutesMatchTheirDocument(t *testing.T) {
 	j, err := clients.New(clients.Config{})
 	if err != nil {
@@ -74,8 +74,13 @@ func TestClientRoutesMatchTheirDocument(t *testing.T) {
 		t.Fatalf("verdicts: %+v", v)
 	}
 	do("DELETE", "/_control/requests", "")
-	if v := j.Snapshot(true); len(v.Clients) != 0 || v.Requests != 0 {
-		t.Errorf("after the journal was cleared: %d clients, %d requests", len(v.Clients), v.Requests)
+	if v := j.Snapshot(true); len(v.Clients) != 2 || v.Requests != 5 || v.Outcome != clients.Failed {
+		t.Errorf("after the journal was cleared: %d clients, %d requests, %s", len(v.Clients), v.Requests, v.Outcome)
+	}
+	w := do("DELETE", "/_control/clients", "")
+	simulator.CheckControlAnswer(t, "DELETE /clients", w.Code, w.Header(), w.Body.Bytes())
+	if v := j.Snapshot(true); w.Code != 200 || len(v.Clients) != 0 || v.Requests != 0 || v.Outcome != clients.Errored {
+		t.Errorf("after DELETE /_control/clients: %d, %d clients, %d requests, %s", w.Code, len(v.Clients), v.Requests, v.Outcome)
 	}
 	do("GET", "/api/public-feed?limit=1", "", "Authorization", "Bearer "+pro)
 	if err := s.Reset(); err != nil {

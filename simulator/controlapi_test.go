@@ -156,6 +156,7 @@ func TestControlAnswersMatchTheirDocument(t *testing.T) {
 		{"GET /scenarios", "scenarios", "", 404},
 		{"POST /scenarios", "scenarios", `{"name":"429-storm"}`, 404},
 		{"DELETE /scenarios", "scenarios", "", 404},
+		{"DELETE /clients", "clients", "", 404},
 		{"GET /fuzz", "fuzz", "", 404}, // without a schedule; with one: package simulator/fuzz
 	} {
 		method, _, _ := strings.Cut(tc.route, " ")

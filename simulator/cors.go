@@ -59,13 +59,13 @@ const (
 )
 
 // apply handles CORS for a request to the API. It sets the headers of an
-// allowed origin on the answer, and answers a preflight itself (it
-// returns true then): 204 for an allowed origin, 403 for another. A
-// preflight is OPTIONS with Origin and Access-Control-Request-Method.
-func (p corsPolicy) apply(w http.ResponseWriter, r *http.Request) (answered bool) {
+// allowed origin on h, the answer's header, and answers a preflight
+// itself (it returns the answer and true then): 204 for an allowed
+// origin, 403 for another. A preflight is OPTIONS with Origin and
+// Access-Control-Request-Method.
+func (p corsPolicy) apply(h http.Header, r *http.Request) (answer, bool) {
 	origin := r.Header.Get("Origin")
 	preflight := r.Method == http.MethodOptions && origin != "" && r.Header.Get("Access-Control-Request-Method") != ""
-	h := w.Header()
 	if p.on() && !p.any {
 		// The answer depends on the Origin: a cache must not hand one
 		// origin's answer to another.
@@ -73,10 +73,9 @@ func (p corsPolicy) apply(w http.ResponseWriter, r *http.Request) (answered bool
 	}
 	if origin == "" || !p.on() {
 		if preflight {
-			WriteError(w, http.StatusForbidden, CodeForbiddenOrigin, "cross-origin requests are off: start the simulator with --cors ORIGIN (or TCM_SIM_CORS) to let a web page of that origin call the API", nil)
-			return true
+			return errorAnswer(http.StatusForbidden, CodeForbiddenOrigin, "cross-origin requests are off: start the simulator with --cors ORIGIN (or TCM_SIM_CORS) to let a web page of that origin call the API", nil), true
 		}
-		return false
+		return answer{}, false
 	}
 	allowed := p.any || p.origins[origin]
 	if allowed {
@@ -88,16 +87,20 @@ func (p corsPolicy) apply(w http.ResponseWriter, r *http.Request) (answered bool
 		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
 	}
 	if !preflight {
-		return false
+		return answer{}, false
 	}
 	if !allowed {
-		WriteError(w, http.StatusForbidden, CodeForbiddenOrigin, "this origin may not call the API from a browser: list it with --cors ORIGIN (or TCM_SIM_CORS)", map[string]any{"origin": excerpt(origin)})
-		return true
+		return errorAnswer(http.StatusForbidden, CodeForbiddenOrigin, "this origin may not call the API from a browser: list it with --cors ORIGIN (or TCM_SIM_CORS)", map[string]any{"origin": excerpt(origin)}), true
 	}
-	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-	h.Set("Access-Control-Max-Age", corsMaxAge)
-	delete(h, "Content-Type")
-	w.WriteHeader(http.StatusNoContent)
-	return true
+	return preflightAnswer(corsAllowMethods, corsAllowHeaders), true
+}
+
+// preflightAnswer is the 204 to an allowed preflight (the API's and the
+// control API's).
+func preflightAnswer(methods, headers string) answer {
+	return answer{status: http.StatusNoContent, contentType: noBody, header: http.Header{
+		"Access-Control-Allow-Methods": {methods},
+		"Access-Control-Allow-Headers": {headers},
+		"Access-Control-Max-Age":       {corsMaxAge},
+	}}
 }

@@ -16,6 +16,30 @@
 // ENTRY-WINDOW-MEANING), milestones (EVENT-MILESTONE). Below is how it
 // does the rest.
 //
+// # Layout
+//
+// A request is followed top to bottom in serve.go (its comment names where
+// a new step goes); the other files hold what it calls:
+//
+//	serve.go            the path of a request: the call (one value per request), routing,
+//	                    the per-operation wrapper (injected faults, Config.Middleware),
+//	                    writeAnswer (the one writer of answers), the journal's record, observers
+//	answer.go           answer, ErrorBody and the error codes, the 400 of a query
+//	api.go              the API's route table and its handlers (feed, videos, health)
+//	cors.go             CORS for the API
+//	keys.go             keys: issue, authenticate, redact
+//	limit.go, cache.go  rate limits; kept 200 answers
+//	journal.go          the request journal (GET /_control/requests)
+//	observe.go          Exchange, Observer and the client judge's interface
+//	faults.go           injected faults (FaultSpec) and their set
+//	server.go           Config, New, the state a reset replaces, the clock's ticks
+//	listen.go, clock.go HTTPServer; the virtual clock
+//	control_routes.go   the control API's route table and its guard
+//	control_accounts.go control routes of accounts, faults, the edge rate, info
+//	control_world.go    control routes of the clock, polls, reset, export and import
+//	control_clients.go  control routes of the journal, the clients' verdicts, the scenarios
+//	control_client.go   Control, the control API's Go client
+//
 // # Answers
 //
 // Every answer has Content-Type application/json; every error, 404 and 405
@@ -115,13 +139,14 @@
 //
 // Injected faults (POST /_control/faults) act per operation (feed, videos,
 // health or *): an error status (a 429 or 503 with Retry-After, default 1
-// s), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
+// s; a 429 is the rate limit's own, rate_limited), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
 // malformed body (cut in half), or a dropped connection; for the next
 // count requests, with a probability drawn from an RNG seeded with the
 // Seed, or both. They are checked before authentication, like a failing
 // gateway. Named faults that break one requirement of the contract on
 // purpose are package simulator/mutants, turned on through
-// Config.Middleware.
+// Config.Middleware; Config.NamedFaults names them for GET /_control/info
+// and GET /_control/faults to show.
 //
 // # Control API
 //
@@ -177,8 +202,9 @@
 // in cmd/simulator unless --no-client-judge): it sees every exchange after
 // the observers and judges each key against the client requirements of
 // the catalogue. GET /_control/clients serves its verdicts, GET/POST/DELETE
-// /_control/scenarios its scenarios; it starts again with the journal (a
-// clear, a reset, an import). Its scenarios act through RegenerateKey,
+// /_control/scenarios its scenarios; it starts again on DELETE
+// /_control/clients, a reset and an import (clearing the journal keeps the
+// verdicts). Its scenarios act through RegenerateKey,
 // AddFault and Advance. Package simulator/clienttest puts the two in a
 // client's own tests.
 //

@@ -3,15 +3,10 @@ package simulator
 import (
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
 
 // Injected faults (control API, POST /_control/faults) make the simulator
@@ -34,15 +29,18 @@ type FaultSpec struct {
 	Count       int     `json:"count,omitempty"`       // fires this many more times (0: no bound)
 	Probability float64 `json:"probability,omitempty"` // fires with this probability (0: always)
 	RetryAfter  int     `json:"retryAfter,omitempty"`  // Retry-After seconds on 429/503 (default 1)
+	// Named is a named fault given at start (Config.NamedFaults), listed
+	// only: it is on for the whole run and cannot be injected or removed.
+	Named string `json:"named,omitempty"`
 }
 
 func (f *FaultSpec) check() error {
-	switch Operation(f.Operation) {
-	case OpFeed, OpVideos, OpHealth, "*":
-	default:
+	if op := Operation(f.Operation); op != "*" && !isOperation(op) {
 		return fmt.Errorf("operation must be feed, videos, health or *, got %q", f.Operation)
 	}
 	switch {
+	case f.Named != "":
+		return fmt.Errorf("named faults are given at start (--fault), not injected")
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Errorf("status must be an error status 400..599, got %d", f.Status)
 	case f.DelayMs < 0 || time.Duration(f.DelayMs)*time.Millisecond > MaxFaultDelay:
@@ -130,61 +128,3 @@ func (f *faultSet) Pick(op Operation) (FaultSpec, bool) {
 }
 
 func (f *faultSet) active() bool { return f.any.Load() }
-
-// operation wraps the handler of one operation with Config.Middleware and
-// the injected faults.
-func (s *Server) operation(op Operation, h http.Handler) http.Handler {
-	for _, m := range s.cfg.Middleware {
-		h = m(op, h)
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.faults.active() {
-			if spec, ok := s.faults.Pick(op); ok && s.inject(w, r, spec, h) {
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// inject applies a fault. It returns false if the request should still be
-// served normally (a delay alone).
-func (s *Server) inject(w http.ResponseWriter, r *http.Request, spec FaultSpec, next http.Handler) bool {
-	s.log.Info("injecting fault", "fault", spec.ID, s.requestAttrs(r))
-	if t, ok := w.(*trackingWriter); ok {
-		t.fault = spec.ID
-	}
-	if spec.DelayMs > 0 {
-		s.sleep(r.Context(), time.Duration(spec.DelayMs)*time.Millisecond)
-	}
-	switch {
-	case spec.Drop:
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			// HTTP/2 or a recorder: abort the stream instead.
-			panic(http.ErrAbortHandler)
-		}
-		_ = conn.Close()
-		return true
-	case spec.Malformed && spec.Status == 0:
-		rec := httptest.NewRecorder()
-		next.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		body := rec.Body.Bytes()
-		writeRaw(w, rec.Code, body[:len(body)/2])
-		return true
-	case spec.Status != 0:
-		if spec.Status == http.StatusTooManyRequests || spec.Status == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", strconv.Itoa(max(spec.RetryAfter, 1)))
-		}
-		raw := jsondoc.Encode(ErrorBody{Error: CodeInjected, Message: fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status)})
-		if spec.Malformed {
-			raw = raw[:len(raw)/2]
-		}
-		writeRaw(w, spec.Status, raw)
-		return true
-	}
-	return false
-}

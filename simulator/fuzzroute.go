@@ -11,10 +11,9 @@ type FuzzSchedule interface {
 	Report() any
 }
 
-func (s *Server) ctlFuzz(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlFuzz(r *http.Request) answer {
 	if s.cfg.Fuzz == nil {
-		WriteError(w, http.StatusNotFound, CodeNotFound, "no fuzz schedule: start the simulator with --fuzz-seed N", nil)
-		return
+		return errorAnswer(http.StatusNotFound, CodeNotFound, "no fuzz schedule: start the simulator with --fuzz-seed N", nil)
 	}
-	writeJSON(w, http.StatusOK, s.cfg.Fuzz.Report())
+	return jsonAnswer(http.StatusOK, s.cfg.Fuzz.Report())
 }

@@ -109,8 +109,9 @@ func TestHostileInputs(t *testing.T) {
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
 		"tcm_abcdefghijklmnopqrstuvwxyz012345": "tcm_…2345",
-		"tcm_short":                            "…",
-		"nounderscore":                         "…",
+		"tcm_short":                            "tcm_…",
+		"nounderscore":                         "…core",
+		"short":                                "…",
 		"":                                     "…",
 	} {
 		if got := redact(in); got != want {

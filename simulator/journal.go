@@ -1,18 +1,12 @@
 package simulator
 
 import (
-	"bytes"
 	"encoding/hex"
-	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/tcmkit/tcmkit/schemas"
 )
 
 // Entry is one request to the API (the control API is not journaled) as
@@ -42,55 +36,6 @@ type Entry struct {
 	ResponseBytes int64  `json:"responseBytes"` // of the answer's body
 	Micros        int64  `json:"micros"`        // real time taken to answer
 }
-
-// Exchange is what an Observer sees of one request to the API, once it is
-// answered. It is the observer's to keep, but its headers and bodies are
-// shared with the server: an observer reads them and changes none, and
-// copies what it keeps of them (the observer of every request would
-// otherwise copy every header of every request).
-type Exchange struct {
-	Entry
-	// RequestHeader is the request's header without Authorization and
-	// Cookie (the key is Entry.KeyID and Entry.KeyHint).
-	RequestHeader http.Header
-	// RequestBody is the body as the client sent it, at most
-	// MaxBodyBytes + 1 bytes, whether or not the handler read it.
-	RequestBody []byte
-	// ResponseHeader and ResponseBody are the answer (the body of a feed
-	// answer only, up to maxObservedBody bytes).
-	ResponseHeader http.Header
-	ResponseBody   []byte
-	// RateTime is when the request arrived on the clock that rate-limit
-	// windows and Retry-After count on (virtual time with a manual clock,
-	// real time plus the clock's advances in realtime mode): a judge of
-	// Retry-After compares two requests' RateTime.
-	RateTime time.Time
-	// AuthProblem is why the Authorization header carries no well-formed
-	// Bearer key (missing_api_key, malformed_api_key); "" when it does.
-	AuthProblem string
-	// KeysSeen are the keys found where the Authorization header does not
-	// carry them: in the path, the query (also percent-encoded), the body,
-	// another header, or an Authorization header that is not Bearer <key>.
-	// Each is named by its id and hint, never whole.
-	KeysSeen []KeySeen
-	// Fault is the id of the injected fault that shaped the answer, 0 if
-	// none did.
-	Fault int
-	// ClientGone is true when the client closed the connection before the
-	// answer was done (it gave up waiting).
-	ClientGone bool
-
-	redact func(string) string
-}
-
-// Observer sees every exchange of the API, in the request's goroutine,
-// after the answer was written (Config.Observers). A judge of a client's
-// behaviour is one: Entry.KeyID tells whose request it is, the virtual
-// and real times tell when, the bodies tell what was asked and given.
-type Observer func(*Exchange)
-
-// maxObservedBody bounds the answer body an Exchange carries.
-const maxObservedBody = 4 << 20
 
 // journaled is an Entry as the ring keeps it: the key's id and the tail
 // of its hint as bytes, made into strings only when the entry is shown,
@@ -217,7 +162,7 @@ func parseEntryFilter(q url.Values) (entryFilter, []QueryProblem) {
 	f.account, f.path, f.method = q.Get("account"), q.Get("path"), strings.ToUpper(q.Get("method"))
 	if op := q.Get("operation"); op != "" {
 		f.op = Operation(op)
-		if f.op != OpFeed && f.op != OpVideos && f.op != OpHealth {
+		if !isOperation(f.op) {
 			bad("operation", "must be feed, videos or health")
 		}
 	}
@@ -264,166 +209,4 @@ func (j *journal) list(f entryFilter) (out []Entry, matched int, dropped uint64)
 		out = out[len(out)-f.limit:]
 	}
 	return out, matched, j.dropped
-}
-
-func (s *Server) ctlRequests(w http.ResponseWriter, r *http.Request) {
-	if s.journal == nil {
-		WriteError(w, http.StatusNotFound, CodeNotFound, "the journal is off (--journal-size 0)", nil)
-		return
-	}
-	f, problems := parseEntryFilter(r.URL.Query())
-	if len(problems) > 0 {
-		writeQueryError(w, problems)
-		return
-	}
-	list, matched, dropped := s.journal.list(f)
-	writeJSON(w, http.StatusOK, map[string]any{"requests": list, "matched": matched, "capacity": len(s.journal.ring), "dropped": dropped})
-}
-
-func (s *Server) ctlClearRequests(w http.ResponseWriter, r *http.Request) {
-	s.journal.Clear()
-	s.resetJudge()
-	writeJSON(w, http.StatusOK, map[string]any{"requests": []Entry{}, "matched": 0})
-}
-
-// record is the journal's view of one request while it is served; it
-// lives in the request's trackingWriter.
-type record struct {
-	e        journaled
-	key      hashedKey // when e.hasKey: never journaled, only handed to authenticate
-	start    time.Time
-	rateTime time.Time // for observers
-	authErr  string    // for observers
-	tap      *bodyTap
-	on       bool
-	observe  bool
-}
-
-// begin starts the record of an API request, unless there is neither a
-// journal nor an observer.
-func (s *Server) begin(rec *record, r *http.Request) {
-	if s.journal == nil && len(s.observers) == 0 {
-		return
-	}
-	rec.on, rec.start, rec.observe = true, time.Now(), len(s.observers) > 0
-	e := &rec.e
-	e.Time = rec.start.UTC()
-	e.VirtualTime = s.clock.Now().UnixMilli()
-	e.Method = r.Method
-	e.Path, e.Query, e.KeyInURL = s.redactURL(r.URL.Path, r.URL.RawQuery)
-	e.Operation = operationOf(r.URL.Path)
-	// The header map is read by its canonical keys: no canonicalizing on
-	// every request.
-	if ct := r.Header["Content-Type"]; len(ct) > 0 {
-		e.ContentType = excerpt(s.redactKeys(ct[0])) // redacted before it is cut
-	}
-	auth := r.Header["Authorization"]
-	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
-		h := hashKey(key)
-		rec.key, e.hasKey = hashedKey{auth[0], h}, true
-		copy(e.keyID[:], h[:8])
-		copy(e.keyTail[:], key[len(key)-4:])
-		e.Account = s.st.Load().keys.accountOf(h)
-	} else if rec.observe {
-		rec.authErr = err.Code
-	}
-	if rec.observe {
-		rec.rateTime = s.clock.RateNow()
-	}
-	if r.Body != nil && r.Body != http.NoBody {
-		tap := &bodyTap{ReadCloser: r.Body}
-		if rec.observe {
-			// Observers see the body as sent, whether or not the handler
-			// reads it (a 401 or a 403 is answered before): read now, at
-			// most MaxBodyBytes+1, and handed on to the handler.
-			body := r.Body
-			tap.kept, _ = io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
-			tap.ReadCloser = readCloser{io.MultiReader(bytes.NewReader(tap.kept), body), body}
-		}
-		rec.tap = tap
-		r.Body = tap
-	}
-}
-
-// end completes the record once the answer is written.
-func (s *Server) end(rec *record, w *trackingWriter, r *http.Request) {
-	e := &rec.e
-	e.Status, e.Error, e.ResponseBytes = w.status, w.errCode, w.n
-	if ra := w.Header()["Retry-After"]; len(ra) > 0 {
-		e.RetryAfter = ra[0]
-	}
-	if rec.tap != nil {
-		e.RequestBytes = rec.tap.n
-	}
-	e.Micros = time.Since(rec.start).Microseconds()
-	if s.journal != nil {
-		s.journal.add(e)
-	} else if rec.observe {
-		e.ID = s.exchanges.Add(1) // without a journal, observers still tell requests apart
-	}
-	if !rec.observe {
-		return
-	}
-	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: w.Header(), ResponseBody: w.kept,
-		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: w.fault, ClientGone: r.Context().Err() != nil, redact: s.redactKeys}
-	if rec.tap != nil {
-		x.RequestBody = rec.tap.kept
-	}
-	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "")
-	for _, o := range s.observers {
-		s.callObserver(o, x)
-	}
-}
-
-// withoutSecrets is a request's header for observers: the same values,
-// without Authorization and Cookie.
-func withoutSecrets(h http.Header) http.Header {
-	out := make(http.Header, len(h))
-	for k, v := range h {
-		if k != "Authorization" && k != "Cookie" {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func (s *Server) callObserver(o Observer, x *Exchange) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.log.Error("an observer panicked", "panic", fmt.Sprint(v), "request", x.ID)
-		}
-	}()
-	o(x)
-}
-
-// operationOf names the operation of an API path, "" for another path.
-func operationOf(path string) Operation {
-	switch path {
-	case schemas.PathFeed:
-		return OpFeed
-	case schemas.PathVideos:
-		return OpVideos
-	case schemas.PathHealth:
-		return OpHealth
-	}
-	return ""
-}
-
-// bodyTap counts what the server reads of a request body; kept is what
-// observers see of it.
-type bodyTap struct {
-	io.ReadCloser
-	n    int64
-	kept []byte
-}
-
-func (b *bodyTap) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n += int64(n)
-	return n, err
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	hint "github.com/tcmkit/tcmkit/schemas/redact"
 )
 
 // KeyRandomLen is the length of the random part of a key.
@@ -340,15 +342,8 @@ func (s *Server) redactEscaped(q string) (string, bool) {
 }
 
 // redact is the form of a key that may appear in logs and output:
-// "tcm_…x9Qa". Anything that is not a well-formed key shows no characters
-// beyond what a hint needs.
-func redact(key string) string {
-	prefix, random, ok := strings.Cut(key, "_")
-	if !ok || len(random) < 8 || len(prefix) > 16 {
-		return "…"
-	}
-	return prefix + "_…" + random[len(random)-4:]
-}
+// "tcm_…x9Qa", the one hint format of package schemas/redact.
+func redact(key string) string { return hint.Form(key) }
 
 // exportedKey is one keyring entry in an export: the hash, never the key.
 type exportedKey struct {

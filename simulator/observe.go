@@ -14,9 +14,9 @@ import (
 
 // ClientJudge judges the clients that talk to a server: it sees every
 // exchange of the API, its verdicts and scenarios are served on the
-// control API, and it starts again whenever the journal does (a clear, a
-// reset, an import). Package simulator/clients gives one; Config.Clients
-// turns it on.
+// control API, and it starts again on DELETE /_control/clients, a reset
+// and an import (not when the journal is cleared). Package
+// simulator/clients gives one; Config.Clients turns it on.
 type ClientJudge interface {
 	// Bind hands the judge its server, once, from New: scenarios act
 	// through it (RegenerateKey, AddFault, Advance).
@@ -40,6 +40,55 @@ type ClientJudge interface {
 // ErrNoScenario is what ClientJudge.StartScenario wraps for a name it
 // does not know.
 var ErrNoScenario = errors.New("no such scenario")
+
+// Exchange is what an Observer sees of one request to the API, once it is
+// answered. It is the observer's to keep, but its headers and bodies are
+// shared with the server: an observer reads them and changes none, and
+// copies what it keeps of them (the observer of every request would
+// otherwise copy every header of every request).
+type Exchange struct {
+	Entry
+	// RequestHeader is the request's header without Authorization and
+	// Cookie (the key is Entry.KeyID and Entry.KeyHint).
+	RequestHeader http.Header
+	// RequestBody is the body as the client sent it, at most
+	// MaxBodyBytes + 1 bytes, whether or not the handler read it.
+	RequestBody []byte
+	// ResponseHeader and ResponseBody are the answer (the body of a feed
+	// answer only, up to maxObservedBody bytes).
+	ResponseHeader http.Header
+	ResponseBody   []byte
+	// RateTime is when the request arrived on the clock that rate-limit
+	// windows and Retry-After count on (virtual time with a manual clock,
+	// real time plus the clock's advances in realtime mode): a judge of
+	// Retry-After compares two requests' RateTime.
+	RateTime time.Time
+	// AuthProblem is why the Authorization header carries no well-formed
+	// Bearer key (missing_api_key, malformed_api_key); "" when it does.
+	AuthProblem string
+	// KeysSeen are the keys found where the Authorization header does not
+	// carry them: in the path, the query (also percent-encoded), the body,
+	// another header, or an Authorization header that is not Bearer <key>.
+	// Each is named by its id and hint, never whole.
+	KeysSeen []KeySeen
+	// Fault is the id of the injected fault that shaped the answer, 0 if
+	// none did.
+	Fault int
+	// ClientGone is true when the client closed the connection before the
+	// answer was done (it gave up waiting).
+	ClientGone bool
+
+	redact func(string) string
+}
+
+// Observer sees every exchange of the API, in the request's goroutine,
+// after the answer was written (Config.Observers). A judge of a client's
+// behaviour is one: Entry.KeyID tells whose request it is, the virtual
+// and real times tell when, the bodies tell what was asked and given.
+type Observer func(*Exchange)
+
+// maxObservedBody bounds the answer body an Exchange carries.
+const maxObservedBody = 4 << 20
 
 // KeySeen is a key found where the Authorization header does not carry
 // it (Exchange.KeysSeen).
@@ -136,66 +185,4 @@ func (s *Server) resetJudge() {
 	if s.cfg.Clients != nil {
 		s.cfg.Clients.Reset()
 	}
-}
-
-// judgeOff answers a client route when no judge is configured.
-func (s *Server) judgeOff(w http.ResponseWriter) bool {
-	if s.cfg.Clients != nil {
-		return false
-	}
-	WriteError(w, http.StatusNotFound, CodeNotFound, "client judging is off (cmd/simulator --no-client-judge; in Go, set Config.Clients, from package simulator/clients)", nil)
-	return true
-}
-
-func (s *Server) ctlClients(w http.ResponseWriter, r *http.Request) {
-	if s.judgeOff(w) {
-		return
-	}
-	final := false
-	if v := r.URL.Query().Get("final"); v != "" {
-		if v != "true" && v != "false" {
-			writeQueryError(w, []QueryProblem{{Parameter: "final", Value: excerpt(v), Rule: "must be true or false"}})
-			return
-		}
-		final = v == "true"
-	}
-	writeJSON(w, http.StatusOK, s.cfg.Clients.Verdicts(final))
-}
-
-func (s *Server) ctlScenarios(w http.ResponseWriter, r *http.Request) {
-	if s.judgeOff(w) {
-		return
-	}
-	writeJSON(w, http.StatusOK, s.cfg.Clients.Scenarios())
-}
-
-func (s *Server) ctlStartScenario(w http.ResponseWriter, r *http.Request) {
-	if s.judgeOff(w) {
-		return
-	}
-	var b struct {
-		Name string `json:"name"`
-	}
-	if !readControl(w, r, &b) {
-		return
-	}
-	run, err := s.cfg.Clients.StartScenario(b.Name)
-	switch {
-	case errors.Is(err, ErrNoScenario):
-		WriteError(w, http.StatusNotFound, CodeNotFound, err.Error(), map[string]any{"name": excerpt(b.Name)})
-		return
-	case err != nil:
-		s.internalError(w, r, err)
-		return
-	}
-	s.log.Info("scenario armed", "scenario", b.Name)
-	writeJSON(w, http.StatusCreated, run)
-}
-
-func (s *Server) ctlStopScenario(w http.ResponseWriter, r *http.Request) {
-	if s.judgeOff(w) {
-		return
-	}
-	s.cfg.Clients.StopScenario()
-	writeJSON(w, http.StatusOK, s.cfg.Clients.Scenarios())
 }

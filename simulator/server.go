@@ -61,6 +61,7 @@ type Config struct {
 	NoControl    bool          // turns the control API off (404)
 	EdgeRate     float64       // 0..1, how often generated data hits edge cases
 	Middleware   []Middleware  // wraps each operation's handler, first innermost (named faults: package mutants)
+	NamedFaults  []string      // the named faults Middleware applies, shown by GET /_control/info and /_control/faults
 	Logger       *slog.Logger  // nil: discard
 
 	// ControlHosts are the host names (or addresses) the control API
@@ -85,7 +86,8 @@ type Config struct {
 	// Clients judges the clients that talk to the server (package
 	// simulator/clients gives one): it sees every exchange after the
 	// Observers, serves GET /_control/clients and the scenarios, and
-	// starts again with the journal. Nil: those routes answer 404.
+	// starts again on DELETE /_control/clients, a reset or an import.
+	// Nil: those routes answer 404.
 	Clients ClientJudge
 	// Fuzz is a fuzz schedule (package simulator/fuzz), bound to the
 	// server and served on GET /_control/fuzz. Nil: that route answers 404.
@@ -187,7 +189,11 @@ type Server struct {
 	clock   *clock
 	st      atomic.Pointer[state]
 	faults  *faultSet
-	handler http.Handler
+	handler http.Handler // serveRequest
+
+	api        map[string]*apiRoute // apiTable by path
+	apiPaths   string               // the API's paths, for a 404
+	controlMux http.Handler         // the control API's routes (control_routes.go); nil with NoControl
 
 	// control serializes the control API's changes of state (reset,
 	// import, account changes), so that two operators cannot interleave.
@@ -247,7 +253,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Fuzz != nil {
 		cfg.Fuzz.Bind(s)
 	}
-	s.handler = s.routes()
+	s.routes()
 	if s.clock.Manual() {
 		close(s.done)
 	} else {

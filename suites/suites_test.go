@@ -5,7 +5,10 @@
 //	go test ./suites -args --target URL --pro-key KEY
 //
 // It binds the flags (and their TCM_* environment variables) to a
-// conformance.Config and calls conformance.Run, which does the rest.
+// conformance.Config and calls conformance.Run, which does the rest. The
+// same run without Go or a clone: tcmkit conform (cmd/tcmkit). A relative
+// --report-dir is relative to where you ran go test or ginkgo, not suites/;
+// a mistyped flag gets the nearest one and the suite's flags alone.
 package suites_test
 
 import (

@@ -6,7 +6,7 @@
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 REPORT.html OUT.png [WIDTH,HEIGHT]" >&2; exit 2; }
 if ! command -v chromium >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  "$(dirname "${BASH_SOURCE[0]}")/../apt-install.sh" chromium
 fi
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT

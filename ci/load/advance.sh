@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 cd "$root"
 go build -o "$work/simulator" ./cmd/simulator
-"$work/simulator" --addr 127.0.0.1:0 --speed 0 --feed-limit 0 --max-events "$MAX_EVENTS" \
+"$work/simulator" --addr 127.0.0.1:0 --speed 0 --feed-limit -1 --max-events "$MAX_EVENTS" \
   --log-level warn --info-file "$work/info.json" >/dev/null &
 sim_pid=$!
 for _ in $(seq 100); do [ -s "$work/info.json" ] && break; sleep 0.1; done

@@ -6,7 +6,7 @@
 #
 #   ci/load/bench.sh        # DURATION=10s ROUNDS=3 CONNECTIONS=16 by default
 #
-# Two phases, each with its own simulator (--feed-limit 0 --videos-limit 0:
+# Two phases, each with its own simulator (--feed-limit -1 --videos-limit -1:
 # a rate limit would answer 429 to a load test) and its own capture:
 #   still  --speed 0 (a manual clock: the world stands still, answers are
 #          kept): the first feed page, one 20-id tracked-videos request
@@ -26,7 +26,7 @@ CONNECTIONS=${CONNECTIONS:-16}
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 LIVE_HISTORY=${LIVE_HISTORY:-8760h}
-# SIM_FLAGS: more flags for both simulators, such as "--journal-size 0".
+# SIM_FLAGS: more flags for both simulators, such as "--journal-size -1".
 read -r -a sim_flags <<<"${SIM_FLAGS:-}"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,7 +60,7 @@ start_phase() {
   shift
   mkdir -p "$dir"
   GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/simulator" --addr 127.0.0.1:0 \
-    --feed-limit 0 --videos-limit 0 --log-level warn --info-file "$dir/info.json" "$@" ${sim_flags[@]+"${sim_flags[@]}"} >/dev/null &
+    --feed-limit -1 --videos-limit -1 --log-level warn --info-file "$dir/info.json" "$@" ${sim_flags[@]+"${sim_flags[@]}"} >/dev/null &
   pids+=($!)
   sim_pid=$!
   for _ in $(seq 600); do [ -s "$dir/info.json" ] && break; sleep 0.1; done

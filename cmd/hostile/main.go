@@ -39,15 +39,19 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil))
 }
 
+// settings are the command's flags and variables (package schemas/settings).
+type settings struct {
+	Name string `ff:"placeholder=NAME, long=name, usage='the hostile target to serve (see --list)'"`
+	Addr string `ff:"placeholder=ADDR, long=addr, usage='where to listen: a loopback address'"`
+	List bool   `ff:"long=list, usage='list the hostile targets and exit'"`
+	Size int    `ff:"long=size, usage='length of invalid-json bodies, in bytes (0: the default)'"`
+}
+
 // run serves until stop is closed (nil: until a signal).
 func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	cmd := cli.Command{Name: "hostile", Usage: "hostile --name NAME [--addr 127.0.0.1:PORT]", About: about, EnvPrefix: "TCM_HOSTILE"}
-	fs := flag.NewFlagSet("hostile", flag.ContinueOnError)
-	name := fs.String("name", "", "the hostile target to serve (see --list)")
-	addr := fs.String("addr", "127.0.0.1:0", "where to listen: a loopback address")
-	list := fs.Bool("list", false, "list the hostile targets and exit")
-	size := fs.Int("size", hostile.DefaultSize, "length of invalid-json's bodies, in bytes")
-	if err := cmd.Parse(fs, args, stdout); err != nil {
+	s := settings{Addr: "127.0.0.1:0", Size: hostile.DefaultSize}
+	if err := cmd.Parse(&s, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -64,8 +68,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	defer elsewhere.Close()
-	targets := hostile.Targets("http://"+elsewhere.Addr().String(), *size)
-	if *list {
+	targets := hostile.Targets("http://"+elsewhere.Addr().String(), s.Size)
+	if s.List {
 		for _, t := range targets {
 			fmt.Fprintf(stdout, "%-26s %s\n", t.Name, t.About)
 		}
@@ -73,19 +77,19 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	var chosen *hostile.Target
 	for i := range targets {
-		if targets[i].Name == *name {
+		if targets[i].Name == s.Name {
 			chosen = &targets[i]
 		}
 	}
 	if chosen == nil {
-		fmt.Fprintf(stderr, "hostile: unknown --name %q (see --list)\n", *name)
+		fmt.Fprintf(stderr, "hostile: unknown --name %q (see --list)\n", s.Name)
 		return 2
 	}
-	if host, _, err := net.SplitHostPort(*addr); err != nil || !net.ParseIP(strings.Trim(host, "[]")).IsLoopback() {
-		fmt.Fprintf(stderr, "hostile: --addr %s: want a loopback address such as 127.0.0.1:9911\n", *addr)
+	if host, _, err := net.SplitHostPort(s.Addr); err != nil || !net.ParseIP(strings.Trim(host, "[]")).IsLoopback() {
+		fmt.Fprintf(stderr, "hostile: --addr %s: want a loopback address such as 127.0.0.1:9911\n", s.Addr)
 		return 2
 	}
-	ln, err := listen(*addr, chosen.Handler)
+	ln, err := listen(s.Addr, chosen.Handler)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostile: %v\n", err)
 		return 1

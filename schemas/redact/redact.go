@@ -229,11 +229,17 @@ func prefix(key string) string {
 	return ""
 }
 
-// Form is the redacted form of one key: everything up to and including the
-// first underscore (the key prefix), an ellipsis, and the last four
-// characters. A key too short to spare four characters keeps none.
+// Form is the hint of a key, the one form a key takes wherever people read
+// it, on the suite's side and the simulator's ("tcm_…x9Qa"): the key's
+// prefix up to and including its first underscore, an ellipsis, and the
+// last four characters. A prefix longer than 16 characters is not shown (it
+// may be part of the secret); a key that cannot spare four characters (the
+// part after the prefix shorter than 12) keeps none.
 func Form(key string) string {
 	p := prefix(key)
+	if len(p) > 17 {
+		p = ""
+	}
 	if len(key)-len(p) < 3*4 {
 		return p + "…"
 	}

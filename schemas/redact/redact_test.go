@@ -18,6 +18,7 @@ func TestForm(t *testing.T) {
 		{"noprefix0123456789", "…6789"},
 		{"tcm_short", "tcm_…"},
 		{"trailing_", "…"},
+		{"aprefixlongerthansixteen_0123456789abcdef", "…cdef"},
 	} {
 		if got := redact.Form(tc.in); got != tc.want {
 			t.Errorf("Form(%q) = %q, want %q", tc.in, got, tc.want)

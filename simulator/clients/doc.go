@@ -21,11 +21,13 @@
 //     an injected one), the key's next request to that operation, sent
 //     once the 429 was answered, comes no sooner than Retry-After says, on
 //     the clock the server counts it on (simulator.Exchange.RateTime).
-//   - CLIENT-RATE: a 429 of the feed's limiter is the server's answer;
-//     another one on the same key within five minutes is the client's
-//     fault (it keeps sending more than 20 a minute: it did not slow
-//     down), unless it was already a Retry-After finding: one fault, one
-//     finding.
+//   - CLIENT-RATE: at most 20 feed requests of a key (with the key in its
+//     Authorization header) within any 60 seconds, on the clock the server
+//     counts on, whatever the answers: each request past 20 in a sliding
+//     minute (less a second for transit: the judge sees arrivals) breaks
+//     it, however the 429s came (the limiter's, a scenario's, none). One burst of 21 is a finding even when the client
+//     then waits out the Retry-After: the contract's limit binds the
+//     client, and the catalogue says so.
 //   - CLIENT-CURSOR-ISSUED: a cursor is one the server handed to a key of
 //     the same account (a key regenerated mid-walk may go on with it);
 //     invented, edited and other accounts' cursors are findings, never
@@ -58,10 +60,29 @@
 // client never met (no 429 came, no walk began) is "not exercised", with
 // the reason, and fails nothing.
 //
+// A key breaks a requirement once: its one finding of the requirement
+// shows the first request that broke it, counts them all and names the
+// last.
+//
 // Requests with no well-formed key are the client "" unless a key shows
 // elsewhere in them (the query, a body, a header): then they are that
-// key's. A browser's CORS preflight (OPTIONS) is not the client's request
+// key's. Every key that made a request is judged: the judge keeps up to
+// Config.MaxClients keys of the simulator's accounts and as many others;
+// past that a key's requests are counted, not judged, and the verdicts
+// are errored ("N keys not judged"), never passed. Verdicts no client
+// came to are errored too: there was nothing to judge. A browser's CORS preflight (OPTIONS) is not the client's request
 // and is not judged.
+//
+// # Verdicts, report and exit status
+//
+// Verdicts (GET /_control/clients) have an outcome, the same as the
+// client report's (Report, Judge.WriteReport: cmd/simulator
+// --client-report): errored when a key was not judged or no client came,
+// else failed when a client failed a requirement or its scenario, else
+// passed. ExitStatus maps it to the binary's exit status: 0, ExitFailed
+// (3), ExitErrored (4). The verdicts survive clearing the journal; DELETE
+// /_control/clients (Judge.Reset), a reset and an import start them
+// again.
 //
 // # Scenarios
 //

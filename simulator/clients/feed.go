@@ -174,7 +174,7 @@ func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
 	for _, w := range ws {
 		first := w.first.shown()
 		out = append(out, Finding{
-			Requirement: rules[ruleWalk].id, Rule: rules[ruleWalk].must, Request: w.last.shown(), Related: &first,
+			Requirement: rules[ruleWalk].id, Rule: rules[ruleWalk].must, Request: w.last.shown(), Related: &first, Count: 1,
 			Evidence: fmt.Sprintf("began a walk at request #%d and left it after %d %s with a nextCursor pending: %s", w.first.ID, w.pages, plural(w.pages, "page", "pages"), why),
 		})
 	}

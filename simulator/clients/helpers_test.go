@@ -197,3 +197,23 @@ func findingsText(c Client) string {
 	}
 	return b.String()
 }
+
+// finding is a client's one finding of a requirement (the zero Finding
+// if it has none).
+func finding(c Client, id catalogue.ID) Finding {
+	for _, f := range c.Findings {
+		if f.Requirement == id {
+			return f
+		}
+	}
+	return Finding{}
+}
+
+// latest is what the last request that broke the finding's requirement
+// did.
+func latest(f Finding) string {
+	if f.LastEvidence != "" {
+		return f.LastEvidence
+	}
+	return f.Evidence
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,12 +15,13 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultMaxClients bounds the keys judged; the requests of further
-	// keys are counted, not judged.
+	// DefaultMaxClients bounds the keys judged, of each kind: keys of the
+	// simulator's accounts in the Authorization header, other keys there,
+	// and keys seen only elsewhere (a query, a body, another scheme): a
+	// client that sprays made-up keys cannot crowd out a real one. The
+	// requests of a key past it are counted, not judged, and the verdicts
+	// are errored ("N keys not judged"), never passed.
 	DefaultMaxClients = 1000
-	// DefaultMaxFindings bounds the findings kept whole per client; the
-	// rest are counted.
-	DefaultMaxFindings = 50
 	// DefaultIdleAfter is how long a client may leave a walk open without
 	// a feed request before the walk counts as abandoned (on the rate
 	// clock); final verdicts do not wait.
@@ -33,14 +35,14 @@ const (
 	maxTrackedEvents = 200_000 // event ids a scenario keeps, all clients together
 	excerptLen       = 200     // of a path or query quoted in a finding
 	maxRawRef        = 1024    // bytes of path and query kept unquoted for a later finding
+	maxNotJudged     = 1 << 16 // ids of the keys not judged kept, to count them
 )
 
 // Config configures a Judge; the zero value takes the defaults.
 type Config struct {
-	MaxClients  int           // 0: DefaultMaxClients
-	MaxFindings int           // 0: DefaultMaxFindings
-	IdleAfter   time.Duration // 0: DefaultIdleAfter
-	Scenario    string        // the scenario armed from the start ("": none)
+	MaxClients int           // 0: DefaultMaxClients
+	IdleAfter  time.Duration // 0: DefaultIdleAfter
+	Scenario   string        // the scenario armed from the start ("": none)
 }
 
 // Judge judges every client of one simulator (see the package doc). It is
@@ -55,9 +57,12 @@ type Judge struct {
 	seq       uint64             // orders clients and walks
 	handed    handedIndex
 	judged    int
-	untracked int
-	run       *run // the armed scenario; nil: none
-	tracked   int  // event ids the scenario keeps, all clients together
+	untracked int                 // requests of keys not judged
+	notJudged map[string]struct{} // the ids of the keys not judged, up to maxNotJudged
+	moreKeys  bool                // more keys were not judged than notJudged holds
+	pools     [3]int              // keys judged, by kind (see DefaultMaxClients)
+	run       *run                // the armed scenario; nil: none
+	tracked   int                 // event ids the scenario keeps, all clients together
 }
 
 var _ simulator.ClientJudge = (*Judge)(nil)
@@ -66,9 +71,6 @@ var _ simulator.ClientJudge = (*Judge)(nil)
 func New(cfg Config) (*Judge, error) {
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = DefaultMaxClients
-	}
-	if cfg.MaxFindings <= 0 {
-		cfg.MaxFindings = DefaultMaxFindings
 	}
 	if cfg.IdleAfter <= 0 {
 		cfg.IdleAfter = DefaultIdleAfter
@@ -101,6 +103,7 @@ func (j *Judge) clear() {
 	j.clients = map[string]*client{}
 	j.handed = newHandedIndex(maxHanded)
 	j.judged, j.untracked, j.tracked, j.seq = 0, 0, 0, 0
+	j.notJudged, j.moreKeys, j.pools = map[string]struct{}{}, false, [3]int{}
 }
 
 // Reset forgets every client; an armed scenario starts again.
@@ -145,7 +148,7 @@ func (j *Judge) observe(x *simulator.Exchange) func() {
 	case simulator.OpFeed:
 		j.checkBearer(c, x)
 		out.early = j.checkRetryAfter(c, x, slotFeed)
-		j.checkRate(c, x, out.early != nil)
+		j.checkRate(c, x)
 		out.feed = j.checkFeed(c, x)
 	case simulator.OpVideos:
 		j.checkBearer(c, x)
@@ -167,8 +170,9 @@ type outcome struct {
 }
 
 // client finds or makes the client of an exchange: its Bearer key, else a
-// key seen elsewhere in the request, else "" (no key). Nil past
-// MaxClients.
+// key seen elsewhere in the request, else "" (no key). Nil for a key past
+// MaxClients of its kind (see DefaultMaxClients), which is then counted
+// among the keys not judged.
 func (j *Judge) client(x *simulator.Exchange) *client {
 	id, hint := x.KeyID, x.KeyHint
 	if id == "" && len(x.KeysSeen) > 0 {
@@ -176,8 +180,19 @@ func (j *Judge) client(x *simulator.Exchange) *client {
 	}
 	c := j.clients[id]
 	if c == nil {
-		if id != "" && len(j.clients) >= j.cfg.MaxClients {
-			return nil
+		if id != "" {
+			pool := 2 // seen outside the Authorization header only
+			switch {
+			case x.KeyID == id && x.Account != "":
+				pool = 0
+			case x.KeyID == id:
+				pool = 1
+			}
+			if j.pools[pool] >= j.cfg.MaxClients {
+				j.skip(id)
+				return nil
+			}
+			j.pools[pool]++
 		}
 		j.seq++
 		c = &client{id: id, hint: hint, seq: j.seq, walks: map[uint64]*walk{}, ops: map[string]int{}, statuses: map[int]int{}}
@@ -187,6 +202,18 @@ func (j *Judge) client(x *simulator.Exchange) *client {
 		c.account = x.Account
 	}
 	return c
+}
+
+// skip counts a key not judged.
+func (j *Judge) skip(id string) {
+	if _, ok := j.notJudged[id]; ok {
+		return
+	}
+	if len(j.notJudged) >= maxNotJudged {
+		j.moreKeys = true
+		return
+	}
+	j.notJudged[id] = struct{}{}
 }
 
 func (j *Judge) hash(s string) uint64 { return maphash.String(j.seed, s) }
@@ -202,14 +229,11 @@ type client struct {
 	lastFeed          time.Time // rate clock
 	fed               bool      // a feed request was seen
 
-	checked, failed [nRules]int
-	findings        []Finding
-	leftOut         int
+	checked, failed [nRules]int // failed: the requests (walks) that broke each rule
+	findings        []Finding   // one per rule broken, in the order first broken
 
-	after429    [2]pending429 // by slot
-	limited     bool          // the feed's limiter answered 429
-	lastLimited time.Time
-	limitedRef  Ref
+	after429 [2]pending429 // by slot
+	recent   recentFeed    // the key's last feed requests, for CLIENT-RATE
 
 	walks                     map[uint64]*walk // open walks, by the cursor they wait on
 	begun, finished, cut      int
@@ -236,17 +260,36 @@ func (c *client) count(x *simulator.Exchange) {
 	c.last = x.Time
 }
 
-// find records a finding.
+// find records that x broke rule r: the key's one finding of the rule,
+// made or counted.
 func (j *Judge) find(c *client, r rule, x *simulator.Exchange, evidence string, related *Ref) {
 	c.failed[r]++
-	if len(c.findings) >= j.cfg.MaxFindings {
-		c.leftOut++
-		return
-	}
-	c.findings = append(c.findings, Finding{
+	c.findings = merge(c.findings, Finding{
 		Requirement: rules[r].id, Rule: rules[r].must, Evidence: x.Redact(evidence),
-		Request: refOf(x), Related: related,
+		Request: refOf(x), Related: related, Count: 1,
 	})
+}
+
+// merge adds f to a client's findings: one per requirement, which keeps
+// the first request that broke it whole, counts them all and names the
+// last one (and what it did, when that says something else).
+func merge(fs []Finding, f Finding) []Finding {
+	i := slices.IndexFunc(fs, func(g Finding) bool { return g.Requirement == f.Requirement })
+	if i < 0 {
+		return append(fs, f)
+	}
+	g := &fs[i]
+	g.Count += f.Count
+	if f.Last != nil {
+		g.Last, g.LastEvidence = f.Last, f.LastEvidence
+	} else {
+		last := f.Request
+		g.Last, g.LastEvidence = &last, f.Evidence
+	}
+	if g.LastEvidence == g.Evidence {
+		g.LastEvidence = ""
+	}
+	return fs
 }
 
 // refOf names a request as a finding shows it: the path and query as the

@@ -39,7 +39,7 @@ var rules = [nRules]struct {
 	ruleBearer:     {catalogue.ClientBearer, "sends its key as one Authorization: Bearer <key> header", "no feed or tracked-videos request"},
 	ruleKeyInURL:   {catalogue.ClientKeyNotInURL, "keeps its key out of URLs and bodies", "no request"},
 	ruleRetryAfter: {catalogue.ClientRetryAfter, "waits as long as Retry-After says before it asks again", "no 429 was followed by another request of this key to its operation"},
-	ruleRate:       {catalogue.ClientRate, "slows down after a 429 of the feed's rate limit", "no feed request"},
+	ruleRate:       {catalogue.ClientRate, "sends at most 20 feed requests a minute, whatever the answers", "no feed request with the key in its Authorization header"},
 	ruleCursor:     {catalogue.ClientCursorIssued, "passes only cursors the server handed to it", "no request passed a cursor"},
 	ruleWalk:       {catalogue.ClientWalkEnd, "walks on until nextCursor is null", "no walk begun (no nextCursor followed)"},
 	ruleVideoIDs:   {catalogue.ClientVideoIDs, "sends 1 to 20 video ids of 1 to 32 characters", "no tracked-videos body that the server read"},
@@ -147,26 +147,55 @@ func retryAfter(x *simulator.Exchange) (time.Duration, bool) {
 	return max(t.Sub(x.Time), 0), true
 }
 
-// rateMemory is how long a 429 of the rate limit is remembered: another
-// one within it says the client did not slow down (it keeps sending more
-// than the limit a minute), and is the client's fault.
-const rateMemory = 5 * schemas.RateWindow
+// recentFeed is a ring of a key's last feed requests (those with the key
+// in its Authorization header): when each arrived on the rate clock, and
+// its journal id.
+type recentFeed struct {
+	at   [schemas.FeedRequestsPerMinute]int64 // RateTime, ns
+	ids  [schemas.FeedRequestsPerMinute]uint64
+	n    int
+	next int // the slot the next request takes
+}
 
-// checkRate: CLIENT-RATE, on the feed. A 429 that already broke
-// Retry-After is that rule's finding only.
-func (j *Judge) checkRate(c *client, x *simulator.Exchange, early bool) {
-	if c.id == "" {
-		return
+// rateSlack is what the judge allows for transit: it sees requests as
+// they arrive, and a client that sends one every 3 s by its own clock may
+// have two arrive a little closer.
+const rateSlack = time.Second
+
+// checkRate: CLIENT-RATE, on the feed. A request that makes more than
+// FeedRequestsPerMinute feed requests of the key within one RateWindow
+// (a sliding minute, on the clock the server counts on, less rateSlack)
+// breaks it, whatever the answers were: 200s, the limiter's 429s, a
+// scenario's, or none at all. One burst of 21 is a finding, even when the
+// client then waits out the Retry-After: the contract's limit binds the
+// client, and a 429 is how the server tells it that it broke it (the
+// catalogue says so).
+func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
+	if c.id == "" || x.KeyID != c.id {
+		return // not the key's own request: the server counted it on no key
 	}
 	c.checked[ruleRate]++
-	if x.Status != http.StatusTooManyRequests || x.Error != simulator.CodeRateLimited {
-		return
+	r := &c.recent
+	t := x.RateTime.UnixNano()
+	if r.n == len(r.at) {
+		// The span of this request and the ring's (in arrival order at the
+		// judge, which concurrent requests may shuffle: hence min and max).
+		first, last, firstID := t, t, x.ID
+		for i, at := range r.at {
+			if at < first || (at == first && r.ids[i] < firstID) {
+				first, firstID = at, r.ids[i]
+			}
+			last = max(last, at)
+		}
+		if span := time.Duration(last - first); span < schemas.RateWindow-rateSlack {
+			j.find(c, ruleRate, x, fmt.Sprintf("%d feed requests of the key within %s (this one and the %d before it, from request #%d): the limit is %d a minute per key, whatever the server answers",
+				len(r.at)+1, seconds(span), len(r.at), firstID, schemas.FeedRequestsPerMinute), nil)
+		}
+	} else {
+		r.n++
 	}
-	if since := x.RateTime.Sub(c.lastLimited); c.limited && since < rateMemory && !early {
-		ref := c.limitedRef
-		j.find(c, ruleRate, x, fmt.Sprintf("answered 429 by the rate limit again, %s after the 429 of request #%d: the key kept asking at more than %d requests a minute", seconds(since), ref.ID, schemas.FeedRequestsPerMinute), &ref)
-	}
-	c.limited, c.lastLimited, c.limitedRef = true, x.RateTime, refOf(x)
+	r.at[r.next], r.ids[r.next] = t, x.ID
+	r.next = (r.next + 1) % len(r.at)
 }
 
 // jsonHeader is the header the tracked-videos body is judged with once

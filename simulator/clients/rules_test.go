@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/simulator"
 )
 
 // Each client requirement: a client that breaks it is caught, with a
@@ -29,7 +30,7 @@ func TestBearer(t *testing.T) {
 	h.do(http.MethodPost, "/api/public/videos", `{"videoIds":["a"]}`, "Content-Type", "application/json") // no key at all
 	free := h.client(true, h.keys.Free)
 	expectFailed(t, free, catalogue.ClientBearer)
-	if len(free.Findings) != 2 || !strings.Contains(free.Findings[1].Evidence, "another header") {
+	if f := finding(free, catalogue.ClientBearer); len(free.Findings) != 1 || f.Count != 2 || !strings.Contains(latest(f), "another header") {
 		t.Errorf("findings:\n%s", findingsText(free))
 	}
 	expectFailed(t, h.client(true, ""), catalogue.ClientBearer)
@@ -42,31 +43,39 @@ func TestKeyNotInURL(t *testing.T) {
 	h.do(http.MethodPost, "/api/public/health", "{}", "Content-Type", "application/json")
 	expectFailed(t, h.client(true, pro))
 
-	h.feed(free, "limit=1&api_key="+free)                                     // in the query, beside the header
-	h.do(http.MethodGet, "/api/public-feed?key="+url.QueryEscape(free), "")   // alone in the query
-	h.do(http.MethodGet, "/api/"+free+"/feed", "")                            // in a path
-	h.videos(free, "application/json", `{"videoIds":["a"],"key":"`+free+`"}`) // a 403: the body is judged as sent
-	c := h.client(true, free)
-	expectFailed(t, c, catalogue.ClientBearer, catalogue.ClientKeyNotInURL) // the keyless two
 	var where []string
-	for _, f := range c.Findings {
-		if f.Requirement == catalogue.ClientKeyNotInURL {
-			where = append(where, f.Evidence[strings.Index(f.Evidence, " in the ")+8:strings.Index(f.Evidence, ":")])
-			if strings.Contains(f.Request.Path+f.Request.Query, free[4:12]) {
-				t.Errorf("the finding quotes the key: %s", f.Request)
+	for _, send := range []func(){
+		func() { h.feed(free, "limit=1&api_key="+free) },                                     // in the query, beside the header
+		func() { h.do(http.MethodGet, "/api/public-feed?key="+url.QueryEscape(free), "") },   // alone in the query
+		func() { h.do(http.MethodGet, "/api/"+free+"/feed", "") },                            // in a path
+		func() { h.videos(free, "application/json", `{"videoIds":["a"],"key":"`+free+`"}`) }, // a 403: the body is judged as sent
+	} {
+		send()
+		f := finding(h.client(true, free), catalogue.ClientKeyNotInURL)
+		e := latest(f)
+		where = append(where, e[strings.Index(e, " in the ")+8:strings.Index(e, ":")])
+		for _, r := range []*Ref{&f.Request, f.Last} {
+			if r != nil && strings.Contains(r.Path+r.Query, free[4:12]) {
+				t.Errorf("the finding quotes the key: %s", r)
 			}
 		}
 	}
-	if got := strings.Join(where, ","); got != "query string,query string,path,body" {
-		t.Errorf("found in %s", got)
+	c := h.client(true, free)
+	expectFailed(t, c, catalogue.ClientBearer, catalogue.ClientKeyNotInURL) // the keyless two
+	if got := strings.Join(where, ","); got != "query string,query string,path,body" || finding(c, catalogue.ClientKeyNotInURL).Count != 4 {
+		t.Errorf("found in %s; findings:\n%s", got, findingsText(c))
 	}
 }
 
 func TestRetryAfter(t *testing.T) {
 	h := newHarness(t, Config{})
 	pro := h.keys.Pro
-	burst(h, pro)
-	h.advance(60 * time.Second) // the Retry-After of a burst
+	// A 429 the client did not cause (an injected one), waited out.
+	if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: 5, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h.feed(pro, "limit=1")
+	h.advance(5 * time.Second)
 	if a := h.feed(pro, "limit=1"); a.status != http.StatusOK {
 		t.Fatalf("after the wait: %d", a.status)
 	}
@@ -79,10 +88,10 @@ func TestRetryAfter(t *testing.T) {
 	free := h.keys.Free
 	burst(h, free)
 	h.advance(10 * time.Second)
-	h.feed(free, "limit=1") // 50 s too soon
+	h.feed(free, "limit=1") // 50 s too soon (and more than 20 in a minute)
 	c = h.client(true, free)
-	expectFailed(t, c, catalogue.ClientRetryAfter)
-	f := c.Findings[0]
+	expectFailed(t, c, catalogue.ClientRetryAfter, catalogue.ClientRate)
+	f := finding(c, catalogue.ClientRetryAfter)
 	if f.Related == nil || f.Related.Status != http.StatusTooManyRequests || !strings.Contains(f.Evidence, "sent 10.0 s after the 429") || !strings.Contains(f.Evidence, "asked for 60.0 s") {
 		t.Errorf("finding: %s", f)
 	}
@@ -99,30 +108,89 @@ func burst(h *harness, key string) {
 	}
 }
 
+// CLIENT-RATE: more than 20 feed requests of a key within any 60 s,
+// however the 429s came (see the catalogue's CLIENT-RATE).
 func TestRate(t *testing.T) {
-	h := newHarness(t, Config{})
-	pro := h.keys.Pro
-	// Bursting into the limit once is the server's answer, not a fault.
-	burst(h, pro)
-	h.advance(time.Minute)
-	for range 3 {
-		h.feed(pro, "limit=1")
-		h.advance(3 * time.Second)
-	}
-	expectFailed(t, h.client(true, pro))
-
-	free := h.keys.Free
-	burst(h, free)
-	h.advance(time.Minute) // the Retry-After, waited out: a whole new window
-	for i := range 21 {    // and then a second burst: the 429 again, not slowing down
-		h.feed(free, "limit=1")
-		_ = i
-	}
-	c := h.client(true, free)
-	expectFailed(t, c, catalogue.ClientRate)
-	if !strings.Contains(c.Findings[0].Evidence, "429 by the rate limit again") {
-		t.Errorf("finding: %s", c.Findings[0])
-	}
+	t.Run("20 a minute, paced, passes", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		for range 60 { // three minutes at one request every 3 s
+			if a := h.feed(h.keys.Pro, "limit=1"); a.status != http.StatusOK {
+				t.Fatalf("paced: %d", a.status)
+			}
+			h.advance(3 * time.Second)
+		}
+		c := h.client(true, h.keys.Pro)
+		expectFailed(t, c)
+		if r := results(c)[catalogue.ClientRate]; r != Passed {
+			t.Errorf("paced: %s", r)
+		}
+	})
+	t.Run("a second of transit is no finding, two are", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		send := func(key string, gap time.Duration) {
+			for i := range 21 { // 21 requests over 20 gaps
+				h.feed(key, "limit=1")
+				if i < 20 {
+					h.advance(gap)
+				}
+			}
+		}
+		send(h.keys.Pro, 2950*time.Millisecond)  // 59 s: a client pacing 3 s apart, arriving 50 ms early
+		send(h.keys.Free, 2900*time.Millisecond) // 58 s
+		expectFailed(t, h.client(true, h.keys.Pro))
+		expectFailed(t, h.client(true, h.keys.Free), catalogue.ClientRate)
+	})
+	t.Run("30 at one instant, retried through the 429s at once, fails", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		for range 30 {
+			h.feed(h.keys.Pro, "limit=1") // 20 admitted, then 10 429s asked again at once
+		}
+		c := h.client(true, h.keys.Pro)
+		expectFailed(t, c, catalogue.ClientRetryAfter, catalogue.ClientRate)
+		f := finding(c, catalogue.ClientRate)
+		if f.Count != 10 || f.Request.ID != 21 || f.Last == nil || f.Last.ID != 30 ||
+			!strings.Contains(f.Evidence, "21 feed requests of the key within 0.0 s (this one and the 20 before it, from request #1)") ||
+			!strings.Contains(f.LastEvidence, "from request #10)") {
+			t.Errorf("finding: %s", f)
+		}
+	})
+	t.Run("one burst of 21 then Retry-After honoured is a finding", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		burst(h, h.keys.Pro)
+		h.advance(time.Minute) // the Retry-After, waited out
+		for range 3 {
+			h.feed(h.keys.Pro, "limit=1")
+			h.advance(3 * time.Second)
+		}
+		c := h.client(true, h.keys.Pro)
+		expectFailed(t, c, catalogue.ClientRate)
+		if f := finding(c, catalogue.ClientRate); f.Count != 1 || f.Request.ID != 21 || f.Last != nil {
+			t.Errorf("finding: %s", f)
+		}
+	})
+	t.Run("429s it did not cause are no finding", func(t *testing.T) {
+		h := newHarness(t, Config{Scenario: "429-storm"})
+		for range 8 { // through the storm's 5, waiting each out
+			a := h.feed(h.keys.Pro, "limit=1")
+			if a.status == http.StatusTooManyRequests {
+				h.advance(stormRetryAfter * time.Second)
+			}
+		}
+		c := h.client(true, h.keys.Pro)
+		expectFailed(t, c)
+		if c.Scenario == nil || c.Scenario.Result != Passed {
+			t.Errorf("scenario: %+v", c.Scenario)
+		}
+	})
+	t.Run("requests the server counted on no key are not counted", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		for range 25 {
+			h.do(http.MethodGet, "/api/public-feed?limit=1&key="+h.keys.Pro, "") // no header: the key's, but no Bearer
+		}
+		if r := results(h.client(true, h.keys.Pro))[catalogue.ClientRate]; r != NotExercised {
+			t.Errorf("rate: %s", r)
+		}
+	})
 }
 
 func TestCursorIssued(t *testing.T) {
@@ -135,20 +203,22 @@ func TestCursorIssued(t *testing.T) {
 
 	freeNext := h.feed(free, "limit=5").next()
 	edited := next[:len(next)-1] + map[bool]string{true: "B", false: "A"}[next[len(next)-1] == 'A']
-	h.feed(free, "limit=5&cursor="+next)     // the Pro account's
-	h.feed(free, "limit=5&cursor=made-up")   // invented
-	h.feed(free, "limit=5&cursor="+edited)   // edited
-	h.feed(free, "limit=5&cursor="+freeNext) // its own: fine
-	c := h.client(false, free)
-	expectFailed(t, c, catalogue.ClientCursorIssued)
-	if len(c.Findings) != 3 || !strings.Contains(c.Findings[0].Evidence, "another account (acc_1)") || !strings.Contains(c.Findings[1].Evidence, "never handed out") {
-		t.Errorf("findings:\n%s", findingsText(c))
-	}
-	for _, f := range c.Findings {
-		if strings.Contains(f.Evidence, "made-up") || strings.Contains(f.Evidence, edited) {
+	for i, step := range []struct{ cursor, evidence string }{
+		{next, "another account (acc_1)"}, // the Pro account's
+		{"made-up", "never handed out"},   // invented
+		{edited, "never handed out"},      // edited
+		{freeNext, "never handed out"},    // its own: fine, no new finding
+	} {
+		h.feed(free, "limit=5&cursor="+step.cursor)
+		f := finding(h.client(false, free), catalogue.ClientCursorIssued)
+		if f.Count != min(i+1, 3) || !strings.Contains(latest(f), step.evidence) {
+			t.Errorf("cursor %d: %s", i, f)
+		}
+		if s := f.Evidence + f.LastEvidence; strings.Contains(s, "made-up") || strings.Contains(s, edited) {
 			t.Errorf("a finding quotes the cursor: %s", f)
 		}
 	}
+	expectFailed(t, h.client(false, free), catalogue.ClientCursorIssued)
 
 	// A key regenerated mid-walk: the new key goes on with the old key's
 	// cursor, which the server handed to the same account.
@@ -238,7 +308,7 @@ func TestVideoIDs(t *testing.T) {
 	}
 	c := h2.client(true, pro)
 	expectFailed(t, c, catalogue.ClientVideoIDs)
-	if len(c.Findings) != 5 || !strings.Contains(c.Findings[0].Evidence, "/videoIds: maxItems") || !strings.Contains(c.Findings[1].Evidence, "/videoIds/0: maxLength") {
+	if f := c.Findings[0]; len(c.Findings) != 1 || f.Count != 5 || !strings.Contains(f.Evidence, "/videoIds: maxItems") || f.Last == nil || f.Last.ID != 5 || !strings.Contains(f.LastEvidence, "/videoIds/0") {
 		t.Errorf("findings:\n%s", findingsText(c))
 	}
 }
@@ -257,15 +327,15 @@ func TestJSONBody(t *testing.T) {
 	h2.videos(pro, "", `{"videoIds":["a"]}`)            // no Content-Type
 	c := h2.client(true, pro)
 	expectFailed(t, c, catalogue.ClientJSONBody)
-	if len(c.Findings) != 4 || !strings.Contains(c.Findings[0].Evidence, `Content-Type "text/plain"`) || !strings.Contains(c.Findings[3].Evidence, "no Content-Type") {
+	if f := c.Findings[0]; len(c.Findings) != 1 || f.Count != 4 || !strings.Contains(f.Evidence, `Content-Type "text/plain"`) || !strings.Contains(f.LastEvidence, "no Content-Type") {
 		t.Errorf("findings:\n%s", findingsText(c))
 	}
 	// The health check: a JSON object as application/json ({} is the usage shown).
 	h2.health("", "")
 	h2.health("application/json", "")
 	expectFailed(t, h2.client(true, ""), catalogue.ClientJSONBody)
-	if n := len(h2.client(true, "").Findings); n != 2 {
-		t.Errorf("health findings: %d", n)
+	if f := h2.client(true, "").Findings; len(f) != 1 || f[0].Count != 2 {
+		t.Errorf("health findings: %v", f)
 	}
 }
 

@@ -17,10 +17,20 @@ type Verdicts struct {
 	// still open is abandoned.
 	Final bool `json:"final"`
 	// Requests counts the requests judged; Untracked those of keys past
-	// Config.MaxClients, counted only.
+	// Config.MaxClients, counted only; NotJudged those keys (at least:
+	// past 65,536 of them they are not all told apart).
 	Requests  int `json:"requests"`
 	Untracked int `json:"untracked"`
-	// Passed is true when no client failed a requirement or a scenario.
+	NotJudged int `json:"notJudged,omitempty"`
+	// Outcome is the verdict on the run, as the client report gives it:
+	// errored when some key that made a request was not judged, or no
+	// client made one (there was nothing to judge); else failed when a
+	// client failed a requirement or a scenario; else passed.
+	Outcome string `json:"outcome"`
+	// Errored says why the outcome is errored.
+	Errored string `json:"errored,omitempty"`
+	// Passed is true when the outcome is passed: every key was judged and
+	// no client failed a requirement or a scenario. Never on an empty run.
 	Passed  bool     `json:"passed"`
 	Clients []Client `json:"clients"`
 	// Scenario is the armed scenario, if any.
@@ -54,13 +64,13 @@ type Client struct {
 	// Passed is true when no requirement failed, nor the scenario.
 	Passed       bool      `json:"passed"`
 	Requirements []Verdict `json:"requirements"`
-	// Findings are the findings kept whole, in the order found (an
-	// abandoned walk when it is judged); FindingsLeftOut counts the rest.
-	Findings        []Finding       `json:"findings"`
-	FindingsLeftOut int             `json:"findingsLeftOut,omitempty"`
-	Walks           Walks           `json:"walks"`
-	Notes           []string        `json:"notes,omitempty"` // open points met: never findings
-	Scenario        *ScenarioResult `json:"scenario,omitempty"`
+	// Findings are one per requirement broken, in the order first broken
+	// (an abandoned walk when it is judged), each with the requests that
+	// broke it counted.
+	Findings []Finding       `json:"findings"`
+	Walks    Walks           `json:"walks"`
+	Notes    []string        `json:"notes,omitempty"` // open points met: never findings
+	Scenario *ScenarioResult `json:"scenario,omitempty"`
 }
 
 // Name is how reports name the client: its key's hint and account.
@@ -85,21 +95,30 @@ const (
 type Verdict struct {
 	ID       catalogue.ID `json:"id"`
 	Must     string       `json:"must"`
-	Result   string       `json:"result"`   // passed, failed or not exercised
-	Checked  int          `json:"checked"`  // requests (walks, for CLIENT-WALK-END) it was checked on
-	Findings int          `json:"findings"` // all of them, kept or not
+	Result   string       `json:"result"`          // passed, failed or not exercised
+	Checked  int          `json:"checked"`         // requests (walks, for CLIENT-WALK-END) it was checked on
+	Findings int          `json:"findings"`        // 1 when it failed: one finding per requirement
+	Count    int          `json:"count,omitempty"` // requests (walks) that broke it: the finding's count
 	Note     string       `json:"note,omitempty"`
 }
 
-// Finding is one request that broke a client requirement.
+// Finding is a client requirement a key broke: one per requirement and
+// key, however many requests broke it. It shows the first of them whole,
+// counts them all and names the last.
 type Finding struct {
 	Requirement catalogue.ID `json:"requirement"`
 	Rule        string       `json:"rule"`     // what a client must do
-	Evidence    string       `json:"evidence"` // what this one did
-	Request     Ref          `json:"request"`
-	// Related is the earlier request the finding refers to: the 429 not
+	Evidence    string       `json:"evidence"` // what the first request did
+	Request     Ref          `json:"request"`  // the first request that broke it
+	// Related is the earlier request the first one refers to: the 429 not
 	// waited out, the page a walk began with.
 	Related *Ref `json:"related,omitempty"`
+	// Count is how many requests (walks, for CLIENT-WALK-END) broke it.
+	Count int `json:"count"`
+	// Last is the last of them, when there were more than one, and
+	// LastEvidence what it did when that says something else.
+	Last         *Ref   `json:"last,omitempty"`
+	LastEvidence string `json:"lastEvidence,omitempty"`
 }
 
 // Ref names a request: its journal id, method, path and query with keys
@@ -137,6 +156,12 @@ func (f Finding) String() string {
 	if f.Related != nil {
 		s += "\n    see " + f.Related.String()
 	}
+	if f.Last != nil {
+		s += fmt.Sprintf("\n    %d requests broke it; the last: %s", f.Count, f.Last)
+		if f.LastEvidence != "" {
+			s += "\n    " + f.LastEvidence
+		}
+	}
 	return s
 }
 
@@ -159,31 +184,53 @@ func (j *Judge) Snapshot(final bool) Verdicts {
 	if j.srv != nil {
 		now = j.srv.RateNow() // the clock takes no lock of the judge's
 	}
-	v := Verdicts{Final: final, Requests: j.judged, Untracked: j.untracked, Passed: true, Clients: []Client{}, Requirements: requirements()}
+	v := Verdicts{Final: final, Requests: j.judged, Untracked: j.untracked, NotJudged: len(j.notJudged), Clients: []Client{}, Requirements: requirements()}
 	cs := make([]*client, 0, len(j.clients))
 	for _, c := range j.clients {
 		cs = append(cs, c)
 	}
 	slices.SortFunc(cs, func(a, b *client) int { return cmpUint(a.seq, b.seq) })
+	failed := false
 	for _, c := range cs {
 		cv := j.verdict(c, final, now)
-		v.Passed = v.Passed && cv.Passed
+		failed = failed || !cv.Passed
 		v.Clients = append(v.Clients, cv)
 	}
 	if j.run != nil {
 		st := j.run.stateOf()
 		v.Scenario = &st
 	}
+	switch {
+	case v.NotJudged > 0:
+		more := ""
+		if j.moreKeys {
+			more = "at least "
+		}
+		v.Outcome, v.Errored = Errored, fmt.Sprintf("%s%d %s not judged: past the judge's bound of %d keys of a kind (of accounts, of none, outside the Authorization header); their %d %s counted, not judged",
+			more, v.NotJudged, plural(v.NotJudged, "key", "keys"), j.cfg.MaxClients, v.Untracked, plural(v.Untracked, "request is", "requests are"))
+	case len(v.Clients) == 0:
+		v.Outcome, v.Errored = Errored, NothingJudged
+	case failed:
+		v.Outcome = Failed
+	default:
+		v.Outcome, v.Passed = Passed, true
+	}
 	return v
 }
+
+// NothingJudged is why the verdicts on a run no client came to are
+// errored.
+const NothingJudged = "no client sent a request: there was nothing to judge"
+
+// Errored is the outcome of verdicts that could not judge every client.
+const Errored = "errored"
 
 func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 	out := Client{
 		Key: c.hint, KeyID: c.id, Account: c.account, Requests: c.requests, Operations: map[string]int{}, Statuses: map[string]int{},
 		FirstSeen: c.first, LastSeen: c.last, Passed: true,
-		Findings:        slices.Clone(c.findings),
-		FindingsLeftOut: c.leftOut,
-		Walks:           Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
+		Findings: slices.Clone(c.findings),
+		Walks:    Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
 	}
 	for op, n := range c.ops {
 		out.Operations[op] = n
@@ -194,17 +241,13 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 	failed := c.failed
 	for _, f := range j.abandoned(c, final, now) {
 		failed[ruleWalk]++
-		if len(out.Findings) < j.cfg.MaxFindings {
-			out.Findings = append(out.Findings, f)
-		} else {
-			out.FindingsLeftOut++
-		}
+		out.Findings = merge(out.Findings, f)
 	}
 	for r := range nRules {
-		vd := Verdict{ID: rules[r].id, Must: rules[r].must, Checked: c.checked[r], Findings: failed[r]}
+		vd := Verdict{ID: rules[r].id, Must: rules[r].must, Checked: c.checked[r], Count: failed[r]}
 		switch {
 		case failed[r] > 0:
-			vd.Result = Failed
+			vd.Result, vd.Findings = Failed, 1
 			out.Passed = false
 		case c.checked[r] > 0:
 			vd.Result = Passed

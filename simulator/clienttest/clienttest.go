@@ -233,7 +233,19 @@ func (s *Sim) Verdicts(ctx context.Context, final bool) (clients.Verdicts, error
 		return v, err
 	}
 	if s.accounts != nil {
+		// Attached: this test's keys only. Keys of other clients the
+		// shared simulator did not judge are not this test's concern; a
+		// test none of whose keys made a request judged nothing.
 		v.Clients = slices.DeleteFunc(v.Clients, func(c clients.Client) bool { return !slices.Contains(s.accounts, c.Account) })
+		v.NotJudged, v.Errored, v.Outcome, v.Passed = 0, "", clients.Passed, true
+		for _, c := range v.Clients {
+			if !c.Passed {
+				v.Outcome, v.Passed = clients.Failed, false
+			}
+		}
+		if len(v.Clients) == 0 {
+			v.Outcome, v.Errored, v.Passed = clients.Errored, clients.NothingJudged, false
+		}
 	}
 	return v, nil
 }
@@ -253,10 +265,11 @@ func (s *Sim) check() {
 	}
 }
 
-// Judge turns verdicts into a test's outcome: nil when the clients broke
-// exactly the requirements expected (none, usually), every client that met
-// the scenario passed it and, if one was armed, some client met it;
-// otherwise an error that lists every finding and scenario result.
+// Judge turns verdicts into a test's outcome: nil when every key was
+// judged and some client made a request, the clients broke exactly the
+// requirements expected (none, usually), every client that met the
+// scenario passed it and, if one was armed, some client met it; otherwise
+// an error that lists every finding and scenario result.
 func Judge(v clients.Verdicts, expect []catalogue.ID, scenario string) error {
 	var failed []catalogue.ID
 	var b strings.Builder
@@ -285,14 +298,14 @@ func Judge(v clients.Verdicts, expect []catalogue.ID, scenario string) error {
 		for _, f := range c.Findings {
 			b.WriteString("\n  " + strings.ReplaceAll(f.String(), "\n", "\n  "))
 		}
-		if c.FindingsLeftOut > 0 {
-			fmt.Fprintf(&b, "\n  … and %d more findings", c.FindingsLeftOut)
-		}
 		if sc != nil && sc.Result == clients.Failed {
 			fmt.Fprintf(&b, "\n  scenario %s failed: %s", sc.Name, sc.Behaviour)
 		}
 	}
 	var problems []string
+	if v.Errored != "" {
+		problems = append(problems, "the verdicts are errored, the client was not judged: "+v.Errored)
+	}
 	slices.Sort(failed)
 	want := slices.Sorted(slices.Values(expect))
 	if !slices.Equal(failed, want) {

@@ -6,7 +6,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/peterbourgon/ff/v4"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -23,20 +27,22 @@ import (
 //
 // A field with an ff tag is a setting: its flag is the tag's long name and
 // its environment variable is EnvPrefix_ and the name in upper case with
-// underscores (--pro-key, TCM_PRO_KEY). See BindFlags.
+// underscores (--pro-key, TCM_PRO_KEY). See BindFlags, and package
+// schemas/settings for the dialect every program of the kit shares: zero
+// is the default (MaxPages 0 walks DefaultMaxPages pages).
 type Config struct {
 	// Target is the base URL of the server under test. Empty means "the
 	// bundled simulator", which Run starts.
-	Target string `ff:"long=target, usage='base URL of the server under test (default: start the bundled simulator)'"`
+	Target string `ff:"placeholder=URL, long=target, usage='base URL of the server under test (default: start the bundled simulator)'"`
 	// ProKey is a key of an account with a Pro plan that tracks at least one
 	// channel. Required with a Target: the preflight fails without it.
-	ProKey string `ff:"long=pro-key, usage='API key of a Pro account (required with --target)'"`
+	ProKey string `ff:"placeholder=KEY, long=pro-key, usage='API key of a Pro account (required with --target)'"`
 	// FreeKey is a key of an account on the free plan (optional).
-	FreeKey string `ff:"long=free-key, usage='API key of a free account (enables the Pro-gate specs)'"`
+	FreeKey string `ff:"placeholder=KEY, long=free-key, usage='API key of a free account (enables the Pro-gate specs)'"`
 	// RevokedKey is a key that was regenerated, so revoked (optional).
-	RevokedKey string `ff:"long=revoked-key, usage='a revoked API key (enables the revoked-key specs)'"`
+	RevokedKey string `ff:"placeholder=KEY, long=revoked-key, usage='a revoked API key (enables the revoked-key specs)'"`
 	// ReportDir is where Run writes the conformance report files.
-	ReportDir string `ff:"long=report-dir, usage='directory for conformance-report.{json,md,html}'"`
+	ReportDir string `ff:"placeholder=DIR, long=report-dir, usage='directory for conformance-report.{json,md,html}'"`
 	// MaxWait bounds one wait for the rate limit.
 	MaxWait time.Duration `ff:"long=max-wait, usage='longest wait for one Retry-After'"`
 	// MaxPages bounds a cursor walk of the feed (at 200 events a page).
@@ -109,60 +115,143 @@ func (c *Config) Flags() *ff.FlagSet { return ff.NewFlagSetFrom("conformance", c
 // `go test` parses before the tests run, and returns the ff flag set behind
 // them. A flag the user sets on std is set on the ff flag set, so that
 // ParseEnv, called once std was parsed, fills only the settings the user did
-// not set: flags win over the environment, which wins over the defaults.
-// std's usage ends with the settings and their environment variables.
+// not set: flags win over the environment, which wins over the defaults
+// (package schemas/settings). std's usage ends with the settings and their
+// environment variables; for a flag std does not know (--prokey) it is
+// short instead: the nearest setting and the settings alone, not every
+// flag of go test and Ginkgo.
 func (c *Config) BindFlags(std *flag.FlagSet) *ff.FlagSet {
 	fs := c.Flags()
-	fs.WalkFlags(func(f ff.Flag) error {
-		name, _ := f.GetLongName()
-		std.Var(stdValue{f}, name, f.GetUsage()+" (env "+envName(name)+")")
-		return nil
-	})
+	settings.Bind(fs, std, func(name, help string) string { return help + " (env " + settings.EnvName(EnvPrefix, name) + ")" })
 	usage := std.Usage
 	std.Usage = func() {
-		if usage != nil {
-			usage()
-		}
 		help := ffhelp.Help{
 			ffhelp.NewSection("TRACKED-CHANNEL MONITORING CONFORMANCE SUITE",
-				"a flag you set wins over its environment variable "+EnvPrefix+"_<FLAG> (--pro-key: "+envName("pro-key")+"),",
+				"a flag you set wins over its environment variable "+EnvPrefix+"_<FLAG> (--pro-key: "+settings.EnvName(EnvPrefix, "pro-key")+"),",
 				"which wins over the default"),
 			ffhelp.NewFlagsSection(fs),
+		}
+		if unknown := unknownFlag(std, argsOf(std)); unknown != "" {
+			hint := ""
+			if s := settings.Suggest(unknown, settings.Names(fs)); s != "" {
+				hint = " (did you mean --" + s + "?)"
+			}
+			fmt.Fprintf(std.Output(), "unknown flag --%s%s\n\n%s\n(the flags of go test and Ginkgo: go help testflag, go tool ginkgo help run)\n", unknown, hint, help)
+			return
+		}
+		if usage != nil {
+			usage()
 		}
 		fmt.Fprintf(std.Output(), "\n%s", help)
 	}
 	return fs
 }
 
+// argsOf is the command line std parses: os.Args for flag.CommandLine.
+var argsOf = func(std *flag.FlagSet) []string {
+	if std == flag.CommandLine {
+		return os.Args[1:]
+	}
+	return nil
+}
+
+// unknownFlag is the first flag of args that std does not know, without
+// its dashes ("" if none): the one std's parse stopped at.
+func unknownFlag(std *flag.FlagSet, args []string) string {
+	for _, a := range args {
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			if a == "--" {
+				return ""
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "h" || name == "help" {
+			return ""
+		}
+		if std.Lookup(name) == nil {
+			return name
+		}
+	}
+	return ""
+}
+
 // ParseEnv sets every setting of fs that is still unset from its
 // environment variable.
-func ParseEnv(fs *ff.FlagSet) error {
-	return ff.Parse(fs, nil, ff.WithEnvVarPrefix(EnvPrefix))
-}
+func ParseEnv(fs *ff.FlagSet) error { return settings.ParseEnv(fs, EnvPrefix) }
 
-// envName is the environment variable of a flag, as ff derives it.
-func envName(flagName string) string {
-	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
+// envName is the environment variable of a setting's flag.
+func envName(flag string) string { return settings.EnvName(EnvPrefix, flag) }
 
-// stdValue is an ff flag seen by a standard flag set: setting it through
-// the standard set marks it set for ff too.
-type stdValue struct{ f ff.Flag }
-
-func (v stdValue) Set(s string) error { return v.f.SetValue(s) }
-
-func (v stdValue) String() string {
-	if v.f == nil { // flag.PrintDefaults asks a zero value
-		return ""
+// settled is c as a run uses it: every zero count, size and duration set
+// to its default, as the dialect has it (0 means the default, package
+// schemas/settings), and the report directory absolute, a relative one
+// taken from where the user ran the command (InvokedFrom).
+func (c Config) settled() Config {
+	d := NewConfig()
+	if c.ReportDir == "" {
+		c.ReportDir = d.ReportDir
 	}
-	return v.f.GetValue()
+	if c.MaxWait == 0 {
+		c.MaxWait = d.MaxWait
+	}
+	if c.MaxPages == 0 {
+		c.MaxPages = d.MaxPages
+	}
+	if c.MaxBody == 0 {
+		c.MaxBody = d.MaxBody
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = d.RequestTimeout
+	}
+	if c.RunDeadline == 0 {
+		c.RunDeadline = d.RunDeadline
+	}
+	if !filepath.IsAbs(c.ReportDir) {
+		c.ReportDir = filepath.Join(InvokedFrom(), c.ReportDir)
+	}
+	return c
 }
 
-// IsBoolFlag lets a boolean setting stand alone (--control-clock). ff
-// keeps which flags are boolean to itself but shows it in help: the
-// placeholder of a boolean is empty while it is false, BOOL otherwise.
-func (v stdValue) IsBoolFlag() bool {
-	return v.f != nil && (v.f.GetPlaceholder() == "" || v.f.GetPlaceholder() == "BOOL")
+// TB is what Run needs of the test it runs in: a *testing.T, or the stand-in
+// of a command that runs the suite without go test (cmd/tcmkit conform).
+type TB interface {
+	Fail()
+	Deadline() (time.Time, bool)
+}
+
+// InvokedFrom is the directory the user ran the suite from, which a
+// relative report directory is relative to. go test and the ginkgo CLI run
+// a test binary in its package's directory (suites/), not the user's:
+// there, on Linux, the working directory of the go or ginkgo process that
+// started the test binary is the user's. Otherwise (not a test binary, not
+// started by go or ginkgo, no /proc) it is the working directory.
+func InvokedFrom() string {
+	if !testing.Testing() {
+		return workDir()
+	}
+	return invokedFrom("/proc", os.Getppid())
+}
+
+func workDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
+}
+
+func invokedFrom(proc string, parent int) string {
+	wd := workDir()
+	dir := filepath.Join(proc, strconv.Itoa(parent))
+	comm, err := os.ReadFile(filepath.Join(dir, "comm"))
+	if name := strings.TrimSpace(string(comm)); err != nil || (name != "go" && name != "ginkgo") {
+		return wd
+	}
+	if cwd, err := os.Readlink(filepath.Join(dir, "cwd")); err == nil && filepath.IsAbs(cwd) {
+		return cwd
+	}
+	return wd
 }
 
 // Describe returns the settings for the report, keys redacted.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +169,78 @@ func TestSessionLeavesConfigAlone(t *testing.T) {
 	}
 	if s.clock == nil || s.Redactor() == nil || s.Target().URL != c.Target {
 		t.Errorf("the session did not build its own clock and redactor: %+v", s)
+	}
+}
+
+// TestRelativeReportDirIsTheUsers: go test and the ginkgo CLI run the suite
+// in suites/, but a relative --report-dir is relative to where the user ran
+// them: the working directory of the go or ginkgo process that started the
+// binary (on Linux). A binary started by anything else takes its own.
+func TestRelativeReportDirIsTheUsers(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := t.TempDir()
+	proc := t.TempDir()
+	const parent = 4242
+	dir := filepath.Join(proc, "4242")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(user, filepath.Join(dir, "cwd")); err != nil {
+		t.Fatal(err)
+	}
+	for comm, want := range map[string]string{"go\n": user, "ginkgo\n": user, "bash\n": wd, "": wd} {
+		if err := os.WriteFile(filepath.Join(dir, "comm"), []byte(comm), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := invokedFrom(proc, parent); got != want {
+			t.Errorf("parent %q: %s, want %s", comm, got, want)
+		}
+	}
+	if got := invokedFrom(filepath.Join(proc, "none"), parent); got != wd {
+		t.Errorf("no /proc: %s, want %s", got, wd)
+	}
+	// settled: relative directories become absolute, absolute ones stay.
+	c := NewConfig()
+	c.ReportDir = "out"
+	if got := c.settled().ReportDir; !filepath.IsAbs(got) || filepath.Base(got) != "out" {
+		t.Errorf("relative report dir settled as %s", got)
+	}
+	c.ReportDir = user
+	if got := c.settled().ReportDir; got != user {
+		t.Errorf("absolute report dir settled as %s", got)
+	}
+}
+
+func TestZeroIsTheDefault(t *testing.T) {
+	got := Config{}.settled()
+	d := NewConfig()
+	if got.MaxPages != d.MaxPages || got.MaxWait != d.MaxWait || got.MaxBody != d.MaxBody ||
+		got.RequestTimeout != d.RequestTimeout || got.RunDeadline != d.RunDeadline || filepath.Base(got.ReportDir) != DefaultReportDir {
+		t.Errorf("settled zero Config: %+v", got)
+	}
+}
+
+// TestMistypedFlagIsShort: a flag the suite does not know gets the nearest
+// setting and the settings, not every flag of go test and Ginkgo.
+func TestMistypedFlagIsShort(t *testing.T) {
+	std := flag.NewFlagSet("suite", flag.ContinueOnError)
+	std.Bool("test.v", false, "go test's")
+	var out bytes.Buffer
+	std.SetOutput(&out)
+	NewConfig().BindFlags(std)
+	args := []string{"-test.v", "--prokey", "x"}
+	defer func(f func(*flag.FlagSet) []string) { argsOf = f }(argsOf)
+	argsOf = func(*flag.FlagSet) []string { return args }
+	if err := std.Parse(args); err == nil {
+		t.Fatal("--prokey parsed")
+	}
+	if !strings.Contains(out.String(), "unknown flag --prokey (did you mean --pro-key?)") || strings.Contains(out.String(), "test.v") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if n := strings.Count(out.String(), "\n"); n > 30 {
+		t.Errorf("%d lines", n)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -39,7 +38,8 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 // the report, errored, names what was left undone. Unless GOMEMLIMIT says
 // otherwise, the garbage collector works to keep the heap under
 // memoryLimit.
-func Run(t *testing.T, cfg Config) {
+func Run(t TB, cfg Config) {
+	cfg = cfg.settled()
 	r := &run{Session: Register(&cfg), started: time.Now()}
 	ginkgo.SynchronizedBeforeSuite(r.setUp, r.join)
 	ginkgo.SynchronizedAfterSuite(r.closeSession, r.tearDown)
@@ -67,7 +67,7 @@ const memoryLimit = 320 << 20
 // runDeadline is the run's time: the Config's, and less than what is left
 // of the go test timeout, so that the reports are written before it kills
 // the binary.
-func runDeadline(t *testing.T, d, grace time.Duration) time.Duration {
+func runDeadline(t TB, d, grace time.Duration) time.Duration {
 	if d <= 0 {
 		d = DefaultRunDeadline
 	}

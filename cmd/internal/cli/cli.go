@@ -1,8 +1,9 @@
-// Package cli is how every binary of the kit reads its settings and prints
-// its help: flags (a standard flag.FlagSet, so -name and --name both work),
-// each with an environment variable of the binary's prefix, parsed by
-// github.com/peterbourgon/ff/v4 with one precedence: defaults < environment
-// < flags the user set.
+// Package cli is how every command of the kit reads its settings and prints
+// its help, in the dialect of package schemas/settings: a command's
+// settings are the ff-tagged fields of one struct, each with a flag (-name
+// and --name both work), an environment variable of the command's prefix,
+// and one precedence: defaults < environment < flags given. Zero means the
+// default; -1 means none or unlimited where the help says so.
 package cli
 
 import (
@@ -11,69 +12,99 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v4"
 	"github.com/peterbourgon/ff/v4/ffhelp"
+
+	"github.com/tcmkit/tcmkit/schemas/settings"
 )
 
-// Command describes a binary for its help.
+// Command describes a command for its help.
 type Command struct {
-	Name      string // the binary's name
-	Usage     string // one line: how it is called
-	About     string // what it does, a paragraph or two
+	Name      string // as typed: "tcmkit simulate", "simulator"
+	Usage     string // one line: how it is called, after "USAGE"
+	About     string // what it does, a few lines
 	EnvPrefix string // prefix of every flag's environment variable, such as TCM_SIM
+	Notes     string // printed after the flags and the environment (exit status, examples)
 }
 
-// EnvName is the environment variable of a flag: the prefix, then the
-// flag's name in upper case with - as _.
-func (c Command) EnvName(flagName string) string {
-	return c.EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-// Parse fills fs from args and the environment. On --help or -h it prints
-// the help to stdout and returns flag.ErrHelp; an argument that is not a
-// flag is an error.
-func (c Command) Parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	ffs := ff.NewFlagSetFrom(c.Name, fs)
-	err := ff.Parse(ffs, args, ff.WithEnvVarPrefix(c.EnvPrefix))
-	if errors.Is(err, ff.ErrHelp) {
+// Parse fills cfg, a pointer to a struct whose ff-tagged fields are the
+// settings (the values it holds are the defaults), and the structs of more
+// like it, from the environment and args. On -h or --help it prints the
+// help to stdout and returns flag.ErrHelp; an unknown flag is an error
+// naming the nearest one; an argument that is not a flag is an error.
+func (c Command) Parse(cfg any, args []string, stdout io.Writer, more ...any) error {
+	fs := settings.Flags(c.Name, cfg)
+	for _, m := range more {
+		if err := fs.AddStruct(m); err != nil {
+			return err
+		}
+	}
+	rest, err := settings.Parse(fs, args, c.EnvPrefix)
+	if errors.Is(err, flag.ErrHelp) {
 		c.Help(stdout, fs)
 		return flag.ErrHelp
 	}
 	if err != nil {
-		return errors.New(strings.TrimPrefix(strings.TrimPrefix(err.Error(), "parse args: "), "parse environment: "))
+		return err
 	}
-	if rest := ffs.GetArgs(); len(rest) > 0 {
+	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
 	}
 	return nil
 }
 
-// Help prints the help: name, usage, what the binary does, every flag with
-// its default, and every flag's environment variable.
-func (c Command) Help(w io.Writer, fs *flag.FlagSet) {
-	help := ffhelp.Help{ffhelp.NewSection("NAME", c.Name), ffhelp.NewSection("USAGE", c.Usage)}
+// Help prints the help: usage, what the command does, every flag with its
+// default, how the environment variables are named, and the notes.
+func (c Command) Help(w io.Writer, fs *ff.FlagSet) {
+	help := ffhelp.Help{ffhelp.NewSection("USAGE", c.Usage)}
 	if c.About != "" {
-		help = append(help, ffhelp.NewUntitledSection(c.About))
+		help = append(help, ffhelp.NewUntitledSection(strings.Split(strings.TrimRight(c.About, "\n"), "\n")...))
 	}
-	// The flags as a getopt-style set, so the help shows --name (both
-	// -name and --name are accepted).
-	listed := ff.NewFlagSet(c.Name)
-	fs.VisitAll(func(f *flag.Flag) {
-		placeholder, usage := flag.UnquoteUsage(f)
-		_, _ = listed.AddFlag(ff.FlagConfig{LongName: f.Name, Usage: usage, Value: f.Value,
-			Placeholder: strings.ToUpper(placeholder), NoPlaceholder: placeholder == "",
-			NoDefault: f.DefValue == "" || f.DefValue == "false"})
-	})
-	help = append(help, ffhelp.NewFlagsSections(listed)...)
-	var env []string
-	width := 0
-	fs.VisitAll(func(f *flag.Flag) { width = max(width, len(c.EnvName(f.Name))) })
-	fs.VisitAll(func(f *flag.Flag) {
-		env = append(env, fmt.Sprintf("%-*s  --%s", width, c.EnvName(f.Name), f.Name))
-	})
-	help = append(help, ffhelp.NewSection("ENVIRONMENT (flags given win over these)", env...))
+	help = append(help, ffhelp.NewFlagsSection(fs))
+	example := "--" + settings.Names(fs)[0]
+	help = append(help, ffhelp.NewSection("ENVIRONMENT",
+		"every flag has a variable: "+c.EnvPrefix+"_ and the flag in upper case, - as _ ("+example+": "+settings.EnvName(c.EnvPrefix, example)+");",
+		"a flag given wins over its variable, which wins over the default"))
+	if c.Notes != "" {
+		help = append(help, ffhelp.NewUntitledSection(strings.Split(strings.TrimRight(c.Notes, "\n"), "\n")...))
+	}
 	_, _ = help.WriteTo(w)
 }
+
+// List is a setting that may be given many times, each time one item or
+// several separated by commas (its environment variable is one string:
+// TCM_SIM_CORS="http://a,http://b").
+type List []string
+
+func (l *List) Set(v string) error {
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			*l = append(*l, item)
+		}
+	}
+	return nil
+}
+
+func (l *List) String() string { return strings.Join(*l, ",") }
+
+// GetPlaceholder names a list's items in help.
+func (l *List) GetPlaceholder() string { return "NAME" }
+
+// Time is a setting that is an instant in RFC 3339 (2026-01-01T00:00:00Z).
+type Time struct{ time.Time }
+
+func (t *Time) Set(v string) error {
+	parsed, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return fmt.Errorf("want RFC 3339, such as 2026-01-01T00:00:00Z")
+	}
+	t.Time = parsed
+	return nil
+}
+
+func (t *Time) String() string { return t.Format(time.RFC3339) }
+
+// GetPlaceholder names the format in help.
+func (t *Time) GetPlaceholder() string { return "RFC3339" }

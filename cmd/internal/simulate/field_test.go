@@ -1,4 +1,4 @@
-package main
+package simulate
 
 import (
 	"bytes"
@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+
+	"github.com/tcmkit/tcmkit/schemas/redact"
 )
 
 // started runs the binary's run in the background until the test ends and
@@ -105,7 +107,7 @@ func TestRefusesToExposeAnOpenControlAPI(t *testing.T) {
 	if banner == "" {
 		t.Errorf("banner: %s", stdout.waitFor(""))
 	}
-	if strings.Contains(banner, info["proKey"]) || !strings.Contains(banner, redactKey(info["proKey"])) {
+	if strings.Contains(banner, info["proKey"]) || !strings.Contains(banner, redact.Form(info["proKey"])) {
 		t.Errorf("beyond loopback the banner shows keys redacted: %s", banner)
 	}
 	port := info["url"][strings.LastIndex(info["url"], ":")+1:]
@@ -126,7 +128,7 @@ func TestRefusesToExposeAnOpenControlAPI(t *testing.T) {
 func TestListFlagsFromTheEnvironment(t *testing.T) {
 	t.Setenv("TCM_SIM_CORS", "http://localhost:5173, http://127.0.0.1:3000")
 	t.Setenv("TCM_SIM_CONTROL_HOST", "simulator")
-	o, err := parseOptions([]string{"--control-host", "sim.internal"}, io.Discard)
+	o, err := parseOptions("simulator", []string{"--control-host", "sim.internal"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func TestListFlagsFromTheEnvironment(t *testing.T) {
 	if len(o.cfg.ControlHosts) != 1 || o.cfg.ControlHosts[0] != "sim.internal" {
 		t.Errorf("a flag set wins over its variable: %q", o.cfg.ControlHosts)
 	}
-	for _, bad := range [][]string{{"--tls-cert", "x"}, {"--cors", "localhost:5173"}, {"--max-events", "0"}} {
+	for _, bad := range [][]string{{"--tls-cert", "x"}, {"--cors", "localhost:5173"}, {"--max-events", "-3"}} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), bad, io.Discard, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", bad, code, stderr.String())

@@ -1,4 +1,4 @@
-package main
+package simulate
 
 import (
 	"bufio"
@@ -84,8 +84,8 @@ func TestClientReportAtExit(t *testing.T) {
 	send("POST", "/api/public/videos", `{"videoIds":["a"]}`, "Authorization", "Bearer "+pro, "Content-Type", "application/json") // 500: the scenario
 	send("POST", "/api/public/videos", `{"videoIds":["a"]}`, "Authorization", "Bearer "+pro, "Content-Type", "application/json") // at once: no backoff
 	cancel()
-	if c := <-code; c != 0 {
-		t.Fatalf("exit %d", c)
+	if c := <-code; c != clients.ExitFailed {
+		t.Fatalf("exit %d, want %d: a client failed", c, clients.ExitFailed)
 	}
 	<-done
 	if !strings.Contains(stdout.String(), "client report: ") || !strings.Contains(stdout.String(), "(failed: 1 client, 1 failed)") {

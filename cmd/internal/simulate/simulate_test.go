@@ -1,4 +1,4 @@
-package main
+package simulate
 
 import (
 	"bufio"
@@ -65,9 +65,19 @@ func TestOptionsPrecedence(t *testing.T) {
 				t.Errorf("seed %d, want 1", o.cfg.Seed)
 			}
 		}},
-		{"limit 0 is unlimited", []string{"--feed-limit", "0"}, envOf("TCM_SIM_VIDEOS_LIMIT", "0"), func(t *testing.T, o options) {
+		{"limit -1 is unlimited", []string{"--feed-limit", "-1"}, envOf("TCM_SIM_VIDEOS_LIMIT", "-1"), func(t *testing.T, o options) {
 			if o.cfg.FeedLimit >= 0 || o.cfg.VideosLimit >= 0 {
 				t.Errorf("limits %d %d, want unlimited (<0)", o.cfg.FeedLimit, o.cfg.VideosLimit)
+			}
+		}},
+		{"zero is the default, as in simulator.Config", []string{"--feed-limit", "0", "--channels", "0", "--journal-size", "0"}, envOf("TCM_SIM_VIDEOS_LIMIT", "0"), func(t *testing.T, o options) {
+			if o.cfg.FeedLimit != schemas.FeedRequestsPerMinute || o.cfg.VideosLimit != simulator.DefaultVideosLimit || o.cfg.Channels != 0 || o.cfg.JournalSize != 0 {
+				t.Errorf("limits %d %d, channels %d, journal %d", o.cfg.FeedLimit, o.cfg.VideosLimit, o.cfg.Channels, o.cfg.JournalSize)
+			}
+		}},
+		{"journal-size -1 is no journal", []string{"--journal-size=-1"}, envOf(), func(t *testing.T, o options) {
+			if o.cfg.JournalSize != -1 {
+				t.Errorf("journal %d", o.cfg.JournalSize)
 			}
 		}},
 		{"other settings", []string{"--key-prefix", "abc", "--control-token", "tok", "--log-format", "json", "--log-level", "debug", "--info-file", "/tmp/x", "--start", "2025-06-01T12:00:00Z"}, envOf(), func(t *testing.T, o options) {
@@ -78,7 +88,7 @@ func TestOptionsPrecedence(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.env.set(t)
-			o, err := parseOptions(tc.args, io.Discard)
+			o, err := parseOptions("simulator", tc.args, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +109,8 @@ func TestBadOptionsExit2WithOneLine(t *testing.T) {
 		{[]string{"--log-format", "xml"}, envOf()},
 		{[]string{"--log-level", "loud"}, envOf()},
 		{[]string{"--start", "yesterday"}, envOf()},
-		{[]string{"--channels", "0"}, envOf()},
+		{[]string{"--channels", "-1"}, envOf()},
+		{[]string{"--journal-size", "-2"}, envOf()},
 		{[]string{"--key-prefix", "a_b"}, envOf()},
 		{[]string{"--edge-rate", "2"}, envOf()},
 		{[]string{"--faults", "no-such-fault"}, envOf()},
@@ -135,7 +146,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("help lacks %q", want)
 		}
 	}
-	if _, err := parseOptions([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
+	if _, err := parseOptions("simulator", []string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
 	}
 }
@@ -306,8 +317,13 @@ func TestListFaultsNamesEachRequirement(t *testing.T) {
 }
 
 func TestFaultFlagRepeats(t *testing.T) {
-	o, err := parseOptions([]string{"--fault", "oldest-first", "--fault", "health-not-ok"}, io.Discard)
+	o, err := parseOptions("simulator", []string{"--fault", "oldest-first", "--fault", "health-not-ok"}, io.Discard)
 	if err != nil || !slices.Equal(o.faults, []string{"oldest-first", "health-not-ok"}) || len(o.cfg.Middleware) != 1 {
 		t.Fatalf("faults = %v, err %v", o.faults, err)
 	}
+}
+
+// run is the simulator binary's Run.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return Run(ctx, "simulator", args, stdout, stderr)
 }

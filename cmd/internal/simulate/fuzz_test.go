@@ -1,4 +1,4 @@
-package main
+package simulate
 
 import (
 	"io"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestFuzzSeed(t *testing.T) {
-	o, err := parseOptions([]string{"--fuzz-seed", "7", "--speed", "0", "--seed", "99"}, io.Discard)
+	o, err := parseOptions("simulator", []string{"--fuzz-seed", "7", "--speed", "0", "--seed", "99"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,12 +21,12 @@ func TestFuzzSeed(t *testing.T) {
 	if p := s.Plan(); p.String() != want.String() || o.cfg.Seed != want.World.Seed || o.cfg.Channels != want.World.Channels {
 		t.Fatalf("plan %s, world seed %d", p, o.cfg.Seed)
 	}
-	o, err = parseOptions([]string{"--fuzz-seed", "7", "--fuzz-break", "--speed", "1"}, io.Discard)
+	o, err = parseOptions("simulator", []string{"--fuzz-seed", "7", "--fuzz-break", "--speed", "1"}, io.Discard)
 	if err != nil || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Break || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Realtime {
 		t.Fatalf("--fuzz-break --speed 1: %v", err)
 	}
 	for _, args := range [][]string{{"--fuzz-break"}, {"--fuzz-seed", "x"}} {
-		if _, err := parseOptions(args, io.Discard); err == nil || !strings.Contains(err.Error(), "fuzz") {
+		if _, err := parseOptions("simulator", args, io.Discard); err == nil || !strings.Contains(err.Error(), "fuzz") {
 			t.Errorf("%v: %v", args, err)
 		}
 	}

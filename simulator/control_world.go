@@ -19,46 +19,44 @@ import (
 // The control routes that move the world as a whole: the clock, polls,
 // reset, export and import.
 
-func (s *Server) ctlClock(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlClock(r *http.Request) answer {
 	mode := "realtime"
 	if s.clock.Manual() {
 		mode = "manual"
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "mode": mode, "speed": s.clock.Speed(), "full": s.st.Load().full.Load()})
+	return jsonAnswer(http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "mode": mode, "speed": s.clock.Speed(), "full": s.st.Load().full.Load()})
 }
 
-func (s *Server) ctlAdvance(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlAdvance(r *http.Request) answer {
 	var b struct {
 		Duration string `json:"duration"`
 	}
-	if !readControl(w, r, &b) {
-		return
+	if a, ok := readControl(r, &b); !ok {
+		return a
 	}
 	d, err := time.ParseDuration(b.Duration)
 	if err != nil || d < 0 || d > MaxAdvance {
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf(`duration must be a Go duration from 0 to %s, such as "90s" or "15m"`, MaxAdvance), map[string]any{"duration": excerpt(b.Duration)})
-		return
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf(`duration must be a Go duration from 0 to %s, such as "90s" or "15m"`, MaxAdvance), map[string]any{"duration": excerpt(b.Duration)})
 	}
 	n := s.Advance(d)
 	s.log.Info("clock advanced", "by", d, "events", n)
-	writeJSON(w, http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "events": n, "full": s.st.Load().full.Load()})
+	return jsonAnswer(http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "events": n, "full": s.st.Load().full.Load()})
 }
 
-func (s *Server) ctlPoll(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlPoll(r *http.Request) answer {
 	st := s.st.Load()
 	if st.full.Load() {
-		writeFull(w)
-		return
+		return worldFull()
 	}
 	s.catchUp(s.clock.Now())
 	n := st.world.PollAll()
 	st.changed()
 	s.checkFull(st)
-	writeJSON(w, http.StatusOK, map[string]int{"events": n})
+	return jsonAnswer(http.StatusOK, map[string]int{"events": n})
 }
 
-func writeFull(w http.ResponseWriter) {
-	WriteError(w, http.StatusConflict, CodeWorldFull, "the world holds as many events as it may (--max-events) and no longer polls; reset it or import a smaller one", nil)
+func worldFull() answer {
+	return errorAnswer(http.StatusConflict, CodeWorldFull, "the world holds as many events as it may (--max-events) and no longer polls; reset it or import a smaller one", nil)
 }
 
 // Reset puts the server back to its state at New: the same world, the
@@ -82,13 +80,12 @@ func (s *Server) Reset() error {
 	return nil
 }
 
-func (s *Server) ctlReset(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlReset(r *http.Request) answer {
 	if err := s.Reset(); err != nil {
-		s.internalError(w, r, err)
-		return
+		return s.internalError(r, err)
 	}
 	s.log.Info("reset")
-	writeJSON(w, http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
+	return jsonAnswer(http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
 }
 
 // exportFormat names the export's layout; an import of another is refused.
@@ -225,23 +222,21 @@ func importWorld(r io.Reader) (*world.World, error) {
 	}
 }
 
-func (s *Server) ctlExport(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlExport(r *http.Request) answer {
 	var buf bytes.Buffer
 	if err := s.Export(&buf); err != nil {
-		s.internalError(w, r, err)
-		return
+		return s.internalError(r, err)
 	}
-	writeRaw(w, http.StatusOK, buf.Bytes())
+	return rawAnswer(http.StatusOK, buf.Bytes())
 }
 
-func (s *Server) ctlImport(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ctlImport(r *http.Request) answer {
 	limit := s.cfg.MaxImportBytes
 	tooLarge := "an import is at most " + strconv.FormatInt(limit, 10) + " bytes (--max-import-bytes)"
 	if r.ContentLength > limit {
-		WriteError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, tooLarge, nil)
-		return
+		return errorAnswer(http.StatusRequestEntityTooLarge, CodeTooLarge, tooLarge, nil)
 	}
-	body := &countingReader{r: http.MaxBytesReader(w, r.Body, limit)}
+	body := &countingReader{r: r.Body} // at most limit: the route is large
 	err := s.Import(body)
 	if body.n > 8<<20 && err != nil {
 		// What a big refused import took is garbage: give it back to the
@@ -251,17 +246,14 @@ func (s *Server) ctlImport(w http.ResponseWriter, r *http.Request) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		WriteError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, tooLarge, nil)
-		return
+		return errorAnswer(http.StatusRequestEntityTooLarge, CodeTooLarge, tooLarge, nil)
 	case errors.Is(err, errImportBusy):
-		WriteError(w, http.StatusConflict, CodeBusy, err.Error(), nil)
-		return
+		return errorAnswer(http.StatusConflict, CodeBusy, err.Error(), nil)
 	case err != nil:
-		WriteError(w, http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
-		return
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
 	}
 	s.log.Info("world imported", "bytes", body.n)
-	writeJSON(w, http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
+	return jsonAnswer(http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
 }
 
 type countingReader struct {

@@ -1,0 +1,109 @@
+// Package conform is the conform command (tcmkit conform): the conformance
+// suite of package suites/conformance run without go test, against --target
+// or, without one, the bundled simulator. Its specs, settings (flags and
+// TCM_* variables), reports and exit status are those of
+// `go tool ginkgo ./suites -- …`; Ginkgo's label filter, focus and reports
+// are flags of its own.
+package conform
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/tcmkit/tcmkit/cmd/internal/cli"
+	"github.com/tcmkit/tcmkit/suites/conformance"
+)
+
+// About is what the command does, for its help and the kit's list of
+// commands.
+const About = "Judges a server of the Tracked-Channel Monitoring API with the conformance suite and writes the reports."
+
+const about = About + `
+Without --target it judges the bundled simulator. The reports (conformance-report.{json,md,html})
+go to --report-dir, relative to where you run it; the path is printed at the end.`
+
+const notes = `Labels: health auth pro pagination events videos isolation errors rate-limit strict
+(strict runs only when --label-filter names it). The same run with Go and a clone:
+  go tool ginkgo ./suites -- --target URL --pro-key KEY
+Exit status: 0 when the target conforms, 1 when a spec failed or the run errored, 2 for a bad setting.`
+
+// Ginkgo are the settings of the run that the suite leaves to Ginkgo.
+type Ginkgo struct {
+	LabelFilter string   `ff:"placeholder=EXPR, long=label-filter, usage='run the specs whose labels match, such as auth||pro (a Ginkgo label filter)'"`
+	Focus       cli.List `ff:"placeholder=REGEXP, long=focus, usage='run only the specs whose text matches; repeatable'"`
+	Skip        cli.List `ff:"placeholder=REGEXP, long=skip, usage='leave out the specs whose text matches; repeatable'"`
+	JUnitReport string   `ff:"placeholder=FILE, long=junit-report, usage='also write Ginkgo JUnit report to this file'"`
+	JSONReport  string   `ff:"placeholder=FILE, long=json-report, usage='also write Ginkgo JSON report to this file'"`
+	Verbose     bool     `ff:"long=verbose, usage='print every spec as it runs'"`
+	NoColor     bool     `ff:"long=no-color, usage='no colours in the output'"`
+}
+
+// Run is the command named name ("tcmkit conform"): it returns the exit
+// status. Ginkgo runs once in a process: Run may be called once.
+func Run(name string, args []string, stdout, stderr io.Writer) int {
+	cfg := conformance.NewConfig()
+	var g Ginkgo
+	cmd := cli.Command{Name: name, Usage: name + " [--target URL --pro-key KEY] [flags]", About: about, Notes: notes, EnvPrefix: conformance.EnvPrefix}
+	if err := cmd.Parse(cfg, args, stdout, &g); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "%s: %v (see --help)\n", name, err)
+		return 2
+	}
+	if err := g.apply(flag.CommandLine); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	if dir, err := filepath.Abs(cfg.ReportDir); err == nil {
+		cfg.ReportDir = dir // relative to where the user is
+	}
+	cfg.Log = stderr
+	var t stand
+	conformance.Run(&t, *cfg)
+	if t.failed.Load() {
+		return 1
+	}
+	return 0
+}
+
+// apply hands the settings to Ginkgo, whose configuration lives in the
+// ginkgo.* flags it put on std (flag.CommandLine).
+func (g Ginkgo) apply(std *flag.FlagSet) error {
+	set := []struct {
+		name   string
+		values []string
+	}{
+		{"label-filter", []string{g.LabelFilter}}, {"focus", g.Focus}, {"skip", g.Skip},
+		{"junit-report", []string{g.JUnitReport}}, {"json-report", []string{g.JSONReport}},
+		{"v", []string{strconv.FormatBool(g.Verbose)}}, {"no-color", []string{strconv.FormatBool(g.NoColor)}},
+	}
+	for _, s := range set {
+		for _, v := range s.values {
+			if v == "" {
+				continue
+			}
+			if err := std.Set("ginkgo."+s.name, v); err != nil {
+				return fmt.Errorf("--%s: %w", s.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// stand is the test that conformance.Run runs in, without go test: it
+// fails when a spec does, and has no deadline but the run's.
+type stand struct{ failed atomic.Bool }
+
+func (t *stand) Fail()                       { t.failed.Store(true) }
+func (t *stand) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+var _ ginkgo.GinkgoTestingT = (*stand)(nil)

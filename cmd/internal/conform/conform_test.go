@@ -1,0 +1,48 @@
+package conform
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConformsTheBundledSimulator runs the command as tcmkit conform does,
+// against the bundled simulator, with a label filter and a relative report
+// directory (Ginkgo runs once in a process: this is the package's only run).
+func TestConformsTheBundledSimulator(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	code := Run("tcmkit conform", []string{"--label-filter", "health || auth", "--report-dir", "out", "--no-color", "--junit-report", filepath.Join(dir, "junit.xml")}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "out", "conformance-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Outcome string `json:"outcome"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil || rep.Outcome != "passed" {
+		t.Errorf("report: %v %s", err, raw[:min(len(raw), 300)])
+	}
+	if want := "report: " + filepath.Join(dir, "out", "conformance-report.html"); !strings.Contains(stderr.String(), want) {
+		t.Errorf("the summary does not print the absolute path %q:\n%s", want, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
+		t.Errorf("Ginkgo's JUnit report: %v", err)
+	}
+}
+
+func TestBadSettingsExit2(t *testing.T) {
+	for _, args := range [][]string{{"--prokey", "x"}, {"--max-wait", "soon"}, {"stray"}} {
+		var stderr bytes.Buffer
+		if code := Run("tcmkit conform", args, &bytes.Buffer{}, &stderr); code != 2 || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package simulate
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/report"
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/clients"
+)
+
+// The client judge of the binary: --scenario, --list-scenarios,
+// --client-report, --no-client-judge.
+
+// printScenarios lists the scenarios: name, moment, what the simulator
+// does, what a good client does.
+func printScenarios(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tWHEN\tWHAT THE SIMULATOR DOES\tWHAT A GOOD CLIENT DOES")
+	for _, s := range clients.Scenarios() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.When, s.Does, s.Expect)
+	}
+	tw.Flush()
+}
+
+// judging says at start how clients are judged.
+func judging(o options, info simulator.Info) string {
+	if o.noJudge {
+		return "not judged (--no-client-judge)"
+	}
+	parts := []string{"judged on the client requirements: GET " + info.ControlURL + "/clients"}
+	if info.ControlURL == "" {
+		parts[0] = "judged on the client requirements"
+	}
+	if o.scenario != "" {
+		parts = append(parts, "scenario "+o.scenario+" armed")
+	}
+	if o.clientReport != "" {
+		parts = append(parts, "report at exit in "+o.clientReport)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeClientReport writes the final verdicts as a client report (see
+// clients.Judge.WriteReport) and returns its outcome.
+func writeClientReport(o options, info simulator.Info, started time.Time, stdout io.Writer) (report.Outcome, error) {
+	judge, ok := o.cfg.Clients.(*clients.Judge)
+	if !ok {
+		return report.Errored, fmt.Errorf("--client-report: no client judge")
+	}
+	v, r, err := judge.WriteReport(o.clientReport, report.Meta{
+		Target:       "the clients of " + info.URL,
+		SuiteVersion: "the tcmkit simulator's client judge",
+		Started:      started,
+		Finished:     time.Now(),
+		Config:       reportConfig(o),
+	})
+	if err != nil {
+		return report.Errored, err
+	}
+	failed := 0
+	for _, c := range v.Clients {
+		if !c.Passed {
+			failed++
+		}
+	}
+	fmt.Fprintf(stdout, "client report: %s (%s: %d %s, %d failed)\n", filepath.Join(o.clientReport, report.ClientHTMLFile), r.Outcome,
+		len(v.Clients), plural(len(v.Clients), "client", "clients"), failed)
+	if v.Errored != "" {
+		fmt.Fprintf(stdout, "client report: errored: %s\n", v.Errored)
+	}
+	return r.Outcome, nil
+}
+
+func reportConfig(o options) map[string]string {
+	cfg := map[string]string{
+		"seed":         strconv.FormatInt(o.cfg.Seed, 10),
+		"speed":        strconv.FormatFloat(o.cfg.Speed, 'g', -1, 64),
+		"feed-limit":   strconv.Itoa(max(o.cfg.FeedLimit, 0)),
+		"videos-limit": strconv.Itoa(max(o.cfg.VideosLimit, 0)),
+	}
+	if o.scenario != "" {
+		cfg["scenario"] = o.scenario
+	}
+	if len(o.faults) > 0 {
+		cfg["faults"] = strings.Join(o.faults, ",")
+	}
+	return cfg
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,38 @@
+package settings
+
+import "testing"
+
+func TestEnvName(t *testing.T) {
+	for _, tc := range []struct{ prefix, flag, want string }{
+		{"TCM", "pro-key", "TCM_PRO_KEY"},
+		{"TCM_SIM", "--feed-limit", "TCM_SIM_FEED_LIMIT"},
+		{"tcm_fixtures", "edge-rate", "TCM_FIXTURES_EDGE_RATE"},
+		{"", "addr", "ADDR"},
+	} {
+		if got := EnvName(tc.prefix, tc.flag); got != tc.want {
+			t.Errorf("EnvName(%q, %q) = %q, want %q", tc.prefix, tc.flag, got, tc.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	known := []string{"target", "pro-key", "free-key", "revoked-key", "report-dir", "max-wait", "feed-limit", "seed", "speed"}
+	for in, want := range map[string]string{
+		"prokey":      "pro-key",
+		"--pro_key":   "pro-key",
+		"PRO-KEY":     "pro-key",
+		"pro-kye":     "pro-key",
+		"targte=x":    "target",
+		"report-dirs": "report-dir",
+		"feedlimit":   "feed-limit",
+		"sped":        "seed", // one edit from both: the first listed
+		"verbose":     "",
+		"x":           "",
+		"completely":  "",
+		"revoked":     "revoked-key",
+	} {
+		if got := Suggest(in, known); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package simulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tcmkit/tcmkit/simulator/world"
+)
+
+// ControlPrefix is where the control API lives, never on the API's paths.
+const ControlPrefix = "/_control/"
+
+// readControl decodes a small JSON control body into v; unknown fields are
+// an error, so a misspelt field is not silently ignored.
+// ok is false with the 400 to answer when the body is not v.
+func readControl(r *http.Request, v any) (refused answer, ok bool) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil || len(raw) > MaxBodyBytes {
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("the body must be JSON of at most %d bytes", MaxBodyBytes), nil), false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "the body is not the expected JSON: "+err.Error(), nil), false
+	}
+	if dec.More() {
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "the body has data after the JSON value", nil), false
+	}
+	return answer{}, true
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// Info is what GET /_control/info and the binary's --info-file say.
+type Info struct {
+	URL        string `json:"url"`
+	ControlURL string `json:"controlUrl"`
+	ProKey     string `json:"proKey"`
+	FreeKey    string `json:"freeKey"`
+	RevokedKey string `json:"revokedKey"`
+	Now        int64  `json:"now,omitempty"`
+	// NamedFaults are the named faults on (Config.NamedFaults): the
+	// simulator breaks the contract on purpose.
+	NamedFaults []string `json:"namedFaults,omitempty"`
+}
+
+// Info describes the server at base URL base (such as http://127.0.0.1:8080).
+func (s *Server) Info(base string) Info {
+	k := s.Seeded()
+	base = strings.TrimRight(base, "/")
+	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: s.cfg.NamedFaults}
+	if !s.cfg.NoControl {
+		info.ControlURL = base + strings.TrimSuffix(ControlPrefix, "/")
+	}
+	return info
+}
+
+func (s *Server) ctlInfo(r *http.Request) answer {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	info := s.Info(scheme + "://" + r.Host)
+	info.Now = ms(s.clock.Now())
+	return jsonAnswer(http.StatusOK, info)
+}
+
+// controlTokenHeader carries Config.ControlToken.
+const controlTokenHeader = "X-Control-Token"
+
+// view is an account as the control API shows it: the key redacted.
+func view(st *state, a world.Account) Account {
+	ch := a.Channels
+	if ch == nil {
+		ch = []string{}
+	}
+	return Account{ID: a.ID, Plan: string(a.Plan), KeyHint: st.keys.Hint(a.ID), Channels: ch}
+}
+
+func (s *Server) ctlAccounts(r *http.Request) answer {
+	st := s.st.Load()
+	as := st.world.Accounts()
+	out := make([]Account, len(as))
+	for i, a := range as {
+		out[i] = view(st, a)
+	}
+	return jsonAnswer(http.StatusOK, out)
+}
+
+type planBody struct {
+	Plan string `json:"plan"`
+}
+
+func readPlan(r *http.Request) (world.Plan, answer, bool) {
+	var b planBody
+	if a, ok := readControl(r, &b); !ok {
+		return "", a, false
+	}
+	if p := world.Plan(b.Plan); p != world.Pro && p != world.Free {
+		return "", errorAnswer(http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan}), false
+	}
+	return world.Plan(b.Plan), answer{}, true
+}
+
+func (s *Server) ctlCreateAccount(r *http.Request) answer {
+	plan, refused, ok := readPlan(r)
+	if !ok {
+		return refused
+	}
+	s.control.Lock()
+	defer s.control.Unlock()
+	st := s.st.Load()
+	if n := len(st.world.Accounts()); n >= s.cfg.MaxAccounts {
+		return errorAnswer(http.StatusConflict, CodeLimitReached, fmt.Sprintf("the simulator holds %d accounts, its limit (--max-accounts); reset it or raise the limit", n), nil)
+	}
+	a := st.world.CreateAccount(plan)
+	st.changed()
+	key := st.keys.Issue(a.ID)
+	v := view(st, a)
+	v.KeyHint, v.Key = "", key
+	s.log.Info("account created", "account", a.ID, "plan", plan, "key", redact(key))
+	return jsonAnswer(http.StatusCreated, v)
+}
+
+func (s *Server) ctlSetPlan(r *http.Request) answer {
+	plan, refused, ok := readPlan(r)
+	if !ok {
+		return refused
+	}
+	s.control.Lock()
+	defer s.control.Unlock()
+	st := s.st.Load()
+	a, err := st.world.SetPlan(r.PathValue("id"), plan)
+	st.changed()
+	if err != nil {
+		return s.noAccount(r, err)
+	}
+	s.log.Info("plan set", "account", a.ID, "plan", plan)
+	return jsonAnswer(http.StatusOK, view(st, a))
+}
+
+func (s *Server) noAccount(r *http.Request, err error) answer {
+	if errors.Is(err, world.ErrNoAccount) {
+		// The id goes into the JSON body only, never into a header.
+		return errorAnswer(http.StatusNotFound, CodeNotFound, "no such account", map[string]any{"id": excerpt(r.PathValue("id"))})
+	}
+	return s.internalError(r, err)
+}
+
+func (s *Server) ctlRegenerateKey(r *http.Request) answer {
+	key, err := s.RegenerateKey(r.PathValue("id"))
+	if err != nil {
+		return s.noAccount(r, err)
+	}
+	return jsonAnswer(http.StatusOK, map[string]string{"key": key})
+}
+
+func (s *Server) ctlFaults(r *http.Request) answer {
+	return jsonAnswer(http.StatusOK, s.faultList())
+}
+
+// faultList is the named faults, on for the whole run, then the injected.
+func (s *Server) faultList() []FaultSpec {
+	list := []FaultSpec{}
+	for _, name := range s.cfg.NamedFaults {
+		list = append(list, FaultSpec{Operation: "*", Named: name})
+	}
+	return append(list, s.faults.List()...)
+}
+
+func (s *Server) ctlAddFault(r *http.Request) answer {
+	var spec FaultSpec
+	if a, ok := readControl(r, &spec); !ok {
+		return a
+	}
+	spec, err := s.AddFault(spec)
+	if err != nil {
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
+	}
+	return jsonAnswer(http.StatusCreated, spec)
+}
+
+func (s *Server) ctlClearFaults(r *http.Request) answer {
+	s.faults.Clear()
+	return jsonAnswer(http.StatusOK, s.faultList()) // the named faults stay
+}
+
+func (s *Server) ctlEdgeRate(r *http.Request) answer {
+	var b struct {
+		Rate *float64 `json:"rate"`
+	}
+	if a, ok := readControl(r, &b); !ok {
+		return a
+	}
+	if b.Rate == nil || !(*b.Rate >= 0 && *b.Rate <= 1) {
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "rate must be a number within 0..1", nil)
+	}
+	st := s.st.Load()
+	st.world.SetEdgeRate(*b.Rate)
+	st.changed()
+	return jsonAnswer(http.StatusOK, map[string]float64{"rate": *b.Rate})
+}

@@ -1,0 +1,494 @@
+package simulator
+
+// serve.go is the path of one request, top to bottom:
+//
+//	serveRequest (the server's http.Handler)
+//	  1. a call is made: the one value of the request (journal record,
+//	     key, operation, account, status), passed explicitly from here on
+//	  2. guard: clean paths only
+//	  3. begin: the journal's record (API requests; not the control API's)
+//	  4. route: apiRoutes (api.go) by path; the control API's own table
+//	     and guard (control_routes.go) under ControlPrefix; 404 otherwise
+//	  5. CORS (cors.go), API requests only
+//	  6. the per-operation wrapper (serveOperation): injected faults, then
+//	     Config.Middleware, then the operation's handler
+//	  7. the handler returns an answer; writeAnswer writes it (the one
+//	     writer of every answer, success or error)
+//	  8. end: the record completed and journaled, then the observers (the
+//	     client judge among them)
+//
+// Where a new step goes: a step on every API request (a byte budget, say)
+// goes into serveRequest between begin and the route; a step that changes or
+// replaces the answer of an operation (a conforming variant, a fuzzing
+// perturbation) wraps the handler in serveOperation, beside the injected
+// faults, and returns an answer like any handler; a step that reads the
+// finished exchange is an Observer (Config.Observers).
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Operation names one operation of the API, as middleware, fault
+// injection and the logs name it.
+type Operation string
+
+// The operations.
+const (
+	OpFeed   Operation = "feed"
+	OpVideos Operation = "videos"
+	OpHealth Operation = "health"
+)
+
+// Middleware wraps the handler of one operation (Config.Middleware). It is
+// called once per operation when the server is built, so state it keeps in
+// its closure belongs to one server and one operation. It sees requests
+// before the server authenticates them; ParseFeedQuery, ParseBearer and
+// ParseVideosRequest read a request as the server will.
+type Middleware func(op Operation, next http.Handler) http.Handler
+
+// call is one request while it is served: created once in serveRequest and
+// passed to every step. It is also the writer the answer goes out
+// through (meter), which counts what is written.
+type call struct {
+	meter
+	r     *http.Request // the request as it arrived
+	route *apiRoute     // nil: not a path of the API
+	rec   record        // the journal's record (rec.on: there is a journal or an observer)
+	fault int           // the injected fault that answered, if any
+}
+
+// operation is the call's operation, "" for another path.
+func (c *call) operation() Operation {
+	if c.route == nil {
+		return ""
+	}
+	return c.route.op
+}
+
+// knownKey is the key begin hashed, for authenticate, when r is still the
+// request as it arrived (middleware may have changed it).
+func (c *call) knownKey(r *http.Request) *hashedKey {
+	if r != c.r || !c.rec.e.hasKey {
+		return nil
+	}
+	return &c.rec.key
+}
+
+// serveRequest is the server's handler.
+func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
+	c := &call{meter: meter{ResponseWriter: rw, status: http.StatusOK}, r: r}
+	control := strings.HasPrefix(r.URL.Path, ControlPrefix)
+	if !control {
+		c.route = s.api[r.URL.Path]
+		s.begin(c, r)
+		// Observers read feed pages (cursors, events); a tracked-videos
+		// answer is large and read by none: not copied for them.
+		c.keep = c.rec.observe && c.operation() == OpFeed
+	}
+	if s.log.Enabled(r.Context(), slog.LevelDebug) {
+		start := time.Now()
+		defer func() {
+			s.log.Debug("request", s.requestAttrs(r), "status", c.status, "took", time.Since(start))
+		}()
+	}
+	defer s.finish(c, r)
+	c.Header()["Content-Type"] = jsonContentType
+	if p := r.URL.Path; p == "" || p[0] != '/' || cleanPath(p) != p {
+		s.write(c, c, errorAnswer(http.StatusNotFound, CodeNotFound, "no such path (paths must be clean: no //, . or ..)", nil))
+		return
+	}
+	if control && !s.cfg.NoControl {
+		s.controlMux.ServeHTTP(c, r)
+		return
+	}
+	if !control {
+		if a, answered := s.cors.apply(c.Header(), r); answered {
+			s.write(c, c, a)
+			return
+		}
+	}
+	rt := c.route
+	switch {
+	case rt == nil || strings.Contains(r.URL.RawPath, "%2") && hasEncodedSlash(r.URL.RawPath):
+		s.write(c, c, errorAnswer(http.StatusNotFound, CodeNotFound, "no such path; the API serves "+s.apiPaths, nil))
+	case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
+		s.write(c, c, methodNotAllowed(rt.method))
+	default:
+		s.serveOperation(c, r)
+	}
+}
+
+// hasEncodedSlash: a path with %2F is not a path of the API (as ServeMux
+// matches paths segment by segment), though its decoded form is.
+func hasEncodedSlash(raw string) bool {
+	return strings.Contains(raw, "%2F") || strings.Contains(raw, "%2f")
+}
+
+// methodNotAllowed answers a known path asked with the wrong method.
+func methodNotAllowed(allow ...string) answer {
+	allowed := strings.Join(allow, ", ")
+	if strings.Contains(allowed, http.MethodGet) {
+		allowed += ", " + http.MethodHead
+	}
+	return errorAnswer(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "this path accepts "+allowed, nil).with("Allow", allowed)
+}
+
+// serveOperation is the per-operation wrapper: an injected fault may
+// answer instead of the operation; otherwise the operation's handler,
+// through Config.Middleware when there is some, answers.
+func (s *Server) serveOperation(c *call, r *http.Request) {
+	if s.faults.active() {
+		if spec, ok := s.faults.Pick(c.route.op); ok {
+			if a, answered := s.inject(c, r, spec); answered {
+				s.write(c, c, a)
+				return
+			}
+		}
+	}
+	s.answerOperation(c, c, r)
+}
+
+// answerOperation runs the operation's handler and writes its answer to
+// w: directly, or through the middleware, which sees an http.Handler and
+// finds the call in the request's context.
+func (s *Server) answerOperation(c *call, w http.ResponseWriter, r *http.Request) {
+	rt := c.route
+	if rt.wrapped == nil {
+		s.write(c, w, rt.h(s, c, r))
+		return
+	}
+	rt.wrapped.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+}
+
+// callKey is the context key of the call, for the handler under middleware.
+type callKey struct{}
+
+// wrap builds a route's handler under Config.Middleware (first innermost).
+func (s *Server) wrap(rt *apiRoute) {
+	if len(s.cfg.Middleware) == 0 {
+		return
+	}
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := r.Context().Value(callKey{}).(*call)
+		s.write(c, w, rt.h(s, c, r))
+	})
+	for _, m := range s.cfg.Middleware {
+		h = m(rt.op, h)
+	}
+	rt.wrapped = h
+}
+
+// inject applies an injected fault. It returns false if the request
+// should still be served normally (a delay alone).
+func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool) {
+	s.log.Info("injecting fault", "fault", spec.ID, s.requestAttrs(r))
+	c.fault = spec.ID
+	if spec.DelayMs > 0 {
+		s.sleep(r.Context(), time.Duration(spec.DelayMs)*time.Millisecond)
+	}
+	switch {
+	case spec.Drop:
+		return answer{drop: true}, true
+	case spec.Malformed && spec.Status == 0:
+		// The operation's own answer, cut in half.
+		rec := httptest.NewRecorder()
+		s.answerOperation(c, rec, r)
+		body := rec.Body.Bytes()
+		return answer{status: rec.Code, header: rec.Header(), body: body[:len(body)/2]}, true
+	case spec.Status == http.StatusTooManyRequests && !spec.Malformed:
+		// The rate limit's own 429 (its code, message and Retry-After
+		// form): a client that branches on it meets what a limit says.
+		lim := s.st.Load().feed
+		if c.route.op == OpVideos {
+			lim = s.st.Load().videos
+		}
+		ra := int64(max(spec.RetryAfter, 1))
+		return rateLimited(ra, lim.refusal(ra)), true
+	case spec.Status != 0:
+		a := errorAnswer(spec.Status, CodeInjected, fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status), nil)
+		a.code = "" // the journal names an injected fault by Exchange.Fault
+		if spec.Status == http.StatusTooManyRequests || spec.Status == http.StatusServiceUnavailable {
+			a = a.with("Retry-After", strconv.Itoa(max(spec.RetryAfter, 1)))
+		}
+		if spec.Malformed {
+			a.body = a.body[:len(a.body)/2]
+		}
+		return a, true
+	}
+	return answer{}, false
+}
+
+// write writes a to w on behalf of call c: when w is the call's own
+// writer, the call notes the error code and keeps a shared body for the
+// observers without copying it.
+func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
+	if w == http.ResponseWriter(c) {
+		if a.code != "" {
+			c.errCode = a.code
+		}
+		if a.shared && c.keep && c.kept == nil {
+			n := min(len(a.body), maxObservedBody)
+			c.kept, c.keep = a.body[:n:n], false
+		}
+	}
+	writeAnswer(w, a)
+}
+
+// writeAnswer is the one writer of answers.
+func writeAnswer(w http.ResponseWriter, a answer) {
+	if a.drop {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			// HTTP/2 or a recorder: abort the stream instead.
+			panic(http.ErrAbortHandler)
+		}
+		_ = conn.Close()
+		return
+	}
+	h := w.Header()
+	for k, v := range a.header {
+		h[k] = v
+	}
+	switch a.contentType {
+	case "":
+		h["Content-Type"] = jsonContentType
+	case noBody:
+		delete(h, "Content-Type")
+	default:
+		h.Set("Content-Type", a.contentType)
+	}
+	if a.contentType != noBody {
+		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	}
+	w.WriteHeader(a.status)
+	if len(a.body) > 0 {
+		_, _ = w.Write(a.body)
+	}
+	if a.pooled != nil && cap(a.body) <= maxPooledAnswer {
+		*a.pooled = a.body[:0]
+		answerBuffers.Put(a.pooled)
+	}
+}
+
+// finish ends every request: a recovered panic becomes a 500 ErrorBody
+// and an error in the log, and the record is completed and observed.
+func (s *Server) finish(c *call, r *http.Request) {
+	v := recover()
+	if v != nil && v != http.ErrAbortHandler { // a dropped connection is on purpose
+		s.log.Error("panic serving request", s.requestAttrs(r), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		if !c.wrote {
+			s.write(c, c, errorAnswer(http.StatusInternalServerError, CodeInternal, "the simulator failed while serving this request; the failure is logged", nil))
+		}
+	}
+	if c.rec.on {
+		if v == http.ErrAbortHandler {
+			c.status = 0 // no answer
+		}
+		s.end(c, r)
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+}
+
+// cleanPath is path.Clean that keeps a trailing slash, as ServeMux does.
+func cleanPath(p string) string {
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// meter is the writer of a call: it remembers whether the header went out,
+// so a panic after it does not write a second one, the status and the
+// bytes, for the journal, and keeps the body for observers. Unwrap lets
+// http.ResponseController reach the connection (for dropped-connection
+// faults).
+type meter struct {
+	http.ResponseWriter
+	wrote   bool
+	status  int
+	errCode string // the ErrorBody's error
+	n       int64  // body bytes written
+	keep    bool   // keep the body for observers
+	kept    []byte
+}
+
+func (w *meter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status = code
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *meter) Write(b []byte) (int, error) {
+	w.wrote = true
+	w.n += int64(len(b))
+	if w.keep && len(w.kept) < maxObservedBody {
+		if w.kept == nil {
+			// The body at once, when its length is known: no copy to grow.
+			n := len(b)
+			if cl := w.Header()["Content-Length"]; len(cl) == 1 {
+				if v, err := strconv.Atoi(cl[0]); err == nil && v > n {
+					n = v
+				}
+			}
+			w.kept = make([]byte, 0, min(n, maxObservedBody))
+		}
+		w.kept = append(w.kept, b[:min(len(b), maxObservedBody-len(w.kept))]...)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *meter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// record is the journal's view of one request while it is served.
+type record struct {
+	e        journaled
+	key      hashedKey // when e.hasKey: never journaled, only handed to authenticate
+	start    time.Time
+	rateTime time.Time // for observers
+	authErr  string    // for observers
+	tap      *bodyTap
+	on       bool
+	observe  bool
+}
+
+// begin starts the record of an API request, unless there is neither a
+// journal nor an observer.
+func (s *Server) begin(c *call, r *http.Request) {
+	if s.journal == nil && len(s.observers) == 0 {
+		return
+	}
+	rec := &c.rec
+	rec.on, rec.start, rec.observe = true, time.Now(), len(s.observers) > 0
+	e := &rec.e
+	e.Time = rec.start.UTC()
+	e.VirtualTime = s.clock.Now().UnixMilli()
+	e.Method = r.Method
+	e.Path, e.Query, e.KeyInURL = s.redactURL(r.URL.Path, r.URL.RawQuery)
+	e.Operation = c.operation()
+	// The header map is read by its canonical keys: no canonicalizing on
+	// every request.
+	if ct := r.Header["Content-Type"]; len(ct) > 0 {
+		e.ContentType = excerpt(s.redactKeys(ct[0])) // redacted before it is cut
+	}
+	auth := r.Header["Authorization"]
+	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
+		h := hashKey(key)
+		rec.key, e.hasKey = hashedKey{auth[0], h}, true
+		copy(e.keyID[:], h[:8])
+		copy(e.keyTail[:], key[len(key)-4:])
+		e.Account = s.st.Load().keys.accountOf(h)
+	} else if rec.observe {
+		rec.authErr = err.Code
+	}
+	if rec.observe {
+		rec.rateTime = s.clock.RateNow()
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		tap := &bodyTap{ReadCloser: r.Body}
+		if rec.observe {
+			// Observers see the body as sent, whether or not the handler
+			// reads it (a 401 or a 403 is answered before): read now, at
+			// most MaxBodyBytes+1, and handed on to the handler.
+			body := r.Body
+			tap.kept, _ = io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
+			tap.ReadCloser = readCloser{io.MultiReader(bytes.NewReader(tap.kept), body), body}
+		}
+		rec.tap = tap
+		r.Body = tap
+	}
+}
+
+// end completes the record once the answer is written, journals it and
+// hands the exchange to the observers.
+func (s *Server) end(c *call, r *http.Request) {
+	rec := &c.rec
+	e := &rec.e
+	e.Status, e.Error, e.ResponseBytes = c.status, c.errCode, c.n
+	if ra := c.Header()["Retry-After"]; len(ra) > 0 {
+		e.RetryAfter = ra[0]
+	}
+	if rec.tap != nil {
+		e.RequestBytes = rec.tap.n
+	}
+	e.Micros = time.Since(rec.start).Microseconds()
+	if s.journal != nil {
+		s.journal.add(e)
+	} else if rec.observe {
+		e.ID = s.exchanges.Add(1) // without a journal, observers still tell requests apart
+	}
+	if !rec.observe {
+		return
+	}
+	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: c.Header(), ResponseBody: c.kept,
+		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, ClientGone: r.Context().Err() != nil, redact: s.redactKeys}
+	if rec.tap != nil {
+		x.RequestBody = rec.tap.kept
+	}
+	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "")
+	for _, o := range s.observers {
+		s.callObserver(o, x)
+	}
+}
+
+// withoutSecrets is a request's header for observers: the same values,
+// without Authorization and Cookie.
+func withoutSecrets(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		if k != "Authorization" && k != "Cookie" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (s *Server) callObserver(o Observer, x *Exchange) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("an observer panicked", "panic", fmt.Sprint(v), "request", x.ID)
+		}
+	}()
+	o(x)
+}
+
+// bodyTap counts what the server reads of a request body; kept is what
+// observers see of it.
+type bodyTap struct {
+	io.ReadCloser
+	n    int64
+	kept []byte
+}
+
+func (b *bodyTap) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	return n, err
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// requestAttrs describe a request for the log: never its Authorization,
+// and a key that a careless client put in the path or the query redacted.
+func (s *Server) requestAttrs(r *http.Request) slog.Attr {
+	p, q, _ := s.redactURL(r.URL.Path, r.URL.RawQuery)
+	return slog.Group("request", "method", r.Method, "path", p, "query", q)
+}
