@@ -27,6 +27,12 @@
 // its own can be tested against a realtime simulator: Options.Config.Speed
 // 1). Attached to a running simulator (Options.URL), the test gets
 // accounts of its own, and only their keys are judged.
+//
+// Fuzz makes a client's test a fuzz test: the fuzz input decides what the
+// simulator serves (package simulator/fuzz), go test -fuzz explores and
+// shrinks, and a failure tells what was served, request by request. Against
+// a simulator started with --fuzz-seed N, Sim.MayFail and
+// Sim.ServedEventIDs read GET /_control/fuzz.
 package clienttest
 
 import (
