@@ -14,7 +14,7 @@
 //
 // # What the input decides
 //
-// The world (World): its seed, 1 to 8 channels, a history of nothing (an
+// The world (World): its seed, 2 to 8 channels, a history of nothing (an
 // empty feed until the clock moves) to 30 days, the edge rate (emoji,
 // combining marks and right-to-left titles, 12- to 32-character ids, null
 // counts, avatars missing), a cap on the feed (a walk sees its newest 0,
@@ -24,11 +24,14 @@
 // counts served as 0, null or 2^53-1.
 //
 // Steps in the contract (Trouble): a 429 with a truthful Retry-After (the
-// key is refused until it has passed), a 5xx (one to three requests and
-// at least a few seconds of the clock), a slow answer (the clock moves
+// key is refused until it has passed), a 5xx outage, a slow answer (the clock moves
 // while it is answered), a body cut short (the connection closes), a
 // connection dropped, the key regenerated during a walk (the client's key
 // is revoked: 401), events arriving at the head of the feed during a walk.
+// A 429, a 5xx, a cut or a drop comes only to a key whose last answer on
+// that operation was a success, so that a client that retries with
+// backoff meets a bounded run of errors (an outage ends after at least
+// three requests and four seconds of the clock, at most 50 requests).
 //
 // Steps that break the contract (Broken, with Options.Break): a page out
 // of order, a page longer than asked, an event repeated across pages, a
