@@ -26,8 +26,9 @@ bugs=("$@")
 printf "%-16s %-22s %s\n" BUG "GO TEST -FUZZ" "SEED LOOP"
 for bug in "${bugs[@]}"; do
 	# The time is the fuzz target's own, from its --- FAIL line (the build
-	# is not counted); inputs found before are removed first.
-	rm -rf "$copy/simulator/clienttest/testdata/fuzz/${target[$bug]}"
+	# is not counted); the inputs of earlier runs (testdata/fuzz and the
+	# cache's corpus) are removed first, so that each run starts afresh.
+	rm -rf "$copy/simulator/clienttest/testdata/fuzz/${target[$bug]}" "$(go env GOCACHE)/fuzz/github.com/tcmkit/tcmkit/simulator/clienttest/${target[$bug]}"
 	found="not found in ${FUZZTIME:-120s}"
 	if ! (cd "$copy" && go test -run XXX -fuzz "^${target[$bug]}\$" -fuzztime "${FUZZTIME:-120s}" -parallel 1 ./simulator/clienttest/ >"$copy/$bug.log" 2>&1); then
 		found="$(sed -n "s/^--- FAIL: ${target[$bug]} (\(.*\))$/found in \1/p" "$copy/$bug.log" | head -1)"

@@ -94,7 +94,7 @@ for seed in $(seq "$first" "$last"); do
 	fi
 	failed+=("$seed")
 	echo "seed $seed FAILED: $(IFS=';'; echo "${why[*]}")"
-	jq -r '.served[] | "  " + .' "$dir/fuzz.json" | head -12
+	jq -r '.served[] | "  " + .' "$dir/fuzz.json" | head -12 || true
 	jq -r '.findings[] | "  finding: " + .' "$dir/fuzz.json"
 	echo "  (replay: $0 $seed $seed -- $*; everything under $dir)"
 	[[ "${FUZZ_STOP:-}" == 1 ]] && break
