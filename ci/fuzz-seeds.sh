@@ -24,7 +24,7 @@
 # feed holds, each once.
 #
 # Environment:
-#   FUZZ_BREAK=1   also serve answers that break the contract (--fuzz-break)
+#   FUZZ_BREAK=1   also serve answers that break the contract (--fuzz-seed N:break)
 #   FUZZ_SPEED=S   the simulator's --speed (default 0: manual clock)
 #   FUZZ_STOP=1    stop at the first failing seed
 #   FUZZ_OUT=DIR   keep each seed's fuzz.json, clients.json and output.txt
@@ -56,7 +56,8 @@ if [[ -z "$out" ]]; then
 	keep_all=0
 fi
 args=(--speed "${FUZZ_SPEED:-0}")
-[[ "${FUZZ_BREAK:-}" == 1 ]] && args+=(--fuzz-break)
+suffix=""
+[[ "${FUZZ_BREAK:-}" == 1 ]] && suffix=":break"
 
 failed=()
 tried=0
@@ -64,7 +65,7 @@ for seed in $(seq "$first" "$last"); do
 	dir="$out/seed-$seed"
 	tried=$((tried + 1))
 	mkdir -p "$dir"
-	"${simcmd[@]}" --addr 127.0.0.1:0 --info-file "$work/sim.json" --fuzz-seed "$seed" "${args[@]}" >"$dir/simulator.log" 2>&1 &
+	"${simcmd[@]}" --addr 127.0.0.1:0 --info-file "$work/sim.json" --fuzz-seed "$seed$suffix" "${args[@]}" >"$dir/simulator.log" 2>&1 &
 	pid=$!
 	pids+=("$pid")
 	for _ in $(seq 100); do [[ -s "$work/sim.json" ]] && break; sleep 0.1; done

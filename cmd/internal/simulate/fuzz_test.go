@@ -21,11 +21,11 @@ func TestFuzzSeed(t *testing.T) {
 	if p := s.Plan(); p.String() != want.String() || o.cfg.Seed != want.World.Seed || o.cfg.Channels != want.World.Channels {
 		t.Fatalf("plan %s, world seed %d", p, o.cfg.Seed)
 	}
-	o, err = parseOptions("simulator", []string{"--fuzz-seed", "7", "--fuzz-break", "--speed", "1"}, io.Discard)
+	o, err = parseOptions("simulator", []string{"--fuzz-seed", "7:break", "--speed", "1"}, io.Discard)
 	if err != nil || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Break || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Realtime {
-		t.Fatalf("--fuzz-break --speed 1: %v", err)
+		t.Fatalf("--fuzz-seed 7:break --speed 1: %v", err)
 	}
-	for _, args := range [][]string{{"--fuzz-break"}, {"--fuzz-seed", "x"}} {
+	for _, args := range [][]string{{"--fuzz-seed", "7:brake"}, {"--fuzz-seed", "x"}} {
 		if _, err := parseOptions("simulator", args, io.Discard); err == nil || !strings.Contains(err.Error(), "fuzz") {
 			t.Errorf("%v: %v", args, err)
 		}

@@ -94,8 +94,7 @@ type Settings struct {
 	LogFormat      string        `ff:"long=log-format, usage='log format on stderr: text or json'"`
 	LogLevel       string        `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
 	// The fuzz schedule (package simulator/fuzz, ci/fuzz-seeds.sh).
-	FuzzSeed  string `ff:"placeholder=N, long=fuzz-seed, usage='serve the fuzz schedule of seed N: a world at the edges of the contract (in place of --seed, --channels, --history, --edge-rate) and trouble on chosen requests (429, 5xx, slow, cut, a key revoked mid-walk); GET /_control/fuzz says what was served'"`
-	FuzzBreak bool   `ff:"long=fuzz-break, usage='with --fuzz-seed, also serve answers that break the contract (a page out of order, a cursor cycle, an unknown event type...) to test the defences of a client'"`
+	FuzzSeed string `ff:"placeholder=N, long=fuzz-seed, usage='serve the fuzz schedule of seed N: a world at the edges of the contract (in place of --seed, --channels, --history, --edge-rate), 429s, 5xx, slow and cut answers, a key revoked mid-walk; N:break also breaks the contract; GET /_control/fuzz says what was served'"`
 }
 
 // Defaults are the settings before the environment and the flags.
