@@ -83,6 +83,7 @@ run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/o
 run "go test ./..." go test ./...
 run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
+run "go install …/cmd/tcmkit@VERSION from a local module proxy on an empty module cache; the installed binary judges what it serves (ci/install.sh)" env KEEP_GOCACHE=1 ci/install.sh
 collect
 
 # ---------------------------------------------------------------------------

@@ -1,41 +1,46 @@
 #!/usr/bin/env bash
-# The container image of the simulator (Containerfile), built and run with
-# podman (Debian's packages podman and runc, installed with apt-get when
-# missing), then judged:
-#   1. the image holds the static binary alone (FROM scratch);
-#   2. started without a control token it refuses to listen on 0.0.0.0
-#      and says why (exit 2);
-#   3. started with TCM_SIM_CONTROL_TOKEN from the environment it serves:
+# The kit's container image (Containerfile), built from source and run with
+# podman (Debian's packages podman and runc, installed by ci/apt-install.sh
+# when missing), then judged:
+#   1. the image is built by the Containerfile alone, from the committed
+#      tree (git archive HEAD, as a fresh clone has it), and tagged
+#      localhost/tcmkit:dev. This machine reaches no image registry and no
+#      module proxy inside a build, so the build stage stands on
+#      localhost/go-local:<go version>, an image made here from this
+#      machine's Go (/usr/local/go) and /bin/sh, and the modules come from
+#      a file proxy put in the context (GOPROXY=file://…, made from this
+#      machine's module cache). ONLINE=1 builds as a user would: the official
+#      Go image and proxy.golang.org. The build time and image size are
+#      printed; the image holds the static binary alone (FROM scratch);
+#   2. `simulate` started without a control token refuses to listen on
+#      0.0.0.0 and says why (exit 2);
+#   3. `simulate` with TCM_SIM_CONTROL_TOKEN from the environment serves:
 #      its health check passes, the control API refuses a request without
 #      the token and answers one with it;
-#   4. the conformance suite, run against it over HTTP, passes;
+#   4. `conform` from the image judges it over HTTP and passes, its reports
+#      written into a mounted directory (-v "$PWD/reports:/reports"),
+#      readable by the user who ran it; `conform` against the image's own
+#      bundled simulator passes too;
 #   5. the simulator service of the docker-compose example
 #      (ci/examples/compose/compose.yaml) starts with podman-compose on the
 #      same image and answers, behind its token.
-# Everything runs on 127.0.0.1 (--network host) and is removed at the end.
+# Everything runs on 127.0.0.1 (--network host). Containers and the
+# temporary files are removed at the end, and so are the build stage's
+# images; localhost/tcmkit:dev and localhost/go-local stay (a second run
+# reuses the stand-in, and the Go build cache of podman's cache mount).
 # Podman on this kind of machine needs runc, cgroupfs and a containers.conf
 # with default_ulimits = [] (written to a temporary file, CONTAINERS_CONF).
-# About 30 s once podman is installed. ci/check.sh (and so .ci/run) calls it.
+# ci/check.sh (and so .ci/run) calls it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-missing=()
-command -v podman >/dev/null || missing+=(podman)
-command -v runc >/dev/null || missing+=(runc)
-command -v curl >/dev/null || missing+=(curl)
-command -v jq >/dev/null || missing+=(jq)
-command -v podman-compose >/dev/null || missing+=(podman-compose)
-if ((${#missing[@]} > 0)); then
-	echo "ci/container.sh: installing ${missing[*]} (apt-get)"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q "${missing[@]}" >/dev/null; }
-fi
+ci/apt-install.sh podman runc curl jq podman-compose
 podman --version
 
 tmp="$(mktemp -d)"
-image="localhost/tcmkit-simulator:ci-$$"
-name="tcmkit-simulator-ci-$$"
+image="localhost/tcmkit:dev"
+name="tcmkit-ci-$$"
 export CONTAINERS_CONF="$tmp/containers.conf"
 printf '[containers]\ndefault_ulimits = []\n' >"$CONTAINERS_CONF"
 podman=(podman --runtime runc --cgroup-manager cgroupfs)
@@ -43,25 +48,56 @@ compose=(podman-compose --podman-args="--runtime runc --cgroup-manager cgroupfs"
 cleanup() {
 	TCM_SIM_CONTROL_TOKEN=x "${compose[@]}" down >/dev/null 2>&1 || true
 	"${podman[@]}" rm -f -t 0 "$name" >/dev/null 2>&1 || true
-	"${podman[@]}" rmi -f "$image" localhost/tcmkit-simulator:latest >/dev/null 2>&1 || true
+	# The build stage's images and earlier builds of the image, untagged:
+	# gone (the Go build cache stays in podman's cache mount).
+	"${podman[@]}" image prune -f --filter label=tcmkit.stage=build >/dev/null 2>&1 || true
+	"${podman[@]}" image prune -f --filter label=org.opencontainers.image.title=tcmkit >/dev/null 2>&1 || true
+	chmod -R u+w "$tmp" 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# 1. Build: the binary first, then the image from a context that holds it.
-mkdir -p "$tmp/context/bin"
-CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$tmp/context/bin/simulator" ./cmd/simulator
-"${podman[@]}" build --quiet --format docker -t "$image" -f Containerfile "$tmp/context" >/dev/null
-# The compose example names the image localhost/tcmkit-simulator:latest.
-"${podman[@]}" tag "$image" localhost/tcmkit-simulator:latest
-files=$("${podman[@]}" image inspect --format '{{len .RootFS.Layers}}' "$image")
+# 1. Build.
+mkdir -p "$tmp/context"
+git archive --format=tar HEAD | tar -x -C "$tmp/context"
+build_args=(--build-arg "VERSION=$(git describe --tags --always --dirty 2>/dev/null || echo dev)")
+if [[ "${ONLINE:-}" != 1 ]]; then
+	go_version="$(go env GOVERSION)"
+	go_image="localhost/go-local:${go_version#go}"
+	if ! "${podman[@]}" image exists "$go_image"; then
+		# A stand-in for the official image: Go where it keeps it, a shell
+		# for RUN, and the directories a build uses.
+		goroot="$(go env GOROOT)"
+		mkdir -p "$tmp/stand-in/bin" "$tmp/stand-in/tmp" "$tmp/stand-in/root" "$tmp/stand-in/go"
+		chmod 1777 "$tmp/stand-in/tmp"
+		cp /bin/dash "$tmp/stand-in/bin/sh"
+		libs=$(ldd /bin/dash | grep -o '/[^ ]*' | sed 's|^/||')
+		tar -c --dereference -C / $libs -C "$tmp/stand-in" bin/sh tmp root go \
+			--transform "s|^${goroot#/}|usr/local/go|" -C / "${goroot#/}" |
+			"${podman[@]}" import --change 'ENV PATH=/go/bin:/usr/local/go/bin:/usr/bin:/bin' \
+				--change 'ENV GOPATH=/go' --change 'ENV HOME=/root' --change 'WORKDIR /go' - "$go_image" >/dev/null
+		echo "made $go_image from $goroot"
+	fi
+	# The modules the build needs (those go build fetches), as a file proxy
+	# in the context.
+	deps="$(go env GOMODCACHE)/cache/download"
+	(cd "$tmp/context" && GOMODCACHE="$tmp/modcache" GOFLAGS=-mod=mod GOPROXY="file://$deps" go build -o /dev/null ./cmd/tcmkit)
+	cp -r "$tmp/modcache/cache/download" "$tmp/context/.modproxy"
+	build_args+=(--build-arg "GO_IMAGE=$go_image" --build-arg "GOPROXY=file:///src/.modproxy")
+fi
+start=$(date +%s.%N)
+"${podman[@]}" build --network host --format docker "${build_args[@]}" -t "$image" -f Containerfile "$tmp/context" >"$tmp/build.log" 2>&1 ||
+	{ cat "$tmp/build.log"; echo "podman build failed"; exit 1; }
+end=$(date +%s.%N)
+layers=$("${podman[@]}" image inspect --format '{{len .RootFS.Layers}}' "$image")
 size=$("${podman[@]}" image inspect --format '{{.Size}}' "$image")
-echo "image $image: $files layer(s), $((size / 1024 / 1024)) MiB"
-[[ "$files" == 1 ]] || { echo "want one layer (the binary on scratch)"; exit 1; }
+printf 'podman build of %s: %.1f s; %d layer(s), %.1f MiB; %s\n' "$image" "$(echo "$end - $start" | bc)" "$layers" \
+	"$(echo "$size / 1048576" | bc -l)" "$("${podman[@]}" run --rm "$image" version)"
+[[ "$layers" == 1 ]] || { echo "want one layer (the binary on scratch)"; exit 1; }
 
 # 2. No token: it must refuse to expose an open control API.
 set +e
-out=$("${podman[@]}" run --rm --no-healthcheck --network host -e TCM_SIM_ADDR=0.0.0.0:0 "$image" 2>&1)
+out=$("${podman[@]}" run --rm --no-healthcheck --network host -e TCM_SIM_ADDR=0.0.0.0:0 "$image" simulate 2>&1)
 code=$?
 set -e
 echo "without a token: exit $code: $out"
@@ -77,29 +113,40 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 port=$(free_port)
 token="ci-$RANDOM$RANDOM"
 "${podman[@]}" run -d --no-healthcheck --name "$name" --network host \
-	-e TCM_SIM_ADDR="0.0.0.0:$port" -e TCM_SIM_CONTROL_TOKEN="$token" -e TCM_SIM_SPEED=60 "$image" >/dev/null
+	-e TCM_SIM_ADDR="0.0.0.0:$port" -e TCM_SIM_CONTROL_TOKEN="$token" -e TCM_SIM_SPEED=60 "$image" simulate >/dev/null
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 100); do
 	curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d '{}' "$base/api/public/health" 2>/dev/null && break
 	sleep 0.1
 done
 # The image's HEALTHCHECK command, run by hand (podman's timers need systemd).
-"${podman[@]}" exec "$name" /simulator --health-check
+"${podman[@]}" exec "$name" /tcmkit simulate --health-check
 echo "health check inside the container: ok"
 status=$(curl -s -o /dev/null -w '%{http_code}' "$base/_control/info")
 [[ "$status" == 401 ]] || { echo "control API without the token: $status, want 401"; exit 1; }
 info=$(curl -fsS -H "X-Control-Token: $token" "$base/_control/info")
 echo "control API: 401 without the token, 200 with it"
 
-# 4. The suite, over HTTP, against the container (--speed 60: a rate-limit
-# window is one real second, so Retry-After waits are short).
-go test -c -o "$tmp/suite.test" ./suites
-(cd "$tmp" && ./suite.test --target "$base" \
+# 4. conform from the image, over HTTP, against the container (--speed 60:
+# a rate-limit window is one real second, so Retry-After waits are short),
+# its reports in a mounted directory of the user's.
+mkdir -p "$tmp/user/reports"
+cd "$tmp/user"
+podman_run=("${podman[@]}" run --rm --network host)
+"${podman_run[@]}" -v "$PWD/reports:/reports" "$image" conform --target "$base" \
 	--pro-key "$(jq -r .proKey <<<"$info")" --free-key "$(jq -r .freeKey <<<"$info")" \
-	--revoked-key "$(jq -r .revokedKey <<<"$info")" --report-dir "$tmp/report" -ginkgo.no-color >"$tmp/suite.out" 2>&1) ||
-	{ cat "$tmp/suite.out"; echo "the suite failed against the container"; exit 1; }
-grep -E '^(Ran|SUCCESS|FAIL)' "$tmp/suite.out"
-echo "the container passes the conformance suite; its log ends:"
+	--revoked-key "$(jq -r .revokedKey <<<"$info")" --report-dir /reports --no-color >"$tmp/suite.out" 2>&1 ||
+	{ cat "$tmp/suite.out"; echo "tcmkit conform (in the image) failed against tcmkit simulate (in the image)"; exit 1; }
+grep -E '^(Ran|SUCCESS|FAIL)|report:' "$tmp/suite.out"
+for f in conformance-report.json conformance-report.md conformance-report.html; do
+	[[ -r "reports/$f" ]] || { ls -la reports; echo "reports/$f is not there, or not readable by $(id -un)"; exit 1; }
+done
+echo "reports in ./reports, readable by $(id -un): $(stat -c '%U %a' reports/conformance-report.json)"
+"${podman_run[@]}" "$image" conform --no-color --report-dir /tmp/reports >"$tmp/bundled.out" 2>&1 ||
+	{ cat "$tmp/bundled.out"; echo "tcmkit conform (in the image) failed against its bundled simulator"; exit 1; }
+echo "conform against the image's bundled simulator: $(grep -E '^(SUCCESS|FAIL)' "$tmp/bundled.out")"
+cd "$root"
+echo "the simulator's log ends:"
 "${podman[@]}" logs "$name" 2>&1 | tail -n 3
 
 # 5. The compose example's simulator service (its port moved to a free one).

@@ -27,32 +27,12 @@ import (
 // A request that is not authenticated is not counted against any budget;
 // every authenticated request is, also one that then gets a 400 or a 403.
 
-// apiRoute is one route of the API. apiTable is the one list of them:
-// serve routes by it, and the journal and the middleware name operations
-// by it.
-type apiRoute struct {
-	method, path string
-	op           Operation
-	h            func(*Server, *call, *http.Request) answer
-	wrapped      http.Handler // h under Config.Middleware; nil without middleware
-}
-
 func apiTable() []apiRoute {
 	return []apiRoute{
 		{method: http.MethodGet, path: schemas.PathFeed, op: OpFeed, h: (*Server).feed},
 		{method: http.MethodPost, path: schemas.PathVideos, op: OpVideos, h: (*Server).videos},
 		{method: http.MethodPost, path: schemas.PathHealth, op: OpHealth, h: (*Server).health},
 	}
-}
-
-// isOperation: op names an operation of apiTable.
-func isOperation(op Operation) bool {
-	for _, rt := range apiTable() {
-		if rt.op == op {
-			return true
-		}
-	}
-	return false
 }
 
 // routes builds the server's routes: the API's by path, the control API's
@@ -62,7 +42,7 @@ func (s *Server) routes() {
 	var paths []string
 	for _, rt := range apiTable() {
 		rt := rt
-		s.wrap(&rt)
+		s.buildOperation(&rt)
 		s.api[rt.path] = &rt
 		paths = append(paths, rt.path)
 	}
@@ -111,7 +91,11 @@ func (s *Server) feed(c *call, r *http.Request) answer {
 		return queryError(problems)
 	}
 	s.settle(st)
-	a, err := s.answer(&st.feedPages, st.feedMoment, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
+	cache, moment := &st.feedPages, st.feedMoment
+	if q.Cursor != "" {
+		cache, moment = &st.cursorPages, st.cursorMoment
+	}
+	a, err := s.answer(cache, moment, func() string { return feedKey(accountID, q.Cursor, q.Limit) }, func(dst []byte) ([]byte, error) {
 		return st.world.AppendFeedPage(dst, accountID, q.Cursor, q.Limit)
 	})
 	switch {

@@ -12,10 +12,15 @@ import (
 // the accounts, so its moment is the log's length and a count of the
 // control API's changes (a plan, an account); a tracked-videos answer also
 // depends on the world's Now (stat windows), so its moment is Now and that
-// count. A feed page therefore stays cached in a live world until an event
-// is recorded; a tracked-videos answer in a live world never would, and is
-// not cached there (see Server.answer).
+// count. A first feed page therefore stays cached in a live world until an
+// event is recorded, and a page asked for with a cursor, which a new event
+// does not change, until the control API changes something (its moment is
+// that count alone: state.cursorMoment); a tracked-videos answer in a live
+// world never would, and is not cached there (see Server.answer).
 type answerCache struct {
+	// evict: a full cache drops answers it holds (any) to keep a new
+	// one, rather than keep no more.
+	evict  bool
 	mu     sync.Mutex
 	moment cacheMoment
 	bytes  int
@@ -45,7 +50,7 @@ func (c *answerCache) Get(m cacheMoment, key string) ([]byte, bool) {
 func (c *answerCache) hasRoom(m cacheMoment) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.moment != m || c.bytes < maxCacheBytes-maxPooledAnswer
+	return c.moment != m || c.evict || c.bytes < maxCacheBytes-maxPooledAnswer
 }
 
 func (c *answerCache) Put(m cacheMoment, key string, body []byte) {
@@ -54,8 +59,21 @@ func (c *answerCache) Put(m cacheMoment, key string, body []byte) {
 	if c.moment != m || c.byKey == nil {
 		c.moment, c.bytes, c.byKey = m, 0, map[string][]byte{}
 	}
+	if len(body) > maxCacheBytes {
+		return
+	}
+	for k, b := range c.byKey { // in no order: any answers make room
+		if c.bytes+len(body) <= maxCacheBytes || !c.evict {
+			break
+		}
+		delete(c.byKey, k)
+		c.bytes -= len(b)
+	}
 	if c.bytes+len(body) > maxCacheBytes {
 		return
+	}
+	if old, ok := c.byKey[key]; ok {
+		c.bytes -= len(old)
 	}
 	c.byKey[key] = body
 	c.bytes += len(body)

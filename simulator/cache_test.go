@@ -3,6 +3,7 @@ package simulator
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -85,8 +86,11 @@ func TestFeedCacheInALiveWorld(t *testing.T) {
 	key := s.Seeded().Pro
 	acct := s.st.Load().world.Accounts()[0].ID
 	var last string
+	var cursors []string
+	before := s.st.Load().world.Stats().Events
 	for i := range 40 {
 		move(20 * time.Second) // 20 virtual minutes: now and then an event
+		s.catchUp(s.clock.Now())
 		for range 2 {
 			r := s.serve(t, feedReq(key, "limit=5"))
 			want, err := s.st.Load().world.FeedPage(acct, "", 5)
@@ -97,7 +101,35 @@ func TestFeedCacheInALiveWorld(t *testing.T) {
 				t.Fatalf("step %d: the page differs from a fresh one", i)
 			}
 			last = string(r.body)
+			// Pages after a cursor (three deep) are kept while events are
+			// recorded: each still equals a fresh one.
+			for p, depth := decodePage(t, r), 0; p.NextCursor != nil && depth < 3; depth++ {
+				c := *p.NextCursor
+				r := s.serve(t, feedReq(key, "limit=5&cursor="+c))
+				want, err := s.st.Load().world.FeedPage(acct, c, 5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.status != 200 || !bytes.Equal(r.body, want) {
+					t.Fatalf("step %d: the page after a cursor differs from a fresh one", i)
+				}
+				cursors = append(cursors, c)
+				p = decodePage(t, r)
+			}
 		}
+	}
+	// Every cursor met on the way, asked again once the world moved on:
+	// the page (kept or not) is the one the world builds now.
+	for _, c := range cursors {
+		r := s.serve(t, feedReq(key, "limit=5&cursor="+c))
+		want, _ := s.st.Load().world.FeedPage(acct, c, 5)
+		if r.status != 200 || !bytes.Equal(r.body, want) {
+			t.Fatalf("cursor %s: the page differs from a fresh one", c)
+		}
+	}
+	t.Logf("%d cursors, %d kept, %d events recorded", len(cursors), len(s.st.Load().cursorPages.byKey), s.st.Load().world.Stats().Events-before)
+	if len(s.st.Load().cursorPages.byKey) == 0 || s.st.Load().world.Stats().Events == before {
+		t.Error("no page after a cursor was kept, or no event was recorded")
 	}
 	if last == "" {
 		t.Fatal("no page")
@@ -138,4 +170,34 @@ func TestFeedCacheInALiveWorld(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
+}
+
+// A full cache that evicts keeps the newest answer and stays within its
+// bound; one that does not keeps what it holds.
+func TestAnswerCacheEvicts(t *testing.T) {
+	body := make([]byte, 1<<20)
+	m := cacheMoment{changes: 1}
+	for _, evict := range []bool{true, false} {
+		c := &answerCache{evict: evict}
+		n := 2 * maxCacheBytes / len(body)
+		for i := range n {
+			k := strconv.Itoa(i)
+			c.Put(m, k, body)
+			c.Put(m, k, body) // the same key twice counts once
+		}
+		_, newest := c.Get(m, strconv.Itoa(n-1))
+		_, first := c.Get(m, "0")
+		total := 0
+		for _, b := range c.byKey {
+			total += len(b)
+		}
+		switch {
+		case c.bytes != total || c.bytes > maxCacheBytes:
+			t.Errorf("evict %v: %d bytes counted, %d held, bound %d", evict, c.bytes, total, maxCacheBytes)
+		case evict && !newest, !evict && (newest || !first):
+			t.Errorf("evict %v: newest kept %v, first kept %v", evict, newest, first)
+		case evict != c.hasRoom(m):
+			t.Errorf("evict %v: hasRoom %v when full", evict, c.hasRoom(m))
+		}
+	}
 }

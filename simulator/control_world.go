@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
@@ -188,11 +187,8 @@ func (s *Server) Import(r io.Reader) error {
 			return fmt.Errorf("simulator: import: account %q has no valid key", a.ID)
 		}
 	}
-	st := &state{
-		world: wd, keys: keys, seeded: e.Seeded,
-		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
-		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
-	}
+	st := s.newState(wd, keys)
+	st.seeded = e.Seeded
 	s.advancing.Lock()
 	defer s.advancing.Unlock()
 	s.control.Lock()

@@ -24,15 +24,18 @@
 //	serve.go            the path of a request: the call (one value per request), routing,
 //	                    the per-operation wrapper (injected faults, Config.Middleware),
 //	                    writeAnswer (the one writer of answers), the journal's record, observers
-//	answer.go           answer, ErrorBody and the error codes, the 400 of a query
+//	operation.go        Operation, Middleware, and a route of the API
 //	api.go              the API's route table and its handlers (feed, videos, health)
+//	answer.go           answer, ErrorBody and the error codes, the 400 of a query
 //	cors.go             CORS for the API
-//	keys.go             keys: issue, authenticate, redact
+//	keys.go             keys: issue, parse, authenticate, export
+//	redact.go           keys where they should not be: redaction, the keys an observer is told of
 //	limit.go, cache.go  rate limits; kept 200 answers
 //	journal.go          the request journal (GET /_control/requests)
 //	observe.go          Exchange, Observer and the client judge's interface
 //	faults.go           injected faults (FaultSpec) and their set
-//	server.go           Config, New, the state a reset replaces, the clock's ticks
+//	server.go           Config, New, the state a reset replaces, the clock's ticks, the
+//	                    Server's methods for a judge (RegenerateKey, AddFault, RateNow)
 //	listen.go, clock.go HTTPServer; the virtual clock
 //	control_routes.go   the control API's route table and its guard
 //	control_accounts.go control routes of accounts, faults, the edge rate, info

@@ -1,15 +1,9 @@
 package simulator
 
 import (
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
-
-	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // ClientJudge judges the clients that talk to a server: it sees every
@@ -105,84 +99,4 @@ func (x *Exchange) Redact(text string) string {
 		return text
 	}
 	return x.redact(text)
-}
-
-// maxKeysSeen bounds Exchange.KeysSeen.
-const maxKeysSeen = 4
-
-// keysSeen finds the keys of a request outside a well-formed
-// Authorization header: in the path, the query (raw and decoded), the
-// body, the other headers, and the Authorization header itself when it is
-// not Bearer <key> (badAuth).
-func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen {
-	var out []KeySeen
-	add := func(where, text string) {
-		if len(out) >= maxKeysSeen || !strings.Contains(text, s.keyMarker) {
-			return
-		}
-		for _, k := range s.keyPattern.FindAllString(text, maxKeysSeen-len(out)) {
-			h := hashKey(k)
-			out = append(out, KeySeen{Where: where, KeyID: hex.EncodeToString(h[:8]), KeyHint: redact(k)})
-		}
-	}
-	if badAuth {
-		for _, v := range r.Header["Authorization"] {
-			add("authorization", v)
-		}
-	}
-	add("path", r.URL.Path)
-	q := r.URL.RawQuery
-	if dec, err := url.QueryUnescape(q); err == nil && dec != q {
-		q = dec
-	}
-	add("query", q)
-	add("body", string(body))
-	for name, vs := range r.Header {
-		if name == "Authorization" || name == "Cookie" {
-			continue
-		}
-		for _, v := range vs {
-			add("header", v)
-		}
-	}
-	return out
-}
-
-// RedactKeys replaces every key of the server's prefix in text by its
-// hint (tcm_…abcd): for what is written out of what clients sent.
-func (s *Server) RedactKeys(text string) string { return s.redactKeys(text) }
-
-// RateNow is the time rate-limit windows and Retry-After count on (see
-// Exchange.RateTime).
-func (s *Server) RateNow() time.Time { return s.clock.RateNow() }
-
-// RegenerateKey gives an account a new key and revokes its old one at
-// once, as POST /_control/accounts/{id}/key does.
-func (s *Server) RegenerateKey(accountID string) (string, error) {
-	s.control.Lock()
-	defer s.control.Unlock()
-	st := s.st.Load()
-	if _, ok := st.world.Account(accountID); !ok {
-		return "", world.ErrNoAccount
-	}
-	key := st.keys.Issue(accountID)
-	s.log.Info("key regenerated; the previous key is revoked", "account", accountID, "key", redact(key))
-	return key, nil
-}
-
-// AddFault injects a fault, as POST /_control/faults does, and returns
-// it with its id.
-func (s *Server) AddFault(spec FaultSpec) (FaultSpec, error) {
-	if err := spec.check(); err != nil {
-		return spec, fmt.Errorf("invalid fault: %w", err)
-	}
-	spec = s.faults.Add(spec)
-	s.log.Info("fault added", "fault", spec.ID, "operation", spec.Operation, "status", spec.Status)
-	return spec, nil
-}
-
-func (s *Server) resetJudge() {
-	if s.cfg.Clients != nil {
-		s.cfg.Clients.Reset()
-	}
 }

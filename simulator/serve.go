@@ -17,12 +17,18 @@ package simulator
 //	  8. end: the record completed and journaled, then the observers (the
 //	     client judge among them)
 //
-// Where a new step goes: a step on every API request (a byte budget, say)
-// goes into serveRequest between begin and the route; a step that changes or
-// replaces the answer of an operation (a conforming variant, a fuzzing
-// perturbation) wraps the handler in serveOperation, beside the injected
-// faults, and returns an answer like any handler; a step that reads the
-// finished exchange is an Observer (Config.Observers).
+// Where a new step goes:
+//   - on every API request, whatever its path (a byte budget, say): in
+//     serveRequest, between begin and the route;
+//   - a step that changes or replaces the answer of an operation (a
+//     conforming variant, a fuzzing perturbation): wrap the route's handler
+//     in buildOperation, where it runs under Config.Middleware and sees the
+//     call, the request and the handler's answer as a value (a handler is
+//     func(*Server, *call, *http.Request) answer);
+//   - a step that answers instead of the operation before anything else
+//     sees the request (as an injected fault does): in serveOperation;
+//   - a step that reads the finished exchange: an Observer
+//     (Config.Observers), called from end.
 
 import (
 	"bytes"
@@ -38,24 +44,6 @@ import (
 	"strings"
 	"time"
 )
-
-// Operation names one operation of the API, as middleware, fault
-// injection and the logs name it.
-type Operation string
-
-// The operations.
-const (
-	OpFeed   Operation = "feed"
-	OpVideos Operation = "videos"
-	OpHealth Operation = "health"
-)
-
-// Middleware wraps the handler of one operation (Config.Middleware). It is
-// called once per operation when the server is built, so state it keeps in
-// its closure belongs to one server and one operation. It sees requests
-// before the server authenticates them; ParseFeedQuery, ParseBearer and
-// ParseVideosRequest read a request as the server will.
-type Middleware func(op Operation, next http.Handler) http.Handler
 
 // call is one request while it is served: created once in serveRequest and
 // passed to every step. It is also the writer the answer goes out
@@ -174,19 +162,24 @@ func (s *Server) answerOperation(c *call, w http.ResponseWriter, r *http.Request
 // callKey is the context key of the call, for the handler under middleware.
 type callKey struct{}
 
-// wrap builds a route's handler under Config.Middleware (first innermost).
-func (s *Server) wrap(rt *apiRoute) {
+// buildOperation builds a route's handler once, when the server is built:
+// the steps that change its answer wrap rt.h first (none yet), then
+// Config.Middleware (first innermost) wraps the whole, as an http.Handler
+// that finds the call in the request's context.
+func (s *Server) buildOperation(rt *apiRoute) {
+	// A step that changes the answer goes here: rt.h = step(rt.h).
 	if len(s.cfg.Middleware) == 0 {
 		return
 	}
-	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := rt.h
+	var next http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := r.Context().Value(callKey{}).(*call)
-		s.write(c, w, rt.h(s, c, r))
+		s.write(c, w, h(s, c, r))
 	})
 	for _, m := range s.cfg.Middleware {
-		h = m(rt.op, h)
+		next = m(rt.op, next)
 	}
-	rt.wrapped = h
+	rt.wrapped = next
 }
 
 // inject applies an injected fault. It returns false if the request

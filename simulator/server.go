@@ -175,8 +175,13 @@ type state struct {
 	// event and that an answer shows (a plan, an account, the edge rate)
 	// must call changed.
 	feedPages answerCache
-	answers   answerCache
-	changes   atomic.Uint64
+	// cursorPages keep the pages asked for with a cursor: such a page
+	// holds events older than the cursor's, which a new event does not
+	// change, so it is kept until the control API changes something
+	// (cursorMoment), also in a live world.
+	cursorPages answerCache
+	answers     answerCache
+	changes     atomic.Uint64
 	// full is set once the world holds Config.MaxEvents events: from then
 	// on the clock moves but the world no longer polls.
 	full atomic.Bool
@@ -262,18 +267,28 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// newState is the state of a world and its keys, with fresh rate-limit
+// budgets and no kept answer.
+func (s *Server) newState(w *world.World, keys *keyring) *state {
+	st := &state{
+		world:  w,
+		keys:   keys,
+		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
+		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
+	}
+	// Pages after a cursor are kept across events, for long: when full,
+	// the cache makes room for the new ones.
+	st.cursorPages.evict = true
+	return st
+}
+
 // freshState builds the world of the Config and its seeded accounts.
 func (s *Server) freshState() (*state, error) {
 	w, err := world.New(world.Config{Seed: s.cfg.Seed, Channels: s.cfg.Channels, History: s.cfg.History, Start: s.cfg.Start, EdgeRate: s.cfg.EdgeRate})
 	if err != nil {
 		return nil, fmt.Errorf("simulator: world: %w", err)
 	}
-	st := &state{
-		world:  w,
-		keys:   newKeyring(s.cfg.KeyPrefix, s.cfg.Seed),
-		feed:   newLimiter(s.cfg.FeedLimit, schemas.RateWindow),
-		videos: newLimiter(s.cfg.VideosLimit, schemas.RateWindow),
-	}
+	st := s.newState(w, newKeyring(s.cfg.KeyPrefix, s.cfg.Seed))
 	// The seeded Pro and free accounts track overlapping sets of channels,
 	// neither inside the other (every channel i with i%3 != 2, and every
 	// one with i%3 != 0), so tenant isolation shows without setup.
@@ -372,6 +387,14 @@ func (st *state) feedMoment() cacheMoment {
 	return cacheMoment{version: int64(st.world.Stats().Events), changes: st.changes.Load()}
 }
 
+// cursorMoment is the moment of a feed page asked for with a cursor: the
+// changes only. The log only grows at its newest end and a recorded event
+// never changes, so the page after a cursor, and its nextCursor, stay
+// the same as events are recorded.
+func (st *state) cursorMoment() cacheMoment {
+	return cacheMoment{changes: st.changes.Load()}
+}
+
 // videosMoment is the moment of a tracked-videos answer: Now and the
 // changes.
 func (st *state) videosMoment() cacheMoment {
@@ -408,3 +431,38 @@ func sleepContext(ctx context.Context, d time.Duration) {
 }
 
 var _ io.Closer = (*Server)(nil)
+
+// RateNow is the time rate-limit windows and Retry-After count on (see
+// Exchange.RateTime).
+func (s *Server) RateNow() time.Time { return s.clock.RateNow() }
+
+// RegenerateKey gives an account a new key and revokes its old one at
+// once, as POST /_control/accounts/{id}/key does.
+func (s *Server) RegenerateKey(accountID string) (string, error) {
+	s.control.Lock()
+	defer s.control.Unlock()
+	st := s.st.Load()
+	if _, ok := st.world.Account(accountID); !ok {
+		return "", world.ErrNoAccount
+	}
+	key := st.keys.Issue(accountID)
+	s.log.Info("key regenerated; the previous key is revoked", "account", accountID, "key", redact(key))
+	return key, nil
+}
+
+// AddFault injects a fault, as POST /_control/faults does, and returns
+// it with its id.
+func (s *Server) AddFault(spec FaultSpec) (FaultSpec, error) {
+	if err := spec.check(); err != nil {
+		return spec, fmt.Errorf("invalid fault: %w", err)
+	}
+	spec = s.faults.Add(spec)
+	s.log.Info("fault added", "fault", spec.ID, "operation", spec.Operation, "status", spec.Status)
+	return spec, nil
+}
+
+func (s *Server) resetJudge() {
+	if s.cfg.Clients != nil {
+		s.cfg.Clients.Reset()
+	}
+}

@@ -1,6 +1,7 @@
 // Package examples holds no code: its tests keep the CI examples in this
 // directory honest. Every flag they mention must exist (in Ginkgo, in the
-// suite or in the simulator), and with-simulator.sh must start the
+// suite, in tcmkit conform or in tcmkit simulate), and with-simulator.sh
+// must start the
 // simulator, hand its URL and keys to the command, pass on the command's
 // exit status, and stop the simulator.
 package examples
@@ -36,7 +37,7 @@ var outsideFlags = map[string]bool{
 	"help":         true,
 	"junit-report": true, "json-report": true, "output-dir": true,
 	"label-filter": true, "focus": true,
-	"build": true, "rm": true,
+	"build": true, "rm": true, "network": true, // docker compose, docker run
 }
 
 // envToken is a variable of the simulator, which its --help lists (the
@@ -45,14 +46,14 @@ var envToken = regexp.MustCompile(`TCM_SIM_[A-Z0-9_]+`)
 
 var flagToken = regexp.MustCompile(`(^|[\s"'(\x60])--([a-z][a-z0-9-]*)`)
 
-// buildSimulator builds cmd/simulator into a temporary directory.
-func buildSimulator(t *testing.T) string {
+// buildTcmkit builds cmd/tcmkit into a temporary directory.
+func buildTcmkit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "simulator")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/simulator")
+	bin := filepath.Join(t.TempDir(), "tcmkit")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/tcmkit")
 	cmd.Dir = filepath.Join("..", "..")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/simulator: %v\n%s", err, out)
+		t.Fatalf("go build ./cmd/tcmkit: %v\n%s", err, out)
 	}
 	return bin
 }
@@ -69,7 +70,17 @@ func TestExamplesNameOnlyFlagsThatExist(t *testing.T) {
 		t.Fatalf("the suite has no --target flag; BindFlags changed?")
 	}
 
-	help, _ := exec.Command(buildSimulator(t), "--help").CombinedOutput()
+	tcmkit := buildTcmkit(t)
+	conform, _ := exec.Command(tcmkit, "conform", "--help").CombinedOutput()
+	for _, m := range regexp.MustCompile(`(?m)^\s+--([a-z][a-z0-9-]*)`).FindAllSubmatch(conform, -1) {
+		if _, dup := known[string(m[1])]; !dup {
+			known[string(m[1])] = "conform"
+		}
+	}
+	if known["no-color"] != "conform" {
+		t.Fatalf("no --no-color in tcmkit conform --help:\n%s", conform)
+	}
+	help, _ := exec.Command(tcmkit, "simulate", "--help").CombinedOutput()
 	sc := bufio.NewScanner(bytes.NewReader(help))
 	simFlags := 0
 	simVars := map[string]bool{} // each flag's variable (package schemas/settings)
@@ -100,7 +111,7 @@ func TestExamplesNameOnlyFlagsThatExist(t *testing.T) {
 			}
 			for _, m := range flagToken.FindAllStringSubmatch(line, -1) {
 				if _, ok := known[m[2]]; !ok {
-					t.Errorf("%s:%d: --%s is a flag of neither Ginkgo, the suite nor the simulator", name, i+1, m[2])
+					t.Errorf("%s:%d: --%s is a flag of neither Ginkgo, the suite, tcmkit conform nor tcmkit simulate", name, i+1, m[2])
 				}
 			}
 		}

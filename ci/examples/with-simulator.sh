@@ -4,15 +4,17 @@
 #
 #   ci/examples/with-simulator.sh [simulator flags...] -- COMMAND [ARGS...]
 #
-# TCMKIT_DIR is a tcmkit checkout (default: the current directory); the
-# command runs in the current directory.
+# The simulator is `tcmkit simulate`: the tcmkit on PATH (go install
+# github.com/tcmkit/tcmkit/cmd/tcmkit@latest), or, with TCMKIT_DIR set to a
+# tcmkit checkout (or without tcmkit on PATH: the current directory), one
+# built from it. The command runs in the current directory.
 # The command sees:
 #   TCM_BASE_URL        the simulator's base URL (http://127.0.0.1:PORT)
 #   TCM_CONTROL_URL     its control API (clock, accounts, faults), if on
 #   TCM_PRO_KEY, TCM_FREE_KEY, TCM_REVOKED_KEY   the seeded accounts' keys
 #   TCM_SIM_INFO        the path of the info file (all of the above, as JSON)
 # Simulator flags go before "--", for example --seed 7 or --faults NAME.
-# The exit status is the command's. Needs bash, go and jq.
+# The exit status is the command's. Needs bash and jq (and go to build).
 set -euo pipefail
 
 sim_args=()
@@ -30,11 +32,15 @@ work="$(mktemp -d)"
 info="$work/sim.json"
 log="$work/sim.log"
 
-# Build first and run the binary: "go run" would put the go command between
-# us and the simulator, and killing it would not stop the server.
-go build -C "${TCMKIT_DIR:-.}" -o "$work/simulator" ./cmd/simulator
+# A binary, not "go run": "go run" would put the go command between us and
+# the simulator, and killing it would not stop the server.
+tcmkit=tcmkit
+if [[ -n "${TCMKIT_DIR:-}" ]] || ! command -v tcmkit >/dev/null; then
+	go build -C "${TCMKIT_DIR:-.}" -o "$work/tcmkit" ./cmd/tcmkit
+	tcmkit="$work/tcmkit"
+fi
 
-"$work/simulator" --addr 127.0.0.1:0 --info-file "$info" "${sim_args[@]}" >"$log" 2>&1 &
+"$tcmkit" simulate --addr 127.0.0.1:0 --info-file "$info" ${sim_args[@]+"${sim_args[@]}"} >"$log" 2>&1 &
 sim_pid=$!
 
 stop() {

@@ -128,6 +128,10 @@ func help(w io.Writer) {
 	fmt.Fprintf(w, usage, b.String())
 }
 
+// release is the version a build names with -ldflags "-X main.release=…"
+// (the Containerfile's VERSION); empty: the module's.
+var release string
+
 // version is the module's version (v1.2.3 when installed with go install
 // …@v1.2.3, (devel) when built from a clone), its commit when known, the
 // suite's and Go's.
@@ -136,6 +140,9 @@ func version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
 			v = bi.Main.Version
+		}
+		if release != "" {
+			v = release
 		}
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {

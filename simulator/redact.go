@@ -1,0 +1,116 @@
+package simulator
+
+import (
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Keys where they should not be: what the server redacts before it
+// journals, logs or hands to observers what a client sent, and the keys
+// it finds outside the Authorization header (Exchange.KeysSeen).
+
+// RedactKeys replaces every key of the server's prefix in text by its
+// hint (tcm_…abcd): for what is written out of what clients sent.
+func (s *Server) RedactKeys(text string) string { return s.redactKeys(text) }
+
+// redactKeys replaces every key-shaped string of s (the prefix, an
+// underscore, 32 letters or digits) by its redacted form, and every piece
+// of a key the keyring knows (see keepFragments) by "…".
+func (s *Server) redactKeys(text string) string { return s.hidePieces(s.redactWhole(text)) }
+
+// redactWhole replaces the key-shaped strings of text only.
+func (s *Server) redactWhole(text string) string {
+	if !strings.Contains(text, s.keyMarker) {
+		return text
+	}
+	return s.keyPattern.ReplaceAllStringFunc(text, redact)
+}
+
+// hidePieces replaces the pieces of known keys in text only.
+func (s *Server) hidePieces(text string) string {
+	if st := s.st.Load(); st != nil {
+		return st.keys.hideFragments(text)
+	}
+	return text
+}
+
+// redactURL redacts keys in a request's path and query for the log and
+// the journal, also a key whose characters were percent-encoded, and says
+// whether it found one.
+func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
+	p, q := s.redactKeys(path), s.redactWhole(rawQuery)
+	found := p != path || q != rawQuery
+	if strings.ContainsAny(q, "%+") {
+		if dec, err := url.QueryUnescape(q); err != nil || s.keyPattern.MatchString(dec) {
+			var hit bool
+			q, hit = s.redactEscaped(q)
+			found = found || hit
+		}
+	}
+	hidden := s.hidePieces(q) // after whole keys, which keep their hint
+	return p, hidden, found || hidden != q
+}
+
+// redactEscaped rewrites each parameter of a query whose decoded name or
+// value holds a key, decoded, redacted and encoded again. A parameter that
+// does not decode is replaced whole: it might hide a key.
+func (s *Server) redactEscaped(q string) (string, bool) {
+	found := false
+	parts := strings.Split(q, "&")
+	for i, seg := range parts {
+		name, value, _ := strings.Cut(seg, "=")
+		dn, err1 := url.QueryUnescape(name)
+		dv, err2 := url.QueryUnescape(value)
+		switch {
+		case err1 != nil || err2 != nil:
+			parts[i] = "…"
+		case s.keyPattern.MatchString(dn) || s.keyPattern.MatchString(dv):
+			parts[i] = url.QueryEscape(s.redactKeys(dn)) + "=" + url.QueryEscape(s.redactKeys(dv))
+			found = true
+		}
+	}
+	return strings.Join(parts, "&"), found
+}
+
+// maxKeysSeen bounds Exchange.KeysSeen.
+const maxKeysSeen = 4
+
+// keysSeen finds the keys of a request outside a well-formed
+// Authorization header: in the path, the query (raw and decoded), the
+// body, the other headers, and the Authorization header itself when it is
+// not Bearer <key> (badAuth).
+func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen {
+	var out []KeySeen
+	add := func(where, text string) {
+		if len(out) >= maxKeysSeen || !strings.Contains(text, s.keyMarker) {
+			return
+		}
+		for _, k := range s.keyPattern.FindAllString(text, maxKeysSeen-len(out)) {
+			h := hashKey(k)
+			out = append(out, KeySeen{Where: where, KeyID: hex.EncodeToString(h[:8]), KeyHint: redact(k)})
+		}
+	}
+	if badAuth {
+		for _, v := range r.Header["Authorization"] {
+			add("authorization", v)
+		}
+	}
+	add("path", r.URL.Path)
+	q := r.URL.RawQuery
+	if dec, err := url.QueryUnescape(q); err == nil && dec != q {
+		q = dec
+	}
+	add("query", q)
+	add("body", string(body))
+	for name, vs := range r.Header {
+		if name == "Authorization" || name == "Cookie" {
+			continue
+		}
+		for _, v := range vs {
+			add("header", v)
+		}
+	}
+	return out
+}
