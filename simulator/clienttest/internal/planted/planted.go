@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
@@ -201,7 +203,14 @@ func (c *Client) once(ctx context.Context, target string, out *page) error {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Key)
+	// net/http sends a request again by itself when a reused connection
+	// closed without an answer: such a request counts for the pace too.
+	var writes atomic.Int32
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { writes.Add(1) }}))
 	resp, err := c.http.Do(req)
+	for n := writes.Load(); n > 1; n-- {
+		c.sent = append(c.sent, c.Clock.Now())
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -231,18 +240,23 @@ func (c *Client) once(ctx context.Context, target string, out *page) error {
 	return nil
 }
 
-// pace keeps to 20 requests in any minute and a second.
+// perMinute is the pace: one less than the contract's 20, a margin for
+// the request net/http may send again by itself, which the pace counts
+// only once it was sent.
+const perMinute = schemas.FeedRequestsPerMinute - 1
+
+// pace keeps to perMinute requests in any minute and a second.
 func (c *Client) pace(ctx context.Context) error {
 	const window = time.Minute + time.Second
 	now := c.Clock.Now()
-	if n := len(c.sent); n >= schemas.FeedRequestsPerMinute {
-		if d := c.sent[n-schemas.FeedRequestsPerMinute].Add(window).Sub(now); d > 0 {
+	if n := len(c.sent); n >= perMinute {
+		if d := c.sent[n-perMinute].Add(window).Sub(now); d > 0 {
 			if err := c.Clock.Sleep(ctx, d); err != nil {
 				return err
 			}
 			now = c.Clock.Now()
 		}
-		c.sent = c.sent[n-schemas.FeedRequestsPerMinute+1:]
+		c.sent = c.sent[n-perMinute+1:]
 	}
 	c.sent = append(c.sent, now)
 	return nil
