@@ -76,6 +76,7 @@ func rawAnswer(status int, raw []byte) answer { return answer{status: status, bo
 // errorAnswer answers with an ErrorBody. It never fails: if details cannot
 // be encoded the body goes without them.
 func errorAnswer(status int, code, message string, details any) answer {
+	message = cutText(message, maxErrorMessage) // an error may quote its input
 	raw, err := json.Marshal(ErrorBody{Error: code, Message: message, Details: details})
 	if err != nil {
 		raw, _ = json.Marshal(ErrorBody{Error: code, Message: message})
@@ -123,8 +124,12 @@ func queryError(problems []QueryProblem) answer {
 			names = append(names, p.Parameter)
 		}
 	}
-	return errorAnswer(http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
-		map[string]any{"invalid": names, "problems": problems})
+	details := map[string]any{"invalid": names, "problems": problems}
+	if listed, omitted := capViolations(problems); omitted > 0 {
+		names, _ = capViolations(names)
+		details = map[string]any{"invalid": names, "problems": listed, "problemsOmitted": omitted}
+	}
+	return errorAnswer(http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "), details)
 }
 
 func containsString(ss []string, s string) bool {
@@ -144,6 +149,26 @@ func excerpt(v string) string { return jsondoc.Excerpt(v, 64) }
 // that answers a request itself.
 func WriteError(w http.ResponseWriter, status int, code, message string, details any) {
 	writeAnswer(w, errorAnswer(status, code, message, details))
+}
+
+// Answered tells the journal and the observers what middleware that
+// answers in its own words means, before it writes: the cause of an error
+// (a Code constant: Exchange.Error holds it, whatever the body spells), and
+// the body before it was encoded for the wire (gzip, say: observers read
+// it), if it differs from what is written. Call it with the writer the
+// middleware was given; other writers are left alone.
+func Answered(w http.ResponseWriter, code string, body []byte) {
+	c, ok := w.(*call)
+	if !ok {
+		return
+	}
+	if code != "" {
+		c.errCode = code
+	}
+	if body != nil && c.keep && c.kept == nil {
+		n := min(len(body), maxObservedBody)
+		c.kept, c.keep = body[:n:n], false
+	}
 }
 
 // jsonContentType is shared so that setting the header does not allocate;
