@@ -12,6 +12,7 @@
 #
 #   ci/fuzz-seeds.sh 1 100 -- npm test
 #   FUZZ_BREAK=1 ci/fuzz-seeds.sh 1 100 -- ./client-tests
+#   ci/fuzz-seeds.sh 1 100 -- python3 simulator/fuzz/testdata/pyclient.py
 #
 # COMMAND gets the simulator in its environment: TCM_BASE_URL,
 # TCM_CONTROL_URL, TCM_PRO_KEY, TCM_FREE_KEY and TCM_FUZZ_SEED. The clock
