@@ -35,7 +35,7 @@ func judgeRevoked(r *run, c *client) (bool, string) {
 
 func seeStorm(j *Judge, r *run, c *client, x *simulator.Exchange, o outcome) {
 	s := &c.sc
-	if o.early != nil && o.early.fault != 0 && r.oursID(o.early.fault) {
+	if o.early.set && o.early.fault != 0 && r.oursID(o.early.fault) {
 		s.early++
 		s.note(x)
 	}
