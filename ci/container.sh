@@ -111,7 +111,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 # 3. With a token from the environment, on a free port of this machine.
 port=$(free_port)
-token="ci-$RANDOM$RANDOM"
+token="ci-token-$RANDOM-$RANDOM-$RANDOM-$RANDOM" # at least 16 characters
 "${podman[@]}" run -d --no-healthcheck --name "$name" --network host \
 	-e TCM_SIM_ADDR="0.0.0.0:$port" -e TCM_SIM_CONTROL_TOKEN="$token" -e TCM_SIM_SPEED=60 "$image" simulate >/dev/null
 base="http://127.0.0.1:$port"

@@ -76,6 +76,7 @@ func rawAnswer(status int, raw []byte) answer { return answer{status: status, bo
 // errorAnswer answers with an ErrorBody. It never fails: if details cannot
 // be encoded the body goes without them.
 func errorAnswer(status int, code, message string, details any) answer {
+	message = cutText(message, maxErrorMessage) // an error may quote its input
 	raw, err := json.Marshal(ErrorBody{Error: code, Message: message, Details: details})
 	if err != nil {
 		raw, _ = json.Marshal(ErrorBody{Error: code, Message: message})
@@ -123,8 +124,12 @@ func queryError(problems []QueryProblem) answer {
 			names = append(names, p.Parameter)
 		}
 	}
-	return errorAnswer(http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "),
-		map[string]any{"invalid": names, "problems": problems})
+	details := map[string]any{"invalid": names, "problems": problems}
+	if listed, omitted := capViolations(problems); omitted > 0 {
+		names, _ = capViolations(names)
+		details = map[string]any{"invalid": names, "problems": listed, "problemsOmitted": omitted}
+	}
+	return errorAnswer(http.StatusBadRequest, CodeInvalidQuery, "invalid query parameter: "+strings.Join(names, ", "), details)
 }
 
 func containsString(ss []string, s string) bool {

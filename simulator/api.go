@@ -341,7 +341,12 @@ func ParseVideosRequest(h http.Header, raw []byte) ([]string, *BadRequest) {
 	if err := schemas.Validate(schemas.VideosRequest, doc); err != nil {
 		var se *schemas.Error
 		if errors.As(err, &se) {
-			return nil, &BadRequest{Message: "the request body does not match the tracked-videos request: " + violationSummary(se), Details: map[string]any{"violations": se.Violations}}
+			listed, omitted := capViolations(se.Violations)
+			details := map[string]any{"violations": listed}
+			if omitted > 0 {
+				details["violationsOmitted"] = omitted
+			}
+			return nil, &BadRequest{Message: "the request body does not match the tracked-videos request: " + violationSummary(listed, omitted), Details: details}
 		}
 		return nil, bodyProblem("schema", "the request body could not be validated", "")
 	}
@@ -424,14 +429,17 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-func violationSummary(se *schemas.Error) string {
-	parts := make([]string, 0, len(se.Violations))
-	for _, v := range se.Violations {
+func violationSummary(vs []schemas.Violation, omitted int) string {
+	parts := make([]string, 0, len(vs)+1)
+	for _, v := range vs {
 		ptr := v.Pointer
 		if ptr == "" {
 			ptr = "/"
 		}
 		parts = append(parts, ptr+": "+v.Rule)
+	}
+	if omitted > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", omitted))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -103,7 +103,7 @@ func readPlan(r *http.Request) (world.Plan, answer, bool) {
 		return "", a, false
 	}
 	if p := world.Plan(b.Plan); p != world.Pro && p != world.Free {
-		return "", errorAnswer(http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": b.Plan}), false
+		return "", errorAnswer(http.StatusBadRequest, CodeInvalidBody, `plan must be "pro" or "free"`, map[string]any{"plan": excerpt(b.Plan)}), false
 	}
 	return world.Plan(b.Plan), answer{}, true
 }
@@ -118,6 +118,10 @@ func (s *Server) ctlCreateAccount(r *http.Request) answer {
 	st := s.st.Load()
 	if n := len(st.world.Accounts()); n >= s.cfg.MaxAccounts {
 		return errorAnswer(http.StatusConflict, CodeLimitReached, fmt.Sprintf("the simulator holds %d accounts, its limit (--max-accounts); reset it or raise the limit", n), nil)
+	}
+	if st.keys.keyCount() >= MaxKeys {
+		a, _ := limitAnswer(errTooManyKeys)
+		return a
 	}
 	a := st.world.CreateAccount(plan)
 	st.changed()
@@ -155,6 +159,9 @@ func (s *Server) noAccount(r *http.Request, err error) answer {
 
 func (s *Server) ctlRegenerateKey(r *http.Request) answer {
 	key, err := s.RegenerateKey(r.PathValue("id"))
+	if a, ok := limitAnswer(err); ok {
+		return a
+	}
 	if err != nil {
 		return s.noAccount(r, err)
 	}
@@ -180,6 +187,9 @@ func (s *Server) ctlAddFault(r *http.Request) answer {
 		return a
 	}
 	spec, err := s.AddFault(spec)
+	if a, ok := limitAnswer(err); ok {
+		return a
+	}
 	if err != nil {
 		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
 	}

@@ -149,6 +149,7 @@ func (s *Server) admitControl(w http.ResponseWriter, r *http.Request, want [sha2
 	if s.cfg.ControlToken != "" {
 		got := sha256.Sum256([]byte(r.Header.Get(controlTokenHeader)))
 		if subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
+			s.tokenTries.failed(r.Context(), s.sleep)
 			return errorAnswer(http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token", nil)
 		}
 	}

@@ -118,7 +118,7 @@ func TestControlAccounts(t *testing.T) {
 }
 
 func TestControlTokenAndNoControl(t *testing.T) {
-	s := newServer(t, Config{Seed: 1, ControlToken: "s3cret"})
+	s := newServer(t, Config{Seed: 1, ControlToken: testToken})
 	if r := s.serve(t, ctl("GET", "info", "")); r.status != 401 {
 		t.Errorf("without token: %d", r.status)
 	}
@@ -127,7 +127,7 @@ func TestControlTokenAndNoControl(t *testing.T) {
 	if r := s.serve(t, q); r.status != 401 {
 		t.Errorf("wrong token: %d", r.status)
 	}
-	q.header.Set("X-Control-Token", "s3cret")
+	q.header.Set("X-Control-Token", testToken)
 	if r := s.serve(t, q); r.status != 200 {
 		t.Errorf("right token: %d", r.status)
 	}

@@ -37,6 +37,9 @@ func (s *Server) ctlAdvance(r *http.Request) answer {
 	if err != nil || d < 0 || d > MaxAdvance {
 		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf(`duration must be a Go duration from 0 to %s, such as "90s" or "15m"`, MaxAdvance), map[string]any{"duration": excerpt(b.Duration)})
 	}
+	if err := s.advanceLimit(d); err != nil {
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), map[string]any{"duration": excerpt(b.Duration)})
+	}
 	n := s.Advance(d)
 	s.log.Info("clock advanced", "by", d, "events", n)
 	return jsonAnswer(http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "events": n, "full": s.st.Load().full.Load()})
@@ -146,6 +149,7 @@ func (s *Server) Import(r io.Reader) error {
 		return fmt.Errorf("simulator: import: want a JSON object (an export of GET %sworld)", ControlPrefix)
 	}
 	var wd *world.World
+	var rest io.Reader // what follows the world
 	for wd == nil {
 		t, err := dec.Token()
 		if err != nil {
@@ -170,7 +174,7 @@ func (s *Server) Import(r io.Reader) error {
 		case "keys":
 			err = dec.Decode(&e.Keys)
 		case "world":
-			wd, err = importWorld(io.MultiReader(dec.Buffered(), r))
+			wd, rest, err = importWorld(io.MultiReader(dec.Buffered(), r))
 		default:
 			err = fmt.Errorf("unknown member %q (the world must come last)", excerpt(name))
 		}
@@ -178,13 +182,16 @@ func (s *Server) Import(r io.Reader) error {
 			return fmt.Errorf("simulator: import: %w", err)
 		}
 	}
+	if err := importLimits(e.Now, rest); err != nil {
+		return fmt.Errorf("simulator: import: %w", err)
+	}
 	keys := newKeyring(s.cfg.KeyPrefix, s.cfg.Seed)
 	if err := keys.load(e.KeyCounter, e.Keys); err != nil {
 		return fmt.Errorf("simulator: import keys: %w", err)
 	}
 	for _, a := range wd.Accounts() {
 		if keys.Hint(a.ID) == "" {
-			return fmt.Errorf("simulator: import: account %q has no valid key", a.ID)
+			return fmt.Errorf("simulator: import: account %q has no valid key", excerpt(a.ID))
 		}
 	}
 	st := s.newState(wd, keys)
@@ -202,18 +209,18 @@ func (s *Server) Import(r io.Reader) error {
 
 // importWorld reads the world from what follows its member name: the
 // decoder that read the name has not read the colon yet.
-func importWorld(r io.Reader) (*world.World, error) {
+func importWorld(r io.Reader) (*world.World, io.Reader, error) {
 	br := bufio.NewReader(r)
 	for {
 		c, err := br.ReadByte()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if c == ':' {
-			return world.Import(br)
+			return world.ImportPrefix(br)
 		}
 		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return nil, errors.New(`want ':' after "world"`)
+			return nil, nil, errors.New(`want ':' after "world"`)
 		}
 	}
 }

@@ -171,7 +171,7 @@ func TestControlAnswersMatchTheirDocument(t *testing.T) {
 	r := s.serve(t, req{method: "POST", target: ControlPrefix + "accounts", body: `{"plan":"pro"}`, header: http.Header{"Content-Type": {"text/plain"}}})
 	d.check(t, "POST /accounts", r)
 	d.check(t, "GET /info", s.serveHost(t, "attacker.example", ctl("GET", "info", "")))
-	tok := newServer(t, Config{Seed: 1, ControlToken: "t"})
+	tok := newServer(t, Config{Seed: 1, ControlToken: testToken})
 	d.check(t, "GET /info", tok.serve(t, ctl("GET", "info", "")))
 	var missing []string
 	for _, rt := range controlTable() {

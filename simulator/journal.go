@@ -66,6 +66,7 @@ type journal struct {
 	count   int    // entries held
 	lastID  uint64 // id of the newest entry
 	dropped uint64 // entries pushed out since the last clear
+	bytes   int    // what the entries held cost (keepBudget)
 }
 
 func newJournal(size int, prefix string) *journal {
@@ -81,11 +82,14 @@ func (j *journal) add(e *journaled) {
 	e.ID = j.lastID
 	if j.count == len(j.ring) {
 		j.dropped++
+		j.bytes -= j.ring[j.next].cost()
 	} else {
 		j.count++
 	}
 	j.ring[j.next] = *e
+	j.bytes += e.cost()
 	j.next = (j.next + 1) % len(j.ring)
+	j.keepBudget()
 	j.mu.Unlock()
 }
 
@@ -97,7 +101,7 @@ func (j *journal) Clear() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	clear(j.ring)
-	j.next, j.count, j.lastID, j.dropped = 0, 0, 0, 0
+	j.next, j.count, j.lastID, j.dropped, j.bytes = 0, 0, 0, 0, 0
 }
 
 // entryFilter is the query of GET /_control/requests.

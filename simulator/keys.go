@@ -314,14 +314,14 @@ func (k *keyring) load(counter uint64, keys []exportedKey) error {
 	for _, ek := range keys {
 		raw, err := hex.DecodeString(ek.Hash)
 		if err != nil || len(raw) != sha256.Size {
-			return fmt.Errorf("key hash %q: not a hex SHA-256", ek.Hash)
+			return fmt.Errorf("key hash %q: not a hex SHA-256", excerpt(ek.Hash))
 		}
 		var h keyHash
 		copy(h[:], raw)
 		byHash[h] = keyEntry{Account: ek.Account, Revoked: ek.Revoked}
 		if !ek.Revoked {
 			if _, dup := current[ek.Account]; dup {
-				return fmt.Errorf("account %q has more than one valid key", ek.Account)
+				return fmt.Errorf("account %q has more than one valid key", excerpt(ek.Account))
 			}
 			current[ek.Account] = h
 			hints[ek.Account] = ek.Hint

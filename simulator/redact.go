@@ -17,8 +17,12 @@ func (s *Server) RedactKeys(text string) string { return s.redactKeys(text) }
 
 // redactKeys replaces every key-shaped string of s (the prefix, an
 // underscore, 32 letters or digits) by its redacted form, and every piece
-// of a key the keyring knows (see keepFragments) by "…".
-func (s *Server) redactKeys(text string) string { return s.hidePieces(s.redactWhole(text)) }
+// of a key the keyring knows (see keepFragments) by "…". Encoded keys
+// first (see redactEncoded).
+func (s *Server) redactKeys(text string) string {
+	text, _ = s.redactEncoded(text)
+	return s.hidePieces(s.redactWhole(text))
+}
 
 // redactWhole replaces the key-shaped strings of text only.
 func (s *Server) redactWhole(text string) string {
@@ -40,7 +44,10 @@ func (s *Server) hidePieces(text string) string {
 // the journal, also a key whose characters were percent-encoded, and says
 // whether it found one.
 func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
-	p, q := s.redactKeys(path), s.redactWhole(rawQuery)
+	p, q := path, s.redactWhole(rawQuery)
+	if !apiPath(path) { // an operation's path holds no key
+		p = s.redactKeys(path)
+	}
 	found := p != path || q != rawQuery
 	if strings.ContainsAny(q, "%+") {
 		if dec, err := url.QueryUnescape(q); err != nil || s.keyPattern.MatchString(dec) {
@@ -49,8 +56,9 @@ func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
 			found = found || hit
 		}
 	}
+	q, hit := s.redactEncoded(q)
 	hidden := s.hidePieces(q) // after whole keys, which keep their hint
-	return p, hidden, found || hidden != q
+	return p, hidden, found || hit || hidden != q
 }
 
 // redactEscaped rewrites each parameter of a query whose decoded name or
@@ -104,6 +112,11 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 	}
 	add("query", q)
 	add("body", string(body))
+	if !apiPath(r.URL.Path) {
+		out = s.hiddenKeys(out, "path", r.URL.Path)
+	}
+	out = s.hiddenKeys(out, "query", r.URL.RawQuery)
+	out = s.hiddenKeys(out, "body", string(body))
 	for name, vs := range r.Header {
 		if name == "Authorization" || name == "Cookie" {
 			continue

@@ -25,7 +25,7 @@ func (s *Server) serveHost(t *testing.T, host string, q req) response {
 }
 
 func TestControlRefusesForeignHostsAndOrigins(t *testing.T) {
-	s := newServer(t, Config{Seed: 1, ControlHosts: []string{"sim.internal"}, CORSOrigins: []string{"http://localhost:5173"}})
+	s := newServer(t, Config{Seed: 1, ControlHosts: []string{"sim.internal"}, ControlToken: testToken, CORSOrigins: []string{"http://localhost:5173"}})
 	info := ctl("GET", "info", "")
 	for _, tc := range []struct {
 		name   string
@@ -49,7 +49,11 @@ func TestControlRefusesForeignHostsAndOrigins(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := info
-			q.header = tc.header
+			q.header = tc.header.Clone()
+			if q.header == nil {
+				q.header = http.Header{}
+			}
+			q.header.Set(controlTokenHeader, testToken) // a Host beyond loopback needs a token
 			r := s.serveHost(t, tc.host, q)
 			if r.status != tc.want {
 				t.Fatalf("status %d, want %d: %s", r.status, tc.want, r.body)

@@ -372,7 +372,7 @@ func (s *Server) begin(c *call, r *http.Request) {
 	e.Time = rec.start.UTC()
 	e.VirtualTime = s.clock.Now().UnixMilli()
 	e.Method = r.Method
-	e.Path, e.Query, e.KeyInURL = s.redactURL(r.URL.Path, r.URL.RawQuery)
+	e.Path, e.Query, e.KeyInURL = s.journalURL(r.URL.Path, r.URL.RawQuery)
 	e.Operation = c.operation()
 	// The header map is read by its canonical keys: no canonicalizing on
 	// every request.
@@ -482,6 +482,6 @@ type readCloser struct {
 // requestAttrs describe a request for the log: never its Authorization,
 // and a key that a careless client put in the path or the query redacted.
 func (s *Server) requestAttrs(r *http.Request) slog.Attr {
-	p, q, _ := s.redactURL(r.URL.Path, r.URL.RawQuery)
+	p, q, _ := s.journalURL(r.URL.Path, r.URL.RawQuery)
 	return slog.Group("request", "method", r.Method, "path", p, "query", q)
 }

@@ -145,7 +145,7 @@ func (c Config) withDefaults() (Config, error) {
 	case !alnum(c.KeyPrefix):
 		return c, fmt.Errorf("simulator: key prefix must be letters and digits only, got %q", c.KeyPrefix)
 	}
-	return c, nil
+	return c, checkControlAccess(c)
 }
 
 func alnum(s string) bool {
@@ -206,6 +206,8 @@ type Server struct {
 	keyMarker  string
 	// sleep is how an injected delay waits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration)
+	// tokenTries slows failed tries of the control token.
+	tokenTries tokenBackoff
 
 	cors      corsPolicy
 	journal   *journal      // nil: none
@@ -312,7 +314,7 @@ func (s *Server) Advance(d time.Duration) int {
 	s.advancing.Lock()
 	defer s.advancing.Unlock()
 	n := 0
-	for d = max(d, 0); ; {
+	for d = s.clampAdvance(max(d, 0)); ; {
 		step := min(d, advanceStep)
 		d -= step
 		n += s.catchUp(s.clock.Advance(step))
@@ -439,6 +441,9 @@ func (s *Server) RegenerateKey(accountID string) (string, error) {
 	if _, ok := st.world.Account(accountID); !ok {
 		return "", world.ErrNoAccount
 	}
+	if st.keys.keyCount() >= MaxKeys {
+		return "", errTooManyKeys
+	}
 	key := st.keys.Issue(accountID)
 	s.log.Info("key regenerated; the previous key is revoked", "account", accountID, "key", redact(key))
 	return key, nil
@@ -449,6 +454,9 @@ func (s *Server) RegenerateKey(accountID string) (string, error) {
 func (s *Server) AddFault(spec FaultSpec) (FaultSpec, error) {
 	if err := spec.check(); err != nil {
 		return spec, fmt.Errorf("invalid fault: %w", err)
+	}
+	if len(s.faults.List()) >= MaxFaults {
+		return spec, errTooManyFaults
 	}
 	spec = s.faults.Add(spec)
 	s.log.Info("fault added", "fault", spec.ID, "operation", spec.Operation, "status", spec.Status)

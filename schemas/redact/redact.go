@@ -4,8 +4,10 @@
 // which is enough to tell keys apart and useless to an attacker; and any
 // fragment of a key's secret part of MinSecret characters or more, such as
 // what is left of a key that something cut in two before it was redacted,
-// is replaced by an ellipsis. Both are found also where a JSON text spells
-// them with \u escapes (redacted within one String call or one write).
+// is replaced by an ellipsis. Both are found also where an encoding hides
+// them (decode.go): percent-encoding (+ for a space), base64 and
+// base64url, HTML character references, JSON \u escapes, an encoding of
+// an encoding; the encoded run is replaced whole.
 //
 // Redact where output is written, not where a message is formatted: wrap
 // every writer with Writer and pass every finished text through String.
@@ -13,7 +15,6 @@ package redact
 
 import (
 	"bytes"
-	"cmp"
 	"io"
 	"slices"
 	"strconv"
@@ -113,7 +114,24 @@ func (r *Redactor) String(s string) string {
 	if strings.Contains(s, `\u`) {
 		s = r.escaped(s)
 	}
+	if MayHideEncoded(s) {
+		s, _ = ReplaceEncoded(s, r.holds)
+	}
 	return r.replacer.Replace(s)
+}
+
+// holds says whether a decoded text holds a secret or a fragment of one,
+// and what the run it was decoded from becomes. The caller holds r.mu.
+func (r *Redactor) holds(decoded string) (string, bool) {
+	if r.replacer.Replace(decoded) == decoded {
+		return "", false
+	}
+	for _, s := range r.secrets {
+		if strings.Contains(decoded, s) {
+			return Form(s), true
+		}
+	}
+	return Fragment, true
 }
 
 // escaped redacts the secrets and fragments that a JSON text spells with
@@ -138,10 +156,6 @@ func (r *Redactor) escaped(s string) string {
 		return s
 	}
 	from = append(from, len(s))
-	type span struct {
-		from, to int
-		form     string
-	}
 	var spans []span
 	for p := range r.whole { // secrets and fragments
 		for off := 0; ; {
@@ -160,24 +174,7 @@ func (r *Redactor) escaped(s string) string {
 	if len(spans) == 0 {
 		return s
 	}
-	// Widest first at each start: a whole key comes before its fragments,
-	// and takes them in; spans that overlap otherwise become one Fragment.
-	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.from-b.from, b.to-a.to) })
-	var b strings.Builder
-	at := 0
-	for i := 0; i < len(spans); {
-		g := spans[i]
-		for i++; i < len(spans) && spans[i].from < g.to; i++ {
-			if spans[i].to > g.to {
-				g.to, g.form = spans[i].to, Fragment
-			}
-		}
-		b.WriteString(s[at:g.from])
-		b.WriteString(g.form)
-		at = g.to
-	}
-	b.WriteString(s[at:])
-	return b.String()
+	return replaceSpans(s, spans)
 }
 
 // keyEscape decodes a \u escape at the start of s of a character a key may
@@ -268,13 +265,35 @@ func (w *Writer) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.pending = append(w.pending, p...)
 	// Hold back a tail that may begin a secret, then redact the rest.
-	cut := w.r.safeCut(w.pending)
+	cut := min(w.r.safeCut(w.pending), encodedTail(w.pending))
 	out := w.r.String(string(w.pending[:cut]))
 	w.pending = append(w.pending[:0], w.pending[cut:]...)
 	if _, err := io.WriteString(w.w, out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// maxHeldEncoded bounds the tail of a write that Writer holds back because
+// the next write may complete an encoded key in it.
+const maxHeldEncoded = 4 << 10
+
+// encodedTail is where the run of characters that an encoded key may be
+// made of begins at the end of b (percent, base64, HTML references, \u
+// escapes), len(b) when it is longer than maxHeldEncoded.
+func encodedTail(b []byte) int {
+	i := len(b)
+	for i > 0 && len(b)-i < maxHeldEncoded && encodedByte(b[i-1]) {
+		i--
+	}
+	if len(b)-i >= maxHeldEncoded {
+		return len(b)
+	}
+	return i
+}
+
+func encodedByte(c byte) bool {
+	return base64Value[c] != 0xff || strings.IndexByte("%=&#;\\.~", c) >= 0
 }
 
 // Flush writes the held-back bytes; call it when no more output will come.

@@ -62,6 +62,13 @@ func (j *Judge) WriteReport(dir string, m report.Meta) (Verdicts, report.Report,
 // scenario. Verdicts that are errored (no client came, or keys were not
 // judged) make an errored report: the outcome is the verdicts'.
 func Report(v Verdicts, cat catalogue.Catalogue, m report.Meta) report.Report {
+	v = v.ForReport() // the caps of the suite's reports
+	if v.ClientsLeftOut > 0 {
+		if m.Config == nil {
+			m.Config = map[string]string{}
+		}
+		m.Config["clients left out"] = fmt.Sprintf("%d more clients are not shown (those that failed come first); GET /_control/clients has them all", v.ClientsLeftOut)
+	}
 	var specs []report.Spec
 	for _, c := range v.Clients {
 		for _, r := range c.Requirements {

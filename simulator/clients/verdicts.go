@@ -22,6 +22,8 @@ type Verdicts struct {
 	Requests  int `json:"requests"`
 	Untracked int `json:"untracked"`
 	NotJudged int `json:"notJudged,omitempty"`
+	// ClientsLeftOut counts the clients a report does not show (ForReport).
+	ClientsLeftOut int `json:"clientsLeftOut,omitempty"`
 	// Outcome is the verdict on the run, as the client report gives it:
 	// errored when some key that made a request was not judged, or no
 	// client made one (there was nothing to judge); else failed when a

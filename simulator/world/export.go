@@ -107,17 +107,33 @@ type eventHead struct {
 // validates (channel refs, video summaries, thumbnail variants, samples
 // never negative, every event against the schema), so a big world takes a
 // while: about 40 µs of CPU an event, spread over every core.
+// Nothing but whitespace may follow the world.
 func Import(r io.Reader) (*World, error) {
-	dec := json.NewDecoder(r)
-	var s snapshot
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("world: import: %w", err)
+	w, rest, err := importFrom(r)
+	if err == nil {
+		err = onlySpace(rest)
 	}
-	w, err := fromSnapshot(&s)
 	if err != nil {
 		return nil, fmt.Errorf("world: import: %w", err)
 	}
 	return w, nil
+}
+
+// importFrom reads the world at the start of r, and returns what follows.
+func importFrom(r io.Reader) (*World, io.Reader, error) {
+	dec := json.NewDecoder(r)
+	var s snapshot
+	if err := dec.Decode(&s); err != nil {
+		return nil, nil, err
+	}
+	if err := s.importLimits(); err != nil {
+		return nil, nil, err
+	}
+	w, err := fromSnapshot(&s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, io.MultiReader(dec.Buffered(), r), nil
 }
 
 func fromSnapshot(s *snapshot) (*World, error) {
@@ -154,18 +170,18 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		case c == nil || c.ID == "" || c.PlatformID == "":
 			return nil, fmt.Errorf("channel %d: no id", i)
 		case c.Offset >= uint32(tickMs) || !inRing(c.NextTick):
-			return nil, fmt.Errorf("channel %s: schedule out of range", c.ID)
+			return nil, fmt.Errorf("channel %s: schedule out of range", short(c.ID))
 		}
 		if _, dup := chanBy[c.ID]; dup {
-			return nil, fmt.Errorf("channel %s: duplicate id", c.ID)
+			return nil, fmt.Errorf("channel %s: duplicate id", short(c.ID))
 		}
 		chanBy[c.ID] = int32(i)
 		c.encodeRef()
 		if c.Subs < 0 || c.SeenSubs < -1 {
-			return nil, fmt.Errorf("channel %s: negative subscribers", c.ID)
+			return nil, fmt.Errorf("channel %s: negative subscribers", short(c.ID))
 		}
 		if err := schemas.ValidateJSON(schemas.ChannelRef, c.ref); err != nil {
-			return nil, fmt.Errorf("channel %s: %w", c.ID, err)
+			return nil, fmt.Errorf("channel %s: %w", short(c.ID), err)
 		}
 		w.sched.push(c.NextTick, schedKey(c.Offset, uint32(i)|channelBit))
 	}
@@ -175,17 +191,17 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		case v == nil || v.ID == "":
 			return nil, fmt.Errorf("video %d: no id", i)
 		case v.Channel < 0 || int(v.Channel) >= len(w.channels):
-			return nil, fmt.Errorf("video %s: no channel %d", v.ID, v.Channel)
+			return nil, fmt.Errorf("video %s: no channel %d", short(v.ID), v.Channel)
 		case v.Offset >= uint32(tickMs) || !inRing(v.NextTick):
-			return nil, fmt.Errorf("video %s: schedule out of range", v.ID)
+			return nil, fmt.Errorf("video %s: schedule out of range", short(v.ID))
 		case !validTest(v.TitleTest) || !validTest(v.ThumbTest):
-			return nil, fmt.Errorf("video %s: broken A/B test", v.ID)
+			return nil, fmt.Errorf("video %s: broken A/B test", short(v.ID))
 		}
 		if err := w.checkVideo(v); err != nil {
-			return nil, fmt.Errorf("video %s: %w", v.ID, err)
+			return nil, fmt.Errorf("video %s: %w", short(v.ID), err)
 		}
 		if _, dup := w.videoByID[v.ID]; dup {
-			return nil, fmt.Errorf("video %s: duplicate id", v.ID)
+			return nil, fmt.Errorf("video %s: duplicate id", short(v.ID))
 		}
 		w.videoByID[v.ID] = int32(i)
 		w.sched.push(v.NextTick, schedKey(v.Offset, uint32(i)))
@@ -204,11 +220,13 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		ci, okc := chanBy[eh.Channel.ID]
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("event %d: unknown type %q", pos, eh.Type)
+			return nil, fmt.Errorf("event %d: unknown type %q", pos, short(eh.Type))
 		case !okc:
-			return nil, fmt.Errorf("event %d: unknown channel %q", pos, eh.Channel.ID)
+			return nil, fmt.Errorf("event %d: unknown channel %q", pos, short(eh.Channel.ID))
 		case eh.CreatedAt == nil || (pos > 0 && *eh.CreatedAt < w.last):
 			return nil, fmt.Errorf("event %d: createdAt missing or before the previous event's", pos)
+		case !TimeInRange(*eh.CreatedAt):
+			return nil, timeError(fmt.Sprintf("event %d: createdAt", pos), *eh.CreatedAt)
 		}
 		h.typ, h.channel, h.createdAt = typ, ci, *eh.CreatedAt
 		if !schemas.IsChannelLevel(eh.Type) {
@@ -217,7 +235,7 @@ func fromSnapshot(s *snapshot) (*World, error) {
 			}
 			vi, ok := w.videoByID[eh.Video.PlatformVideoID]
 			if !ok || w.videos[vi].Channel != ci {
-				return nil, fmt.Errorf("event %d: unknown video %q of channel %q", pos, eh.Video.PlatformVideoID, eh.Channel.ID)
+				return nil, fmt.Errorf("event %d: unknown video %q of channel %q", pos, short(eh.Video.PlatformVideoID), short(eh.Channel.ID))
 			}
 			h.video = vi
 			w.videos[vi].events = append(w.videos[vi].events, uint32(pos))
@@ -230,21 +248,21 @@ func fromSnapshot(s *snapshot) (*World, error) {
 	}
 	for _, as := range s.Accounts {
 		if as.ID == "" || w.accountBy[as.ID] != nil {
-			return nil, fmt.Errorf("account %q: empty or duplicate id", as.ID)
+			return nil, fmt.Errorf("account %q: empty or duplicate id", short(as.ID))
 		}
 		if as.Plan != Pro && as.Plan != Free {
-			return nil, fmt.Errorf("account %s: unknown plan %q", as.ID, as.Plan)
+			return nil, fmt.Errorf("account %s: unknown plan %q", short(as.ID), short(string(as.Plan)))
 		}
 		var chans []int32
 		for _, id := range as.Channels {
 			ci, ok := chanBy[id]
 			if !ok {
-				return nil, fmt.Errorf("account %s: unknown channel %q", as.ID, id)
+				return nil, fmt.Errorf("account %s: unknown channel %q", short(as.ID), short(id))
 			}
 			chans = append(chans, ci)
 		}
 		if len(chans) == 0 {
-			return nil, fmt.Errorf("account %s: tracks no channel", as.ID)
+			return nil, fmt.Errorf("account %s: tracks no channel", short(as.ID))
 		}
 		w.addAccount(as.ID, as.Plan, chans)
 	}

@@ -101,7 +101,7 @@ func TestRefusesToExposeAnOpenControlAPI(t *testing.T) {
 	}
 	// With a token (from the environment, as in the container) it serves,
 	// and says so.
-	t.Setenv("TCM_SIM_CONTROL_TOKEN", "s3cret")
+	t.Setenv("TCM_SIM_CONTROL_TOKEN", "s3cret-of-16-characters")
 	info, stdout := started(t, "--addr", "0.0.0.0:0")
 	banner := stdout.waitFor("reachable beyond this machine; control API behind X-Control-Token")
 	if banner == "" {
@@ -112,7 +112,7 @@ func TestRefusesToExposeAnOpenControlAPI(t *testing.T) {
 	}
 	port := info["url"][strings.LastIndex(info["url"], ":")+1:]
 	req, _ := http.NewRequest("GET", "http://127.0.0.1:"+port+"/_control/info", nil)
-	for token, want := range map[string]int{"": 401, "s3cret": 200} {
+	for token, want := range map[string]int{"": 401, "s3cret-of-16-characters": 200} {
 		req.Header.Set("X-Control-Token", token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

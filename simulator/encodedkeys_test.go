@@ -1,0 +1,105 @@
+package simulator
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+// A key that a client sends encoded, or without its prefix, is redacted
+// in the journal, the debug log and what observers quote, and counted as
+// a key seen where it was.
+func TestEncodedKeysAreRedactedAndSeen(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	seen := map[uint64][]KeySeen{}
+	s := newServer(t, Config{Seed: 1, Logger: newTestLogger(&logs), Observers: []Observer{func(x *Exchange) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[x.ID] = x.KeysSeen
+	}}})
+	key := s.Seeded().Pro
+	secret := key[len("tcm_"):]
+	pct := func(s string) string {
+		var b strings.Builder
+		for i := range len(s) {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		}
+		return b.String()
+	}
+	html := func(s string) string {
+		var b strings.Builder
+		for i := range len(s) {
+			fmt.Fprintf(&b, "&#%d;", s[i])
+		}
+		return b.String()
+	}
+	b64 := base64.RawURLEncoding.EncodeToString([]byte("key=" + secret))
+	cases := []struct {
+		name, where string
+		q           req
+	}{
+		{"a secret without prefix, percent-encoded, in the query", "query", req{method: "GET", target: schemas.PathFeed + "?p=" + pct(secret)}},
+		{"a secret without prefix in the query", "query", req{method: "GET", target: schemas.PathFeed + "?token=" + secret}},
+		{"base64url in the path", "path", req{method: "GET", target: "/api/" + b64}},
+		{"base64 in the query", "query", req{method: "GET", target: schemas.PathFeed + "?t=" + base64.StdEncoding.EncodeToString([]byte(key))}},
+		{"HTML references in the query", "query", req{method: "GET", target: schemas.PathFeed + "?t=" + strings.ReplaceAll(html(secret), "&", "%26")}},
+		{"percent-encoded in a Content-Type parameter", "", req{method: "POST", target: schemas.PathVideos, key: key,
+			header: http.Header{"Content-Type": {"application/json; k=" + pct(secret)}}, body: `{"videoIds":["a"]}`}},
+		{"\\u escapes in the body", "body", req{method: "POST", target: schemas.PathVideos, key: key, body: `{"videoIds":["a"],"k":"` + jsonEscaped(secret) + `"}`}},
+		{"base64 in the body", "body", req{method: "POST", target: schemas.PathVideos, key: key, body: `{"videoIds":["a"],"k":"` + base64.StdEncoding.EncodeToString([]byte(secret)) + `"}`}},
+	}
+	for _, tc := range cases {
+		s.serve(t, tc.q)
+	}
+	page := decode[journalPage](t, s.serve(t, ctl("GET", "requests", "")), 200)
+	raw, _ := json.Marshal(page)
+	for i := 0; i+8 <= len(secret); i++ {
+		if bytes.Contains(raw, []byte(secret[i:i+8])) || strings.Contains(logs.String(), secret[i:i+8]) {
+			t.Fatalf("a piece of the key in the journal or the log:\n%s\n%s", raw, logs.String())
+		}
+	}
+	for _, enc := range []string{pct(secret)[:24], b64[4:20], html(secret)[6:30]} {
+		if bytes.Contains(raw, []byte(enc)) || strings.Contains(logs.String(), enc) {
+			t.Errorf("the journal or the log holds an encoded key %q:\n%s\n%s", enc, raw, logs.String())
+		}
+	}
+	for i, e := range page.Requests {
+		tc := cases[i]
+		if tc.where == "query" || tc.where == "path" {
+			if !e.KeyInURL {
+				t.Errorf("%s: keyInUrl false: %+v", tc.name, e)
+			}
+		}
+		if tc.where == "" {
+			continue
+		}
+		ks := seen[e.ID]
+		found := false
+		for _, k := range ks {
+			found = found || k.Where == tc.where
+		}
+		if !found {
+			t.Errorf("%s: no key seen in the %s: %+v", tc.name, tc.where, ks)
+		}
+	}
+}
+
+func jsonEscaped(s string) string {
+	var b strings.Builder
+	for i := range len(s) {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, `\u%04x`, s[i])
+		} else {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
