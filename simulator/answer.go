@@ -151,6 +151,26 @@ func WriteError(w http.ResponseWriter, status int, code, message string, details
 	writeAnswer(w, errorAnswer(status, code, message, details))
 }
 
+// Answered tells the journal and the observers what middleware that
+// answers in its own words means, before it writes: the cause of an error
+// (a Code constant: Exchange.Error holds it, whatever the body spells), and
+// the body before it was encoded for the wire (gzip, say: observers read
+// it), if it differs from what is written. Call it with the writer the
+// middleware was given; other writers are left alone.
+func Answered(w http.ResponseWriter, code string, body []byte) {
+	c, ok := w.(*call)
+	if !ok {
+		return
+	}
+	if code != "" {
+		c.errCode = code
+	}
+	if body != nil && c.keep && c.kept == nil {
+		n := min(len(body), maxObservedBody)
+		c.kept, c.keep = body[:n:n], false
+	}
+}
+
 // jsonContentType is shared so that setting the header does not allocate;
 // net/http never writes to it.
 var jsonContentType = []string{contentTypeJSON}

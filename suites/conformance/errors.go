@@ -66,7 +66,7 @@ func (s *suite) errorSpecs() {
 		if strings.HasSuffix(ex.name, "(200)") {
 			continue
 		}
-		It("sends an ErrorBody with a non-empty error and message with "+ex.name, requires(catalogue.ErrorBody), func(ctx SpecContext) {
+		It("sends an ErrorBody with error and message strings with "+ex.name, requires(catalogue.ErrorBody), func(ctx SpecContext) {
 			resp := exchanged(ctx, ex)
 			s.expect(resp.Status >= 300).To(BeTrue(), "%s: status %d, want an error status", resp.Request, resp.Status)
 			s.expect(resp).To(BeErrorBody())

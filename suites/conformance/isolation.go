@@ -74,17 +74,22 @@ func (s *suite) bothWalks(ctx SpecContext) (pro, free *walk) {
 
 // foreignVideos picks up to max videos of channels that the other walk
 // shows and own never does, one per channel first: the ids and their
-// channels.
+// channels. Only events older than own's newest count: on a live feed a
+// channel of own's account may show its first event after own was walked.
 func foreignVideos(other, own *walk, max int) (ids, channels []string) {
 	mine := map[string]bool{}
-	for _, e := range own.Events() {
+	var head int64
+	for i, e := range own.Events() {
 		mine[e.Channel] = true
+		if i == 0 || e.CreatedAt > head {
+			head = e.CreatedAt
+		}
 	}
 	seen := map[string]bool{}
 	for round := 0; round < 2 && len(ids) < max; round++ {
 		perChannel := map[string]bool{}
 		for _, e := range other.Events() {
-			if e.Channel == "" || mine[e.Channel] || e.Video == "" || seen[e.Video] || len(e.Video) > schemas.MaxVideoIDLen {
+			if e.Channel == "" || mine[e.Channel] || e.Video == "" || seen[e.Video] || len(e.Video) > schemas.MaxVideoIDLen || !e.HasTime || e.CreatedAt >= head {
 				continue
 			}
 			if round == 0 && perChannel[e.Channel] {

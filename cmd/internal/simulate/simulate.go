@@ -34,6 +34,7 @@ import (
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/mutants"
+	"github.com/tcmkit/tcmkit/simulator/variant"
 )
 
 // About is what the command does, for its help and the kit's list of
@@ -93,6 +94,8 @@ type Settings struct {
 	NoClientJudge  bool          `ff:"long=no-client-judge, usage='do not judge the clients (GET /_control/clients: 404): for load tests'"`
 	LogFormat      string        `ff:"long=log-format, usage='log format on stderr: text or json'"`
 	LogLevel       string        `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
+	// A conforming server drawn from a number (package simulator/variant).
+	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health); it sets the world and the limits; the banner lists it'"`
 }
 
 // Defaults are the settings before the environment and the flags.
@@ -133,6 +136,7 @@ type options struct {
 	scenario      string
 	listScenarios bool
 	clientReport  string
+	draw          *variant.Draw // --conforming-draw
 }
 
 // parseOptions fills options from defaults < environment < flags set, as
@@ -176,6 +180,14 @@ func (s Settings) options() (options, error) {
 			}
 			return o, fmt.Errorf("invalid value %v for --%s: want 0 (the default)%s or more", n.v, n.name, unlimited)
 		}
+	}
+	if s.ConformingDraw != "" {
+		n, err := strconv.ParseUint(strings.TrimSpace(s.ConformingDraw), 10, 64)
+		if err != nil {
+			return o, fmt.Errorf("invalid value %q for --conforming-draw: want a whole number of 0 or more", s.ConformingDraw)
+		}
+		d := variant.New(n)
+		o.draw = &d
 	}
 	if len(o.faults) > 0 {
 		m, err := mutants.Middleware(o.faults...)
@@ -281,10 +293,17 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}
 	log := newLogger(o, stderr)
 	o.cfg.Logger = log
+	var drawn *variant.Binding
+	if o.draw != nil {
+		drawn = o.draw.Apply(&o.cfg)
+	}
 	sim, err := simulator.New(o.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v (see --help)\n", err) // the error starts with "simulator:"
 		return 2
+	}
+	if drawn != nil {
+		drawn.Bind(sim)
 	}
 	defer sim.Close()
 	started := time.Now()
@@ -338,6 +357,9 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
 	if len(o.cfg.NamedFaults) > 0 {
 		fmt.Fprintf(stdout, "  faults:      %s\n", namedFaults(o.cfg.NamedFaults))
+	}
+	if o.draw != nil {
+		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
 	}
 	log.Info("listening", "url", info.URL, "seed", o.cfg.Seed, "speed", o.cfg.Speed)
 

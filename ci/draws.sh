@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The suite against conforming servers drawn at random: each draw N is a
+# simulator process started with --conforming-draw N on the manual clock
+# (package simulator/variant: every point the contract leaves open drawn
+# from N), judged by the suite with the seeded keys (the free key takes the
+# rate-limit burst) through --control-clock. Every draw conforms, so every
+# failure is a false failure of the suite. Prints one line per draw (and the
+# draw and the failed specs when it fails); fails if any draw fails.
+#
+#   bash ci/draws.sh            # draws 101 to 124
+#   bash ci/draws.sh 1 50       # draws 1 to 50
+#
+# (suites/selftest runs draws 1 to 20 in-process in go test.)
+source "$(dirname "${BASH_SOURCE[0]}")/simulators.sh"
+first="${1:-101}" count="${2:-24}"
+go build -o "$work/simulator" ./cmd/simulator
+go test -c -o "$work/suite.test" ./suites
+
+failed=0 t0=$SECONDS
+for n in $(seq "$first" $((first + count - 1))); do
+	start "draw$n" --speed 0 --conforming-draw "$n"
+	t=$SECONDS code=0
+	(cd "$work" && timeout 300 "$work/suite.test" --target "$(field "draw$n" url)" --pro-key "$(field "draw$n" proKey)" \
+		--free-key "$(field "draw$n" freeKey)" --revoked-key "$(field "draw$n" revokedKey)" --control-clock \
+		--report-dir "$work/draw$n" --ginkgo.no-color >"$work/draw$n.suite.log" 2>&1) || code=$?
+	report="$work/draw$n/conformance-report.json"
+	printf 'draw %-5s exit %d, %2d s, %s specs passed, %s failed, %s requests, outcome %s\n' "$n" "$code" $((SECONDS - t)) \
+		"$(jq -r .totals.passed "$report" 2>/dev/null || echo '?')" "$(jq -r .totals.failed "$report" 2>/dev/null || echo '?')" \
+		"$(jq -r .totals.requests "$report" 2>/dev/null || echo '?')" "$(jq -r .outcome "$report" 2>/dev/null || echo '?')"
+	if [[ $code -ne 0 ]]; then
+		failed=1
+		sed -n '/conforming draw/,/framing:/p' "$work/draw$n.log"
+		grep -E "\[FAIL\]|\[FAILED\]" "$work/draw$n.suite.log" | head -20
+	fi
+	kill "${pids[-1]}" 2>/dev/null || true
+done
+echo "$count draws in $((SECONDS - t0)) s: $([[ $failed -eq 0 ]] && echo 'all passed' || echo 'FALSE FAILURES of the suite above')"
+exit $failed
