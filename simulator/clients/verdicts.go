@@ -231,8 +231,17 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 	out := Client{
 		Key: c.hint, KeyID: c.id, Account: c.account, Requests: c.requests, Operations: map[string]int{}, Statuses: map[string]int{},
 		FirstSeen: c.first, LastSeen: c.last, Passed: true,
-		Findings: slices.Clone(c.findings),
-		Walks:    Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
+		Walks: Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
+	}
+	if len(c.findings) > 0 {
+		redact := func(s string) string { return s }
+		if j.srv != nil {
+			redact = j.srv.RedactKeys // as Exchange.Redact does
+		}
+		out.Findings = make([]Finding, len(c.findings))
+		for i := range c.findings {
+			out.Findings[i] = c.findings[i].shown(redact)
+		}
 	}
 	for op, n := range c.ops {
 		out.Operations[op] = n
