@@ -66,6 +66,7 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 		if c.account != "" {
 			j.handed.add(fo.next, c.account)
 		}
+		c.settle(fo.next, x.Time)
 	}
 	newest, oldest, events := pageSpan(x.ResponseBody)
 	switch {
@@ -98,10 +99,50 @@ func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) b
 		// Too many cursors were handed out to remember them all: this
 		// one may be one of the forgotten. No finding on a guess.
 		c.checked[ruleCursor]--
+	case len(c.unsettled) < maxUnsettled:
+		// Observers see an exchange once its answer is written, so a
+		// client that asks again at once (on a new connection) may be
+		// judged before the page that handed it this cursor: the
+		// verdict waits for that page (see settle).
+		c.unsettled = append(c.unsettled, unsettled{h: h, n: n, at: x.Time, ref: keptRef(x)})
 	default:
 		j.find(c, ruleCursor, x, because{say: sayMadeUp, n: [2]uint64{uint64(n)}}, nil)
 	}
 	return false
+}
+
+// unsettled is a cursor a client presented that the judge has not seen
+// handed out: made up, unless a page of a request that arrived before
+// it hands it out.
+type unsettled struct {
+	h   uint64
+	n   int
+	at  time.Time // when the request that presented it arrived
+	ref rawRef
+}
+
+// settle clears the unsettled cursors that the page of a request that
+// arrived at t hands out (h): they were issued before they were used.
+func (c *client) settle(h uint64, t time.Time) {
+	c.unsettled = slices.DeleteFunc(c.unsettled, func(u unsettled) bool { return u.h == h && !t.After(u.at) })
+}
+
+// madeUp is the finding of the client's cursors that are still unsettled:
+// no page has handed them out (a live verdict may show one that the page
+// on its way to the judge then settles).
+func (c *client) madeUp() (f Finding, n int) {
+	for _, u := range c.unsettled {
+		if n == 0 {
+			f = Finding{Requirement: rules[ruleCursor].id, Rule: rules[ruleCursor].must, Request: u.ref.shown(),
+				Evidence: sayMadeUp(because{n: [2]uint64{uint64(u.n)}})}
+		} else {
+			last := u.ref.shown()
+			f.Last = &last
+		}
+		n++
+	}
+	f.Count = n
+	return f, n
 }
 
 // sayOtherAccount: text is the account the cursor was handed to.

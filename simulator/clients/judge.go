@@ -32,6 +32,7 @@ const (
 const (
 	maxHanded        = 1 << 17 // cursors remembered, all accounts together
 	maxOpenWalks     = 8       // walks open at once per client
+	maxUnsettled     = 32      // cursors per client not yet seen handed out (see unsettled)
 	maxTrackedEvents = 200_000 // event ids a scenario keeps, all clients together
 	excerptLen       = 200     // of a path or query quoted in a finding
 	maxRawRef        = 1024    // bytes of path and query kept unquoted for a later finding
@@ -236,6 +237,7 @@ type client struct {
 	recent   recentFeed    // the key's last feed requests, for CLIENT-RATE
 
 	walks                     map[uint64]*walk // open walks, by the cursor they wait on
+	unsettled                 []unsettled      // cursors presented before the judge saw them handed out
 	begun, finished, cut      int
 	firstTop                  int64 // createdAt of the newest event of the last first page
 	complete                  int64 // the client was given every event up to this createdAt (0: not known)

@@ -250,6 +250,10 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 		out.Statuses[strconv.Itoa(st)] = n
 	}
 	failed := c.failed
+	if f, n := c.madeUp(); n > 0 {
+		failed[ruleCursor] += n
+		out.Findings = merge(out.Findings, f)
+	}
 	for _, f := range j.abandoned(c, final, now) {
 		failed[ruleWalk]++
 		out.Findings = merge(out.Findings, f)
