@@ -180,6 +180,9 @@ func (j *Judge) Verdicts(final bool) any { return j.Snapshot(final) }
 
 // Snapshot is Verdicts, typed.
 func (j *Judge) Snapshot(final bool) Verdicts {
+	if final && j.srv != nil {
+		j.srv.Settle(2 * time.Second) // before the lock: observers take it
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	now := time.Time{}
