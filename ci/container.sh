@@ -10,7 +10,7 @@
 #      machine's Go (/usr/local/go) and /bin/sh, and the modules come from
 #      a file proxy put in the context (GOPROXY=file://…, made from this
 #      machine's module cache). ONLINE=1 builds as a user would: the official
-#      Go image and proxy.golang.org. The build time and image size are
+#      Go image and the Go module proxy. The build time and image size are
 #      printed; the image holds the static binary alone (FROM scratch);
 #   2. `simulate` started without a control token refuses to listen on
 #      0.0.0.0 and says why (exit 2);

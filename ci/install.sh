@@ -8,7 +8,7 @@
 #      (GOMODCACHE, and GOCACHE unless KEEP_GOCACHE=1, in a temporary
 #      directory) and GOFLAGS=-mod=mod; the kit comes from the local proxy,
 #      its dependencies from this machine's module cache used as a second
-#      file proxy (offline), then proxy.golang.org; the time is printed;
+#      file proxy (offline), then the usual Go module proxy; the time is printed;
 #   3. from a temporary directory outside the repository, the installed
 #      binary: prints its version; runs `tcmkit conform` against the bundled
 #      simulator; starts `tcmkit simulate` and passes `tcmkit conform
@@ -34,11 +34,11 @@ trap cleanup EXIT
 
 # 2. The install, on an empty module cache.
 mkdir -p "$tmp/modcache" "$tmp/gocache" "$tmp/bin" "$tmp/user"
-deps="$(go env GOMODCACHE)/cache/download"
+deps="$(go env GOMODCACHE)/cache/download" upstream="$(go env GOPROXY)"
 export GOMODCACHE="$tmp/modcache" GOBIN="$tmp/bin" GOFLAGS=-mod=mod GOTOOLCHAIN=local
 [[ "${KEEP_GOCACHE:-}" == 1 ]] || export GOCACHE="$tmp/gocache"
-export GOPROXY="file://$tmp/proxy,file://$deps,https://proxy.golang.org"
-export GONOSUMDB=github.com/tcmkit/tcmkit # the published version is not in sum.golang.org
+export GOPROXY="file://$tmp/proxy,file://$deps,$upstream"
+export GONOSUMDB=github.com/tcmkit/tcmkit # the published version is in no checksum database
 cd "$tmp/user" # outside the repository: no go.mod around
 start=$(date +%s.%N)
 go install "github.com/tcmkit/tcmkit/cmd/tcmkit@$version"

@@ -52,6 +52,7 @@ func controlTable() []controlRoute {
 		{Method: http.MethodGet, Path: "scenarios", About: "the client scenarios, and the one armed", h: (*Server).ctlScenarios},
 		{Method: http.MethodPost, Path: "scenarios", About: "arm a client scenario by name", h: (*Server).ctlStartScenario},
 		{Method: http.MethodDelete, Path: "scenarios", About: "disarm the client scenario", h: (*Server).ctlStopScenario},
+		{Method: http.MethodGet, Path: "fuzz", About: "what the fuzz schedule (--fuzz-seed) served so far, in words", h: (*Server).ctlFuzz},
 		{Method: http.MethodPost, Path: "reset", About: "put the simulator back to its state at start", h: (*Server).ctlReset},
 		{Method: http.MethodGet, Path: "world", About: "export the world, its accounts and key hashes", h: (*Server).ctlExport},
 		{Method: http.MethodPut, Path: "world", About: "import an export", h: (*Server).ctlImport, large: true},

@@ -157,6 +157,7 @@ func TestControlAnswersMatchTheirDocument(t *testing.T) {
 		{"POST /scenarios", "scenarios", `{"name":"429-storm"}`, 404},
 		{"DELETE /scenarios", "scenarios", "", 404},
 		{"DELETE /clients", "clients", "", 404},
+		{"GET /fuzz", "fuzz", "", 404}, // without a schedule; with one: package simulator/fuzz
 	} {
 		method, _, _ := strings.Cut(tc.route, " ")
 		r := s.serve(t, ctl(method, tc.target, tc.body))

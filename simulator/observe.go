@@ -100,3 +100,19 @@ func (x *Exchange) Redact(text string) string {
 	}
 	return x.redact(text)
 }
+
+// Settle waits, at most max, until every API request that has begun has
+// been handed to the observers. Observers see an exchange once its answer
+// is written, so a quick client may have sent its next requests, and even
+// ended its run, before they saw one of its pages: a final verdict waits
+// for them. It reports whether they all were.
+func (s *Server) Settle(max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for s.observing.Load() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return true
+}

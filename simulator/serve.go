@@ -80,6 +80,9 @@ func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
 	if !control {
 		c.route = s.api[r.URL.Path]
 		s.begin(c, r)
+		if c.rec.observe {
+			s.observing.Add(1)
+		}
 		// Observers read feed pages (cursors, events); a tracked-videos
 		// answer is large and read by none: not copied for them.
 		c.keep = c.rec.observe && c.operation() == OpFeed
@@ -289,6 +292,9 @@ func (s *Server) finish(c *call, r *http.Request) {
 			c.status = 0 // no answer
 		}
 		s.end(c, r)
+		if c.rec.observe {
+			s.observing.Add(-1)
+		}
 	}
 	if v == http.ErrAbortHandler {
 		panic(v)

@@ -89,6 +89,9 @@ type Config struct {
 	// starts again on DELETE /_control/clients, a reset or an import.
 	// Nil: those routes answer 404.
 	Clients ClientJudge
+	// Fuzz is a fuzz schedule (package simulator/fuzz), bound to the
+	// server and served on GET /_control/fuzz. Nil: that route answers 404.
+	Fuzz FuzzSchedule
 
 	// now is the wall clock behind realtime mode; tests replace it.
 	now func() time.Time
@@ -194,6 +197,7 @@ type Server struct {
 	handler http.Handler // serveRequest
 
 	api        map[string]*apiRoute // apiTable by path
+	observing  atomic.Int64         // API requests begun whose observers have not run yet (see Settle)
 	apiPaths   string               // the API's paths, for a 404
 	controlMux http.Handler         // the control API's routes (control_routes.go); nil with NoControl
 
@@ -253,6 +257,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clients != nil {
 		cfg.Clients.Bind(s)
 		s.observers = append(s.observers, cfg.Clients.Observe)
+	}
+	if cfg.Fuzz != nil {
+		cfg.Fuzz.Bind(s)
 	}
 	s.routes()
 	if s.clock.Manual() {

@@ -2,7 +2,7 @@
 // of its repository, into a directory laid out as a Go module proxy (the
 // GOPROXY protocol: <module>/@v/list, <version>.info, .mod and .zip), so that
 // `GOPROXY=file://DIR go install <module>/cmd/…@<version>` installs exactly
-// that revision, as it would from proxy.golang.org once tagged:
+// that revision, as it would from the Go module proxy once tagged:
 //
 //	go run ./ci/modproxy -repo . -rev HEAD -version v0.1.0 -out /tmp/proxy
 //

@@ -77,7 +77,50 @@ func BenchmarkFeedDeep(b *testing.B) {
 
 func benchDeep(b *testing.B, judged bool) {
 	s, h := benchServer(b, judged)
-	key := s.Seeded().Pro
+	reqs := deepRequests(b, h, s.Seeded().Pro)
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, reqs[(i*7919)%len(reqs)])
+		i++
+	}
+}
+
+// BenchmarkJudgeDeep: the judge alone, on the exchanges of the feed's
+// later pages as BenchmarkFeedDeep serves them: all at one instant on the
+// rate clock, so that every one breaks CLIENT-RATE again (as in a load
+// test), and most begin a walk.
+func BenchmarkJudgeDeep(b *testing.B) {
+	var xs []*simulator.Exchange
+	s, err := simulator.New(simulator.Config{Seed: 1, FeedLimit: -1, VideosLimit: -1,
+		Observers: []simulator.Observer{func(x *simulator.Exchange) { xs = append(xs, x) }}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	deepRequests(b, s.Handler(), s.Seeded().Pro) // every page, in order
+	j, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	j.Bind(s)
+	for _, x := range xs {
+		j.Observe(x) // as the judge of BenchmarkFeedDeep has seen them
+	}
+	deep := xs[1:]
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		j.Observe(deep[(i*7919)%len(deep)])
+		i++
+	}
+}
+
+// deepRequests are the requests of the feed's pages after the first
+// (limit=50), each served once to learn the next cursor.
+func deepRequests(b *testing.B, h http.Handler, key string) []*http.Request {
 	var reqs []*http.Request
 	for cursor := ""; ; {
 		target := "/api/public-feed?limit=50"
@@ -94,15 +137,10 @@ func benchDeep(b *testing.B, judged bool) {
 		}
 		cursor = *page.NextCursor
 	}
-	reqs = reqs[1:]
-	w := &discard{h: http.Header{}}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		clear(w.h)
-		h.ServeHTTP(w, reqs[(i*7919)%len(reqs)])
-		i++
+	if len(reqs) < 2 {
+		b.Fatalf("the feed has %d page(s)", len(reqs))
 	}
+	return reqs[1:]
 }
 
 func feedRequestTo(target, key string) *http.Request {

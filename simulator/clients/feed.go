@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"slices"
 	"strconv"
@@ -55,16 +56,17 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 	}
 	// An injected fault may have cut the body (or only delayed it): what
 	// does not read as a page is none.
-	next, ok := nextCursor(x.ResponseBody)
+	next, ok := cursorIn(x.ResponseBody)
 	if !ok {
 		return fo
 	}
 	fo.page = true
-	if next != "" {
-		fo.next = j.hash(next)
+	if len(next) > 0 {
+		fo.next = maphash.Bytes(j.seed, next) // = j.hash(string(next))
 		if c.account != "" {
 			j.handed.add(fo.next, c.account)
 		}
+		c.settle(fo.next, x.Time)
 	}
 	newest, oldest, events := pageSpan(x.ResponseBody)
 	switch {
@@ -74,7 +76,7 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 			c.firstTop = newest
 			// A first page that reaches down to what the client had, or
 			// the whole feed on one page: it has everything again.
-			if (c.complete != 0 && oldest <= c.complete) || next == "" {
+			if (c.complete != 0 && oldest <= c.complete) || len(next) == 0 {
 				c.complete = max(c.complete, newest)
 			}
 		}
@@ -92,15 +94,65 @@ func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) b
 	case known && owner == c.account && c.account != "":
 		return true
 	case known:
-		j.find(c, ruleCursor, x, fmt.Sprintf("a cursor the server handed to another account (%s), not to this key", owner), nil)
+		j.find(c, ruleCursor, x, because{say: sayOtherAccount, text: owner}, nil)
 	case j.handed.forgot:
 		// Too many cursors were handed out to remember them all: this
 		// one may be one of the forgotten. No finding on a guess.
 		c.checked[ruleCursor]--
+	case len(c.unsettled) < maxUnsettled:
+		// Observers see an exchange once its answer is written, so a
+		// client that asks again at once (on a new connection) may be
+		// judged before the page that handed it this cursor: the
+		// verdict waits for that page (see settle).
+		c.unsettled = append(c.unsettled, unsettled{h: h, n: n, at: x.Time, ref: keptRef(x)})
 	default:
-		j.find(c, ruleCursor, x, fmt.Sprintf("a cursor of %d characters that the server never handed out: made up, edited or cut (it is not quoted)", n), nil)
+		j.find(c, ruleCursor, x, because{say: sayMadeUp, n: [2]uint64{uint64(n)}}, nil)
 	}
 	return false
+}
+
+// unsettled is a cursor a client presented that the judge has not seen
+// handed out: made up, unless a page of a request that arrived before
+// it hands it out.
+type unsettled struct {
+	h   uint64
+	n   int
+	at  time.Time // when the request that presented it arrived
+	ref rawRef
+}
+
+// settle clears the unsettled cursors that the page of a request that
+// arrived at t hands out (h): they were issued before they were used.
+func (c *client) settle(h uint64, t time.Time) {
+	c.unsettled = slices.DeleteFunc(c.unsettled, func(u unsettled) bool { return u.h == h && !t.After(u.at) })
+}
+
+// madeUp is the finding of the client's cursors that are still unsettled:
+// no page has handed them out (a live verdict may show one that the page
+// on its way to the judge then settles).
+func (c *client) madeUp() (f Finding, n int) {
+	for _, u := range c.unsettled {
+		if n == 0 {
+			f = Finding{Requirement: rules[ruleCursor].id, Rule: rules[ruleCursor].must, Request: u.ref.shown(),
+				Evidence: sayMadeUp(because{n: [2]uint64{uint64(u.n)}})}
+		} else {
+			last := u.ref.shown()
+			f.Last = &last
+		}
+		n++
+	}
+	f.Count = n
+	return f, n
+}
+
+// sayOtherAccount: text is the account the cursor was handed to.
+func sayOtherAccount(b because) string {
+	return fmt.Sprintf("a cursor the server handed to another account (%s), not to this key", b.text)
+}
+
+// sayMadeUp: n[0] is the cursor's length.
+func sayMadeUp(b because) string {
+	return fmt.Sprintf("a cursor of %d characters that the server never handed out: made up, edited or cut (it is not quoted)", b.n[0])
 }
 
 // stepWalk moves the walk the page belongs to, or begins one. oldest is
@@ -146,12 +198,21 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 	}
 	c.walks[fo.next] = w
 	if len(c.walks) > maxOpenWalks {
-		oldest := slices.MinFunc(mapKeys(c.walks), func(a, b uint64) int { return cmpUint(c.walks[a].seq, c.walks[b].seq) })
-		o := c.walks[oldest]
+		var oldest uint64
+		var o *walk
+		for k, ow := range c.walks { // seqs differ: the oldest is one
+			if o == nil || ow.seq < o.seq {
+				oldest, o = k, ow
+			}
+		}
 		delete(c.walks, oldest)
-		first := o.first.shown()
-		j.find(c, ruleWalk, x, fmt.Sprintf("more than %d walks open at once: the walk begun at request #%d was left after %d %s with a nextCursor pending", maxOpenWalks, o.first.ID, o.pages, plural(o.pages, "page", "pages")), &first)
+		j.find(c, ruleWalk, x, because{say: sayTooMany, n: [2]uint64{o.first.ID, uint64(o.pages)}}, &o.first)
 	}
+}
+
+// sayTooMany: n is the request that began the walk left, and its pages.
+func sayTooMany(b because) string {
+	return fmt.Sprintf("more than %d walks open at once: the walk begun at request #%d was left after %d %s with a nextCursor pending", maxOpenWalks, b.n[0], b.n[1], plural(int(b.n[1]), "page", "pages"))
 }
 
 // abandoned lists the client's open walks that count as abandoned now:
@@ -186,28 +247,35 @@ func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
 // would be escaped), then a string or null, then the object's end. ok is
 // false for a body that is not such a page ("" with ok: null).
 func nextCursor(body []byte) (string, bool) {
+	next, ok := cursorIn(body)
+	return string(next), ok
+}
+
+// cursorIn is nextCursor, as bytes of body when the cursor is a plain
+// string (as servers write them): the judge hashes it, and copies nothing.
+func cursorIn(body []byte) ([]byte, bool) {
 	body = bytes.TrimRight(body, " \t\r\n")
 	i := bytes.LastIndex(body, []byte(`"nextCursor"`))
 	if i < 0 || len(body) == 0 || body[len(body)-1] != '}' || body[0] != '{' {
-		return "", false
+		return nil, false
 	}
 	rest := bytes.TrimLeft(body[i+len(`"nextCursor"`):], " \t\r\n")
 	if len(rest) == 0 || rest[0] != ':' {
-		return "", false
+		return nil, false
 	}
 	value := bytes.TrimSpace(rest[1 : len(rest)-1])
 	if string(value) == "null" {
-		return "", true
+		return nil, true
 	}
 	// A plain string, as servers write cursors, without decoding.
 	if n := len(value); n >= 2 && value[0] == '"' && value[n-1] == '"' && bytes.IndexAny(value[1:n-1], "\\\"") < 0 {
-		return string(value[1 : n-1]), true
+		return value[1 : n-1], true
 	}
 	var s string
 	if json.Unmarshal(value, &s) != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
+	return []byte(s), true
 }
 
 // pageSpan reads the createdAt of a FeedPage's first (newest) and last
@@ -288,14 +356,6 @@ func eventIDs(body []byte) []string {
 		ids[i] = e.ID
 	}
 	return ids
-}
-
-func mapKeys[V any](m map[uint64]V) []uint64 {
-	out := make([]uint64, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 func cmpUint(a, b uint64) int {

@@ -32,6 +32,7 @@ const (
 const (
 	maxHanded        = 1 << 17 // cursors remembered, all accounts together
 	maxOpenWalks     = 8       // walks open at once per client
+	maxUnsettled     = 32      // cursors per client not yet seen handed out (see unsettled)
 	maxTrackedEvents = 200_000 // event ids a scenario keeps, all clients together
 	excerptLen       = 200     // of a path or query quoted in a finding
 	maxRawRef        = 1024    // bytes of path and query kept unquoted for a later finding
@@ -166,7 +167,7 @@ func (j *Judge) observe(x *simulator.Exchange) func() {
 // outcome is what the rules made of one exchange, for the scenarios.
 type outcome struct {
 	feed  feedOutcome
-	early *pending429 // the 429 whose Retry-After the exchange did not wait out
+	early pending429 // the 429 whose Retry-After the exchange did not wait out (set), if any
 }
 
 // client finds or makes the client of an exchange: its Bearer key, else a
@@ -230,12 +231,13 @@ type client struct {
 	fed               bool      // a feed request was seen
 
 	checked, failed [nRules]int // failed: the requests (walks) that broke each rule
-	findings        []Finding   // one per rule broken, in the order first broken
+	findings        []found     // one per rule broken, in the order first broken
 
 	after429 [2]pending429 // by slot
 	recent   recentFeed    // the key's last feed requests, for CLIENT-RATE
 
 	walks                     map[uint64]*walk // open walks, by the cursor they wait on
+	unsettled                 []unsettled      // cursors presented before the judge saw them handed out
 	begun, finished, cut      int
 	firstTop                  int64 // createdAt of the newest event of the last first page
 	complete                  int64 // the client was given every event up to this createdAt (0: not known)
@@ -261,14 +263,75 @@ func (c *client) count(x *simulator.Exchange) {
 }
 
 // find records that x broke rule r: the key's one finding of the rule,
-// made or counted.
-func (j *Judge) find(c *client, r rule, x *simulator.Exchange, evidence string, related *Ref) {
+// made or counted. The first request that broke it is shown at once
+// (once per rule and key); of the later ones only the last is kept, raw
+// (the request as keptRef has it, the evidence in pieces), and shown when
+// the verdicts are read: a load test breaks CLIENT-RATE on every request,
+// and each of them costs a count, not a quoted finding. related is shown
+// only with the first.
+func (j *Judge) find(c *client, r rule, x *simulator.Exchange, why because, related *rawRef) {
 	c.failed[r]++
-	c.findings = merge(c.findings, Finding{
-		Requirement: rules[r].id, Rule: rules[r].must, Evidence: x.Redact(evidence),
-		Request: refOf(x), Related: related, Count: 1,
-	})
+	for i := range c.findings {
+		if f := &c.findings[i]; f.Requirement == rules[r].id {
+			f.Count++
+			f.last, f.lastWhy = keptRef(x), why
+			return
+		}
+	}
+	var rel *Ref
+	if related != nil {
+		shown := related.shown()
+		rel = &shown
+	}
+	c.findings = append(c.findings, found{Finding: Finding{
+		Requirement: rules[r].id, Rule: rules[r].must, Evidence: x.Redact(why.String()),
+		Request: refOf(x), Related: rel, Count: 1,
+	}})
 }
+
+// found is a finding as a client keeps it (see find): the first request
+// shown whole and every one counted, the last kept raw.
+type found struct {
+	Finding         // Last and LastEvidence unset
+	last    rawRef  // the last request that broke the rule, when Count > 1
+	lastWhy because // what it did
+}
+
+// shown is the finding as the verdicts give it: the last request and its
+// evidence (when that says something else) shown, redacted by redact as
+// the first one's evidence was when it was found.
+func (f *found) shown(redact func(string) string) Finding {
+	out := f.Finding
+	if f.Count > 1 {
+		last := f.last.shown()
+		out.Last = &last
+		if ev := redact(f.lastWhy.String()); ev != out.Evidence {
+			out.LastEvidence = ev
+		}
+	}
+	return out
+}
+
+// because is a finding's evidence: its words, or the pieces say puts in
+// words, only when the evidence is shown (for the last request that
+// broke a rule, when the verdicts are read).
+type because struct {
+	say  func(because) string // nil: text is the evidence
+	text string
+	n    [2]uint64
+	d    [2]time.Duration
+	keys []simulator.KeySeen // of the exchange, which an observer may keep
+}
+
+func (b because) String() string {
+	if b.say == nil {
+		return b.text
+	}
+	return b.say(b)
+}
+
+// words is evidence already in words.
+func words(s string) because { return because{text: s} }
 
 // merge adds f to a client's findings: one per requirement, which keeps
 // the first request that broke it whole, counts them all and names the
@@ -280,12 +343,8 @@ func merge(fs []Finding, f Finding) []Finding {
 	}
 	g := &fs[i]
 	g.Count += f.Count
-	if f.Last != nil {
-		g.Last, g.LastEvidence = f.Last, f.LastEvidence
-	} else {
-		last := f.Request
-		g.Last, g.LastEvidence = &last, f.Evidence
-	}
+	last := f.Request
+	g.Last, g.LastEvidence = &last, f.Evidence
 	if g.LastEvidence == g.Evidence {
 		g.LastEvidence = ""
 	}

@@ -49,16 +49,26 @@ var rules = [nRules]struct {
 // checkLeaks: CLIENT-KEY-NOT-IN-URL, on every request.
 func (j *Judge) checkLeaks(c *client, x *simulator.Exchange) {
 	c.checked[ruleKeyInURL]++
-	var where []string
 	for _, k := range x.KeysSeen {
-		switch k.Where {
-		case "path", "query", "body":
+		if inURL(k) {
+			j.find(c, ruleKeyInURL, x, because{say: sayLeaks, keys: x.KeysSeen}, nil)
+			return
+		}
+	}
+}
+
+func inURL(k simulator.KeySeen) bool {
+	return k.Where == "path" || k.Where == "query" || k.Where == "body"
+}
+
+func sayLeaks(b because) string {
+	var where []string
+	for _, k := range b.keys {
+		if inURL(k) {
 			where = append(where, fmt.Sprintf("the key %s in the %s", k.KeyHint, placeName(k.Where)))
 		}
 	}
-	if len(where) > 0 {
-		j.find(c, ruleKeyInURL, x, strings.Join(where, "; ")+": a key is a password, and URLs end up in logs and proxies", nil)
-	}
+	return strings.Join(where, "; ") + ": a key is a password, and URLs end up in logs and proxies"
 }
 
 func placeName(where string) string {
@@ -71,22 +81,33 @@ func placeName(where string) string {
 // checkBearer: CLIENT-BEARER, on the feed and tracked videos.
 func (j *Judge) checkBearer(c *client, x *simulator.Exchange) {
 	c.checked[ruleBearer]++
-	var evidence string
-	switch x.AuthProblem {
-	case "":
+	if x.AuthProblem == "" {
 		return
-	case simulator.CodeMissingKey:
-		evidence = "no Authorization header (or an empty one)"
-	default:
-		evidence = "the Authorization header is not one Bearer <key> with the key whole (another scheme, two headers, or a key cut or padded)"
+	}
+	why := because{say: sayBearer}
+	if x.AuthProblem == simulator.CodeMissingKey {
+		why.n[0] = 1
 	}
 	for _, k := range x.KeysSeen {
 		if k.Where == "header" {
-			evidence += "; the key " + k.KeyHint + " came in another header"
+			why.text = k.KeyHint
 			break
 		}
 	}
-	j.find(c, ruleBearer, x, evidence, nil)
+	j.find(c, ruleBearer, x, why, nil)
+}
+
+// sayBearer: n[0] is 1 for a missing key, text the hint of a key that
+// came in another header.
+func sayBearer(b because) string {
+	evidence := "the Authorization header is not one Bearer <key> with the key whole (another scheme, two headers, or a key cut or padded)"
+	if b.n[0] == 1 {
+		evidence = "no Authorization header (or an empty one)"
+	}
+	if b.text != "" {
+		evidence += "; the key " + b.text + " came in another header"
+	}
+	return evidence
 }
 
 // The operations a 429 can come from, as indexes of client.after429.
@@ -102,32 +123,36 @@ type pending429 struct {
 	at       time.Time     // on the rate clock, when the 429's request arrived
 	answered time.Time     // real time the 429 was answered: a request sent before did not know of it
 	wait     time.Duration // Retry-After
-	ref      Ref
+	ref      rawRef
 	fault    int // the injected fault that answered it, if any
 }
 
 // checkRetryAfter: CLIENT-RETRY-AFTER. It returns the 429 that x did not
-// wait out, nil if x did or followed none.
-func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (early *pending429) {
+// wait out (set), the zero value if x did or followed none.
+func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (early pending429) {
 	if c.id == "" {
-		return nil // requests without a key are not one client's
+		return early // requests without a key are not one client's
 	}
 	p := &c.after429[slot]
 	if p.set && !x.Time.Before(p.answered) {
 		c.checked[ruleRetryAfter]++
 		if waited := x.RateTime.Sub(p.at); waited < p.wait {
-			was := *p
-			early = &was
-			j.find(c, ruleRetryAfter, x, fmt.Sprintf("sent %s after the 429 of request #%d, whose Retry-After asked for %s", seconds(waited), p.ref.ID, seconds(p.wait)), &was.ref)
+			early = *p
+			j.find(c, ruleRetryAfter, x, because{say: sayEarly, n: [2]uint64{p.ref.ID}, d: [2]time.Duration{waited, p.wait}}, &early.ref)
 		}
 		p.set = false
 	}
 	if x.Status == http.StatusTooManyRequests {
 		if wait, ok := retryAfter(x); ok {
-			*p = pending429{set: true, at: x.RateTime, answered: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), wait: wait, ref: refOf(x), fault: x.Fault}
+			*p = pending429{set: true, at: x.RateTime, answered: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), wait: wait, ref: keptRef(x), fault: x.Fault}
 		}
 	}
 	return early
+}
+
+// sayEarly: d is the wait and the Retry-After, n[0] the 429's request.
+func sayEarly(b because) string {
+	return fmt.Sprintf("sent %s after the 429 of request #%d, whose Retry-After asked for %s", seconds(b.d[0]), b.n[0], seconds(b.d[1]))
 }
 
 // retryAfter reads the answer's Retry-After: delta-seconds, or an
@@ -188,14 +213,20 @@ func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 			last = max(last, at)
 		}
 		if span := time.Duration(last - first); span < schemas.RateWindow-rateSlack {
-			j.find(c, ruleRate, x, fmt.Sprintf("%d feed requests of the key within %s (this one and the %d before it, from request #%d): the limit is %d a minute per key, whatever the server answers",
-				len(r.at)+1, seconds(span), len(r.at), firstID, schemas.FeedRequestsPerMinute), nil)
+			j.find(c, ruleRate, x, because{say: sayRate, n: [2]uint64{uint64(len(r.at)), firstID}, d: [2]time.Duration{span}}, nil)
 		}
 	} else {
 		r.n++
 	}
 	r.at[r.next], r.ids[r.next] = t, x.ID
 	r.next = (r.next + 1) % len(r.at)
+}
+
+// sayRate: n is the requests before this one and the first of them, d[0]
+// the span.
+func sayRate(b because) string {
+	return fmt.Sprintf("%d feed requests of the key within %s (this one and the %d before it, from request #%d): the limit is %d a minute per key, whatever the server answers",
+		b.n[0]+1, seconds(b.d[0]), b.n[0], b.n[1], schemas.FeedRequestsPerMinute)
 }
 
 // jsonHeader is the header the tracked-videos body is judged with once
@@ -208,7 +239,7 @@ var jsonHeader = http.Header{"Content-Type": {"application/json"}}
 func (j *Judge) checkVideos(c *client, x *simulator.Exchange) {
 	c.checked[ruleJSONBody]++
 	if bad := simulator.CheckContentType(x.RequestHeader); bad != nil {
-		j.find(c, ruleJSONBody, x, contentTypeEvidence(x), nil)
+		j.find(c, ruleJSONBody, x, words(contentTypeEvidence(x)), nil)
 	}
 	_, bad := simulator.ParseVideosRequest(jsonHeader, x.RequestBody)
 	if bad == nil {
@@ -230,12 +261,12 @@ func (j *Judge) checkVideos(c *client, x *simulator.Exchange) {
 		}
 	}
 	if len(body) > 0 {
-		j.find(c, ruleJSONBody, x, "the body is not a JSON object: "+summary(body), nil)
+		j.find(c, ruleJSONBody, x, words("the body is not a JSON object: "+summary(body)), nil)
 		return
 	}
 	c.checked[ruleVideoIDs]++
 	if len(ids) > 0 {
-		j.find(c, ruleVideoIDs, x, "the body's videoIds breaks the rule: "+summary(ids), nil)
+		j.find(c, ruleVideoIDs, x, words("the body's videoIds breaks the rule: "+summary(ids)), nil)
 	}
 }
 
@@ -269,12 +300,12 @@ func (j *Judge) checkHealth(c *client, x *simulator.Exchange) {
 	}
 	c.checked[ruleJSONBody]++
 	if bad := simulator.CheckContentType(x.RequestHeader); bad != nil {
-		j.find(c, ruleJSONBody, x, contentTypeEvidence(x), nil)
+		j.find(c, ruleJSONBody, x, words(contentTypeEvidence(x)), nil)
 		return
 	}
 	doc, err := jsondoc.Decode(x.RequestBody)
 	if _, object := doc.(map[string]any); err != nil || !object {
-		j.find(c, ruleJSONBody, x, "the health check's body is not a JSON object ({} is the usage shown)", nil)
+		j.find(c, ruleJSONBody, x, words("the health check's body is not a JSON object ({} is the usage shown)"), nil)
 	}
 }
 

@@ -1,7 +1,9 @@
 package clients
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -393,4 +395,61 @@ func TestWalkEndStopsAtWhatTheClientHas(t *testing.T) {
 	next := h.feed(free, "limit=5").next()
 	h.feed(free, "limit=5&cursor="+next)
 	expectFailed(t, h.client(true, free), catalogue.ClientWalkEnd)
+}
+
+// TestCursorUsedBeforeItsPageIsJudged: observers see an exchange once its
+// answer is written, so a client quick on a new connection can be judged
+// on a cursor before the page that handed it out. The judge waits for that
+// page; a cursor no earlier page hands out stays a finding.
+func TestCursorUsedBeforeItsPageIsJudged(t *testing.T) {
+	var xs []*simulator.Exchange
+	s, err := simulator.New(simulator.Config{Seed: 1,
+		Observers: []simulator.Observer{func(x *simulator.Exchange) { xs = append(xs, x) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	pro := s.Seeded().Pro
+	var get func(query string)
+	get = func(query string) {
+		r := httptest.NewRequest(http.MethodGet, "/api/public-feed?"+query, nil)
+		r.Header.Set("Authorization", "Bearer "+pro)
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, r)
+		var page struct{ NextCursor string }
+		if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || page.NextCursor == "" {
+			t.Fatalf("%s: %d %s", query, w.Code, w.Body)
+		}
+		if query == "limit=5" {
+			get("limit=5&cursor=" + url.QueryEscape(page.NextCursor))
+		}
+	}
+	get("limit=5")
+	if len(xs) != 2 {
+		t.Fatalf("%d exchanges", len(xs))
+	}
+	for _, order := range [][]int{{0, 1}, {1, 0}} {
+		j, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Bind(s)
+		for _, i := range order {
+			j.Observe(xs[i])
+		}
+		if cs := j.Snapshot(true).Clients; len(cs) != 1 || finding(cs[0], catalogue.ClientCursorIssued).Count != 0 {
+			t.Errorf("order %v: %+v", order, cs)
+		}
+	}
+	// The same cursor, presented by a request that arrived before the page
+	// that hands it out: made up then.
+	early := *xs[1]
+	early.Time = xs[0].Time.Add(-time.Millisecond)
+	j, _ := New(Config{})
+	j.Bind(s)
+	j.Observe(&early)
+	j.Observe(xs[0])
+	if cs := j.Snapshot(true).Clients; len(cs) != 1 || !strings.Contains(finding(cs[0], catalogue.ClientCursorIssued).Evidence, "never handed out") {
+		t.Errorf("a cursor used before any page handed it out: %+v", cs)
+	}
 }

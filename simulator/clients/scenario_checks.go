@@ -35,7 +35,7 @@ func judgeRevoked(r *run, c *client) (bool, string) {
 
 func seeStorm(j *Judge, r *run, c *client, x *simulator.Exchange, o outcome) {
 	s := &c.sc
-	if o.early != nil && o.early.fault != 0 && r.oursID(o.early.fault) {
+	if o.early.set && o.early.fault != 0 && r.oursID(o.early.fault) {
 		s.early++
 		s.note(x)
 	}
@@ -122,7 +122,10 @@ func judgeBurst(r *run, c *client) (bool, string) {
 
 func seeSlow(j *Judge, r *run, c *client, x *simulator.Exchange, o outcome) {
 	s := &c.sc
-	sp := span{from: x.Time, to: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), slow: r.ours(x), ref: refOf(x)}
+	sp := span{from: x.Time, to: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), slow: r.ours(x)}
+	if len(s.spans) < 64 || sp.slow {
+		sp.ref = refOf(x) // shown only when kept
+	}
 	if len(s.spans) < 64 {
 		s.spans = append(s.spans, sp)
 	}

@@ -180,6 +180,9 @@ func (j *Judge) Verdicts(final bool) any { return j.Snapshot(final) }
 
 // Snapshot is Verdicts, typed.
 func (j *Judge) Snapshot(final bool) Verdicts {
+	if final && j.srv != nil {
+		j.srv.Settle(2 * time.Second) // before the lock: observers take it
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	now := time.Time{}
@@ -231,8 +234,17 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 	out := Client{
 		Key: c.hint, KeyID: c.id, Account: c.account, Requests: c.requests, Operations: map[string]int{}, Statuses: map[string]int{},
 		FirstSeen: c.first, LastSeen: c.last, Passed: true,
-		Findings: slices.Clone(c.findings),
-		Walks:    Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
+		Walks: Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
+	}
+	if len(c.findings) > 0 {
+		redact := func(s string) string { return s }
+		if j.srv != nil {
+			redact = j.srv.RedactKeys // as Exchange.Redact does
+		}
+		out.Findings = make([]Finding, len(c.findings))
+		for i := range c.findings {
+			out.Findings[i] = c.findings[i].shown(redact)
+		}
 	}
 	for op, n := range c.ops {
 		out.Operations[op] = n
@@ -241,6 +253,10 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 		out.Statuses[strconv.Itoa(st)] = n
 	}
 	failed := c.failed
+	if f, n := c.madeUp(); n > 0 {
+		failed[ruleCursor] += n
+		out.Findings = merge(out.Findings, f)
+	}
 	for _, f := range j.abandoned(c, final, now) {
 		failed[ruleWalk]++
 		out.Findings = merge(out.Findings, f)

@@ -48,12 +48,11 @@ func command(name string) cli.Command {
 		Name:  name,
 		Usage: name + " [flags]",
 		About: About + "\nIt prints the URL, the seeded keys and the control URL (--info-file: as JSON).",
-		Notes: `Zero for a count, a limit or a duration is its default; -1 is unlimited
-(--feed-limit, --videos-limit) or off (--journal-size). --speed 0 is the manual clock.
-Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client report
-could not be written), 2 for a bad setting. With --client-report, the verdict on the
-clients: 0 every client passed, 3 a client failed, 4 no client judged (none sent a
-request, or keys past the judge's bound).`,
+		Notes: `Zero for a count, a limit or a duration is its default; -1 is unlimited (--feed-limit,
+--videos-limit) or off (--journal-size). --speed 0 is the manual clock.
+Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client report could not be
+written), 2 for a bad setting. With --client-report, the verdict on the clients: 0 every client
+passed, 3 a client failed, 4 no client judged (none sent a request, or keys past the judge's bound).`,
 		EnvPrefix: "TCM_SIM",
 	}
 }
@@ -96,6 +95,8 @@ type Settings struct {
 	LogLevel       string        `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
 	// A conforming server drawn from a number (package simulator/variant).
 	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health); it sets the world and the limits; the banner lists it'"`
+	// The fuzz schedule (package simulator/fuzz, ci/fuzz-seeds.sh).
+	FuzzSeed string `ff:"placeholder=N, long=fuzz-seed, usage='serve the fuzz schedule of seed N: a world at the edges of the contract (in place of --seed, --channels, --history, --edge-rate), 429s, 5xx, slow and cut answers, a key revoked mid-walk; N:break also breaks the contract; GET /_control/fuzz says what was served'"`
 }
 
 // Defaults are the settings before the environment and the flags.
@@ -198,6 +199,9 @@ func (s Settings) options() (options, error) {
 		for _, name := range o.faults {
 			o.cfg.NamedFaults = append(o.cfg.NamedFaults, strings.TrimSpace(name))
 		}
+	}
+	if err := s.applyFuzz(&o.cfg); err != nil {
+		return o, err
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("invalid value %q for --log-format: want text or json", o.logFormat)

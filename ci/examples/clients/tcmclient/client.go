@@ -85,7 +85,12 @@ type Client struct {
 // New makes a client with a 30-second timeout per request and the wall
 // clock.
 func New(baseURL, key string) *Client {
-	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: &http.Client{Timeout: 30 * time.Second}, Clock: RealClock{}}
+	// A new connection for each request: on a reused connection that
+	// closes without an answer, net/http sends a GET again by itself, a
+	// request the pacing never saw (the 21st of a minute).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = true
+	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: &http.Client{Timeout: 30 * time.Second, Transport: tr}, Clock: RealClock{}}
 }
 
 // APIError is an answer that was not a success.
@@ -206,8 +211,8 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 		if err := c.pace(ctx); err != nil {
 			return err
 		}
-		wait, err := c.once(ctx, method, target, path, raw, out, keyed, attempt)
-		if wait == 0 || attempt >= retries {
+		again, wait, err := c.once(ctx, method, target, path, raw, out, keyed, attempt)
+		if !again || attempt >= retries {
 			return err
 		}
 		if c.Logf != nil {
@@ -219,13 +224,14 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	}
 }
 
-// once sends the request once. It returns how long to wait before asking
-// again, 0 when the answer is final (a success, or an error that asking
-// again would not mend).
-func (c *Client) once(ctx context.Context, method, target, path string, raw []byte, out any, keyed bool, attempt int) (time.Duration, error) {
+// once sends the request once. It returns whether to ask again and how
+// long to wait first (Retry-After: 0 is "at once", not "never"); again is
+// false when the answer is final (a success, or an error that asking again
+// would not mend).
+func (c *Client) once(ctx context.Context, method, target, path string, raw []byte, out any, keyed bool, attempt int) (again bool, wait time.Duration, err error) {
 	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(raw))
 	if err != nil {
-		return 0, err
+		return false, 0, err
 	}
 	if raw != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -237,24 +243,24 @@ func (c *Client) once(ctx context.Context, method, target, path string, raw []by
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return false, 0, ctx.Err()
 		}
-		return backoff(attempt), fmt.Errorf("%s %s: %w", method, path, errors.Unwrap(err))
+		return true, backoff(attempt), fmt.Errorf("%s %s: %w", method, path, errors.Unwrap(err))
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		if err == nil && json.Unmarshal(data, out) == nil {
-			return 0, nil
+			return false, 0, nil
 		}
-		return backoff(attempt), fmt.Errorf("%s %s: the answer is not the JSON expected", method, path)
+		return true, backoff(attempt), fmt.Errorf("%s %s: the answer is not the JSON expected", method, path)
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return retryAfter(resp.Header.Get("Retry-After")), apiError(method, path, resp.StatusCode, data)
+		return true, retryAfter(resp.Header.Get("Retry-After"), c.Clock.Now()), apiError(method, path, resp.StatusCode, data)
 	case resp.StatusCode >= 500:
-		return backoff(attempt), apiError(method, path, resp.StatusCode, data)
+		return true, backoff(attempt), apiError(method, path, resp.StatusCode, data)
 	}
-	return 0, apiError(method, path, resp.StatusCode, data)
+	return false, 0, apiError(method, path, resp.StatusCode, data)
 }
 
 func apiError(method, path string, status int, body []byte) error {
@@ -274,16 +280,14 @@ func backoff(attempt int) time.Duration {
 	return min(time.Second<<min(attempt, 5), 30*time.Second)
 }
 
-// retryAfter reads delta-seconds or an HTTP-date; a missing or unreadable
-// one means a second.
-func retryAfter(v string) time.Duration {
+// retryAfter reads delta-seconds or an HTTP-date (against now, the
+// client's clock); a missing or unreadable one means a second.
+func retryAfter(v string, now time.Time) time.Duration {
 	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
 		return time.Duration(n) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
+		return max(t.Sub(now), 0)
 	}
 	return time.Second
 }

@@ -1,0 +1,544 @@
+package fuzz
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// Bounds of what a Schedule keeps and judges.
+const (
+	// TightLoop is how many requests in a row, each within a second of the
+	// clock after an error answer to the one before, make a tight loop.
+	TightLoop = 5
+	// CycleLaps is how often a client may follow a cursor cycle before it
+	// is a finding; the cycle ends after maxLaps.
+	CycleLaps = 3
+	maxLaps   = 100
+	// outage bounds: a 5xx lasts outageRequests requests and outageFor of
+	// the clock, and ends after outageMax requests whatever the clock.
+	outageRequests = 3
+	outageFor      = 4 * time.Second
+	outageMax      = 50
+	maxRemembered  = 4096
+	maxServedLines = 500
+)
+
+// Schedule serves a Plan: middleware around the API's operations that
+// counts the requests and serves each step on its request.
+type Schedule struct {
+	plan Plan
+	srv  *simulator.Server
+
+	mu        sync.Mutex
+	requests  int
+	pending   []Step
+	served    []string
+	findings  []string
+	ids       []string
+	idSet     map[string]bool
+	mayFail   bool
+	throttled map[string]time.Time // key+op: refused until, on the rate clock
+	outage    *outage
+	pages     map[string]pageInfo // a cursor handed out: the page it reaches
+	walks     int
+	cycle     *cycle
+	ends      map[string]int     // invented cursors of last pages: the request that served them
+	streaks   map[string]*streak // key+op
+	accounts  map[string]string  // key id: account, from the exchanges seen
+}
+
+type outage struct {
+	op       simulator.Operation
+	status   int
+	from     int // request
+	since    time.Time
+	answered int
+}
+
+type pageInfo struct {
+	walk, page, offset int
+	last               any // the last event of the page before
+}
+
+type cycle struct {
+	cursor   string
+	from     int
+	laps     int
+	reported bool
+}
+
+type streak struct {
+	errAt    time.Time // when the last error answer's request came
+	err      bool      // the last answer was an error: 5xx, cut, dropped
+	ok       bool      // the last answer was a success
+	status   string
+	from, n  int
+	reported bool
+}
+
+// New makes the schedule of a plan. Plan.Configure is the usual way.
+func New(p Plan) *Schedule {
+	return &Schedule{plan: p, pending: slices.Clone(p.Steps), idSet: map[string]bool{}, throttled: map[string]time.Time{},
+		pages: map[string]pageInfo{}, ends: map[string]int{}, streaks: map[string]*streak{}, accounts: map[string]string{}}
+}
+
+// Plan is the schedule's plan.
+func (s *Schedule) Plan() Plan { return s.plan }
+
+// Bind hands the schedule its server (simulator.New calls it).
+func (s *Schedule) Bind(srv *simulator.Server) { s.srv = srv }
+
+// Observe learns which account each key belongs to (a key regenerated
+// during a walk is that account's).
+func (s *Schedule) Observe(x *simulator.Exchange) {
+	if x.KeyID != "" && x.Account != "" {
+		s.mu.Lock()
+		if len(s.accounts) < maxRemembered {
+			s.accounts[x.KeyID] = x.Account
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Report is what GET /_control/fuzz serves.
+type Report struct {
+	Seed     int64    `json:"seed,omitempty"`
+	Input    string   `json:"input"`
+	Plan     string   `json:"plan"`
+	Served   []string `json:"served"`
+	Pending  []string `json:"pending"`
+	EventIDs []string `json:"eventIds"`
+	MayFail  bool     `json:"mayFail"`
+	Findings []string `json:"findings"`
+	Requests int      `json:"requests"`
+}
+
+// Report says what the schedule served so far.
+func (s *Schedule) Report() any { return s.Snapshot() }
+
+// Snapshot is Report, typed.
+func (s *Schedule) Snapshot() Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := Report{Seed: s.plan.Seed, Input: hex.EncodeToString(s.plan.Input), Plan: s.plan.String(), Served: slices.Clone(s.served),
+		EventIDs: slices.Clone(s.ids), MayFail: s.mayFail, Findings: slices.Clone(s.findings), Requests: s.requests}
+	for _, st := range s.pending {
+		r.Pending = append(r.Pending, fmt.Sprintf("from request %d: %s", st.At, st))
+	}
+	for _, l := range []*[]string{&r.Served, &r.Pending, &r.EventIDs, &r.Findings} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return r
+}
+
+// String tells the whole story: the plan, what was served, the findings.
+func (r Report) String() string {
+	var b strings.Builder
+	b.WriteString(r.Plan)
+	fmt.Fprintf(&b, "\nserved (%d requests):", r.Requests)
+	if len(r.Served) == 0 {
+		b.WriteString(" the world, nothing else")
+	}
+	for _, l := range r.Served {
+		b.WriteString("\n  " + l)
+	}
+	for _, l := range r.Pending {
+		b.WriteString("\n  not served (no request for it): " + l)
+	}
+	for _, f := range r.Findings {
+		b.WriteString("\nfinding: " + f)
+	}
+	return b.String()
+}
+
+// Findings are the schedule's own findings: tight loops, cycles followed.
+func (s *Schedule) Findings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.findings)
+}
+
+// MayFail reports whether a correct client may have ended in an error:
+// its key was revoked, an answer broke the contract, or a Retry-After
+// asked for more than a minute.
+func (s *Schedule) MayFail() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mayFail
+}
+
+// EventIDs are the ids of the feed events served whole in 200 answers,
+// each once, in the order served: what a client that walked the feed
+// holds.
+func (s *Schedule) EventIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ids)
+}
+
+// exchange is one request passing through.
+type exchange struct {
+	op     simulator.Operation
+	r      *http.Request
+	n      int
+	key    string // Authorization
+	q      simulator.FeedQuery
+	feedOK bool
+	info   pageInfo // of a feed request whose cursor was handed out
+	known  bool     // info is known
+	now    time.Time
+	step   *Step
+	// what to serve
+	limit int // a feed request served with this limit instead (0: as asked)
+	cut   int // percent of the body sent before the connection closes (-1: whole)
+	drop  bool
+}
+
+// answer is a response held in memory.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// Middleware wraps one operation (simulator.Config.Middleware).
+func (s *Schedule) Middleware(op simulator.Operation, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(op, next, w, r) })
+}
+
+func (s *Schedule) serve(op simulator.Operation, next http.Handler, w http.ResponseWriter, r *http.Request) {
+	x := &exchange{op: op, r: r, key: r.Header.Get("Authorization"), cut: -1}
+	if op == simulator.OpFeed {
+		q, problems := simulator.ParseFeedQuery(r.URL.RawQuery)
+		x.q, x.feedOK = q, len(problems) == 0
+	}
+	s.mu.Lock()
+	a := s.before(x)
+	s.mu.Unlock()
+	if a == nil {
+		s.act(x)
+		a = x.serveBy(next)
+		s.mu.Lock()
+		s.after(x, a)
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.noteAnswer(x, a)
+	s.mu.Unlock()
+	switch {
+	case x.drop:
+		panic(http.ErrAbortHandler) // the connection closes, nothing sent
+	case x.cut >= 0:
+		for k, v := range a.header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
+		w.WriteHeader(a.status)
+		_, _ = w.Write(a.body[:len(a.body)*x.cut/100])
+		_ = http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler)
+	}
+	for k, v := range a.header {
+		w.Header()[k] = v
+	}
+	var eb struct {
+		Error   *string         `json:"error"`
+		Message *string         `json:"message"`
+		Details json.RawMessage `json:"details"`
+	}
+	if a.status >= 400 && json.Unmarshal(a.body, &eb) == nil && eb.Error != nil && eb.Message != nil {
+		// Through WriteError, so that the journal and the judge know the
+		// error (the rate limit's 429 from another).
+		var details any
+		if len(eb.Details) > 0 {
+			details = eb.Details
+		}
+		simulator.WriteError(w, a.status, *eb.Error, *eb.Message, details)
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+}
+
+func (s *Schedule) rateNow() time.Time {
+	if s.srv == nil {
+		return time.Now()
+	}
+	return s.srv.RateNow()
+}
+
+// before numbers the request, answers it when the schedule alone does
+// (the key still throttled, an outage, an invented cursor) and picks the
+// step to serve on it.
+func (s *Schedule) before(x *exchange) *answer {
+	s.requests++
+	x.n, x.now = s.requests, s.rateNow()
+	s.checkLoop(x)
+	if x.feedOK && x.q.Cursor != "" {
+		x.info, x.known = s.pages[x.q.Cursor]
+	}
+	if until, ok := s.throttled[x.key+"\x00"+string(x.op)]; ok && x.now.Before(until) {
+		ra := int64((until.Sub(x.now) + time.Second - 1) / time.Second)
+		s.say(x, fmt.Sprintf("429 with Retry-After: %d (the key is still refused)", ra))
+		return throttled(ra)
+	}
+	if o := s.outage; o != nil && o.op == x.op {
+		if o.answered < outageRequests || x.now.Sub(o.since) < outageFor {
+			if o.answered < outageMax {
+				o.answered++
+				s.say(x, fmt.Sprintf("%d again (the outage of request %d goes on)", o.status, o.from))
+				return errorAnswer(o.status)
+			}
+		}
+		s.outage = nil
+	}
+	if from, ok := s.ends[x.q.Cursor]; ok && x.feedOK {
+		s.say(x, fmt.Sprintf("an empty last page, reached through the nextCursor that the last page of request %d should not have had", from))
+		return jsonAnswer(map[string]any{"events": []any{}, "nextCursor": nil})
+	}
+	for i := range s.pending {
+		if st := s.pending[i]; st.At <= x.n && s.applies(st, x) {
+			x.step = &st
+			s.pending = slices.Delete(s.pending, i, i+1)
+			break
+		}
+	}
+	if x.step == nil {
+		return nil
+	}
+	switch st := *x.step; st.Kind {
+	case Throttle:
+		s.throttled[x.key+"\x00"+string(x.op)] = x.now.Add(time.Duration(st.Param) * time.Second)
+		if st.Param > 60 {
+			s.mayFail = true
+		}
+		s.say(x, fmt.Sprintf("429 with Retry-After: %d", st.Param))
+		return throttled(int64(st.Param))
+	case ServerErr:
+		s.outage = &outage{op: x.op, status: st.Param, from: x.n, since: x.now, answered: 1}
+		s.say(x, fmt.Sprintf("%d, the start of an outage of the %s (at least %d requests and %s of the clock)", st.Param, x.op, outageRequests, outageFor))
+		return errorAnswer(st.Param)
+	case Drop:
+		x.drop = true
+		s.say(x, "the connection was closed without an answer")
+		return &answer{}
+	case Regenerate:
+		s.mayFail = true
+	}
+	return nil
+}
+
+// applies reports whether a step can be served on the request, as far as
+// the request alone tells.
+func (s *Schedule) applies(st Step, x *exchange) bool {
+	walking := x.feedOK && x.q.Cursor != "" && x.known
+	switch st.Kind {
+	case Throttle, ServerErr, Cut, Drop:
+		// Trouble comes to a key that was last answered well, so that a
+		// client retrying with backoff meets a bounded run of errors.
+		last := s.streaks[x.key+"\x00"+string(x.op)]
+		return st.Op == x.op && (last == nil || last.ok)
+	case Slow:
+		return st.Op == x.op
+	case Regenerate:
+		return walking && x.key != "" && s.account(x.key) != ""
+	case HeadEvents, Cycle:
+		return walking
+	case Repeated:
+		return walking && x.info.last != nil && x.q.Limit >= 2
+	case LongPage:
+		return x.feedOK && x.q.Limit < 200
+	}
+	return x.feedOK // the other breaking steps act on a feed page
+}
+
+// account is the account of an Authorization header's key.
+func (s *Schedule) account(auth string) string {
+	_, key, ok := strings.Cut(auth, " ")
+	if !ok {
+		return ""
+	}
+	h := sha256.Sum256([]byte(strings.TrimSpace(key)))
+	return s.accounts[hex.EncodeToString(h[:8])]
+}
+
+// act does what a step does before the request is served: it moves the
+// clock, regenerates the key, changes the limit asked.
+func (s *Schedule) act(x *exchange) {
+	if x.step == nil {
+		return
+	}
+	switch st := *x.step; st.Kind {
+	case Slow:
+		d := time.Duration(st.Param) * time.Millisecond
+		if s.plan.Opts.Realtime {
+			time.Sleep(d)
+		} else if s.srv != nil {
+			s.srv.Advance(d)
+		}
+		s.sayLocked(x, fmt.Sprintf("answered after %s on the clock", d))
+	case HeadEvents:
+		d := time.Duration(st.Param) * time.Minute
+		n := 0
+		if s.srv != nil {
+			n = s.srv.Advance(d)
+		}
+		s.sayLocked(x, fmt.Sprintf("before it the clock moved %s: %d new events in the world, at the head of the feed, during the walk", d, n))
+	case Regenerate:
+		s.mu.Lock()
+		acc := s.account(x.key)
+		s.mu.Unlock()
+		if s.srv != nil {
+			if _, err := s.srv.RegenerateKey(acc); err == nil {
+				s.sayLocked(x, fmt.Sprintf("before it the key of %s was regenerated: the client's key is revoked (401)", acc))
+			}
+		}
+	case LongPage:
+		x.limit = x.q.Limit + 1
+	case Repeated:
+		x.limit = x.q.Limit - 1
+	case Cut:
+		x.cut = st.Param
+	}
+}
+
+// serveBy serves the request (with another limit if asked) into memory.
+func (x *exchange) serveBy(next http.Handler) *answer {
+	r := x.r
+	if x.limit > 0 {
+		q, _ := url.ParseQuery(r.URL.RawQuery)
+		q.Set("limit", strconv.Itoa(x.limit))
+		r = r.Clone(r.Context())
+		u := *x.r.URL
+		u.RawQuery = q.Encode()
+		r.URL, r.RequestURI = &u, u.RequestURI()
+	}
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	return &answer{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// say records what request x was served.
+func (s *Schedule) say(x *exchange, what string) {
+	if len(s.served) >= maxServedLines {
+		return
+	}
+	s.served = append(s.served, fmt.Sprintf("request %d (%s): %s", x.n, s.describe(x), what))
+}
+
+func (s *Schedule) sayLocked(x *exchange, what string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.say(x, what)
+}
+
+// describe names a request: method, path, limit, page of its walk; never
+// a key (a key a client put in the query is redacted).
+func (s *Schedule) describe(x *exchange) string {
+	d := x.r.Method + " " + x.r.URL.Path
+	switch {
+	case x.op != simulator.OpFeed:
+	case !x.feedOK:
+		q := x.r.URL.RawQuery
+		if s.srv != nil {
+			q = s.srv.RedactKeys(q)
+		}
+		d += "?" + excerpt(q)
+	default:
+		d += "?limit=" + strconv.Itoa(x.q.Limit)
+		switch {
+		case x.q.Cursor == "":
+			d += ", page 1"
+		case x.known:
+			d += fmt.Sprintf(", page %d of walk %d", x.info.page, x.info.walk)
+		default:
+			d += ", a cursor not handed out"
+		}
+	}
+	return d
+}
+
+func excerpt(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
+
+func throttled(retryAfter int64) *answer {
+	a := jsonAnswer(simulator.ErrorBody{Error: "throttled", Message: fmt.Sprintf("too many requests: retry after %d s", retryAfter)})
+	a.status = http.StatusTooManyRequests
+	a.header.Set("Retry-After", strconv.FormatInt(retryAfter, 10))
+	return a
+}
+
+func errorAnswer(status int) *answer {
+	code := simulator.CodeInternal
+	if status != http.StatusInternalServerError {
+		code = simulator.CodeUnavailable
+	}
+	a := jsonAnswer(simulator.ErrorBody{Error: code, Message: http.StatusText(status)})
+	a.status = status
+	return a
+}
+
+// noteAnswer keeps what the tight-loop check needs.
+func (s *Schedule) noteAnswer(x *exchange, a *answer) {
+	st := s.streaks[x.key+"\x00"+string(x.op)]
+	if st == nil {
+		if len(s.streaks) >= maxRemembered {
+			s.streaks = map[string]*streak{}
+		}
+		st = &streak{}
+		s.streaks[x.key+"\x00"+string(x.op)] = st
+	}
+	st.err = x.drop || x.cut >= 0 || a.status >= 500
+	st.ok = !st.err && a.status < 400
+	st.errAt = x.now
+	switch {
+	case x.drop:
+		st.status = "dropped connection"
+	case x.cut >= 0:
+		st.status = "cut answer"
+	default:
+		st.status = strconv.Itoa(a.status)
+	}
+	if st.err && st.n == 0 {
+		st.from = x.n
+	}
+}
+
+// checkLoop: a request that comes within a second of the clock after an
+// error answer to the key's request before extends a streak; TightLoop of
+// them is a finding.
+func (s *Schedule) checkLoop(x *exchange) {
+	st := s.streaks[x.key+"\x00"+string(x.op)]
+	if st == nil {
+		return
+	}
+	if !st.err || x.now.Sub(st.errAt) >= time.Second {
+		st.n = 0
+		return
+	}
+	st.n++
+	if st.n == TightLoop && !st.reported {
+		st.reported = true
+		s.findings = append(s.findings, fmt.Sprintf("tight loop: after the %s of request %d the client asked the %s again %d times, each within a second of the clock after an error (requests %d to %d): back off between attempts",
+			st.status, st.from, x.op, TightLoop, x.n-TightLoop+1, x.n))
+	}
+}
