@@ -409,6 +409,11 @@ func init() {
 // as its base does on its shape's requests, and as the server elsewhere.
 var isGenerated = map[string]bool{}
 
+// Generated reports whether the mutant of a name was generated from a base
+// fault to fill a cell of the grid (requirement × shape) that no
+// hand-written or derived mutant covers.
+func Generated(name string) bool { return isGenerated[name] }
+
 // handShapes are the hand-written mutants that break their requirement on
 // one shape only; the others break it on every request they touch.
 var handShapes = map[string]string{

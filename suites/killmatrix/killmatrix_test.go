@@ -143,12 +143,23 @@ func build(t *testing.T, dir string) string {
 	return binary
 }
 
-// selectedFaults are the faults to run: all, or those TCM_KILLMATRIX_FAULTS names.
+// selectedFaults are the faults to run: those TCM_KILLMATRIX_FAULTS names,
+// else as TCM_KILLMATRIX says: "all", "generated" (the faults generated
+// to fill the grid's cells), or by default the hand-written and derived
+// ones, which keeps go test ./... within its minute (CI runs the
+// generated ones too: ci/check.sh).
 func selectedFaults(t *testing.T) []string {
 	all := mutants.Names()
 	only := os.Getenv("TCM_KILLMATRIX_FAULTS")
 	if only == "" {
-		return all
+		switch mode := os.Getenv("TCM_KILLMATRIX"); mode {
+		case "all":
+			return all
+		case "generated", "":
+			return slices.DeleteFunc(all, func(n string) bool { return mutants.Generated(n) != (mode == "generated") })
+		default:
+			t.Fatalf("TCM_KILLMATRIX=%q: all, generated or unset", mode)
+		}
 	}
 	var out []string
 	for _, name := range strings.Split(only, ",") {
@@ -175,8 +186,11 @@ func TestKillMatrix(t *testing.T) {
 
 	faults := selectedFaults(t)
 	m := matrix{Mode: "each run judges its own in-process simulator through --target with --control-clock", Started: started, Verdicts: make([]verdict, len(faults))}
-	if os.Getenv("TCM_KILLMATRIX_FAULTS") != "" {
+	switch {
+	case os.Getenv("TCM_KILLMATRIX_FAULTS") != "":
 		m.Subset = "TCM_KILLMATRIX_FAULTS"
+	case os.Getenv("TCM_KILLMATRIX") != "all":
+		m.Subset = "TCM_KILLMATRIX=" + os.Getenv("TCM_KILLMATRIX") + " (all: every fault)"
 	}
 	var (
 		wg       sync.WaitGroup
