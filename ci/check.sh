@@ -81,6 +81,7 @@ run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/o
 # The README's test command, exactly. CI reads its ok/FAIL lines, so its
 # output is not filtered and it comes after the quick static checks.
 run "go test ./..." go test ./...
+run "the kill matrix's generated faults (TCM_KILLMATRIX=generated; go test ./... ran the others)" env TCM_KILLMATRIX=generated go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the suite against 24 conforming servers drawn at random, each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
 run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
