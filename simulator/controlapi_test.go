@@ -185,3 +185,57 @@ func TestControlAnswersMatchTheirDocument(t *testing.T) {
 		t.Errorf("routes this test does not exercise: %v", missing)
 	}
 }
+
+// TestControlSchemasUseOnlyKeywords: a schema in controlapi.yaml holds
+// keywords only. A comma in an unquoted description of a flow mapping
+// ({type: string, description: a, b}) makes a member of its own ("b"),
+// which YAML accepts and Redocly's struct rule refuses.
+func TestControlSchemasUseOnlyKeywords(t *testing.T) {
+	keywords := map[string]bool{}
+	for _, k := range strings.Fields(`type properties required items description enum const format minimum maximum
+		minLength maxLength minItems maxItems additionalProperties oneOf anyOf allOf not $ref example examples
+		nullable default pattern title discriminator uniqueItems propertyNames exclusiveMinimum exclusiveMaximum
+		readOnly writeOnly deprecated multipleOf minProperties maxProperties patternProperties if then else contentMediaType`) {
+		keywords[k] = true
+	}
+	var walk func(path string, v any, schema bool)
+	walk = func(path string, v any, schema bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, child := range v {
+				if schema && !keywords[k] {
+					t.Errorf("%s: %q is no schema keyword (an unquoted comma in a description?)", path, k)
+				}
+				switch {
+				case k == "schema" || k == "items" || k == "additionalProperties" || k == "not":
+					walk(path+"/"+k, child, true)
+				case k == "properties" && schema:
+					if props, ok := child.(map[string]any); ok {
+						for name, p := range props {
+							walk(path+"/properties/"+name, p, true)
+						}
+					}
+				case k == "schemas" && path == "/components":
+					if ss, ok := child.(map[string]any); ok {
+						for name, s := range ss {
+							walk(path+"/schemas/"+name, s, true)
+						}
+					}
+				case k == "oneOf" || k == "anyOf" || k == "allOf":
+					if list, ok := child.([]any); ok {
+						for i, s := range list {
+							walk(path+"/"+k+"/"+strconv.Itoa(i), s, true)
+						}
+					}
+				case !schema:
+					walk(path+"/"+k, child, false)
+				}
+			}
+		case []any:
+			for i, child := range v {
+				walk(path+"/"+strconv.Itoa(i), child, schema)
+			}
+		}
+	}
+	walk("", loadControlDoc(t).doc, false)
+}
