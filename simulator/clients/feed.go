@@ -41,15 +41,16 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 	// The query as journaled (keys redacted): a cursor the server handed
 	// out holds no key, so redaction changes only cursors that are not.
 	q, _ := simulator.ParseFeedQuery(x.Query)
-	issued := false
+	issued, early := false, false
 	if q.Cursor != "" {
 		fo.cursor = j.hash(q.Cursor)
 		c.checked[ruleCursor]++
-		issued = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
+		issued, early = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
 	}
 	if x.Status == http.StatusUnauthorized && (x.Error == simulator.CodeRevokedKey || x.Error == simulator.CodeUnknownKey) {
 		c.cut += len(c.walks) // the key cannot go on: its walks are not abandoned
 		clear(c.walks)
+		c.held = nil
 	}
 	if x.Status != http.StatusOK {
 		return fo
@@ -80,19 +81,61 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 				c.complete = max(c.complete, newest)
 			}
 		}
+	case (early || issued && c.holds(fo.cursor)) && len(c.held) < maxUnsettled:
+		// The page that handed out this cursor has not been walked yet
+		// (observers may see a client's pages out of order): its step
+		// waits for that page's, so that the walk goes on in order.
+		c.held = append(c.held, held{x: x, cursor: fo.cursor, next: fo.next, oldest: oldest, events: events})
+		return fo // the pages after it wait for it in turn
 	case issued:
 		j.stepWalk(c, x, &fo, oldest, events)
+	}
+	if fo.next != 0 {
+		j.release(c, fo.next, x.Time)
 	}
 	return fo
 }
 
+// held is a page whose walk step waits for the step of the page that
+// handed out its cursor (see checkFeed).
+type held struct {
+	x            *simulator.Exchange
+	cursor, next uint64
+	oldest       int64
+	events       bool
+}
+
+// holds reports whether a held page handed out cursor h.
+func (c *client) holds(h uint64) bool {
+	return slices.ContainsFunc(c.held, func(p held) bool { return p.next == h })
+}
+
+// release steps the held pages that the page of a request that arrived
+// at t hands out (h), then those that they hand out, in order.
+func (j *Judge) release(c *client, h uint64, t time.Time) {
+	for {
+		i := slices.IndexFunc(c.held, func(p held) bool { return p.cursor == h && !t.After(p.x.Time) })
+		if i < 0 {
+			return
+		}
+		p := c.held[i]
+		c.held = slices.Delete(c.held, i, i+1)
+		fo := feedOutcome{page: true, cursor: p.cursor, next: p.next}
+		j.stepWalk(c, p.x, &fo, p.oldest, p.events)
+		if p.next != 0 {
+			j.release(c, p.next, p.x.Time)
+		}
+	}
+}
+
 // checkCursor judges a cursor (its hash h, its length n) and reports
-// whether it was handed to the key's account.
-func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) bool {
+// whether it was handed to the key's account, or was presented early,
+// before the judge saw the page that hands it out (see unsettled).
+func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) (issued, early bool) {
 	owner, known := j.handed.owner[h]
 	switch {
 	case known && owner == c.account && c.account != "":
-		return true
+		return true, false
 	case known:
 		j.find(c, ruleCursor, x, because{say: sayOtherAccount, text: owner}, nil)
 	case j.handed.forgot:
@@ -105,10 +148,11 @@ func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) b
 		// judged before the page that handed it this cursor: the
 		// verdict waits for that page (see settle).
 		c.unsettled = append(c.unsettled, unsettled{h: h, n: n, at: x.Time, ref: keptRef(x)})
+		return false, true
 	default:
 		j.find(c, ruleCursor, x, because{say: sayMadeUp, n: [2]uint64{uint64(n)}}, nil)
 	}
-	return false
+	return false, false
 }
 
 // unsettled is a cursor a client presented that the judge has not seen

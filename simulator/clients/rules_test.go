@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -451,5 +452,86 @@ func TestCursorUsedBeforeItsPageIsJudged(t *testing.T) {
 	j.Observe(xs[0])
 	if cs := j.Snapshot(true).Clients; len(cs) != 1 || !strings.Contains(finding(cs[0], catalogue.ClientCursorIssued).Evidence, "never handed out") {
 		t.Errorf("a cursor used before any page handed it out: %+v", cs)
+	}
+}
+
+// TestWalkPagesJudgedOutOfOrder: observers may see a client's pages out
+// of order (a client quick on new connections sends the next page before
+// the observers of the last one have run). A walk read to its end in
+// order is finished whatever order the judge sees its pages in: a page
+// whose cursor the judge has not seen handed out, or seen handed out by
+// a page it has not walked yet, waits for that page. Before, the last
+// page seen before the page that handed out its cursor was never walked,
+// and the walk was abandoned (a false CLIENT-WALK-END that
+// FuzzTCMClient found: 2bd4a3565de7fffe).
+func TestWalkPagesJudgedOutOfOrder(t *testing.T) {
+	var xs []*simulator.Exchange
+	s, err := simulator.New(simulator.Config{Seed: 1,
+		Observers: []simulator.Observer{func(x *simulator.Exchange) { xs = append(xs, x) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	pro := s.Seeded().Pro
+	for cursor, n := "", 0; n == 0 || cursor != ""; n++ {
+		target := "/api/public-feed?limit=200"
+		if cursor != "" {
+			target += "&cursor=" + url.QueryEscape(cursor)
+		}
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.Header.Set("Authorization", "Bearer "+pro)
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, r)
+		var page struct{ NextCursor *string }
+		if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || w.Code != http.StatusOK || n > 100 {
+			t.Fatalf("page %d: %d %s", n+1, w.Code, w.Body)
+		}
+		cursor = ""
+		if page.NextCursor != nil {
+			cursor = *page.NextCursor
+		}
+	}
+	n := len(xs)
+	if n < 4 {
+		t.Fatalf("a walk of %d pages: too short for the test", n)
+	}
+	inOrder := func() []int {
+		o := make([]int, n)
+		for i := range o {
+			o[i] = i
+		}
+		return o
+	}
+	orders := [][]int{inOrder()}
+	for i := 0; i+1 < n; i++ { // one page seen before the one before it
+		o := inOrder()
+		o[i], o[i+1] = o[i+1], o[i]
+		orders = append(orders, o)
+	}
+	for i := 0; i+2 < n; i++ { // two pages seen before the one before them
+		o := inOrder()
+		o[i], o[i+1], o[i+2] = o[i+1], o[i+2], o[i]
+		orders = append(orders, o)
+	}
+	reversed := inOrder()
+	slices.Reverse(reversed)
+	orders = append(orders, reversed)
+	for _, order := range orders {
+		j, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Bind(s)
+		for _, i := range order {
+			j.Observe(xs[i])
+		}
+		cs := j.Snapshot(true).Clients
+		if len(cs) != 1 {
+			t.Fatalf("order %v: %d clients", order, len(cs))
+		}
+		c := cs[0]
+		if c.Walks.Open != 0 || c.Walks.Finished == 0 || !c.Passed {
+			t.Errorf("order %v: walks %+v, findings:\n%s", order, c.Walks, findingsText(c))
+		}
 	}
 }
