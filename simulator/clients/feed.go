@@ -85,7 +85,7 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 		// The page that handed out this cursor has not been walked yet
 		// (observers may see a client's pages out of order): its step
 		// waits for that page's, so that the walk goes on in order.
-		c.held = append(c.held, held{x: x, cursor: fo.cursor, next: fo.next, oldest: oldest, events: events})
+		c.held = append(c.held, held{x: keptExchange(x), cursor: fo.cursor, next: fo.next, oldest: oldest, events: events})
 		return fo // the pages after it wait for it in turn
 	case issued:
 		j.stepWalk(c, x, &fo, oldest, events)
@@ -99,10 +99,19 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 // held is a page whose walk step waits for the step of the page that
 // handed out its cursor (see checkFeed).
 type held struct {
-	x            *simulator.Exchange
+	x            *simulator.Exchange // its journal entry only (keptExchange)
 	cursor, next uint64
 	oldest       int64
 	events       bool
+}
+
+// keptExchange is what a held page keeps of its exchange: the entry, as
+// keptRef keeps it, without the bodies and headers.
+func keptExchange(x *simulator.Exchange) *simulator.Exchange {
+	r := keptRef(x)
+	k := &simulator.Exchange{Entry: x.Entry}
+	k.Path, k.Query = r.Path, r.Query
+	return k
 }
 
 // holds reports whether a held page handed out cursor h.
