@@ -22,6 +22,10 @@ type walk struct {
 	pages int
 	top   int64 // createdAt of the newest event of the first page it began from
 	mark  int64 // the client's complete mark when it began (0: none)
+	// oldest is the createdAt of the last event of its last page, if
+	// that page had events.
+	oldest int64
+	events bool
 }
 
 // feedOutcome is what one feed exchange did, for the scenarios.
@@ -78,7 +82,7 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 			// A first page that reaches down to what the client had, or
 			// the whole feed on one page: it has everything again.
 			if (c.complete != 0 && oldest <= c.complete) || len(next) == 0 {
-				c.complete = max(c.complete, newest)
+				c.gave(newest, x.Time)
 			}
 		}
 	case (early || issued && c.holds(fo.cursor)) && len(c.held) < maxUnsettled:
@@ -226,22 +230,14 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 	if w.pages > 1 {
 		w.last = keptRef(x)
 	}
-	caughtUp := events && w.mark != 0 && oldest <= w.mark
-	if fo.next == 0 || caughtUp {
+	w.oldest, w.events = oldest, events
+	if fo.next == 0 || w.caughtUp() {
 		// The end of the feed, or down to what the client already had (a
 		// client that syncs reads the new events and stops at those it
 		// has): this walk, and every walk begun before it, is done (a
 		// newer start covers an older one).
-		c.finished++
 		fo.finished = true
-		if w.top != 0 {
-			c.complete = max(c.complete, w.top)
-		}
-		for k, o := range c.walks {
-			if o.seq < w.seq {
-				delete(c.walks, k)
-			}
-		}
+		c.finish(w)
 		return
 	}
 	if o := c.walks[fo.next]; o != nil {
@@ -260,6 +256,44 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		}
 		delete(c.walks, oldest)
 		j.find(c, ruleWalk, x, because{say: sayTooMany, n: [2]uint64{o.first.ID, uint64(o.pages)}}, &o.first)
+	}
+}
+
+// caughtUp reports whether the walk's last page reaches down to what the
+// client had when the walk began.
+func (w *walk) caughtUp() bool { return w.events && w.mark != 0 && w.oldest <= w.mark }
+
+// finish ends walk w (no longer among the open ones) and every walk begun
+// before it.
+func (c *client) finish(w *walk) {
+	c.finished++
+	for k, o := range c.walks {
+		if o.seq < w.seq {
+			delete(c.walks, k)
+		}
+	}
+	c.gave(w.top, w.last.Time)
+}
+
+// gave records that the client was given every event down from top by
+// the page of a request that arrived at t. Observers may see a client's
+// pages out of order: a walk the judge saw begin before that page, but
+// that began after it arrived, began with those events, and is done if
+// its last page reached down to them.
+func (c *client) gave(top int64, t time.Time) {
+	if top == 0 {
+		return
+	}
+	c.complete = max(c.complete, top)
+	for k, w := range c.walks {
+		if w.mark >= top || !w.first.Time.After(t) {
+			continue
+		}
+		w.mark = top
+		if w.caughtUp() {
+			delete(c.walks, k)
+			c.finish(w)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -532,6 +533,95 @@ func TestWalkPagesJudgedOutOfOrder(t *testing.T) {
 		c := cs[0]
 		if c.Walks.Open != 0 || c.Walks.Finished == 0 || !c.Passed {
 			t.Errorf("order %v: walks %+v, findings:\n%s", order, c.Walks, findingsText(c))
+		}
+	}
+}
+
+// TestSyncJudgedBeforeTheWalkBeforeIt: a client walks the feed to its
+// end, new events come, and it syncs: the first page and the next, which
+// reaches down to events it had, and it stops there. Observers may see
+// the last page of the first walk after the sync's pages (a client quick
+// on new connections): the sync's walk began after that page arrived,
+// with every event of the first walk, and is done. Before, it was called
+// abandoned (FuzzTCMClient input f45377d784db1c3f).
+func TestSyncJudgedBeforeTheWalkBeforeIt(t *testing.T) {
+	var xs []*simulator.Exchange
+	s, err := simulator.New(simulator.Config{Seed: 1,
+		Observers: []simulator.Observer{func(x *simulator.Exchange) { xs = append(xs, x) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	pro := s.Seeded().Pro
+	type event struct{ CreatedAt int64 }
+	get := func(limit int, cursor string) (events []event, next string) {
+		t.Helper()
+		target := "/api/public-feed?limit=" + strconv.Itoa(limit)
+		if cursor != "" {
+			target += "&cursor=" + url.QueryEscape(cursor)
+		}
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.Header.Set("Authorization", "Bearer "+pro)
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, r)
+		var page struct {
+			Events     []event
+			NextCursor *string
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || w.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", target, w.Code, w.Body)
+		}
+		if page.NextCursor != nil {
+			next = *page.NextCursor
+		}
+		return page.Events, next
+	}
+	var top int64
+	for cursor, n := "", 0; n == 0 || cursor != ""; n++ {
+		var events []event
+		events, cursor = get(200, cursor)
+		if n == 0 && len(events) > 0 {
+			top = events[0].CreatedAt
+		}
+	}
+	walk := len(xs)
+	s.Advance(24 * time.Hour)
+	probe, _ := get(200, "") // not shown to the judge
+	fresh := 0
+	for _, e := range probe {
+		if e.CreatedAt > top {
+			fresh++
+		}
+	}
+	if fresh < 2 || walk < 2 {
+		t.Fatalf("%d new events after a walk of %d pages: too few for the test", fresh, walk)
+	}
+	limit := fresh/2 + 1 // the first page new events only, the second down to events the client had
+	first, cursor := get(limit, "")
+	second, _ := get(limit, cursor)
+	if first[len(first)-1].CreatedAt <= top || second[len(second)-1].CreatedAt > top {
+		t.Fatalf("the sync's pages do not reach down to what the client had where the test means them to")
+	}
+	sync := xs[walk+1:]
+	for name, order := range map[string][]*simulator.Exchange{
+		"in order":                               slices.Concat(xs[:walk], sync),
+		"the walk's last page after the sync":    slices.Concat(xs[:walk-1], sync, xs[walk-1:walk]),
+		"the walk's last page after sync page 1": slices.Concat(xs[:walk-1], sync[:1], xs[walk-1:walk], sync[1:]),
+	} {
+		j, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Bind(s)
+		for _, x := range order {
+			j.Observe(x)
+		}
+		cs := j.Snapshot(true).Clients
+		if len(cs) != 1 {
+			t.Fatalf("%s: %d clients", name, len(cs))
+		}
+		if c := cs[0]; c.Walks.Open != 0 || c.Walks.Finished != 2 || !c.Passed {
+			t.Errorf("%s: walks %+v, findings:\n%s", name, c.Walks, findingsText(c))
 		}
 	}
 }
