@@ -43,7 +43,10 @@
 //     when the run ends (final verdicts) is abandoned. Walking a newer
 //     first page to its end closes the walks begun before it
 //     (CLIENT-FIRST-PAGE-AGAIN); a revoked or unknown key closes its walks
-//     (the client could not go on).
+//     (the client could not go on). Observers may see a key's pages out of
+//     order (a client on new connections asks for the next page before
+//     the last one's observers ran): a page waits for the page that handed
+//     out its cursor, and the walk goes on in the order of the requests.
 //   - CLIENT-VIDEO-IDS and CLIENT-JSON-BODY: the tracked-videos request is
 //     judged with the server's own reading (simulator.ParseVideosRequest):
 //     a Content-Type other than application/json, or a body that is not a

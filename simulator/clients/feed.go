@@ -22,6 +22,10 @@ type walk struct {
 	pages int
 	top   int64 // createdAt of the newest event of the first page it began from
 	mark  int64 // the client's complete mark when it began (0: none)
+	// oldest is the createdAt of the last event of its last page, if
+	// that page had events.
+	oldest int64
+	events bool
 }
 
 // feedOutcome is what one feed exchange did, for the scenarios.
@@ -41,15 +45,16 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 	// The query as journaled (keys redacted): a cursor the server handed
 	// out holds no key, so redaction changes only cursors that are not.
 	q, _ := simulator.ParseFeedQuery(x.Query)
-	issued := false
+	issued, early := false, false
 	if q.Cursor != "" {
 		fo.cursor = j.hash(q.Cursor)
 		c.checked[ruleCursor]++
-		issued = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
+		issued, early = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
 	}
 	if x.Status == http.StatusUnauthorized && (x.Error == simulator.CodeRevokedKey || x.Error == simulator.CodeUnknownKey) {
 		c.cut += len(c.walks) // the key cannot go on: its walks are not abandoned
 		clear(c.walks)
+		c.held = nil
 	}
 	if x.Status != http.StatusOK {
 		return fo
@@ -77,22 +82,73 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 			// A first page that reaches down to what the client had, or
 			// the whole feed on one page: it has everything again.
 			if (c.complete != 0 && oldest <= c.complete) || len(next) == 0 {
-				c.complete = max(c.complete, newest)
+				c.gave(newest, x.Time)
 			}
 		}
+	case (early || issued && c.holds(fo.cursor)) && len(c.held) < maxUnsettled:
+		// The page that handed out this cursor has not been walked yet
+		// (observers may see a client's pages out of order): its step
+		// waits for that page's, so that the walk goes on in order.
+		c.held = append(c.held, held{x: keptExchange(x), cursor: fo.cursor, next: fo.next, oldest: oldest, events: events})
+		return fo // the pages after it wait for it in turn
 	case issued:
 		j.stepWalk(c, x, &fo, oldest, events)
+	}
+	if fo.next != 0 {
+		j.release(c, fo.next, x.Time)
 	}
 	return fo
 }
 
+// held is a page whose walk step waits for the step of the page that
+// handed out its cursor (see checkFeed).
+type held struct {
+	x            *simulator.Exchange // its journal entry only (keptExchange)
+	cursor, next uint64
+	oldest       int64
+	events       bool
+}
+
+// keptExchange is what a held page keeps of its exchange: the entry, as
+// keptRef keeps it, without the bodies and headers.
+func keptExchange(x *simulator.Exchange) *simulator.Exchange {
+	r := keptRef(x)
+	k := &simulator.Exchange{Entry: x.Entry}
+	k.Path, k.Query = r.Path, r.Query
+	return k
+}
+
+// holds reports whether a held page handed out cursor h.
+func (c *client) holds(h uint64) bool {
+	return slices.ContainsFunc(c.held, func(p held) bool { return p.next == h })
+}
+
+// release steps the held pages that the page of a request that arrived
+// at t hands out (h), then those that they hand out, in order.
+func (j *Judge) release(c *client, h uint64, t time.Time) {
+	for {
+		i := slices.IndexFunc(c.held, func(p held) bool { return p.cursor == h && !t.After(p.x.Time) })
+		if i < 0 {
+			return
+		}
+		p := c.held[i]
+		c.held = slices.Delete(c.held, i, i+1)
+		fo := feedOutcome{page: true, cursor: p.cursor, next: p.next}
+		j.stepWalk(c, p.x, &fo, p.oldest, p.events)
+		if p.next != 0 {
+			j.release(c, p.next, p.x.Time)
+		}
+	}
+}
+
 // checkCursor judges a cursor (its hash h, its length n) and reports
-// whether it was handed to the key's account.
-func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) bool {
+// whether it was handed to the key's account, or was presented early,
+// before the judge saw the page that hands it out (see unsettled).
+func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) (issued, early bool) {
 	owner, known := j.handed.owner[h]
 	switch {
 	case known && owner == c.account && c.account != "":
-		return true
+		return true, false
 	case known:
 		j.find(c, ruleCursor, x, because{say: sayOtherAccount, text: owner}, nil)
 	case j.handed.forgot:
@@ -105,10 +161,11 @@ func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) b
 		// judged before the page that handed it this cursor: the
 		// verdict waits for that page (see settle).
 		c.unsettled = append(c.unsettled, unsettled{h: h, n: n, at: x.Time, ref: keptRef(x)})
+		return false, true
 	default:
 		j.find(c, ruleCursor, x, because{say: sayMadeUp, n: [2]uint64{uint64(n)}}, nil)
 	}
-	return false
+	return false, false
 }
 
 // unsettled is a cursor a client presented that the judge has not seen
@@ -173,22 +230,14 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 	if w.pages > 1 {
 		w.last = keptRef(x)
 	}
-	caughtUp := events && w.mark != 0 && oldest <= w.mark
-	if fo.next == 0 || caughtUp {
+	w.oldest, w.events = oldest, events
+	if fo.next == 0 || w.caughtUp() {
 		// The end of the feed, or down to what the client already had (a
 		// client that syncs reads the new events and stops at those it
 		// has): this walk, and every walk begun before it, is done (a
 		// newer start covers an older one).
-		c.finished++
 		fo.finished = true
-		if w.top != 0 {
-			c.complete = max(c.complete, w.top)
-		}
-		for k, o := range c.walks {
-			if o.seq < w.seq {
-				delete(c.walks, k)
-			}
-		}
+		c.finish(w)
 		return
 	}
 	if o := c.walks[fo.next]; o != nil {
@@ -207,6 +256,44 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		}
 		delete(c.walks, oldest)
 		j.find(c, ruleWalk, x, because{say: sayTooMany, n: [2]uint64{o.first.ID, uint64(o.pages)}}, &o.first)
+	}
+}
+
+// caughtUp reports whether the walk's last page reaches down to what the
+// client had when the walk began.
+func (w *walk) caughtUp() bool { return w.events && w.mark != 0 && w.oldest <= w.mark }
+
+// finish ends walk w (no longer among the open ones) and every walk begun
+// before it.
+func (c *client) finish(w *walk) {
+	c.finished++
+	for k, o := range c.walks {
+		if o.seq < w.seq {
+			delete(c.walks, k)
+		}
+	}
+	c.gave(w.top, w.last.Time)
+}
+
+// gave records that the client was given every event down from top by
+// the page of a request that arrived at t. Observers may see a client's
+// pages out of order: a walk the judge saw begin before that page, but
+// that began after it arrived, began with those events, and is done if
+// its last page reached down to them.
+func (c *client) gave(top int64, t time.Time) {
+	if top == 0 {
+		return
+	}
+	c.complete = max(c.complete, top)
+	for k, w := range c.walks {
+		if w.mark >= top || !w.first.Time.After(t) {
+			continue
+		}
+		w.mark = top
+		if w.caughtUp() {
+			delete(c.walks, k)
+			c.finish(w)
+		}
 	}
 }
 

@@ -238,6 +238,7 @@ type client struct {
 
 	walks                     map[uint64]*walk // open walks, by the cursor they wait on
 	unsettled                 []unsettled      // cursors presented before the judge saw them handed out
+	held                      []held           // pages whose walk step waits for an earlier page's (see checkFeed)
 	begun, finished, cut      int
 	firstTop                  int64 // createdAt of the newest event of the last first page
 	complete                  int64 // the client was given every event up to this createdAt (0: not known)

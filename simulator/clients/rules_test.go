@@ -2,9 +2,12 @@ package clients
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -452,4 +455,158 @@ func TestCursorUsedBeforeItsPageIsJudged(t *testing.T) {
 	if cs := j.Snapshot(true).Clients; len(cs) != 1 || !strings.Contains(finding(cs[0], catalogue.ClientCursorIssued).Evidence, "never handed out") {
 		t.Errorf("a cursor used before any page handed it out: %+v", cs)
 	}
+}
+
+// recorded is a simulator (seed 1) whose exchanges are recorded, not
+// judged, so that a test can show them to a judge in any order.
+type recorded struct {
+	t  *testing.T
+	s  *simulator.Server
+	xs []*simulator.Exchange
+}
+
+func newRecorded(t *testing.T) *recorded {
+	r := &recorded{t: t}
+	s, err := simulator.New(simulator.Config{Seed: 1,
+		Observers: []simulator.Observer{func(x *simulator.Exchange) { r.xs = append(r.xs, x) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	r.s = s
+	return r
+}
+
+type event struct{ CreatedAt int64 }
+
+// page reads a feed page with the Pro key ("": nextCursor null); anything
+// but a 200 fails the test.
+func (r *recorded) page(limit int, cursor string) (events []event, next string) {
+	r.t.Helper()
+	target := "/api/public-feed?limit=" + strconv.Itoa(limit)
+	if cursor != "" {
+		target += "&cursor=" + url.QueryEscape(cursor)
+	}
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("Authorization", "Bearer "+r.s.Seeded().Pro)
+	w := httptest.NewRecorder()
+	r.s.Handler().ServeHTTP(w, req)
+	var p struct {
+		Events     []event
+		NextCursor *string
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || w.Code != http.StatusOK {
+		r.t.Fatalf("%s: %d %s", target, w.Code, w.Body)
+	}
+	if p.NextCursor != nil {
+		next = *p.NextCursor
+	}
+	return p.Events, next
+}
+
+// walk reads the feed to its end; it returns the createdAt of the newest
+// event.
+func (r *recorded) walk(limit int) (top int64) {
+	r.t.Helper()
+	for cursor, n := "", 0; n == 0 || cursor != ""; n++ {
+		var events []event
+		events, cursor = r.page(limit, cursor)
+		if n == 0 && len(events) > 0 {
+			top = events[0].CreatedAt
+		}
+	}
+	return top
+}
+
+// judge shows a new judge the exchanges in that order, and checks that
+// the one client finished every walk it began, finished walks in all.
+func (r *recorded) judge(name string, xs []*simulator.Exchange, walks int) {
+	r.t.Helper()
+	j, err := New(Config{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	j.Bind(r.s)
+	for _, x := range xs {
+		j.Observe(x)
+	}
+	cs := j.Snapshot(true).Clients
+	if len(cs) != 1 {
+		r.t.Fatalf("%s: %d clients", name, len(cs))
+	}
+	if c := cs[0]; c.Walks.Open != 0 || c.Walks.Finished != walks || !c.Passed {
+		r.t.Errorf("%s: walks %+v, findings:\n%s", name, c.Walks, findingsText(c))
+	}
+}
+
+// TestWalkPagesJudgedOutOfOrder: observers may see a client's pages out
+// of order (a client quick on new connections sends the next page before
+// the observers of the last one have run). A walk read to its end in
+// order is finished whatever order the judge sees its pages in: a page
+// whose cursor the judge has not seen handed out, or seen handed out by
+// a page it has not walked yet, waits for that page. Before, the last
+// page seen before the page that handed out its cursor was never walked,
+// and the walk was abandoned (a false CLIENT-WALK-END that
+// FuzzTCMClient found: 2bd4a3565de7fffe).
+func TestWalkPagesJudgedOutOfOrder(t *testing.T) {
+	r := newRecorded(t)
+	r.walk(200)
+	n := len(r.xs)
+	if n < 4 {
+		t.Fatalf("a walk of %d pages: too short for the test", n)
+	}
+	shown := func(order func(o []int)) []*simulator.Exchange {
+		o := make([]int, n)
+		for i := range o {
+			o[i] = i
+		}
+		order(o)
+		xs := make([]*simulator.Exchange, n)
+		for i, k := range o {
+			xs[i] = r.xs[k]
+		}
+		return xs
+	}
+	r.judge("in order", r.xs, 1)
+	for i := 0; i+1 < n; i++ {
+		r.judge(fmt.Sprintf("page %d seen before page %d", i+2, i+1), shown(func(o []int) { o[i], o[i+1] = o[i+1], o[i] }), 1)
+	}
+	for i := 0; i+2 < n; i++ {
+		r.judge(fmt.Sprintf("pages %d and %d seen before page %d", i+2, i+3, i+1), shown(func(o []int) { o[i], o[i+1], o[i+2] = o[i+1], o[i+2], o[i] }), 1)
+	}
+	r.judge("in reverse", shown(slices.Reverse[[]int]), 1)
+}
+
+// TestSyncJudgedBeforeTheWalkBeforeIt: a client walks the feed to its
+// end, new events come, and it syncs: the first page and the next, which
+// reaches down to events it had, and it stops there. Observers may see
+// the last page of the first walk after the sync's pages (a client quick
+// on new connections): the sync's walk began after that page arrived,
+// with every event of the first walk, and is done. Before, it was called
+// abandoned (FuzzTCMClient input f45377d784db1c3f).
+func TestSyncJudgedBeforeTheWalkBeforeIt(t *testing.T) {
+	r := newRecorded(t)
+	top := r.walk(200)
+	walk := len(r.xs)
+	r.s.Advance(24 * time.Hour)
+	probe, _ := r.page(200, "") // not shown to the judge
+	fresh := 0
+	for _, e := range probe {
+		if e.CreatedAt > top {
+			fresh++
+		}
+	}
+	if fresh < 2 || walk < 2 {
+		t.Fatalf("%d new events after a walk of %d pages: too few for the test", fresh, walk)
+	}
+	limit := fresh/2 + 1 // the first page new events only, the second down to events the client had
+	first, cursor := r.page(limit, "")
+	second, _ := r.page(limit, cursor)
+	if first[len(first)-1].CreatedAt <= top || second[len(second)-1].CreatedAt > top {
+		t.Fatalf("the sync's pages do not reach down to what the client had where the test means them to")
+	}
+	xs, sync := r.xs[:walk], r.xs[walk+1:]
+	r.judge("in order", slices.Concat(xs, sync), 2)
+	r.judge("the walk's last page after the sync", slices.Concat(xs[:walk-1], sync, xs[walk-1:]), 2)
+	r.judge("the walk's last page after sync page 1", slices.Concat(xs[:walk-1], sync[:1], xs[walk-1:], sync[1:]), 2)
 }
