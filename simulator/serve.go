@@ -75,7 +75,7 @@ func (c *call) knownKey(r *http.Request) *hashedKey {
 
 // serveRequest is the server's handler.
 func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
-	c := &call{meter: meter{ResponseWriter: rw, status: http.StatusOK}, r: r}
+	c := &call{meter: meter{ResponseWriter: rw, ctx: r.Context(), status: http.StatusOK}, r: r}
 	control := strings.HasPrefix(r.URL.Path, ControlPrefix)
 	if !control {
 		c.route = s.api[r.URL.Path]
@@ -317,6 +317,8 @@ func cleanPath(p string) string {
 // faults).
 type meter struct {
 	http.ResponseWriter
+	ctx     context.Context // the request's: done when the client is gone
+	gone    bool            // the client was gone when the answer began
 	wrote   bool
 	status  int
 	errCode string // the ErrorBody's error
@@ -325,7 +327,17 @@ type meter struct {
 	kept    []byte
 }
 
+// begin notes, once, whether the client was gone when the answer began;
+// later (the answer sent, the connection closed) it no longer says
+// anything about waiting.
+func (w *meter) begin() {
+	if !w.wrote {
+		w.gone = w.ctx != nil && w.ctx.Err() != nil
+	}
+}
+
 func (w *meter) WriteHeader(code int) {
+	w.begin()
 	if !w.wrote {
 		w.status = code
 	}
@@ -334,6 +346,7 @@ func (w *meter) WriteHeader(code int) {
 }
 
 func (w *meter) Write(b []byte) (int, error) {
+	w.begin()
 	w.wrote = true
 	w.n += int64(len(b))
 	if w.keep && len(w.kept) < maxObservedBody {
@@ -435,7 +448,7 @@ func (s *Server) end(c *call, r *http.Request) {
 		return
 	}
 	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: c.Header(), ResponseBody: c.kept,
-		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, ClientGone: r.Context().Err() != nil, redact: s.redactKeys}
+		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), redact: s.redactKeys}
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
