@@ -28,6 +28,10 @@ LOAD_CPU=${LOAD_CPU:-1}
 LIVE_HISTORY=${LIVE_HISTORY:-8760h}
 # SIM_FLAGS: more flags for both simulators, such as "--journal-size -1".
 read -r -a sim_flags <<<"${SIM_FLAGS:-}"
+# CEILING=constant: the static server answers every feed request with one
+# constant page (the first), a ceiling with no lookup and one hot page.
+static_flags=()
+[[ "${CEILING:-}" == constant ]] && static_flags=(-constant)
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -68,7 +72,7 @@ start_phase() {
   url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$dir/info.json")
   key=$(sed -n 's/.*"proKey": "\([^"]*\)".*/\1/p' "$dir/info.json")
   "$work/static" -capture -url "$url" -key "$key" -dir "$dir"
-  GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/static" -addr 127.0.0.1:0 -dir "$dir" &
+  GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/static" -addr 127.0.0.1:0 -dir "$dir" ${static_flags[@]+"${static_flags[@]}"} &
   pids+=($!)
   static_pid=$!
   for _ in $(seq 600); do [ -s "$dir/addr.txt" ] && break; sleep 0.1; done
@@ -176,4 +180,4 @@ row "live: first feed page" live-first 75%
 row "live: deep pages ($pages, at random)" live-deep 75%
 row "live: videos, one set of 20 ids" live-one 60%
 row "live: videos, random sets ($sets)" live-random 60%
-echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; simulator flags: ${SIM_FLAGS:-none}; $(go version | cut -d' ' -f3); load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; simulator flags: ${SIM_FLAGS:-none}; static: ${CEILING:-the captured answers}; $(go version | cut -d' ' -f3); load average $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -46,6 +46,7 @@ func main() {
 	url := flag.String("url", "", "simulator base URL (with -capture)")
 	key := flag.String("key", "", "Pro API key (with -capture)")
 	sets := flag.Int("sets", 500, "random sets of 20 ids to capture")
+	constant := flag.Bool("constant", false, "answer every feed request with the first page (a ceiling with no lookup and one hot page)")
 	flag.Parse()
 	if *capture {
 		if err := captureFrom(*url, *key, *dir, *sets); err != nil {
@@ -63,7 +64,12 @@ func main() {
 	}
 	feed, videos := bytesOf(a.Feed), bytesOf(a.Videos)
 	mux := http.NewServeMux()
+	first := feed["limit="+strconv.Itoa(schemas.DefaultPageSize)]
 	mux.HandleFunc("GET "+schemas.PathFeed, func(w http.ResponseWriter, r *http.Request) {
+		if *constant {
+			serve(w, first)
+			return
+		}
 		serve(w, feed[r.URL.RawQuery])
 	})
 	mux.HandleFunc("POST "+schemas.PathVideos, func(w http.ResponseWriter, r *http.Request) {
