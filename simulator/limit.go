@@ -65,3 +65,23 @@ func (l *limiter) Allow(key keyHash, now func() time.Time) (ok bool, wait time.D
 	g.next = (g.next + 1) % l.limit
 	return true, 0
 }
+
+// RateLimiter is the server's limiter for a wrapper that counts requests
+// itself (package variant, whose draws account them otherwise than the
+// server): at most Limit requests of a key in any window, refused ones not
+// counted, the wait exact.
+type RateLimiter struct {
+	Limit int
+	l     *limiter
+}
+
+// NewRateLimiter is a limiter of limit requests a key in any window.
+func NewRateLimiter(limit int, window time.Duration) *RateLimiter {
+	return &RateLimiter{Limit: limit, l: newLimiter(limit, window)}
+}
+
+// Allow records a request of key at now, or says how long until one
+// would be granted.
+func (r *RateLimiter) Allow(key string, now time.Time) (bool, time.Duration) {
+	return r.l.Allow(hashKey(key), func() time.Time { return now })
+}

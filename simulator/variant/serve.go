@@ -3,7 +3,6 @@ package variant
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -451,10 +449,10 @@ func (x *exchange) admit(status int, b *budget) *answer {
 	}
 	d := x.b.d
 	if status != http.StatusOK && !d.RateFirst {
-		b.allow(x.key(), x.now()) // counts when there is room; refused, it stays a 400 or 403
+		b.Allow(x.key(), x.now()) // counts when there is room; refused, it stays a 400 or 403
 		return nil
 	}
-	ok, wait := b.allow(x.key(), x.now())
+	ok, wait := b.Allow(x.key(), x.now())
 	if ok {
 		return nil
 	}
@@ -475,7 +473,7 @@ func (x *exchange) admit(status int, b *budget) *answer {
 	default:
 		a.header.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
-	msg := fmt.Sprintf("rate limit of %d requests per minute per API key exceeded; retry after %d s", b.limit, secs)
+	msg := fmt.Sprintf("rate limit of %d requests per minute per API key exceeded; retry after %d s", b.Limit, secs)
 	a.doc = d.errorBody(http.StatusTooManyRequests, simulator.CodeRateLimited, msg, map[string]any{"retryAfterSeconds": secs}, nil, x.id)
 	return a
 }
@@ -556,41 +554,8 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// budget is "at most limit requests in any minute" per key, as the
-// server's limiter: a sliding log of the last limit grants; refused
-// requests do not count; the wait is exactly until the oldest grant
-// leaves the window.
-type budget struct {
-	limit int
-	mu    sync.Mutex
-	logs  map[[32]byte][]time.Time
-}
+// budget is "at most Limit requests in any minute" per key: the server's
+// own limiter, counted on its rate clock.
+type budget = simulator.RateLimiter
 
-func newBudget(limit int) *budget { return &budget{limit: limit, logs: map[[32]byte][]time.Time{}} }
-
-func (b *budget) allow(key string, now time.Time) (bool, time.Duration) {
-	h := sha256.Sum256([]byte(key))
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	log := b.logs[h]
-	if len(log) >= b.limit {
-		if free := log[len(log)-b.limit].Add(schemas.RateWindow); now.Before(free) {
-			return false, free.Sub(now)
-		}
-	}
-	log = append(log, now)
-	if len(log) > b.limit {
-		log = slices.Delete(log, 0, len(log)-b.limit)
-	}
-	if len(b.logs) > 1<<16 {
-		// bounded: a simulator that ran long forgets the keys whose
-		// windows are empty
-		for k, l := range b.logs {
-			if !now.Before(l[len(l)-1].Add(schemas.RateWindow)) {
-				delete(b.logs, k)
-			}
-		}
-	}
-	b.logs[h] = log
-	return true, 0
-}
+func newBudget(limit int) *budget { return simulator.NewRateLimiter(limit, schemas.RateWindow) }
