@@ -6,8 +6,9 @@
 //
 // It binds the flags (and their TCM_* environment variables) to a
 // conformance.Config and calls conformance.Run, which does the rest. The
-// same run without Go or a clone: tcmkit conform (cmd/tcmkit). A relative
-// --report-dir is relative to where you ran go test or ginkgo, not suites/;
+// same run without Go or a clone: tcmkit conform (cmd/tcmkit). go test and ginkgo
+// run this package in suites/: a relative --report-dir is taken from there
+// unless --base-dir names another directory (--base-dir "$PWD");
 // a mistyped flag gets the nearest one and the suite's flags alone.
 package suites_test
 

@@ -7,9 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/peterbourgon/ff/v4"
@@ -43,6 +41,12 @@ type Config struct {
 	RevokedKey string `ff:"placeholder=KEY, long=revoked-key, usage='a revoked API key (enables the revoked-key specs)'"`
 	// ReportDir is where Run writes the conformance report files.
 	ReportDir string `ff:"placeholder=DIR, long=report-dir, usage='directory for conformance-report.{json,md,html}'"`
+	// BaseDir is the directory a relative ReportDir is taken from; empty:
+	// the working directory. go test and the ginkgo CLI run the suite in its
+	// package's directory (suites/), not where they were started: a caller
+	// that wants reports beside it passes its own directory here (or an
+	// absolute ReportDir). tcmkit conform runs where it was started.
+	BaseDir string `ff:"placeholder=DIR, long=base-dir, usage='directory a relative --report-dir is taken from (default: the working directory; under go test and ginkgo, suites/)'"`
 	// MaxWait bounds one wait for the rate limit.
 	MaxWait time.Duration `ff:"long=max-wait, usage='longest wait for one Retry-After'"`
 	// MaxPages bounds a cursor walk of the feed (at 200 events a page).
@@ -186,7 +190,7 @@ func envName(flag string) string { return settings.EnvName(EnvPrefix, flag) }
 // settled is c as a run uses it: every zero count, size and duration set
 // to its default, as the dialect has it (0 means the default, package
 // schemas/settings), and the report directory absolute, a relative one
-// taken from where the user ran the command (InvokedFrom).
+// taken from BaseDir (the working directory when it is empty).
 func (c Config) settled() Config {
 	d := NewConfig()
 	if c.ReportDir == "" {
@@ -208,7 +212,11 @@ func (c Config) settled() Config {
 		c.RunDeadline = d.RunDeadline
 	}
 	if !filepath.IsAbs(c.ReportDir) {
-		c.ReportDir = filepath.Join(InvokedFrom(), c.ReportDir)
+		base := c.BaseDir
+		if base == "" {
+			base = workDir()
+		}
+		c.ReportDir = filepath.Join(base, c.ReportDir)
 	}
 	return c
 }
@@ -220,36 +228,10 @@ type TB interface {
 	Deadline() (time.Time, bool)
 }
 
-// InvokedFrom is the directory the user ran the suite from, which a
-// relative report directory is relative to. go test and the ginkgo CLI run
-// a test binary in its package's directory (suites/), not the user's:
-// there, on Linux, the working directory of the go or ginkgo process that
-// started the test binary is the user's. Otherwise (not a test binary, not
-// started by go or ginkgo, no /proc) it is the working directory.
-func InvokedFrom() string {
-	if !testing.Testing() {
-		return workDir()
-	}
-	return invokedFrom("/proc", os.Getppid())
-}
-
 func workDir() string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "."
-	}
-	return wd
-}
-
-func invokedFrom(proc string, parent int) string {
-	wd := workDir()
-	dir := filepath.Join(proc, strconv.Itoa(parent))
-	comm, err := os.ReadFile(filepath.Join(dir, "comm"))
-	if name := strings.TrimSpace(string(comm)); err != nil || (name != "go" && name != "ginkgo") {
-		return wd
-	}
-	if cwd, err := os.Readlink(filepath.Join(dir, "cwd")); err == nil && filepath.IsAbs(cwd) {
-		return cwd
 	}
 	return wd
 }

@@ -172,44 +172,31 @@ func TestSessionLeavesConfigAlone(t *testing.T) {
 	}
 }
 
-// TestRelativeReportDirIsTheUsers: go test and the ginkgo CLI run the suite
-// in suites/, but a relative --report-dir is relative to where the user ran
-// them: the working directory of the go or ginkgo process that started the
-// binary (on Linux). A binary started by anything else takes its own.
-func TestRelativeReportDirIsTheUsers(t *testing.T) {
+// TestRelativeReportDirIsTakenFromBaseDir: a relative --report-dir is
+// taken from --base-dir when it is given, from the working directory
+// otherwise (under go test and ginkgo, the package's directory); an
+// absolute one stays. Nothing is guessed from the parent process.
+func TestRelativeReportDirIsTakenFromBaseDir(t *testing.T) {
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	user := t.TempDir()
-	proc := t.TempDir()
-	const parent = 4242
-	dir := filepath.Join(proc, "4242")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(user, filepath.Join(dir, "cwd")); err != nil {
-		t.Fatal(err)
-	}
-	for comm, want := range map[string]string{"go\n": user, "ginkgo\n": user, "bash\n": wd, "": wd} {
-		if err := os.WriteFile(filepath.Join(dir, "comm"), []byte(comm), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if got := invokedFrom(proc, parent); got != want {
-			t.Errorf("parent %q: %s, want %s", comm, got, want)
-		}
-	}
-	if got := invokedFrom(filepath.Join(proc, "none"), parent); got != wd {
-		t.Errorf("no /proc: %s, want %s", got, wd)
-	}
-	// settled: relative directories become absolute, absolute ones stay.
 	c := NewConfig()
 	c.ReportDir = "out"
-	if got := c.settled().ReportDir; !filepath.IsAbs(got) || filepath.Base(got) != "out" {
-		t.Errorf("relative report dir settled as %s", got)
+	if got := c.settled().ReportDir; got != filepath.Join(wd, "out") {
+		t.Errorf("relative report dir without a base settled as %s, want %s", got, filepath.Join(wd, "out"))
 	}
-	c.ReportDir = user
-	if got := c.settled().ReportDir; got != user {
+	c.BaseDir = user
+	if got := c.settled().ReportDir; got != filepath.Join(user, "out") {
+		t.Errorf("relative report dir with --base-dir %s settled as %s", user, got)
+	}
+	fs := NewConfig()
+	if err := fs.Flags().Parse([]string{"--base-dir", user}); err != nil || fs.BaseDir != user {
+		t.Errorf("--base-dir: %v, BaseDir %q", err, fs.BaseDir)
+	}
+	c.ReportDir = wd
+	if got := c.settled().ReportDir; got != wd {
 		t.Errorf("absolute report dir settled as %s", got)
 	}
 }
