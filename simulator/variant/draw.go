@@ -35,6 +35,7 @@ package variant
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -150,71 +151,104 @@ var (
 )
 
 // New derives the draw of n. The same n gives the same draw, on every
-// machine and in every version that keeps these lists.
+// machine and in every version that keeps these lists. Each dimension
+// draws from its own sequence, seeded by n and the dimension's name, so a
+// dimension added (anywhere, one line) leaves every other choice of every
+// draw as it was (TestDrawsArePinned).
 func New(n uint64) Draw {
-	r := rand.New(rand.NewPCG(n, 0x7463_6d6b_6974)) // "tcmkit"
-	pick := func(list []string) string { return list[r.IntN(len(list))] }
-	coin := func() bool { return r.IntN(2) == 1 }
-	d := Draw{N: n}
-
-	d.Seed = int64(r.Uint32())
-	d.Channels = []int{2, 3, 4, 6, 9, 12, 16, 20}[r.IntN(8)]
-	d.History = []time.Duration{24 * time.Hour, 3 * 24 * time.Hour, 7 * 24 * time.Hour, 14 * 24 * time.Hour, 30 * 24 * time.Hour}[r.IntN(5)]
-	d.Start = []time.Time{simulator.DefaultStart, time.Date(2025, 6, 15, 9, 30, 0, 0, time.UTC), time.Date(2026, 3, 29, 0, 59, 0, 0, time.UTC), time.Date(2028, 2, 29, 23, 0, 0, 0, time.UTC)}[r.IntN(4)]
-	d.EdgeRate = []float64{0, 0, 0.05, 0.2, 0.5, 1}[r.IntN(6)]
-	d.KeyPrefix = pick(prefixes)
-	d.Growth = []time.Duration{0, 0, 250 * time.Millisecond, time.Second, 2 * time.Second}[r.IntN(5)]
-
-	d.Vocabulary = pick(vocabularies)
-	d.Message = pick(messages)
-	d.Details = pick(detailStyles)
-	d.ErrorExtras = coin()
-	d.ProblemJSON = r.IntN(4) == 0
-	d.Challenge = pick(challenges)
-
-	d.KeyOrder = pick(keyOrders)
-	d.Indent = pick(indents)
-	d.Spaced = coin()
-	d.CRLF = r.IntN(4) == 0
-	d.Newline = coin()
-	d.Escape = pick(escapes)
-
-	d.ExtraPage, d.ExtraEvent, d.ExtraEntry, d.ExtraVideos, d.ExtraHealth = coin(), coin(), coin(), coin(), coin()
-	d.ChannelVideoNull = r.IntN(3) == 0
-	d.IDs = pick(idStyles)
-
-	d.Cursor = pick(cursorFormats)
-	d.UnknownCursor = pick(cursorUnknown)
-	d.BadLimit = pick(badLimits)
-
-	d.LenientType = coin()
-	d.StrictBody = r.IntN(3) == 0
-	d.VideoOrder = pick(videoOrders)
-	d.EntryEvents = []string{"newest", "oldest"}[r.IntN(2)]
-	d.EntrySamples = []string{"oldest", "newest"}[r.IntN(2)]
-	d.WindowDays = []int{0, 0, 1, 14, 90, 365}[r.IntN(6)]
-	d.GraphNever = r.IntN(3) == 0
-
-	d.BadBeforeAuth = r.IntN(3) == 0
-	d.BadBeforePro = coin()
-	d.RateFirst = coin()
-
-	d.Shared = coin()
-	d.VideosLimit = []int{20, 20, 10, 30, 60, 0}[r.IntN(6)]
-	d.HealthKey = pick(healthKeys)
-	d.HealthCounted = d.HealthKey != "none" && coin()
-	d.HealthBody = r.IntN(3) == 0
-	d.RetryAfter = pick(retryForms)
-	if d.RetryAfter == "padded" {
-		d.RetryPad = []int{1, 2, 5, 30}[r.IntN(4)]
-	}
-
-	d.Framing = pick(framings)
-	d.ContentType = pick(contentTypes)
-	d.Headers = coin()
-	d.Close = r.IntN(4) == 0
+	d, _ := newDraw(n)
 	return d
 }
+
+// newDraw is New, and the names of the dimensions it drew.
+func newDraw(n uint64) (Draw, []string) {
+	r := &dims{n: n}
+	d := Draw{N: n}
+
+	d.Seed = int64(r.dim("seed").Uint32())
+	d.Channels = oneOf(r, "channels", 2, 3, 4, 6, 9, 12, 16, 20)
+	d.History = oneOf(r, "history", 24*time.Hour, 3*24*time.Hour, 7*24*time.Hour, 14*24*time.Hour, 30*24*time.Hour)
+	d.Start = oneOf(r, "start", simulator.DefaultStart, time.Date(2025, 6, 15, 9, 30, 0, 0, time.UTC), time.Date(2026, 3, 29, 0, 59, 0, 0, time.UTC), time.Date(2028, 2, 29, 23, 0, 0, 0, time.UTC))
+	d.EdgeRate = oneOf(r, "edge rate", 0, 0, 0.05, 0.2, 0.5, 1)
+	d.KeyPrefix = oneOf(r, "key prefix", prefixes...)
+	d.Growth = oneOf(r, "growth", 0, 0, 250*time.Millisecond, time.Second, 2*time.Second)
+
+	d.Vocabulary = oneOf(r, "vocabulary", vocabularies...)
+	d.Message = oneOf(r, "message", messages...)
+	d.Details = oneOf(r, "details", detailStyles...)
+	d.ErrorExtras = r.oneIn("error extras", 2)
+	d.ProblemJSON = r.oneIn("problem json", 4)
+	d.Challenge = oneOf(r, "challenge", challenges...)
+
+	d.KeyOrder = oneOf(r, "key order", keyOrders...)
+	d.Indent = oneOf(r, "indent", indents...)
+	d.Spaced = r.oneIn("spaced", 2)
+	d.CRLF = r.oneIn("crlf", 4)
+	d.Newline = r.oneIn("newline", 2)
+	d.Escape = oneOf(r, "escape", escapes...)
+
+	d.ExtraPage = r.oneIn("extra page", 2)
+	d.ExtraEvent = r.oneIn("extra event", 2)
+	d.ExtraEntry = r.oneIn("extra entry", 2)
+	d.ExtraVideos = r.oneIn("extra videos", 2)
+	d.ExtraHealth = r.oneIn("extra health", 2)
+	d.ChannelVideoNull = r.oneIn("channel video null", 3)
+	d.IDs = oneOf(r, "ids", idStyles...)
+
+	d.Cursor = oneOf(r, "cursor", cursorFormats...)
+	d.UnknownCursor = oneOf(r, "unknown cursor", cursorUnknown...)
+	d.BadLimit = oneOf(r, "bad limit", badLimits...)
+
+	d.LenientType = r.oneIn("lenient type", 2)
+	d.StrictBody = r.oneIn("strict body", 3)
+	d.VideoOrder = oneOf(r, "video order", videoOrders...)
+	d.EntryEvents = oneOf(r, "entry events", "newest", "oldest")
+	d.EntrySamples = oneOf(r, "entry samples", "oldest", "newest")
+	d.WindowDays = oneOf(r, "window days", 0, 0, 1, 14, 90, 365)
+	d.GraphNever = r.oneIn("graph never", 3)
+
+	d.BadBeforeAuth = r.oneIn("bad before auth", 3)
+	d.BadBeforePro = r.oneIn("bad before pro", 2)
+	d.RateFirst = r.oneIn("rate first", 2)
+
+	d.Shared = r.oneIn("shared", 2)
+	d.VideosLimit = oneOf(r, "videos limit", 20, 20, 10, 30, 60, 0)
+	d.HealthKey = oneOf(r, "health key", healthKeys...)
+	d.HealthCounted = d.HealthKey != "none" && r.oneIn("health counted", 2)
+	d.HealthBody = r.oneIn("health body", 3)
+	d.RetryAfter = oneOf(r, "retry after", retryForms...)
+	if d.RetryAfter == "padded" {
+		d.RetryPad = oneOf(r, "retry pad", 1, 2, 5, 30)
+	}
+
+	d.Framing = oneOf(r, "framing", framings...)
+	d.ContentType = oneOf(r, "content type", contentTypes...)
+	d.Headers = r.oneIn("headers", 2)
+	d.Close = r.oneIn("close", 4)
+	return d, r.names
+}
+
+// dims gives each dimension of a draw its own random sequence, seeded by
+// the draw's number and the dimension's name; names lists the names asked
+// for, so that a test can tell no two dimensions share one.
+type dims struct {
+	n     uint64
+	names []string
+}
+
+// dim is the sequence of one dimension.
+func (r *dims) dim(name string) *rand.Rand {
+	r.names = append(r.names, name)
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return rand.New(rand.NewPCG(r.n, h.Sum64()))
+}
+
+// oneIn is true one time in k.
+func (r *dims) oneIn(name string, k int) bool { return r.dim(name).IntN(k) == 0 }
+
+// oneOf picks one of list for the dimension name.
+func oneOf[T any](r *dims, name string, list ...T) T { return list[r.dim(name).IntN(len(list))] }
 
 // String lists every choice of the draw, one "dimension: value" a line.
 func (d Draw) String() string {

@@ -50,8 +50,10 @@ func TestConformingDrawsPass(t *testing.T) {
 }
 
 // TestConformingDrawRegressions runs the suite against draws that once
-// failed it (false failures, fixed in the suite), pinned here because the
-// draw of a number changes as the lists of choices grow.
+// failed it (false failures, fixed in the suite), their choices written
+// out here: a draw keeps its choices when dimensions are added
+// (simulator/variant TestDrawsArePinned), not when a dimension's list of
+// values changes.
 func TestConformingDrawRegressions(t *testing.T) {
 	t.Parallel()
 	// A live world (the clock moves 1 s a request) of 9 channels and a
