@@ -44,34 +44,64 @@ const (
 
 const contentTypeJSON = "application/json"
 
-// answer is what a handler returns: every answer of the API and of the
-// control API, success or error, is one, and writeAnswer (serve.go) is
-// the one place that writes it.
-type answer struct {
-	status int
-	body   []byte // JSON unless contentType says otherwise
-	code   string // ErrorBody.error of an error answer, for the journal
-	// header holds header fields beyond Content-Type and Content-Length
+// Answer is the answer of one request, as a value: every handler of the
+// API and of the control API returns one, a Layer (layer.go) changes one,
+// and writeAnswer (serve.go) is the one place that writes it.
+type Answer struct {
+	Status int
+	// Body is JSON unless ContentType says otherwise. It may be bytes the
+	// server keeps (a cached answer): a Layer that changes it builds new
+	// ones, never writes into these.
+	Body []byte
+	// Cause is the cause of an error answer, a Code constant (the
+	// ErrorBody's error as the simulator spells it): the journal's
+	// Exchange.Error and the client judge read it, whatever the body says.
+	Cause string
+	// Header holds header fields beyond Content-Type and Content-Length
 	// (Retry-After, WWW-Authenticate, Allow, ...); nil for none.
-	header http.Header
-	// contentType is the body's type: "" for JSON, noBody for an answer
+	Header http.Header
+	// ContentType is the body's type: "" for JSON, NoBody for an answer
 	// without a body or Content-Type (a 204).
-	contentType string
+	ContentType string
+	// Observed is the body the observers (the client judge) read when it
+	// is not Body: Body gzipped, say. Nil: Body.
+	Observed []byte
+	// Chunked sends Body in two writes, flushed between, without
+	// Content-Length.
+	Chunked bool
+	// Drop closes the connection without an answer; Cut closes it after
+	// the header (Content-Length the whole Body's) and Body[:CutAt].
+	Drop, Cut bool
+	CutAt     int
+
 	// shared: no one changes body (a cached answer), so observers read
 	// these bytes themselves rather than a copy.
 	shared bool
 	// pooled is the pool buffer body was built in; it goes back to the
 	// pool once the answer is written.
 	pooled *[]byte
-	// drop closes the connection without an answer (an injected fault).
-	drop bool
 }
 
-// noBody is answer.contentType for an answer without body or Content-Type.
+// answer is the package's short name of Answer.
+type answer = Answer
+
+// NoBody is Answer.ContentType for an answer without body or Content-Type.
+const NoBody = noBody
+
 const noBody = "-"
 
 // rawAnswer answers with a body that is already JSON.
-func rawAnswer(status int, raw []byte) answer { return answer{status: status, body: raw} }
+func rawAnswer(status int, raw []byte) answer { return answer{Status: status, Body: raw} }
+
+// ErrorAnswer is an answer with an ErrorBody whose error is code (its
+// Cause), for a Layer that answers in the simulator's words.
+func ErrorAnswer(status int, code, message string, details any) Answer {
+	return errorAnswer(status, code, message, details)
+}
+
+// JSONAnswer is an answer with v encoded as JSON, for a Layer or a control
+// route of one.
+func JSONAnswer(status int, v any) Answer { return jsonAnswer(status, v) }
 
 // errorAnswer answers with an ErrorBody. It never fails: if details cannot
 // be encoded the body goes without them.
@@ -81,7 +111,7 @@ func errorAnswer(status int, code, message string, details any) answer {
 	if err != nil {
 		raw, _ = json.Marshal(ErrorBody{Error: code, Message: message})
 	}
-	return answer{status: status, body: raw, code: code}
+	return answer{Status: status, Body: raw, Cause: code}
 }
 
 // jsonAnswer encodes v and answers with it.
@@ -95,10 +125,10 @@ func jsonAnswer(status int, v any) answer {
 
 // with adds a header field to the answer.
 func (a answer) with(name, value string) answer {
-	if a.header == nil {
-		a.header = http.Header{}
+	if a.Header == nil {
+		a.Header = http.Header{}
 	}
-	a.header.Set(name, value)
+	a.Header.Set(name, value)
 	return a
 }
 
@@ -144,32 +174,6 @@ func containsString(ss []string, s string) bool {
 // excerpt shortens a value quoted back to the client and keeps it valid
 // UTF-8; it goes into a JSON body only, never into a header.
 func excerpt(v string) string { return jsondoc.Excerpt(v, 64) }
-
-// WriteError answers with an ErrorBody, for middleware (Config.Middleware)
-// that answers a request itself.
-func WriteError(w http.ResponseWriter, status int, code, message string, details any) {
-	writeAnswer(w, errorAnswer(status, code, message, details))
-}
-
-// Answered tells the journal and the observers what middleware that
-// answers in its own words means, before it writes: the cause of an error
-// (a Code constant: Exchange.Error holds it, whatever the body spells), and
-// the body before it was encoded for the wire (gzip, say: observers read
-// it), if it differs from what is written. Call it with the writer the
-// middleware was given; other writers are left alone.
-func Answered(w http.ResponseWriter, code string, body []byte) {
-	c, ok := w.(*call)
-	if !ok {
-		return
-	}
-	if code != "" {
-		c.errCode = code
-	}
-	if body != nil && c.keep && c.kept == nil {
-		n := min(len(body), maxObservedBody)
-		c.kept, c.keep = body[:n:n], false
-	}
-}
 
 // jsonContentType is shared so that setting the header does not allocate;
 // net/http never writes to it.

@@ -120,7 +120,7 @@ func (s *Server) answer(cache *answerCache, moment func() cacheMoment, key func(
 		m := moment()
 		k := key()
 		if body, ok := cache.Get(m, k); ok {
-			return answer{status: http.StatusOK, body: body, shared: true}, nil
+			return answer{Status: http.StatusOK, Body: body, shared: true}, nil
 		}
 		if cache.hasRoom(m) {
 			body, err := build(nil)
@@ -130,7 +130,7 @@ func (s *Server) answer(cache *answerCache, moment func() cacheMoment, key func(
 			if moment() == m {
 				cache.Put(m, k, body)
 			}
-			return answer{status: http.StatusOK, body: body, shared: true}, nil // no one changes it, kept or not
+			return answer{Status: http.StatusOK, Body: body, shared: true}, nil // no one changes it, kept or not
 		}
 	}
 	bp := answerBuffers.Get().(*[]byte)
@@ -142,7 +142,7 @@ func (s *Server) answer(cache *answerCache, moment func() cacheMoment, key func(
 		}
 		return answer{}, err
 	}
-	return answer{status: http.StatusOK, body: body, pooled: bp}, nil
+	return answer{Status: http.StatusOK, Body: body, pooled: bp}, nil
 }
 
 // answerBuffers holds the buffers of realtime answers; one larger than

@@ -45,7 +45,7 @@ type Info struct {
 	FreeKey    string `json:"freeKey"`
 	RevokedKey string `json:"revokedKey"`
 	Now        int64  `json:"now,omitempty"`
-	// NamedFaults are the named faults on (Config.NamedFaults): the
+	// NamedFaults are the named faults on (Config.Layers): the
 	// simulator breaks the contract on purpose.
 	NamedFaults []string `json:"namedFaults,omitempty"`
 }
@@ -54,7 +54,7 @@ type Info struct {
 func (s *Server) Info(base string) Info {
 	k := s.Seeded()
 	base = strings.TrimRight(base, "/")
-	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: s.cfg.NamedFaults}
+	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: namedFaults(s.cfg.Layers)}
 	if !s.cfg.NoControl {
 		info.ControlURL = base + strings.TrimSuffix(ControlPrefix, "/")
 	}
@@ -175,7 +175,7 @@ func (s *Server) ctlFaults(r *http.Request) answer {
 // faultList is the named faults, on for the whole run, then the injected.
 func (s *Server) faultList() []FaultSpec {
 	list := []FaultSpec{}
-	for _, name := range s.cfg.NamedFaults {
+	for _, name := range namedFaults(s.cfg.Layers) {
 		list = append(list, FaultSpec{Operation: "*", Named: name})
 	}
 	return append(list, s.faults.List()...)

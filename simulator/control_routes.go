@@ -111,7 +111,7 @@ func (s *Server) ctlIndex(r *http.Request) answer {
 var controlOpenAPI []byte
 
 func (s *Server) ctlOpenAPI(r *http.Request) answer {
-	return answer{status: http.StatusOK, body: controlOpenAPI, contentType: "application/yaml"}
+	return answer{Status: http.StatusOK, Body: controlOpenAPI, ContentType: "application/yaml"}
 }
 
 // controlGuard admits a control request only from where an operator can

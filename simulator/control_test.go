@@ -303,24 +303,22 @@ func TestDroppedConnection(t *testing.T) {
 	}
 }
 
-// Middleware that panics proves both the hook and the recovery.
-func TestMiddlewareAndPanicRecovery(t *testing.T) {
-	panicky := func(op Operation, next http.Handler) http.Handler {
+// A layer that panics proves both the hook and the recovery.
+func TestLayerAndPanicRecovery(t *testing.T) {
+	panicky := Layer{Name: "panicky", Wrap: func(_ *Server, op Operation, next Answerer) Answerer {
 		if op != OpFeed {
 			return next
 		}
-		return http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(errors.New("boom")) })
-	}
-	teapot := func(op Operation, next http.Handler) http.Handler {
+		return func(*http.Request) Answer { panic(errors.New("boom")) }
+	}}
+	teapot := Layer{Name: "teapot", Wrap: func(_ *Server, op Operation, next Answerer) Answerer {
 		if op != OpHealth {
 			return next
 		}
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			WriteError(w, 418, "teapot", "status", nil)
-		})
-	}
+		return func(*http.Request) Answer { return ErrorAnswer(418, "teapot", "status", nil) }
+	}}
 	var logs bytes.Buffer
-	s := newServer(t, Config{Seed: 1, Middleware: []Middleware{panicky, teapot}, Logger: newTestLogger(&logs)})
+	s := newServer(t, Config{Seed: 1, Layers: []Layer{panicky, teapot}, Logger: newTestLogger(&logs)})
 	r := s.serve(t, feedReq(s.Seeded().Pro, ""))
 	if r.status != 500 {
 		t.Fatalf("panic: status %d", r.status)
@@ -333,6 +331,6 @@ func TestMiddlewareAndPanicRecovery(t *testing.T) {
 		t.Error("the log holds a key")
 	}
 	if r := s.serve(t, req{method: "POST", target: schemas.PathHealth}); r.status != 418 || string(r.body) != `{"error":"teapot","message":"status"}` {
-		t.Errorf("middleware: %d %s", r.status, r.body)
+		t.Errorf("layer: %d %s", r.status, r.body)
 	}
 }

@@ -98,7 +98,7 @@ func (p corsPolicy) apply(h http.Header, r *http.Request) (answer, bool) {
 // preflightAnswer is the 204 to an allowed preflight (the API's and the
 // control API's).
 func preflightAnswer(methods, headers string) answer {
-	return answer{status: http.StatusNoContent, contentType: noBody, header: http.Header{
+	return answer{Status: http.StatusNoContent, ContentType: noBody, Header: http.Header{
 		"Access-Control-Allow-Methods": {methods},
 		"Access-Control-Allow-Headers": {headers},
 		"Access-Control-Max-Age":       {corsMaxAge},

@@ -22,11 +22,13 @@
 // a new step goes); the other files hold what it calls:
 //
 //	serve.go            the path of a request: the call (one value per request), routing,
-//	                    the per-operation wrapper (injected faults, Config.Middleware),
+//	                    the per-operation wrapper (injected faults, Config.Layers),
 //	                    writeAnswer (the one writer of answers), the journal's record, observers
-//	operation.go        Operation, Middleware, and a route of the API
+//	operation.go        Operation, and a route of the API
+//	layer.go            Layer and Answerer: the one seam that changes answers (named
+//	                    faults, conforming draws, fuzz schedules), in Config.Layers
 //	api.go              the API's route table and its handlers (feed, videos, health)
-//	answer.go           answer, ErrorBody and the error codes, the 400 of a query
+//	answer.go           Answer (the answer as a value), ErrorBody and the error codes, the 400 of a query
 //	cors.go             CORS for the API
 //	keys.go             keys: issue, parse, authenticate, export
 //	redact.go           keys where they should not be: redaction, the keys an observer is told of
@@ -147,9 +149,9 @@
 // count requests, with a probability drawn from an RNG seeded with the
 // Seed, or both. They are checked before authentication, like a failing
 // gateway. Named faults that break one requirement of the contract on
-// purpose are package simulator/mutants, turned on through
-// Config.Middleware; Config.NamedFaults names them for GET /_control/info
-// and GET /_control/faults to show.
+// purpose are package simulator/mutants, turned on as Layers
+// (Config.Layers) that name themselves (Layer.Name, Layer.Fault) for GET
+// /_control/info and GET /_control/faults to show.
 //
 // # Control API
 //

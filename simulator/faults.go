@@ -13,7 +13,7 @@ import (
 // fail the way a real server sometimes does: an error status, a delay, a
 // malformed body, a dropped connection. They break no rule of the contract
 // beyond what a real outage does. (Named faults that break one requirement
-// on purpose live in package simulator/mutants, behind Config.Middleware.)
+// on purpose live in package simulator/mutants, as Layers: Config.Layers.)
 
 // MaxFaultDelay bounds an injected delay (real time).
 const MaxFaultDelay = 30 * time.Second
@@ -29,7 +29,7 @@ type FaultSpec struct {
 	Count       int     `json:"count,omitempty"`       // fires this many more times (0: no bound)
 	Probability float64 `json:"probability,omitempty"` // fires with this probability (0: always)
 	RetryAfter  int     `json:"retryAfter,omitempty"`  // Retry-After seconds on 429/503 (default 1)
-	// Named is a named fault given at start (Config.NamedFaults), listed
+	// Named is a named fault given at start (a Layer of Config.Layers), listed
 	// only: it is on for the whole run and cannot be injected or removed.
 	Named string `json:"named,omitempty"`
 }

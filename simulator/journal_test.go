@@ -223,16 +223,16 @@ func TestControlClientReadsTheJournal(t *testing.T) {
 }
 
 // The journal hashes the key once and the server reuses it, but only for
-// the header it was read from: a middleware that changes the key is heard.
+// the header it was read from: a layer that changes the key is heard.
 func TestKeyHashedOnceFollowsTheHeader(t *testing.T) {
 	var free string
-	swap := func(op Operation, next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	swap := Layer{Name: "swap", Wrap: func(_ *Server, op Operation, next Answerer) Answerer {
+		return func(r *http.Request) Answer {
 			r.Header.Set("Authorization", "Bearer "+free)
-			next.ServeHTTP(w, r)
-		})
-	}
-	s := newServer(t, Config{Seed: 1, Middleware: []Middleware{swap}})
+			return next(r)
+		}
+	}}
+	s := newServer(t, Config{Seed: 1, Layers: []Layer{swap}})
 	free = s.Seeded().Free
 	if r := s.serve(t, videosReq(s.Seeded().Pro, `{"videoIds":["a"]}`)); r.status != http.StatusForbidden {
 		t.Errorf("the swapped-in free key: %d, want 403", r.status)

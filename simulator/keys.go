@@ -274,6 +274,17 @@ func (k *keyring) authenticate(r *http.Request, known *hashedKey) (keyHash, stri
 	return h, e.Account, nil
 }
 
+// AccountOf is the account whose key r's Authorization header carries,
+// revoked or not ("" if none): a layer that acts on a client's account
+// (regenerates its key during a walk) finds it here.
+func (s *Server) AccountOf(r *http.Request) string {
+	key, err := ParseBearer(r.Header.Values("Authorization"), s.cfg.KeyPrefix)
+	if err != nil {
+		return ""
+	}
+	return s.st.Load().keys.accountOf(hashKey(key))
+}
+
 // accountOf is the account of a key's hash, revoked or not ("" if none).
 func (k *keyring) accountOf(h keyHash) string {
 	k.mu.RLock()

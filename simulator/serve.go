@@ -11,7 +11,7 @@ package simulator
 //	     and guard (control_routes.go) under ControlPrefix; 404 otherwise
 //	  5. CORS (cors.go), API requests only
 //	  6. the per-operation wrapper (serveOperation): injected faults, then
-//	     Config.Middleware, then the operation's handler
+//	     Config.Layers, then the operation's handler
 //	  7. the handler returns an answer; writeAnswer writes it (the one
 //	     writer of every answer, success or error)
 //	  8. end: the record completed and journaled, then the observers (the
@@ -20,11 +20,10 @@ package simulator
 // Where a new step goes:
 //   - on every API request, whatever its path (a byte budget, say): in
 //     serveRequest, between begin and the route;
-//   - a step that changes or replaces the answer of an operation (a
-//     conforming variant, a fuzzing perturbation): wrap the route's handler
-//     in buildOperation, where it runs under Config.Middleware and sees the
-//     call, the request and the handler's answer as a value (a handler is
-//     func(*Server, *call, *http.Request) answer);
+//   - a step that changes or replaces the answer of an operation (a named
+//     fault, a conforming draw, a fuzz schedule): a Layer (layer.go) in
+//     Config.Layers, which buildOperation wraps around the route's
+//     handler; it sees the request and the handler's answer as a value;
 //   - a step that answers instead of the operation before anything else
 //     sees the request (as an injected fault does): in serveOperation;
 //   - a step that reads the finished exchange: an Observer
@@ -37,7 +36,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path"
 	"runtime/debug"
 	"strconv"
@@ -137,7 +135,7 @@ func methodNotAllowed(allow ...string) answer {
 
 // serveOperation is the per-operation wrapper: an injected fault may
 // answer instead of the operation; otherwise the operation's handler,
-// through Config.Middleware when there is some, answers.
+// under Config.Layers when there are some, answers.
 func (s *Server) serveOperation(c *call, r *http.Request) {
 	if s.faults.active() {
 		if spec, ok := s.faults.Pick(c.route.op); ok {
@@ -147,42 +145,39 @@ func (s *Server) serveOperation(c *call, r *http.Request) {
 			}
 		}
 	}
-	s.answerOperation(c, c, r)
+	s.write(c, c, s.answerOperation(c, r))
 }
 
-// answerOperation runs the operation's handler and writes its answer to
-// w: directly, or through the middleware, which sees an http.Handler and
-// finds the call in the request's context.
-func (s *Server) answerOperation(c *call, w http.ResponseWriter, r *http.Request) {
+// answerOperation is the operation's answer: its handler's, or the
+// outermost layer's, which finds the call in the request's context.
+func (s *Server) answerOperation(c *call, r *http.Request) answer {
 	rt := c.route
-	if rt.wrapped == nil {
-		s.write(c, w, rt.h(s, c, r))
-		return
+	if rt.layered == nil {
+		return rt.h(s, c, r)
 	}
-	rt.wrapped.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+	return rt.layered(r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
 }
 
-// callKey is the context key of the call, for the handler under middleware.
+// callKey is the context key of the call, for the handler under layers.
 type callKey struct{}
 
 // buildOperation builds a route's handler once, when the server is built:
-// the steps that change its answer wrap rt.h first (none yet), then
-// Config.Middleware (first innermost) wraps the whole, as an http.Handler
-// that finds the call in the request's context.
+// Config.Layers (first innermost) wrap the handler, as an Answerer that
+// finds the call in the request's context.
 func (s *Server) buildOperation(rt *apiRoute) {
-	// A step that changes the answer goes here: rt.h = step(rt.h).
-	if len(s.cfg.Middleware) == 0 {
+	if len(s.cfg.Layers) == 0 {
 		return
 	}
 	h := rt.h
-	var next http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := r.Context().Value(callKey{}).(*call)
-		s.write(c, w, h(s, c, r))
+	next := Answerer(func(r *http.Request) answer {
+		a := h(s, r.Context().Value(callKey{}).(*call), r)
+		a.pooled = nil // a layer may keep the body: it goes back to no pool
+		return a
 	})
-	for _, m := range s.cfg.Middleware {
-		next = m(rt.op, next)
+	for _, l := range s.cfg.Layers {
+		next = l.Wrap(s, rt.op, next)
 	}
-	rt.wrapped = next
+	rt.layered = next
 }
 
 // inject applies an injected fault. It returns false if the request
@@ -195,13 +190,12 @@ func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool)
 	}
 	switch {
 	case spec.Drop:
-		return answer{drop: true}, true
+		return answer{Drop: true}, true
 	case spec.Malformed && spec.Status == 0:
 		// The operation's own answer, cut in half.
-		rec := httptest.NewRecorder()
-		s.answerOperation(c, rec, r)
-		body := rec.Body.Bytes()
-		return answer{status: rec.Code, header: rec.Header(), body: body[:len(body)/2]}, true
+		a := s.answerOperation(c, r)
+		a.Body = a.Body[:len(a.Body)/2]
+		return a, true
 	case spec.Status == http.StatusTooManyRequests && !spec.Malformed:
 		// The rate limit's own 429 (its code, message and Retry-After
 		// form): a client that branches on it meets what a limit says.
@@ -213,12 +207,12 @@ func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool)
 		return rateLimited(ra, lim.refusal(ra)), true
 	case spec.Status != 0:
 		a := errorAnswer(spec.Status, CodeInjected, fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status), nil)
-		a.code = "" // the journal names an injected fault by Exchange.Fault
+		a.Cause = "" // the journal names an injected fault by Exchange.Fault
 		if spec.Status == http.StatusTooManyRequests || spec.Status == http.StatusServiceUnavailable {
 			a = a.with("Retry-After", strconv.Itoa(max(spec.RetryAfter, 1)))
 		}
 		if spec.Malformed {
-			a.body = a.body[:len(a.body)/2]
+			a.Body = a.Body[:len(a.Body)/2]
 		}
 		return a, true
 	}
@@ -226,16 +220,23 @@ func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool)
 }
 
 // write writes a to w on behalf of call c: when w is the call's own
-// writer, the call notes the error code and keeps a shared body for the
-// observers without copying it.
+// writer, the call notes the error's cause and keeps a shared body (or the
+// body to observe) for the observers without copying it.
 func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 	if w == http.ResponseWriter(c) {
-		if a.code != "" {
-			c.errCode = a.code
+		if a.Cause != "" {
+			c.errCode = a.Cause
 		}
-		if a.shared && c.keep && c.kept == nil {
-			n := min(len(a.body), maxObservedBody)
-			c.kept, c.keep = a.body[:n:n], false
+		if c.keep && c.kept == nil {
+			// Bytes no one changes: kept as they are, not copied.
+			kept := a.Observed
+			if kept == nil && a.shared {
+				kept = a.Body
+			}
+			if kept != nil {
+				n := min(len(kept), maxObservedBody)
+				c.kept, c.keep = kept[:n:n], false
+			}
 		}
 	}
 	writeAnswer(w, a)
@@ -243,36 +244,47 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 
 // writeAnswer is the one writer of answers.
 func writeAnswer(w http.ResponseWriter, a answer) {
-	if a.drop {
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			// HTTP/2 or a recorder: abort the stream instead.
-			panic(http.ErrAbortHandler)
+	if a.Drop {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
 		}
-		_ = conn.Close()
-		return
+		// No answer: the journal says so (status 0). HTTP/2 or a
+		// recorder: the stream is aborted.
+		panic(http.ErrAbortHandler)
 	}
 	h := w.Header()
-	for k, v := range a.header {
+	for k, v := range a.Header {
 		h[k] = v
 	}
-	switch a.contentType {
+	switch a.ContentType {
 	case "":
 		h["Content-Type"] = jsonContentType
 	case noBody:
 		delete(h, "Content-Type")
 	default:
-		h.Set("Content-Type", a.contentType)
+		h.Set("Content-Type", a.ContentType)
 	}
-	if a.contentType != noBody {
-		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	if a.Chunked {
+		delete(h, "Content-Length")
+	} else if a.ContentType != noBody {
+		h["Content-Length"] = []string{strconv.Itoa(len(a.Body))}
 	}
-	w.WriteHeader(a.status)
-	if len(a.body) > 0 {
-		_, _ = w.Write(a.body)
+	w.WriteHeader(a.Status)
+	switch {
+	case a.Cut:
+		_, _ = w.Write(a.Body[:min(max(a.CutAt, 0), len(a.Body))])
+		_ = http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler) // the connection closes: the answer stops short
+	case a.Chunked:
+		half := len(a.Body) / 2
+		_, _ = w.Write(a.Body[:half])
+		_ = http.NewResponseController(w).Flush()
+		_, _ = w.Write(a.Body[half:])
+	case len(a.Body) > 0:
+		_, _ = w.Write(a.Body)
 	}
-	if a.pooled != nil && cap(a.body) <= maxPooledAnswer {
-		*a.pooled = a.body[:0]
+	if a.pooled != nil && cap(a.Body) <= maxPooledAnswer {
+		*a.pooled = a.Body[:0]
 		answerBuffers.Put(a.pooled)
 	}
 }

@@ -60,8 +60,7 @@ type Config struct {
 	ControlToken string        // if set, the control API needs header "X-Control-Token: <token>"
 	NoControl    bool          // turns the control API off (404)
 	EdgeRate     float64       // 0..1, how often generated data hits edge cases
-	Middleware   []Middleware  // wraps each operation's handler, first innermost (named faults: package mutants)
-	NamedFaults  []string      // the named faults Middleware applies, shown by GET /_control/info and /_control/faults
+	Layers       []Layer       // change the operations' answers, first innermost: named faults, a conforming draw, a fuzz schedule (layer.go)
 	Logger       *slog.Logger  // nil: discard
 
 	// ControlHosts are the host names (or addresses) the control API
@@ -89,9 +88,6 @@ type Config struct {
 	// starts again on DELETE /_control/clients, a reset or an import.
 	// Nil: those routes answer 404.
 	Clients ClientJudge
-	// Fuzz is a fuzz schedule (package simulator/fuzz), bound to the
-	// server and served on GET /_control/fuzz. Nil: that route answers 404.
-	Fuzz FuzzSchedule
 
 	// now is the wall clock behind realtime mode; tests replace it.
 	now func() time.Time
@@ -257,9 +253,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clients != nil {
 		cfg.Clients.Bind(s)
 		s.observers = append(s.observers, cfg.Clients.Observe)
-	}
-	if cfg.Fuzz != nil {
-		cfg.Fuzz.Bind(s)
 	}
 	s.routes()
 	if s.clock.Manual() {

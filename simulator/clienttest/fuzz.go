@@ -87,8 +87,7 @@ func RunPlan(t *testing.T, p fuzz.Plan, o FuzzOptions, fn func(t *testing.T, sim
 	t.Helper()
 	opts := o.Options
 	opts.URL, opts.Scenario = "", ""
-	opts.Config.Middleware = slices.Clone(opts.Config.Middleware)
-	opts.Config.Observers = slices.Clone(opts.Config.Observers)
+	opts.Config.Layers = slices.Clone(opts.Config.Layers)
 	sched := p.Configure(&opts.Config)
 	// Registered before Start, so that it runs after the judge's check.
 	t.Cleanup(func() {

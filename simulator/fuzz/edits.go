@@ -17,20 +17,20 @@ import (
 const UnknownEventType = "video_premiered"
 
 func jsonAnswer(v any) *answer {
-	return &answer{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}}, body: jsondoc.Encode(v)}
+	return &answer{Status: http.StatusOK, Body: jsondoc.Encode(v)}
 }
 
 // after changes a served answer: the world's edges on every 200, then
 // the step, and keeps the walk's pages and the events served.
 func (s *Schedule) after(x *exchange, a *answer) {
-	if a.status != http.StatusOK {
+	if a.Status != http.StatusOK {
 		if x.cut >= 0 {
-			s.say(x, fmt.Sprintf("the answer (%d) was cut after %d%% of its %d bytes and the connection closed", a.status, x.cut, len(a.body)))
+			s.say(x, fmt.Sprintf("the answer (%d) was cut after %d%% of its %d bytes and the connection closed", a.Status, x.cut, len(a.Body)))
 		}
 		s.putBack(x) // the other steps need a 200
 		return
 	}
-	doc, err := jsondoc.Decode(a.body)
+	doc, err := jsondoc.Decode(a.Body)
 	obj, isObj := doc.(map[string]any)
 	if err != nil || !isObj {
 		s.putBack(x)
@@ -102,7 +102,7 @@ func (s *Schedule) after(x *exchange, a *answer) {
 				s.say(x, fmt.Sprintf("%s: event %s has the type %s, none of the eleven (breaks %s)", page, id(e), UnknownEventType, Breaks[st.Kind]))
 			}
 		case WrongType:
-			a.header.Set("Content-Type", "text/plain; charset=utf-8")
+			a.ContentType = "text/plain; charset=utf-8"
 			s.say(x, fmt.Sprintf("%s sent as text/plain (breaks %s)", page, Breaks[st.Kind]))
 		case Truncated:
 			truncated = true
@@ -126,9 +126,9 @@ func (s *Schedule) after(x *exchange, a *answer) {
 	}
 	s.finish(x, a, obj)
 	if truncated {
-		n := len(a.body) * x.step.Param / 100
-		s.say(x, fmt.Sprintf("%s cut to %d of its %d bytes of JSON, sent as a whole answer (breaks %s)", page, n, len(a.body), Breaks[x.step.Kind]))
-		a.body = a.body[:n]
+		n := len(a.Body) * x.step.Param / 100
+		s.say(x, fmt.Sprintf("%s cut to %d of its %d bytes of JSON, sent as a whole answer (breaks %s)", page, n, len(a.Body), Breaks[x.step.Kind]))
+		a.Body = a.Body[:n]
 		s.mayFail = true
 		return
 	}
@@ -156,9 +156,9 @@ func (s *Schedule) after(x *exchange, a *answer) {
 
 // finish encodes the document back and tells a Cut.
 func (s *Schedule) finish(x *exchange, a *answer, obj map[string]any) {
-	a.body = jsondoc.Encode(obj)
+	a.Body = jsondoc.Encode(obj)
 	if x.cut >= 0 {
-		s.say(x, fmt.Sprintf("the answer (%d) was cut after %d%% of its %d bytes and the connection closed", a.status, x.cut, len(a.body)))
+		s.say(x, fmt.Sprintf("the answer (%d) was cut after %d%% of its %d bytes and the connection closed", a.Status, x.cut, len(a.Body)))
 	}
 }
 

@@ -2,8 +2,8 @@
 // simulator serves a client, reproducibly: a world at the contract's
 // edges, contract-level trouble on chosen requests, and, only when asked,
 // answers that break the contract, so that a client's defences can be
-// tested. A Schedule is middleware around the API's operations
-// (simulator.Config.Middleware) and tells in words what it served
+// tested. A Schedule is a layer around the API's operations
+// (simulator.Config.Layers) and tells in words what it served
 // (GET /_control/fuzz), request by request.
 //
 // The same input and the same requests give the same answers: a step
@@ -248,9 +248,7 @@ func (s Step) param(b int, o Options) int {
 func (p Plan) Configure(cfg *simulator.Config) *Schedule {
 	cfg.Seed, cfg.Channels, cfg.History, cfg.EdgeRate = p.World.Seed, p.World.Channels, p.World.History, p.World.EdgeRate
 	s := New(p)
-	cfg.Middleware = append(cfg.Middleware, s.Middleware)
-	cfg.Observers = append(cfg.Observers, s.Observe)
-	cfg.Fuzz = s
+	cfg.Layers = append(cfg.Layers, s.Layer())
 	return s
 }
 

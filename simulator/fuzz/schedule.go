@@ -1,12 +1,9 @@
 package fuzz
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -56,7 +53,6 @@ type Schedule struct {
 	cycle     *cycle
 	ends      map[string]int     // invented cursors of last pages: the request that served them
 	streaks   map[string]*streak // key+op
-	accounts  map[string]string  // key id: account, from the exchanges seen
 }
 
 type outage struct {
@@ -91,25 +87,23 @@ type streak struct {
 // New makes the schedule of a plan. Plan.Configure is the usual way.
 func New(p Plan) *Schedule {
 	return &Schedule{plan: p, pending: slices.Clone(p.Steps), idSet: map[string]bool{}, throttled: map[string]time.Time{},
-		pages: map[string]pageInfo{}, ends: map[string]int{}, streaks: map[string]*streak{}, accounts: map[string]string{}}
+		pages: map[string]pageInfo{}, ends: map[string]int{}, streaks: map[string]*streak{}}
 }
 
 // Plan is the schedule's plan.
 func (s *Schedule) Plan() Plan { return s.plan }
 
-// Bind hands the schedule its server (simulator.New calls it).
-func (s *Schedule) Bind(srv *simulator.Server) { s.srv = srv }
-
-// Observe learns which account each key belongs to (a key regenerated
-// during a walk is that account's).
-func (s *Schedule) Observe(x *simulator.Exchange) {
-	if x.KeyID != "" && x.Account != "" {
-		s.mu.Lock()
-		if len(s.accounts) < maxRemembered {
-			s.accounts[x.KeyID] = x.Account
-		}
-		s.mu.Unlock()
+// Layer is the schedule as the outermost layer of one server
+// (simulator.Config.Layers): it serves each step on its request and tells
+// what it served on GET /_control/fuzz.
+func (s *Schedule) Layer() simulator.Layer {
+	name := fmt.Sprintf("fuzz input %x", s.plan.Input)
+	if s.plan.Seed != 0 {
+		name = fmt.Sprintf("fuzz seed %d", s.plan.Seed)
 	}
+	return simulator.Layer{Name: name, Wrap: s.wrap, Served: func() simulator.Answer {
+		return simulator.JSONAnswer(http.StatusOK, s.Snapshot())
+	}}
 }
 
 // Report is what GET /_control/fuzz serves.
@@ -124,9 +118,6 @@ type Report struct {
 	Findings []string `json:"findings"`
 	Requests int      `json:"requests"`
 }
-
-// Report says what the schedule served so far.
-func (s *Schedule) Report() any { return s.Snapshot() }
 
 // Snapshot is Report, typed.
 func (s *Schedule) Snapshot() Report {
@@ -208,19 +199,19 @@ type exchange struct {
 	drop  bool
 }
 
-// answer is a response held in memory.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
+// answer is an answer, a value: the server's, changed by a step, or the
+// schedule's own.
+type answer = simulator.Answer
+
+// wrap is the schedule around one operation of server srv.
+func (s *Schedule) wrap(srv *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+	s.mu.Lock()
+	s.srv = srv
+	s.mu.Unlock()
+	return func(r *http.Request) simulator.Answer { return s.serve(op, next, r) }
 }
 
-// Middleware wraps one operation (simulator.Config.Middleware).
-func (s *Schedule) Middleware(op simulator.Operation, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(op, next, w, r) })
-}
-
-func (s *Schedule) serve(op simulator.Operation, next http.Handler, w http.ResponseWriter, r *http.Request) {
+func (s *Schedule) serve(op simulator.Operation, next simulator.Answerer, r *http.Request) simulator.Answer {
 	x := &exchange{op: op, r: r, key: r.Header.Get("Authorization"), cut: -1}
 	if op == simulator.OpFeed {
 		q, problems := simulator.ParseFeedQuery(r.URL.RawQuery)
@@ -241,38 +232,11 @@ func (s *Schedule) serve(op simulator.Operation, next http.Handler, w http.Respo
 	s.mu.Unlock()
 	switch {
 	case x.drop:
-		panic(http.ErrAbortHandler) // the connection closes, nothing sent
+		return answer{Drop: true} // the connection closes, nothing sent
 	case x.cut >= 0:
-		for k, v := range a.header {
-			w.Header()[k] = v
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
-		w.WriteHeader(a.status)
-		_, _ = w.Write(a.body[:len(a.body)*x.cut/100])
-		_ = http.NewResponseController(w).Flush()
-		panic(http.ErrAbortHandler)
+		a.Cut, a.CutAt = true, len(a.Body)*x.cut/100
 	}
-	for k, v := range a.header {
-		w.Header()[k] = v
-	}
-	var eb struct {
-		Error   *string         `json:"error"`
-		Message *string         `json:"message"`
-		Details json.RawMessage `json:"details"`
-	}
-	if a.status >= 400 && json.Unmarshal(a.body, &eb) == nil && eb.Error != nil && eb.Message != nil {
-		// Through WriteError, so that the journal and the judge know the
-		// error (the rate limit's 429 from another).
-		var details any
-		if len(eb.Details) > 0 {
-			details = eb.Details
-		}
-		simulator.WriteError(w, a.status, *eb.Error, *eb.Message, details)
-		return
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
-	w.WriteHeader(a.status)
-	_, _ = w.Write(a.body)
+	return *a
 }
 
 func (s *Schedule) rateNow() time.Time {
@@ -356,7 +320,7 @@ func (s *Schedule) applies(st Step, x *exchange) bool {
 	case Slow:
 		return st.Op == x.op
 	case Regenerate:
-		return walking && x.key != "" && s.account(x.key) != ""
+		return walking && x.key != "" && s.account(x) != ""
 	case HeadEvents, Cycle:
 		return walking
 	case Repeated:
@@ -367,14 +331,12 @@ func (s *Schedule) applies(st Step, x *exchange) bool {
 	return x.feedOK // the other breaking steps act on a feed page
 }
 
-// account is the account of an Authorization header's key.
-func (s *Schedule) account(auth string) string {
-	_, key, ok := strings.Cut(auth, " ")
-	if !ok {
+// account is the account of the request's key ("" when none).
+func (s *Schedule) account(x *exchange) string {
+	if s.srv == nil {
 		return ""
 	}
-	h := sha256.Sum256([]byte(strings.TrimSpace(key)))
-	return s.accounts[hex.EncodeToString(h[:8])]
+	return s.srv.AccountOf(x.r)
 }
 
 // act does what a step does before the request is served: it moves the
@@ -401,7 +363,7 @@ func (s *Schedule) act(x *exchange) {
 		s.sayLocked(x, fmt.Sprintf("before it the clock moved %s: %d new events in the world, at the head of the feed, during the walk", d, n))
 	case Regenerate:
 		s.mu.Lock()
-		acc := s.account(x.key)
+		acc := s.account(x)
 		s.mu.Unlock()
 		if s.srv != nil {
 			if _, err := s.srv.RegenerateKey(acc); err == nil {
@@ -417,8 +379,8 @@ func (s *Schedule) act(x *exchange) {
 	}
 }
 
-// serveBy serves the request (with another limit if asked) into memory.
-func (x *exchange) serveBy(next http.Handler) *answer {
+// serveBy serves the request (with another limit if asked).
+func (x *exchange) serveBy(next simulator.Answerer) *answer {
 	r := x.r
 	if x.limit > 0 {
 		q, _ := url.ParseQuery(r.URL.RawQuery)
@@ -428,9 +390,8 @@ func (x *exchange) serveBy(next http.Handler) *answer {
 		u.RawQuery = q.Encode()
 		r.URL, r.RequestURI = &u, u.RequestURI()
 	}
-	rec := httptest.NewRecorder()
-	next.ServeHTTP(rec, r)
-	return &answer{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	a := next(r)
+	return &a
 }
 
 // say records what request x was served.
@@ -480,11 +441,13 @@ func excerpt(s string) string {
 	return s
 }
 
+// throttled is the schedule's 429: a refusal of the rate limit (its
+// Cause), in words of its own.
 func throttled(retryAfter int64) *answer {
-	a := jsonAnswer(simulator.ErrorBody{Error: "throttled", Message: fmt.Sprintf("too many requests: retry after %d s", retryAfter)})
-	a.status = http.StatusTooManyRequests
-	a.header.Set("Retry-After", strconv.FormatInt(retryAfter, 10))
-	return a
+	a := simulator.ErrorAnswer(http.StatusTooManyRequests, "throttled", fmt.Sprintf("too many requests: retry after %d s", retryAfter), nil)
+	a.Cause = simulator.CodeRateLimited
+	a.Header = http.Header{"Retry-After": {strconv.FormatInt(retryAfter, 10)}}
+	return &a
 }
 
 func errorAnswer(status int) *answer {
@@ -492,9 +455,8 @@ func errorAnswer(status int) *answer {
 	if status != http.StatusInternalServerError {
 		code = simulator.CodeUnavailable
 	}
-	a := jsonAnswer(simulator.ErrorBody{Error: code, Message: http.StatusText(status)})
-	a.status = status
-	return a
+	a := simulator.ErrorAnswer(status, code, http.StatusText(status), nil)
+	return &a
 }
 
 // noteAnswer keeps what the tight-loop check needs.
@@ -507,8 +469,8 @@ func (s *Schedule) noteAnswer(x *exchange, a *answer) {
 		st = &streak{}
 		s.streaks[x.key+"\x00"+string(x.op)] = st
 	}
-	st.err = x.drop || x.cut >= 0 || a.status >= 500
-	st.ok = !st.err && a.status < 400
+	st.err = x.drop || x.cut >= 0 || a.Status >= 500
+	st.ok = !st.err && a.Status < 400
 	st.errAt = x.now
 	switch {
 	case x.drop:
@@ -516,7 +478,7 @@ func (s *Schedule) noteAnswer(x *exchange, a *answer) {
 	case x.cut >= 0:
 		st.status = "cut answer"
 	default:
-		st.status = strconv.Itoa(a.status)
+		st.status = strconv.Itoa(a.Status)
 	}
 	if st.err && st.n == 0 {
 		st.from = x.n

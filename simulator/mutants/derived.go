@@ -143,7 +143,7 @@ func (t *tracker) saw(x *exchange, a *answer) {
 		t.depth = map[string]int{}
 	}
 	auth := x.auth()
-	switch a.status {
+	switch a.Status {
 	case http.StatusTooManyRequests:
 		if !t.throttled[auth] {
 			t.lockouts[auth]++
@@ -237,8 +237,8 @@ var derived = []Mutant{
 	{Name: "cursor-pages-uncounted@" + ShapeCursorPage, Requirement: catalogue.RateLimit429, Does: "cursor pages are not counted: a throttled cursor page is answered 200 (the last page the key got), and so is a throttled first page for each cursor page the key was served since its last 429", Ops: feedOnly, fresh: uncounted},
 	// The shape is what triggers the fault here, not where it shows.
 	{Name: "videos-resets-feed@" + ShapeVideos, Requirement: catalogue.RateLimit429, Does: "a tracked-videos request resets its key's feed count: the key's next 20 throttled feed requests are answered 200", Ops: keyed, fresh: videosResetsFeed},
-	derive("retry-after-once", catalogue.RateRetryAfter, ShapeAfterBurst, "a key's second lockout and every 429 after the first of a lockout carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.header.Del("Retry-After") })),
-	derive("retry-after-missing", catalogue.RateRetryAfter, ShapeVideos, "tracked-videos 429s carry no Retry-After", videosOnly, editStatus(http.StatusTooManyRequests, func(a *answer) { a.header.Del("Retry-After") })),
+	derive("retry-after-once", catalogue.RateRetryAfter, ShapeAfterBurst, "a key's second lockout and every 429 after the first of a lockout carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.delHeader("Retry-After") })),
+	derive("retry-after-missing", catalogue.RateRetryAfter, ShapeVideos, "tracked-videos 429s carry no Retry-After", videosOnly, editStatus(http.StatusTooManyRequests, func(a *answer) { a.delHeader("Retry-After") })),
 	derive("rate-limit-no-errorbody", catalogue.ErrorBody, ShapeAfterBurst, "429s after the first of a lockout are not ErrorBodies", keyed, editStatus(http.StatusTooManyRequests, notErrorBody)),
 	derive("error-not-errorbody", catalogue.ErrorBody, ShapeLargeBatch, "403 answers to more than 10 ids are not ErrorBodies", videosOnly, editStatus(http.StatusForbidden, notErrorBody)),
 }
@@ -249,7 +249,7 @@ func cursorAsCredential() serveFunc {
 	var owner memo[string]
 	return func(x *exchange) *answer {
 		a := x.serve()
-		if q, ok := x.feed(); ok && q.Cursor != "" && a.status == http.StatusUnauthorized {
+		if q, ok := x.feed(); ok && q.Cursor != "" && a.Status == http.StatusUnauthorized {
 			if auth, known := owner.get(q.Cursor); known {
 				a = x.serveAs(x.withAuth(auth), nil)
 			}
@@ -266,8 +266,8 @@ func cursorAsCredential() serveFunc {
 func limiterFirst(code string) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if a.status == http.StatusUnauthorized && a.code() == code {
-			a.header.Set("Retry-After", "60")
+		if a.Status == http.StatusUnauthorized && a.code() == code {
+			a.setHeader("Retry-After", "60")
 			a.setError(http.StatusTooManyRequests, simulator.CodeRateLimited, "rate limit exceeded", nil)
 		}
 		return a
@@ -277,14 +277,14 @@ func limiterFirst(code string) func() serveFunc {
 // gateLeaks answers a free key's cursor pages with the tracked-videos 403.
 var gateLeaks = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if q, ok := x.feed(); ok && q.Cursor != "" && a.status == http.StatusOK {
+	if q, ok := x.feed(); ok && q.Cursor != "" && a.Status == http.StatusOK {
 		a.setError(http.StatusForbidden, simulator.CodeProRequired, "a Pro plan is required", nil)
 	}
 	return a
 })
 
 var rejectDuplicates = stateless(func(x *exchange) *answer {
-	a := &answer{header: http.Header{}}
+	a := &answer{}
 	a.setError(http.StatusBadRequest, simulator.CodeInvalidBody, "videoIds must not repeat an id", map[string]any{"invalid": []string{"videoIds"}})
 	return a
 })
@@ -347,9 +347,9 @@ func uncounted() serveFunc {
 		mu.Lock()
 		defer mu.Unlock()
 		n, _ := credit.get(x.auth())
-		switch a.status {
+		switch a.Status {
 		case http.StatusOK:
-			last.put(x.auth(), a.body)
+			last.put(x.auth(), a.Body)
 			if q.Cursor != "" {
 				credit.put(x.auth(), n+1)
 			}
@@ -377,14 +377,14 @@ func videosResetsFeed() serveFunc {
 	return func(x *exchange) *answer {
 		a := x.serve()
 		if x.r.URL.Path != schemas.PathFeed {
-			if a.status != http.StatusUnauthorized {
+			if a.Status != http.StatusUnauthorized {
 				reset.put(x.auth(), schemas.FeedRequestsPerMinute)
 			}
 			return a
 		}
-		switch a.status {
+		switch a.Status {
 		case http.StatusOK:
-			last.put(x.auth(), a.body)
+			last.put(x.auth(), a.Body)
 		case http.StatusTooManyRequests:
 			n, _ := reset.get(x.auth())
 			if body, ok := last.get(x.auth()); ok && n > 0 {

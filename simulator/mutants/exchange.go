@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -16,9 +15,10 @@ import (
 
 // The one skeleton of every mutant: an exchange holds the client's request
 // (its body buffered, so that it can be served more than once), serves it
-// or a variant of it through the real handler into an answer, and the
-// mutant changes the request before or the answer after. Authentication,
-// rate limits and the order of the checks stay the server's.
+// or a variant of it through the real handler (the next simulator.Answerer)
+// into an answer, a value, and the mutant changes the request before or
+// the answer after. Authentication, rate limits and the order of the
+// checks stay the server's.
 
 // serveFunc is a mutant's body: it returns the answer the client gets.
 type serveFunc func(x *exchange) *answer
@@ -27,18 +27,18 @@ type serveFunc func(x *exchange) *answer
 type exchange struct {
 	r    *http.Request
 	raw  []byte // the request body, at most what the server reads
-	next http.Handler
+	next simulator.Answerer
 }
 
-// wrap turns a mutant's body into middleware around next.
-func wrap(serve serveFunc, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// wrap turns a mutant's body into a layer's answerer around next.
+func wrap(serve serveFunc, next simulator.Answerer) simulator.Answerer {
+	return func(r *http.Request) simulator.Answer {
 		x := &exchange{r: r, next: next}
 		if r.Body != nil && r.Body != http.NoBody {
 			x.raw, _ = io.ReadAll(io.LimitReader(r.Body, simulator.MaxBodyBytes+1))
 		}
-		serve(x).send(w)
-	})
+		return serve(x).Answer
+	}
 }
 
 // stateless is fresh for a mutant without state.
@@ -52,9 +52,7 @@ func (x *exchange) serveAs(r *http.Request, body []byte) *answer {
 	r2 := r.Clone(r.Context())
 	r2.Body = io.NopCloser(bytes.NewReader(body))
 	r2.ContentLength = int64(len(body))
-	rec := httptest.NewRecorder()
-	x.next.ServeHTTP(rec, r2)
-	return &answer{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	return &answer{x.next(r2)}
 }
 
 // withAuth is the request with another Authorization header.
@@ -118,39 +116,42 @@ func (x *exchange) videosAs(ids []string) *answer {
 	return x.serveAs(x.r, jsondoc.Encode(map[string]any{"videoIds": ids}))
 }
 
-// answer is a response of the real handler, held in memory.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// send writes the answer; its Content-Type is whatever its header says.
-func (a *answer) send(w http.ResponseWriter) {
-	for k, v := range a.header {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
-	w.WriteHeader(a.status)
-	_, _ = w.Write(a.body)
-}
+// answer is an answer of the real handler, as a value the mutant changes:
+// its Body may be the server's cached bytes, so a change builds a new one.
+type answer struct{ simulator.Answer }
 
 // doc decodes the body (numbers stay exact); nil when it is not JSON.
 func (a *answer) doc() any {
-	doc, _ := jsondoc.Decode(a.body)
+	doc, _ := jsondoc.Decode(a.Body)
 	return doc
 }
 
 // setJSON replaces the answer with v, encoded, as JSON.
 func (a *answer) setJSON(status int, v any) {
-	a.status = status
-	a.body = jsondoc.Encode(v)
-	a.header.Set("Content-Type", "application/json")
+	a.Status = status
+	a.Body = jsondoc.Encode(v)
+	a.ContentType = ""
 }
 
 // setError replaces the answer with an ErrorBody.
 func (a *answer) setError(status int, code, message string, details any) {
 	a.setJSON(status, simulator.ErrorBody{Error: code, Message: message, Details: details})
+	a.Cause = code
+}
+
+// setHeader sets a header field, in a header of the answer's own.
+func (a *answer) setHeader(name, value string) {
+	a.Header = a.Header.Clone()
+	if a.Header == nil {
+		a.Header = http.Header{}
+	}
+	a.Header.Set(name, value)
+}
+
+// delHeader removes a header field, in a header of the answer's own.
+func (a *answer) delHeader(name string) {
+	a.Header = a.Header.Clone()
+	a.Header.Del(name)
 }
 
 // code is the error string of an ErrorBody answer, "" if it is none.
@@ -160,12 +161,14 @@ func (a *answer) code() string {
 }
 
 func (a *answer) clone() *answer {
-	return &answer{status: a.status, header: a.header.Clone(), body: slices.Clone(a.body)}
+	c := *a
+	c.Header, c.Body = a.Header.Clone(), slices.Clone(a.Body)
+	return &c
 }
 
 // jsonOK is a fresh 200 answer with a JSON body.
 func jsonOK(v any) *answer {
-	a := &answer{header: http.Header{}}
+	a := &answer{}
 	a.setJSON(http.StatusOK, v)
 	return a
 }
@@ -177,9 +180,9 @@ func jsonOK(v any) *answer {
 func editOK(edit func(r *http.Request, doc any) bool) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if a.status == http.StatusOK {
+		if a.Status == http.StatusOK {
 			if doc := a.doc(); doc != nil && edit(x.r, doc) {
-				a.body = jsondoc.Encode(doc)
+				a.Body = jsondoc.Encode(doc)
 			}
 		}
 		return a
@@ -190,7 +193,7 @@ func editOK(edit func(r *http.Request, doc any) bool) func() serveFunc {
 func editStatus(status int, edit func(a *answer)) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if a.status == status {
+		if a.Status == status {
 			edit(a)
 		}
 		return a
@@ -199,7 +202,7 @@ func editStatus(status int, edit func(a *answer)) func() serveFunc {
 
 // contentType sends the answers of one status with another media type.
 func contentType(status int, mediaType string) func() serveFunc {
-	return editStatus(status, func(a *answer) { a.header.Set("Content-Type", mediaType) })
+	return editStatus(status, func(a *answer) { a.ContentType = mediaType })
 }
 
 // feedRewrite serves a feed request the server accepts with the page size
@@ -272,7 +275,7 @@ type page struct {
 
 func readPage(a *answer) (page, bool) {
 	obj, isObj := a.doc().(map[string]any)
-	if a.status != http.StatusOK || !isObj {
+	if a.Status != http.StatusOK || !isObj {
 		return page{}, false
 	}
 	next, _ := obj["nextCursor"].(string)
@@ -285,7 +288,7 @@ func (p page) set(a *answer) {
 	if p.next != "" {
 		p.doc["nextCursor"] = p.next
 	}
-	a.body = jsondoc.Encode(p.doc)
+	a.Body = jsondoc.Encode(p.doc)
 }
 
 // held keeps the first answer of a request that needs two calls to the
@@ -308,7 +311,7 @@ func (h *held) first(x *exchange) *answer {
 // is held and the 429 returned (ok false).
 func (h *held) second(x *exchange, first *answer, serve func() *answer) (*answer, bool) {
 	b := serve()
-	if b.status == http.StatusTooManyRequests {
+	if b.Status == http.StatusTooManyRequests {
 		h.m.put(heldKey(x), first.clone())
 		return b, false
 	}
@@ -378,7 +381,7 @@ func isVideosAnswer(doc any) bool {
 // addMissing appends ids to missingVideoIds of a 200 answer.
 func addMissing(a *answer, ids ...string) {
 	doc := a.doc()
-	if a.status != http.StatusOK || !isVideosAnswer(doc) {
+	if a.Status != http.StatusOK || !isVideosAnswer(doc) {
 		return
 	}
 	missing := jsondoc.Items(doc, "/missingVideoIds")
@@ -386,5 +389,5 @@ func addMissing(a *answer, ids ...string) {
 		missing = append(missing, id)
 	}
 	doc.(map[string]any)["missingVideoIds"] = missing
-	a.body = jsondoc.Encode(doc)
+	a.Body = jsondoc.Encode(doc)
 }

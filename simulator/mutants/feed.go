@@ -76,7 +76,7 @@ func limitNotCapped(onlyWithCursor bool) serveFunc {
 var limitAboveMaxRejected = stateless(func(x *exchange) *answer {
 	q, ok := x.feed()
 	a := x.serve()
-	if ok && a.status == http.StatusOK && q.Asked > schemas.MaxPageSize {
+	if ok && a.Status == http.StatusOK && q.Asked > schemas.MaxPageSize {
 		problem := simulator.QueryProblem{Parameter: "limit", Value: jsondoc.Excerpt(x.r.URL.Query().Get("limit"), 64), Rule: fmt.Sprintf("must be at most %d", schemas.MaxPageSize)}
 		a.setError(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameter: limit",
 			map[string]any{"invalid": []string{"limit"}, "problems": []simulator.QueryProblem{problem}})
@@ -183,7 +183,7 @@ var cursorEndLate = stateless(func(x *exchange) *answer {
 	if q, ok := x.feed(); ok && q.Cursor == endCursor {
 		// Authenticate and count the request like any other page.
 		a := x.feedAs(1, "")
-		if a.status == http.StatusOK {
+		if a.Status == http.StatusOK {
 			a.setJSON(http.StatusOK, map[string]any{"events": []any{}, "nextCursor": nil})
 		}
 		return a

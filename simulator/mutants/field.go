@@ -35,7 +35,7 @@ func videosAnyChannel() serveFunc {
 			})
 			return a
 		}
-		if a.status != http.StatusOK || !isVideosAnswer(doc) {
+		if a.Status != http.StatusOK || !isVideosAnswer(doc) {
 			return a
 		}
 		var missing []any
@@ -51,7 +51,7 @@ func videosAnyChannel() serveFunc {
 		}
 		obj := doc.(map[string]any)
 		obj["videos"], obj["missingVideoIds"] = list, append([]any{}, missing...)
-		a.body = jsondoc.Encode(doc)
+		a.Body = jsondoc.Encode(doc)
 		return a
 	}
 }
@@ -75,7 +75,7 @@ func cursorAnyAccount() serveFunc {
 		var a *answer
 		if q, ok := x.feed(); ok && q.Cursor != "" {
 			if auth, known := owner.get(q.Cursor); known && auth != x.auth() {
-				if a = x.serve(); a.status == http.StatusBadRequest {
+				if a = x.serve(); a.Status == http.StatusBadRequest {
 					a = x.serveAs(x.withAuth(auth), nil)
 				}
 			}
@@ -97,14 +97,14 @@ func pageCacheIgnoresKey() serveFunc {
 	var pages memo[[]byte]
 	return func(x *exchange) *answer {
 		a := x.serve()
-		if a.status != http.StatusOK {
+		if a.Status != http.StatusOK {
 			return a
 		}
 		if body, ok := pages.get(x.r.URL.RawQuery); ok {
-			a.body = body
+			a.Body = body
 			return a
 		}
-		pages.put(x.r.URL.RawQuery, a.body)
+		pages.put(x.r.URL.RawQuery, a.Body)
 		return a
 	}
 }
@@ -151,7 +151,7 @@ var fullLastPageCursor = stateless(func(x *exchange) *answer {
 	q, ok := x.feed()
 	if ok && q.Cursor == endCursor {
 		a := x.feedAs(1, "") // authenticated and counted like any page
-		if a.status == http.StatusOK {
+		if a.Status == http.StatusOK {
 			a.setJSON(http.StatusOK, map[string]any{"events": []any{}, "nextCursor": nil})
 		}
 		return a
@@ -225,8 +225,8 @@ func keyLoose(like func(presented, good string) bool) func() serveFunc {
 		var good memo[bool] // Authorization values that were accepted
 		return func(x *exchange) *answer {
 			a := x.serve()
-			if a.status != http.StatusUnauthorized {
-				if a.status != http.StatusTooManyRequests {
+			if a.Status != http.StatusUnauthorized {
+				if a.Status != http.StatusTooManyRequests {
 					good.put(x.auth(), true)
 				}
 				return a
@@ -264,7 +264,7 @@ func idLength(unit string, length func(string) int) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
 		ids, ok := x.ids()
-		if !ok || a.status != http.StatusOK {
+		if !ok || a.Status != http.StatusOK {
 			return a
 		}
 		for _, id := range ids {
@@ -292,7 +292,7 @@ var countAfterDedupe = stateless(func(x *exchange) *answer {
 // smallBody refuses bodies over 512 bytes: 20 long ids do not fit.
 var smallBody = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if a.status == http.StatusOK && len(x.raw) > 512 {
+	if a.Status == http.StatusOK && len(x.raw) > 512 {
 		reject(a, "the request body is larger than 512 bytes")
 	}
 	return a
@@ -301,8 +301,8 @@ var smallBody = stateless(func(x *exchange) *answer {
 // laterPagesType sends pages reached through a cursor as text/plain.
 var laterPagesType = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if q, ok := x.feed(); ok && q.Cursor != "" && a.status == http.StatusOK {
-		a.header.Set("Content-Type", "text/plain; charset=utf-8")
+	if q, ok := x.feed(); ok && q.Cursor != "" && a.Status == http.StatusOK {
+		a.ContentType = "text/plain; charset=utf-8"
 	}
 	return a
 })

@@ -184,7 +184,7 @@ func dropNextCursor(_ *http.Request, doc any) bool {
 func countedTwice() serveFunc {
 	return func(x *exchange) *answer {
 		a := x.serve()
-		if a.status == http.StatusOK {
+		if a.Status == http.StatusOK {
 			x.serve()
 		}
 		return a
@@ -193,7 +193,7 @@ func countedTwice() serveFunc {
 
 var errorsNotErrorBody = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if a.status >= 400 {
+	if a.Status >= 400 {
 		notErrorBody(a)
 	}
 	return a
@@ -202,7 +202,7 @@ var errorsNotErrorBody = stateless(func(x *exchange) *answer {
 func anyContentType(mediaType string) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		a.header.Set("Content-Type", mediaType)
+		a.ContentType = mediaType
 		return a
 	})
 }

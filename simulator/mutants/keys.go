@@ -29,7 +29,7 @@ var healthUnavailable = editStatus(http.StatusOK, func(a *answer) {
 func acceptKey(code string) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if a.status == http.StatusUnauthorized && a.code() == code {
+		if a.Status == http.StatusUnauthorized && a.code() == code {
 			return anonymous(x)
 		}
 		return a
@@ -44,7 +44,7 @@ func anonymous(x *exchange) *answer {
 	}
 	ids, bad := simulator.ParseVideosRequest(x.r.Header, x.raw)
 	if bad != nil {
-		a := &answer{header: http.Header{}}
+		a := &answer{}
 		a.setError(http.StatusBadRequest, simulator.CodeInvalidBody, bad.Message, bad.Details)
 		return a
 	}
@@ -64,13 +64,13 @@ func dedupe(ids []string) []string {
 }
 
 var rejectValidKey = editStatus(http.StatusOK, func(a *answer) {
-	a.header.Set("WWW-Authenticate", `Bearer realm="api"`)
+	a.setHeader("WWW-Authenticate", `Bearer realm="api"`)
 	a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
 })
 
 var noProGate = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if a.status == http.StatusForbidden && a.code() == simulator.CodeProRequired {
+	if a.Status == http.StatusForbidden && a.code() == simulator.CodeProRequired {
 		return anonymous(x)
 	}
 	return a
@@ -80,18 +80,18 @@ var noProGate = stateless(func(x *exchange) *answer {
 var ignoreAuthScheme = stateless(func(x *exchange) *answer {
 	a := x.serve()
 	scheme, token, found := strings.Cut(strings.TrimSpace(x.auth()), " ")
-	if a.status == http.StatusUnauthorized && found && !strings.EqualFold(scheme, "Bearer") {
+	if a.Status == http.StatusUnauthorized && found && !strings.EqualFold(scheme, "Bearer") {
 		return x.serveAs(x.withAuth("Bearer "+strings.TrimSpace(token)), x.raw)
 	}
 	return a
 })
 
 func notErrorBody(a *answer) {
-	a.setJSON(a.status, map[string]any{"code": a.status, "reason": strings.ToLower(http.StatusText(a.status))})
+	a.setJSON(a.Status, map[string]any{"code": a.Status, "reason": strings.ToLower(http.StatusText(a.Status))})
 }
 
 func dropMessage(a *answer) {
 	if doc := a.doc(); jsondoc.Delete(doc, "/message") {
-		a.body = jsondoc.Encode(doc)
+		a.Body = jsondoc.Encode(doc)
 	}
 }

@@ -6,8 +6,8 @@
 // developers turn one on (cmd/simulator --fault NAME) to see how their
 // client copes with a server that misbehaves in one precise way.
 //
-// A mutant is middleware around one operation's handler
-// (simulator.Config.Middleware): it serves the request with the real
+// A mutant is a layer around one operation's handler
+// (simulator.Config.Layers): it serves the request with the real
 // handler, so authentication, rate limits and the order of the checks stay
 // the server's, and changes the answer or the request in one way. Outages
 // that break no rule (an error status, a delay, a cut body) are not
@@ -25,7 +25,6 @@ package mutants
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -71,28 +70,29 @@ func Lookup(name string) (Mutant, bool) {
 	return table[i], true
 }
 
-// Middleware turns the named mutants on, for simulator.Config.Middleware
-// of one server: their state (what a mutant remembers of the requests it
-// saw) is made here, shared by the operations of that server.
-func Middleware(names ...string) (simulator.Middleware, error) {
-	type on struct {
-		m     Mutant
-		serve serveFunc
-	}
-	var all []on
+// Layers turns the named mutants on, for simulator.Config.Layers of one
+// server: one layer a fault, named after it. Their state (what a mutant
+// remembers of the requests it saw) is made here, shared by the
+// operations of that server.
+func Layers(names ...string) ([]simulator.Layer, error) {
+	var layers []simulator.Layer
 	for _, name := range names {
 		m, ok := Lookup(strings.TrimSpace(name))
 		if !ok {
 			return nil, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(Names(), ", "))
 		}
-		all = append(all, on{m, m.fresh()})
+		layers = append(layers, m.Layer())
 	}
-	return func(op simulator.Operation, next http.Handler) http.Handler {
-		for _, o := range all {
-			if slices.Contains(o.m.Ops, op) {
-				next = wrap(o.serve, next)
-			}
+	return layers, nil
+}
+
+// Layer is the mutant as a layer of one server, with its own state.
+func (m Mutant) Layer() simulator.Layer {
+	serve := m.fresh()
+	return simulator.Layer{Name: m.Name, Fault: true, Wrap: func(_ *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+		if !slices.Contains(m.Ops, op) {
+			return next
 		}
-		return next
-	}, nil
+		return wrap(serve, next)
+	}}
 }

@@ -36,11 +36,11 @@ type faultEnv struct {
 // newServer builds a simulator (seed 7) with some mutants on.
 func newServer(t *testing.T, cfg simulator.Config, names ...string) *simulator.Server {
 	t.Helper()
-	m, err := Middleware(names...)
+	layers, err := Layers(names...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Seed, cfg.Middleware = 7, []simulator.Middleware{m}
+	cfg.Seed, cfg.Layers = 7, layers
 	s, err := simulator.New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -736,8 +736,8 @@ func TestMutantsBreakMustRequirements(t *testing.T) {
 			t.Errorf("no mutant breaks %s", req.ID)
 		}
 	}
-	if _, err := Middleware("no-such-fault"); err == nil {
-		t.Error("Middleware accepts a fault that does not exist")
+	if _, err := Layers("no-such-fault"); err == nil {
+		t.Error("Layers accepts a fault that does not exist")
 	}
 }
 

@@ -17,9 +17,7 @@ import (
 
 // replay is a 200 with the bytes of an earlier answer.
 func replay(body []byte) *answer {
-	a := &answer{status: http.StatusOK, header: http.Header{}, body: body}
-	a.header.Set("Content-Type", "application/json")
-	return a
+	return &answer{simulator.Answer{Status: http.StatusOK, Body: body}}
 }
 
 // noRateLimit answers a throttled feed request with the last 200 the same
@@ -30,9 +28,9 @@ func noRateLimit() serveFunc {
 	return func(x *exchange) *answer {
 		key := heldKey(x)
 		a := x.serve()
-		switch a.status {
+		switch a.Status {
 		case http.StatusOK:
-			last.put(key, a.body)
+			last.put(key, a.Body)
 		case http.StatusTooManyRequests:
 			if body, ok := last.get(key); ok {
 				return replay(body)
@@ -52,9 +50,9 @@ func rateLimitOneMore() serveFunc {
 	)
 	return func(x *exchange) *answer {
 		a := x.serve()
-		switch a.status {
+		switch a.Status {
 		case http.StatusOK:
-			last.put(heldKey(x), a.body)
+			last.put(heldKey(x), a.Body)
 			passed.put(x.auth(), true)
 		case http.StatusTooManyRequests:
 			body, ok := last.get(heldKey(x))
@@ -67,7 +65,7 @@ func rateLimitOneMore() serveFunc {
 }
 
 func rateLimit503(a *answer) {
-	a.status = http.StatusServiceUnavailable
+	a.Status = http.StatusServiceUnavailable
 	if doc := a.doc(); doc != nil {
 		msg, _ := jsondoc.String(doc, "/message")
 		details, _ := jsondoc.Get(doc, "/details")
@@ -102,9 +100,9 @@ func rateLimitOneLess() serveFunc {
 		mu.Lock()
 		defer mu.Unlock()
 		switch n, _ := passed.get(x.auth()); {
-		case a.status == http.StatusTooManyRequests:
+		case a.Status == http.StatusTooManyRequests:
 			passed.put(x.auth(), 0)
-		case counted(a.status):
+		case counted(a.Status):
 			passed.put(x.auth(), n+1)
 		}
 		return a
@@ -113,13 +111,13 @@ func rateLimitOneLess() serveFunc {
 
 // retryAfterEarly says one second less than the truth (0 for 1).
 func retryAfterEarly(a *answer) {
-	n, err := strconv.Atoi(a.header.Get("Retry-After"))
+	n, err := strconv.Atoi(a.Header.Get("Retry-After"))
 	if err != nil || n < 1 {
 		return
 	}
-	a.header.Set("Retry-After", strconv.Itoa(n-1))
+	a.setHeader("Retry-After", strconv.Itoa(n-1))
 	if code := a.code(); code != "" {
-		a.setError(a.status, code, fmt.Sprintf("rate limit exceeded; retry after %d s", n-1), map[string]any{"retryAfterSeconds": n - 1})
+		a.setError(a.Status, code, fmt.Sprintf("rate limit exceeded; retry after %d s", n-1), map[string]any{"retryAfterSeconds": n - 1})
 	}
 }
 
@@ -140,13 +138,13 @@ func rateLimitShared() serveFunc {
 				break
 			}
 			probe := x.serveAs(x.withAuth(other), nil)
-			if probe.status == http.StatusTooManyRequests {
+			if probe.Status == http.StatusTooManyRequests {
 				return probe
 			}
 			throttled.take(other)
 		}
 		a := x.serve()
-		if a.status == http.StatusTooManyRequests {
+		if a.Status == http.StatusTooManyRequests {
 			throttled.put(x.auth(), true)
 		} else {
 			throttled.take(x.auth())

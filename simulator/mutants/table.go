@@ -94,7 +94,7 @@ var table = []Mutant{
 	{"rate-limit-21", catalogue.RateLimit429, fmt.Sprintf("the first request over the limit still passes (answered like the one before): %d requests a minute pass", schemas.FeedRequestsPerMinute+1), feedOnly, rateLimitOneMore},
 	{"rate-limit-503", catalogue.RateLimit429, "a request over the limit gets 503 (with Retry-After and an ErrorBody) instead of 429", feedOnly, editStatus(http.StatusTooManyRequests, rateLimit503)},
 	{"rate-limit-19", catalogue.RateAllows20, fmt.Sprintf("the %dth feed request of a fresh window gets 429", schemas.FeedRequestsPerMinute), feedOnly, rateLimitOneLess},
-	{"retry-after-missing", catalogue.RateRetryAfter, "429 answers carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.header.Del("Retry-After") })},
+	{"retry-after-missing", catalogue.RateRetryAfter, "429 answers carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.delHeader("Retry-After") })},
 	{"retry-after-lies", catalogue.RateRetryAfter, "Retry-After says one second less than the real wait: the request made after it still gets 429", keyed, editStatus(http.StatusTooManyRequests, retryAfterEarly)},
 	{"rate-limit-shared", catalogue.RatePerKey, "while one key is throttled on the feed, every other key gets its 429 too", feedOnly, rateLimitShared},
 

@@ -24,7 +24,7 @@ func reject(a *answer, rule string) {
 
 var acceptEmptyIDs = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if ids, ok := x.ids(); ok && len(ids) == 0 && a.status == http.StatusBadRequest {
+	if ids, ok := x.ids(); ok && len(ids) == 0 && a.Status == http.StatusBadRequest {
 		return jsonOK(map[string]any{"videos": []any{}, "missingVideoIds": []any{}})
 	}
 	return a
@@ -34,7 +34,7 @@ var acceptEmptyIDs = stateless(func(x *exchange) *answer {
 func rejectCount(n int) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if ids, ok := x.ids(); ok && len(ids) == n && a.status == http.StatusOK {
+		if ids, ok := x.ids(); ok && len(ids) == n && a.Status == http.StatusOK {
 			lo, hi := schemas.MinVideoIDs, schemas.MaxVideoIDs
 			if n == lo {
 				lo++
@@ -50,7 +50,7 @@ func rejectCount(n int) func() serveFunc {
 var rejectLongestID = stateless(func(x *exchange) *answer {
 	a := x.serve()
 	ids, ok := x.ids()
-	if ok && a.status == http.StatusOK && slices.ContainsFunc(ids, func(id string) bool { return utf8.RuneCountInString(id) == schemas.MaxVideoIDLen }) {
+	if ok && a.Status == http.StatusOK && slices.ContainsFunc(ids, func(id string) bool { return utf8.RuneCountInString(id) == schemas.MaxVideoIDLen }) {
 		reject(a, fmt.Sprintf("each video id must be %d to %d characters", schemas.MinVideoIDLen, schemas.MaxVideoIDLen-1))
 	}
 	return a
@@ -114,7 +114,7 @@ func lenientIDs(bad func(id string) bool) func() serveFunc {
 			keep = []string{placeholderID}
 		}
 		a := x.videosAs(keep)
-		if doc := a.doc(); a.status == http.StatusOK && isVideosAnswer(doc) {
+		if doc := a.doc(); a.Status == http.StatusOK && isVideosAnswer(doc) {
 			missing := slices.DeleteFunc(jsondoc.Items(doc, "/missingVideoIds"), func(m any) bool {
 				return m == placeholderID && !slices.Contains(ids, placeholderID)
 			})
@@ -122,7 +122,7 @@ func lenientIDs(bad func(id string) bool) func() serveFunc {
 				missing = append(missing, id)
 			}
 			doc.(map[string]any)["missingVideoIds"] = missing
-			a.body = jsondoc.Encode(doc)
+			a.Body = jsondoc.Encode(doc)
 		}
 		return a
 	})
@@ -137,7 +137,7 @@ func structurallyBad(x *exchange) bool {
 
 var badBody200 = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if a.status == http.StatusBadRequest && structurallyBad(x) {
+	if a.Status == http.StatusBadRequest && structurallyBad(x) {
 		return jsonOK(map[string]any{"videos": []any{}, "missingVideoIds": []any{}})
 	}
 	return a

@@ -14,13 +14,13 @@
 //
 // A Draw is a value derived from N alone (Draw.String says every choice in
 // words). Apply sets the world's knobs on a simulator.Config and adds one
-// operation wrapper (simulator.Config.Middleware) that answers every request
-// through the real handler, then decides, rewrites and frames the answer as
-// the draw says. Authentication, the world and the Pro gate stay the
-// server's; the rate limits become the wrapper's (a sliding window of 20
-// feed requests a minute per key, as the server's, with the draw's scope).
-// The journal, the observers and the client judge see the server's cause
-// of each error (simulator.Answered), whatever the draw spells, and a feed
+// layer (simulator.Config.Layers) that answers every request through the
+// real handler, then decides, rewrites and frames the answer as the draw
+// says. Authentication, the world and the Pro gate stay the server's; the
+// rate limits become the draw's (a sliding window of 20 feed requests a
+// minute per key, as the server's, with the draw's scope). The journal,
+// the observers and the client judge see the server's cause of each error
+// (simulator.Answer.Cause), whatever the draw spells, and a feed
 // page with the draw's content (its cursors, its ids) in the server's own
 // layout, which the judge reads without decoding the page whole.
 //

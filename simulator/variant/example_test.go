@@ -16,9 +16,8 @@ func Example_clientTest() {
 	var t *testing.T // your test's
 	for n := range uint64(20) {
 		var cfg simulator.Config
-		drawn := variant.New(n).Apply(&cfg)
+		variant.New(n).Apply(&cfg)
 		sim := clienttest.Start(t, clienttest.Options{Config: cfg})
-		drawn.Bind(sim.Server) // before the first request
-		_ = sim.URL            // point your client at sim.URL with sim.Keys.Pro
+		_ = sim.URL // point your client at sim.URL with sim.Keys.Pro
 	}
 }

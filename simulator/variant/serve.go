@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -19,15 +18,15 @@ import (
 )
 
 // Apply makes cfg the draw's server: the world's knobs, the server's own
-// rate limits off (the wrapper counts instead), and the draw's wrapper
-// appended to cfg.Middleware (outermost). Bind the returned Binding to the
-// server that simulator.New made of cfg before it serves a request (Start
-// does both).
-func (d Draw) Apply(cfg *simulator.Config) *Binding {
+// rate limits off (the draw counts instead), and the draw's layer
+// appended to cfg.Layers (outermost).
+func (d Draw) Apply(cfg *simulator.Config) { d.apply(cfg) }
+
+func (d Draw) apply(cfg *simulator.Config) *binding {
 	cfg.Seed, cfg.Channels, cfg.History, cfg.Start = d.Seed, d.Channels, d.History, d.Start
 	cfg.EdgeRate, cfg.KeyPrefix = d.EdgeRate, d.KeyPrefix
 	cfg.FeedLimit, cfg.VideosLimit = -1, -1
-	b := &Binding{d: d, cur: newCursors(d), feedBudget: newBudget(schemas.FeedRequestsPerMinute)}
+	b := &binding{d: d, cur: newCursors(d), feedBudget: newBudget(schemas.FeedRequestsPerMinute)}
 	// On a manual clock the draw's growth moves it; a realtime clock runs
 	// by itself (and its jumps would shorten the real minute of the rate
 	// limit).
@@ -35,51 +34,40 @@ func (d Draw) Apply(cfg *simulator.Config) *Binding {
 	if !d.Shared && d.VideosLimit > 0 {
 		b.videosBudget = newBudget(d.VideosLimit)
 	}
-	cfg.Middleware = append(cfg.Middleware, b.middleware)
+	cfg.Layers = append(cfg.Layers, simulator.Layer{Name: fmt.Sprintf("conforming draw %d", d.N), Wrap: b.wrap})
 	return b
 }
 
 // Server builds the draw's server from cfg (its other fields are kept).
 func (d Draw) Server(cfg simulator.Config) (*simulator.Server, error) {
-	b := d.Apply(&cfg)
-	s, err := simulator.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	b.Bind(s)
-	return s, nil
+	d.Apply(&cfg)
+	return simulator.New(cfg)
 }
 
-// Binding is a draw applied to one server: its budgets and cursors.
-type Binding struct {
+// binding is a draw applied to one server: its budgets and cursors.
+type binding struct {
 	d   Draw
 	cur *cursors
-	srv atomic.Pointer[simulator.Server]
-	// feedInner is the feed's handler inside the wrapper, which health
+	srv *simulator.Server // the server that wrapped the draw around its operations
+	// feedInner is the feed's answerer inside the draw, which health
 	// asks whether a key is valid (the server's limits are off).
-	feedInner    http.Handler
+	feedInner    simulator.Answerer
 	feedBudget   *budget
 	videosBudget *budget // nil: shared with the feed's, or none
 	grow         bool    // move the clock by Growth before each request
 	requests     atomic.Uint64
 }
 
-// Bind names the server the draw serves for (its clocks).
-func (b *Binding) Bind(s *simulator.Server) { b.srv.Store(s) }
-
-func (b *Binding) middleware(op simulator.Operation, next http.Handler) http.Handler {
+// wrap is the draw's layer around one operation of server s.
+func (b *binding) wrap(s *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+	b.srv = s
 	if op == simulator.OpFeed {
 		b.feedInner = next
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return func(r *http.Request) simulator.Answer {
 		var raw []byte
 		if r.Body != nil && r.Body != http.NoBody {
 			raw, _ = io.ReadAll(io.LimitReader(r.Body, simulator.MaxBodyBytes+1))
-		}
-		s := b.srv.Load()
-		if s == nil {
-			simulator.WriteError(w, http.StatusInternalServerError, simulator.CodeInternal, "simulator/variant: the draw was applied but Binding.Bind was not called with the server", nil)
-			return
 		}
 		if b.grow {
 			s.Advance(b.d.Growth)
@@ -94,16 +82,16 @@ func (b *Binding) middleware(op simulator.Operation, next http.Handler) http.Han
 		default:
 			a = x.health()
 		}
-		b.send(w, r, a, x.id)
-	})
+		return b.send(r, a, x.id)
+	}
 }
 
 // exchange is one request through the draw.
 type exchange struct {
-	b    *Binding
+	b    *binding
 	r    *http.Request
 	raw  []byte
-	next http.Handler
+	next simulator.Answerer
 	id   string
 }
 
@@ -122,23 +110,20 @@ type answer struct {
 	observed bool
 }
 
-// inner is an answer of the real handler.
+// inner is an answer of the real handler, its body decoded (nil when it
+// is not JSON).
 type inner struct {
-	status int
-	header http.Header
-	body   []byte
-	doc    any // the body decoded, nil when it is not JSON
+	simulator.Answer
+	doc any
 }
 
 // serveInner serves a variant of the request through the real handler.
-func (x *exchange) serveInner(h http.Handler, r *http.Request, body []byte) *inner {
+func (x *exchange) serveInner(h simulator.Answerer, r *http.Request, body []byte) *inner {
 	r2 := r.Clone(r.Context())
 	r2.Body = io.NopCloser(bytes.NewReader(body))
 	r2.ContentLength = int64(len(body))
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r2)
-	in := &inner{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
-	in.doc, _ = parse(in.body)
+	in := &inner{Answer: h(r2)}
+	in.doc, _ = parse(in.Body)
 	return in
 }
 
@@ -147,10 +132,10 @@ func (x *exchange) fromServer(in *inner, params []string) *answer {
 	o, _ := in.doc.(*object)
 	code, msg := o.str("error"), o.str("message")
 	details, _ := o.get("details")
-	if params == nil && in.status == http.StatusBadRequest && x.r.URL.Path == schemas.PathFeed {
+	if params == nil && in.Status == http.StatusBadRequest && x.r.URL.Path == schemas.PathFeed {
 		params = paramsOf(details)
 	}
-	return &answer{status: in.status, doc: x.b.d.errorBody(in.status, code, msg, details, params, x.id), cause: code}
+	return &answer{status: in.Status, doc: x.b.d.errorBody(in.Status, code, msg, details, params, x.id), cause: code}
 }
 
 // authenticated is the request's key (the server found it valid).
@@ -178,20 +163,20 @@ func (x *exchange) feed() *answer {
 		return x.badQuery(problems)
 	}
 	in := x.serveFeed(q)
-	if in.status == http.StatusUnauthorized {
+	if in.Status == http.StatusUnauthorized {
 		return x.fromServer(in, nil)
 	}
-	if in.status == http.StatusBadRequest && d.UnknownCursor == "first" && q.Has("cursor") {
+	if in.Status == http.StatusBadRequest && d.UnknownCursor == "first" && q.Has("cursor") {
 		o, _ := in.doc.(*object)
 		if details, _ := o.get("details"); slices.Equal(paramsOf(details), []string{"cursor"}) {
 			q.Del("cursor") // another account's or an altered cursor: the first page
 			in = x.serveFeed(q)
 		}
 	}
-	if a := x.admit(in.status, x.b.feedBudget); a != nil {
+	if a := x.admit(in.Status, x.b.feedBudget); a != nil {
 		return a
 	}
-	if in.status != http.StatusOK {
+	if in.Status != http.StatusOK {
 		return x.fromServer(in, nil)
 	}
 	page, _ := in.doc.(*object)
@@ -297,24 +282,24 @@ func (x *exchange) videos() *answer {
 		return badAnswer()
 	}
 	in := x.serveInner(x.next, r, x.raw)
-	if in.status == http.StatusUnauthorized {
+	if in.Status == http.StatusUnauthorized {
 		return x.fromServer(in, nil)
 	}
 	budget := x.b.videosBudget
 	if d.Shared {
 		budget = x.b.feedBudget
 	}
-	if in.status == http.StatusForbidden && d.BadBeforePro && bad != nil {
-		in.status = http.StatusBadRequest
-		if a := x.admit(in.status, budget); a != nil {
+	if in.Status == http.StatusForbidden && d.BadBeforePro && bad != nil {
+		in.Status = http.StatusBadRequest
+		if a := x.admit(in.Status, budget); a != nil {
 			return a
 		}
 		return badAnswer()
 	}
-	if a := x.admit(in.status, budget); a != nil {
+	if a := x.admit(in.Status, budget); a != nil {
 		return a
 	}
-	if in.status != http.StatusOK {
+	if in.Status != http.StatusOK {
 		return x.fromServer(in, nil)
 	}
 	doc, _ := in.doc.(*object)
@@ -415,7 +400,7 @@ func (x *exchange) health() *answer {
 		u := *x.r.URL
 		u.Path, u.RawQuery = schemas.PathFeed, "limit=1"
 		probe.URL, probe.RequestURI = &u, u.RequestURI()
-		if in := x.serveInner(x.b.feedInner, probe, nil); in.status == http.StatusUnauthorized {
+		if in := x.serveInner(x.b.feedInner, probe, nil); in.Status == http.StatusUnauthorized {
 			return x.fromServer(in, nil)
 		}
 		if d.HealthCounted {
@@ -430,7 +415,7 @@ func (x *exchange) health() *answer {
 		}
 	}
 	in := x.serveInner(x.next, x.r, x.raw)
-	if in.status != http.StatusOK {
+	if in.Status != http.StatusOK {
 		return x.fromServer(in, nil)
 	}
 	doc, _ := in.doc.(*object)
@@ -479,22 +464,23 @@ func (x *exchange) admit(status int, b *budget) *answer {
 }
 
 // now is the time budgets count in: the server's rate clock.
-func (x *exchange) now() time.Time { return x.b.srv.Load().RateNow() }
+func (x *exchange) now() time.Time { return x.b.srv.RateNow() }
 
-// send writes an answer in the draw's layout and framing.
-func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id string) {
+// send is the answer in the draw's layout and framing. The observers (the
+// journal, the client judge) read the server's cause of an error, and a
+// feed page in the server's layout (see answer.observed) or a gzipped body
+// unzipped.
+func (b *binding) send(r *http.Request, a *answer, id string) simulator.Answer {
 	d := b.d
 	body := d.render(a.doc)
-	h := w.Header()
-	h.Del("Content-Length")
+	out := simulator.Answer{Status: a.status, Cause: a.cause, Header: http.Header{}, ContentType: d.ContentType}
 	for k, v := range a.header {
-		h[k] = v
+		out.Header[k] = v
 	}
-	ct := d.ContentType
 	if a.status >= 400 && d.ProblemJSON {
-		ct = "application/problem+json"
+		out.ContentType = "application/problem+json"
 	}
-	h.Set("Content-Type", ct)
+	h := out.Header
 	if a.status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", d.Challenge)
 	}
@@ -509,11 +495,9 @@ func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id str
 	gz := d.Framing == "gzip" && acceptsGzip(r)
 	switch {
 	case a.observed:
-		simulator.Answered(w, a.cause, serverLayout.render(a.doc))
+		out.Observed = serverLayout.render(a.doc)
 	case gz:
-		simulator.Answered(w, a.cause, body) // observers read the body, not its gzip
-	default:
-		simulator.Answered(w, a.cause, nil)
+		out.Observed = body // observers read the body, not its gzip
 	}
 	switch {
 	case gz:
@@ -523,20 +507,13 @@ func (b *Binding) send(w http.ResponseWriter, r *http.Request, a *answer, id str
 		zw.Close()
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
-		h.Set("Content-Length", strconv.Itoa(z.Len()))
-		w.WriteHeader(a.status)
-		w.Write(z.Bytes())
+		out.Body = z.Bytes()
 	case d.Framing == "chunked":
-		w.WriteHeader(a.status)
-		half := len(body) / 2
-		w.Write(body[:half])
-		http.NewResponseController(w).Flush()
-		w.Write(body[half:])
+		out.Body, out.Chunked = body, true
 	default:
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-		w.WriteHeader(a.status)
-		w.Write(body)
+		out.Body = body
 	}
+	return out
 }
 
 // serverLayout writes a document as the server does.

@@ -320,7 +320,7 @@ func TestGrowthOnlyOnAManualClock(t *testing.T) {
 	d.Growth = 2 * time.Second
 	for _, speed := range []float64{0, 1} {
 		cfg := simulator.Config{Speed: speed}
-		if b := d.Apply(&cfg); b.grow != (speed == 0) {
+		if b := d.apply(&cfg); b.grow != (speed == 0) {
 			t.Errorf("speed %g: grow = %v", speed, b.grow)
 		}
 	}

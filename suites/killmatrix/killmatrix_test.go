@@ -86,11 +86,11 @@ func (rn *runner) run(ctx context.Context, name string, faults []string, extra .
 	}
 	reportPath := filepath.Join(dir, "ginkgo.json")
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TCM_") })
-	m, err := mutants.Middleware(faults...)
+	layers, err := mutants.Layers(faults...)
 	if err != nil {
 		return nil, err
 	}
-	sim, err := simulator.New(simulator.Config{Seed: bundled.Seed, Middleware: []simulator.Middleware{m}})
+	sim, err := simulator.New(simulator.Config{Seed: bundled.Seed, Layers: layers})
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 
 // applyFuzz puts the fuzz schedule of --fuzz-seed N into cfg (package
 // simulator/fuzz): its world replaces the seed, channels, history and edge
-// rate, and its middleware goes around the operations. N:break also serves
+// rate, and its layer goes around the operations. N:break also serves
 // answers that break the contract (fuzz.Options.Break).
 func (s Settings) applyFuzz(cfg *simulator.Config) error {
 	if s.FuzzSeed == "" {

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -13,16 +14,12 @@ func TestFuzzSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ok := o.cfg.Fuzz.(*fuzz.Schedule)
-	if !ok || len(o.cfg.Middleware) != 1 {
-		t.Fatalf("no schedule: %#v", o.cfg.Fuzz)
-	}
 	want := fuzz.FromSeed(7, fuzz.Options{})
-	if p := s.Plan(); p.String() != want.String() || o.cfg.Seed != want.World.Seed || o.cfg.Channels != want.World.Channels {
+	if p := served(t, o); p != want.String() || o.cfg.Seed != want.World.Seed || o.cfg.Channels != want.World.Channels {
 		t.Fatalf("plan %s, world seed %d", p, o.cfg.Seed)
 	}
 	o, err = parseOptions("simulator", []string{"--fuzz-seed", "7:break", "--speed", "1"}, io.Discard)
-	if err != nil || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Break || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Realtime {
+	if err != nil || served(t, o) != fuzz.FromSeed(7, fuzz.Options{Break: true, Realtime: true}).String() {
 		t.Fatalf("--fuzz-seed 7:break --speed 1: %v", err)
 	}
 	for _, args := range [][]string{{"--fuzz-seed", "7:brake"}, {"--fuzz-seed", "x"}} {
@@ -30,4 +27,17 @@ func TestFuzzSeed(t *testing.T) {
 			t.Errorf("%v: %v", args, err)
 		}
 	}
+}
+
+// served is the plan the one layer of o, a fuzz schedule, serves.
+func served(t *testing.T, o options) string {
+	t.Helper()
+	if len(o.cfg.Layers) != 1 || o.cfg.Layers[0].Served == nil {
+		t.Fatalf("no schedule: %#v", o.cfg.Layers)
+	}
+	var r fuzz.Report
+	if err := json.Unmarshal(o.cfg.Layers[0].Served().Body, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Plan
 }

@@ -191,14 +191,11 @@ func (s Settings) options() (options, error) {
 		o.draw = &d
 	}
 	if len(o.faults) > 0 {
-		m, err := mutants.Middleware(o.faults...)
+		layers, err := mutants.Layers(o.faults...)
 		if err != nil {
 			return o, err
 		}
-		o.cfg.Middleware = []simulator.Middleware{m}
-		for _, name := range o.faults {
-			o.cfg.NamedFaults = append(o.cfg.NamedFaults, strings.TrimSpace(name))
-		}
+		o.cfg.Layers = layers
 	}
 	if err := s.applyFuzz(&o.cfg); err != nil {
 		return o, err
@@ -297,17 +294,13 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}
 	log := newLogger(o, stderr)
 	o.cfg.Logger = log
-	var drawn *variant.Binding
 	if o.draw != nil {
-		drawn = o.draw.Apply(&o.cfg)
+		o.draw.Apply(&o.cfg)
 	}
 	sim, err := simulator.New(o.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v (see --help)\n", err) // the error starts with "simulator:"
 		return 2
-	}
-	if drawn != nil {
-		drawn.Bind(sim)
 	}
 	defer sim.Close()
 	started := time.Now()
@@ -359,8 +352,8 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
 	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
 	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
-	if len(o.cfg.NamedFaults) > 0 {
-		fmt.Fprintf(stdout, "  faults:      %s\n", namedFaults(o.cfg.NamedFaults))
+	if len(info.NamedFaults) > 0 {
+		fmt.Fprintf(stdout, "  faults:      %s\n", namedFaults(info.NamedFaults))
 	}
 	if o.draw != nil {
 		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")

@@ -318,7 +318,7 @@ func TestListFaultsNamesEachRequirement(t *testing.T) {
 
 func TestFaultFlagRepeats(t *testing.T) {
 	o, err := parseOptions("simulator", []string{"--fault", "oldest-first", "--fault", "health-not-ok"}, io.Discard)
-	if err != nil || !slices.Equal(o.faults, []string{"oldest-first", "health-not-ok"}) || len(o.cfg.Middleware) != 1 {
+	if err != nil || !slices.Equal(o.faults, []string{"oldest-first", "health-not-ok"}) || len(o.cfg.Layers) != 2 || o.cfg.Layers[1].Name != "health-not-ok" || !o.cfg.Layers[1].Fault {
 		t.Fatalf("faults = %v, err %v", o.faults, err)
 	}
 }

@@ -24,9 +24,8 @@ func TestSyncOnConformingDraws(t *testing.T) {
 	for n := range draws {
 		t.Run(fmt.Sprint("draw", n), func(t *testing.T) {
 			var cfg simulator.Config
-			drawn := variant.New(n).Apply(&cfg)
+			variant.New(n).Apply(&cfg)
 			sim := clienttest.Start(t, clienttest.Options{Config: cfg})
-			drawn.Bind(sim.Server)
 			c := tcmclient.New(sim.URL, sim.Keys.Pro)
 			c.Clock = sim
 			feed := &tcmclient.Feed{Client: c}
