@@ -44,7 +44,7 @@ func (s *Server) ctlClients(r *http.Request) answer {
 		}
 		final = v == "true"
 	}
-	return jsonAnswer(http.StatusOK, s.cfg.Clients.Verdicts(final))
+	return s.cfg.Clients.Verdicts(final)
 }
 
 func (s *Server) ctlClearClients(r *http.Request) answer {
@@ -52,14 +52,14 @@ func (s *Server) ctlClearClients(r *http.Request) answer {
 		return a
 	}
 	s.cfg.Clients.Reset()
-	return jsonAnswer(http.StatusOK, s.cfg.Clients.Verdicts(false))
+	return s.cfg.Clients.Verdicts(false)
 }
 
 func (s *Server) ctlScenarios(r *http.Request) answer {
 	if a, off := s.judgeOff(); off {
 		return a
 	}
-	return jsonAnswer(http.StatusOK, s.cfg.Clients.Scenarios())
+	return s.cfg.Clients.Scenarios()
 }
 
 func (s *Server) ctlStartScenario(r *http.Request) answer {
@@ -80,7 +80,8 @@ func (s *Server) ctlStartScenario(r *http.Request) answer {
 		return s.internalError(r, err)
 	}
 	s.log.Info("scenario armed", "scenario", b.Name)
-	return jsonAnswer(http.StatusCreated, run)
+	run.Status = http.StatusCreated
+	return run
 }
 
 func (s *Server) ctlStopScenario(r *http.Request) answer {
@@ -88,5 +89,5 @@ func (s *Server) ctlStopScenario(r *http.Request) answer {
 		return a
 	}
 	s.cfg.Clients.StopScenario()
-	return jsonAnswer(http.StatusOK, s.cfg.Clients.Scenarios())
+	return s.cfg.Clients.Scenarios()
 }

@@ -17,16 +17,16 @@ type ClientJudge interface {
 	Bind(*Server)
 	// Observe sees one exchange, after the Config.Observers.
 	Observe(*Exchange)
-	// Verdicts is GET /_control/clients, a JSON value. final judges as
-	// if the run ended now (a walk still open is abandoned).
-	Verdicts(final bool) any
+	// Verdicts answers GET /_control/clients. final judges as if the run
+	// ended now (a walk still open is abandoned).
+	Verdicts(final bool) Answer
 	// Reset forgets every client, and starts the armed scenario again.
 	Reset()
-	// Scenarios is GET /_control/scenarios, a JSON value.
-	Scenarios() any
+	// Scenarios answers GET /_control/scenarios.
+	Scenarios() Answer
 	// StartScenario arms the named scenario in place of any other and
-	// returns its state; an unknown name is an ErrNoScenario.
-	StartScenario(name string) (any, error)
+	// answers with its state; an unknown name is an ErrNoScenario.
+	StartScenario(name string) (Answer, error)
 	// StopScenario disarms the scenario, if any.
 	StopScenario()
 }

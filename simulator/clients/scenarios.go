@@ -152,8 +152,12 @@ type ScenarioList struct {
 	Armed     *RunState  `json:"armed,omitempty"`
 }
 
-// Scenarios is GET /_control/scenarios.
-func (j *Judge) Scenarios() any {
+// Scenarios answers GET /_control/scenarios.
+func (j *Judge) Scenarios() simulator.Answer {
+	return simulator.JSONAnswer(http.StatusOK, j.scenarioList())
+}
+
+func (j *Judge) scenarioList() ScenarioList {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	l := ScenarioList{Scenarios: Scenarios()}
@@ -166,10 +170,10 @@ func (j *Judge) Scenarios() any {
 
 // StartScenario arms a scenario in place of any other; the verdicts of
 // the clients stay. Faults an earlier scenario added run their course.
-func (j *Judge) StartScenario(name string) (any, error) {
+func (j *Judge) StartScenario(name string) (simulator.Answer, error) {
 	sc, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("%w: %q (known: %s)", simulator.ErrNoScenario, name, scenarioNames())
+		return simulator.Answer{}, fmt.Errorf("%w: %q (known: %s)", simulator.ErrNoScenario, name, scenarioNames())
 	}
 	r := newRun(sc)
 	j.mu.Lock()
@@ -182,7 +186,7 @@ func (j *Judge) StartScenario(name string) (any, error) {
 	j.armed(r)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return r.stateOf(), nil
+	return simulator.JSONAnswer(http.StatusOK, r.stateOf()), nil
 }
 
 // StopScenario disarms the scenario.

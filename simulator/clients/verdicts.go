@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/simulator"
 )
 
 // Verdicts is what GET /_control/clients answers: every client's verdicts.
@@ -176,7 +178,9 @@ type Walks struct {
 }
 
 // Verdicts judges every client now; final judges as if the run ended.
-func (j *Judge) Verdicts(final bool) any { return j.Snapshot(final) }
+func (j *Judge) Verdicts(final bool) simulator.Answer {
+	return simulator.JSONAnswer(http.StatusOK, j.Snapshot(final))
+}
 
 // Snapshot is Verdicts, typed.
 func (j *Judge) Snapshot(final bool) Verdicts {
