@@ -73,6 +73,11 @@ type Answer struct {
 	// the header (Content-Length the whole Body's) and Body[:CutAt].
 	Drop, Cut bool
 	CutAt     int
+	// Breaks names the requirement of the catalogue the answer breaks on
+	// purpose (a fuzz schedule's), "" for none: observers see it
+	// (Exchange.Breaks), and the client judge lets a client leave a walk
+	// the server broke.
+	Breaks string
 
 	// shared: no one changes body (a cached answer), so observers read
 	// these bytes themselves rather than a copy.

@@ -68,6 +68,9 @@ type Exchange struct {
 	// Fault is the id of the injected fault that shaped the answer, 0 if
 	// none did.
 	Fault int
+	// Breaks is the requirement of the catalogue the answer broke on
+	// purpose (Answer.Breaks: a fuzz schedule's), "" if none.
+	Breaks string
 	// ClientGone is true when the client closed the connection before the
 	// answer was done (it gave up waiting).
 	ClientGone bool

@@ -48,10 +48,11 @@ import (
 // through (meter), which counts what is written.
 type call struct {
 	meter
-	r     *http.Request // the request as it arrived
-	route *apiRoute     // nil: not a path of the API
-	rec   record        // the journal's record (rec.on: there is a journal or an observer)
-	fault int           // the injected fault that answered, if any
+	r      *http.Request // the request as it arrived
+	route  *apiRoute     // nil: not a path of the API
+	rec    record        // the journal's record (rec.on: there is a journal or an observer)
+	fault  int           // the injected fault that answered, if any
+	breaks string        // the requirement the answer breaks on purpose (Answer.Breaks)
 }
 
 // operation is the call's operation, "" for another path.
@@ -227,6 +228,7 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 		if a.Cause != "" {
 			c.errCode = a.Cause
 		}
+		c.breaks = a.Breaks
 		if c.keep && c.kept == nil {
 			// Bytes no one changes: kept as they are, not copied.
 			kept := a.Observed
@@ -460,7 +462,7 @@ func (s *Server) end(c *call, r *http.Request) {
 		return
 	}
 	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: c.Header(), ResponseBody: c.kept,
-		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), redact: s.redactKeys}
+		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, Breaks: c.breaks, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), redact: s.redactKeys}
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}

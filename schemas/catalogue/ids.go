@@ -63,6 +63,8 @@ const (
 	ClientWalkEnd          ID = "CLIENT-WALK-END"          // client
 	ClientVideoIDs         ID = "CLIENT-VIDEO-IDS"         // client
 	ClientJSONBody         ID = "CLIENT-JSON-BODY"         // client
+	ClientBackoff          ID = "CLIENT-BACKOFF"           // client
+	ClientCursorCycle      ID = "CLIENT-CURSOR-CYCLE"      // client
 	ClientFirstPageAgain   ID = "CLIENT-FIRST-PAGE-AGAIN"  // open
 	ClientHealthKey        ID = "CLIENT-HEALTH-KEY"        // open
 )
@@ -128,6 +130,8 @@ var all = []ID{
 	ClientWalkEnd,
 	ClientVideoIDs,
 	ClientJSONBody,
+	ClientBackoff,
+	ClientCursorCycle,
 	ClientFirstPageAgain,
 	ClientHealthKey,
 }

@@ -42,8 +42,11 @@
 //     feed request of the key for Config.IdleAfter, on the rate clock) or
 //     when the run ends (final verdicts) is abandoned. Walking a newer
 //     first page to its end closes the walks begun before it
-//     (CLIENT-FIRST-PAGE-AGAIN); a revoked or unknown key closes its walks
-//     (the client could not go on). Observers may see a key's pages out of
+//     (CLIENT-FIRST-PAGE-AGAIN). A walk the server stopped is cut, not
+//     abandoned: the key revoked or unknown (the client could not go on),
+//     an answer that broke the contract on purpose (Exchange.Breaks: a
+//     fuzz schedule's), or a 429 that refuses the key for longer than the
+//     rate window (a client may give up rather than wait). Observers may see a key's pages out of
 //     order (a client on new connections asks for the next page before
 //     the last one's observers ran): a page waits for the page that handed
 //     out its cursor, and the walk goes on in the order of the requests.
@@ -56,6 +59,14 @@
 //     for its observers before a 401 or a 403 too). The health check's
 //     body (the spec: a JSON object, as application/json) is held to
 //     CLIENT-JSON-BODY too.
+//   - CLIENT-BACKOFF: after an error answer (a 5xx, an answer cut short or
+//     a connection closed without one: no status), the key's next request
+//     to that operation within a second of the rate clock extends a run;
+//     TightLoop of them in a row is a tight loop.
+//   - CLIENT-CURSOR-CYCLE: a page reached with a cursor whose nextCursor
+//     is that same cursor is a cycle (no conforming server makes one; a
+//     fuzz schedule with :break does); following it CycleLaps times more
+//     is a finding.
 //
 // The open points are never findings: reading the first page again
 // (CLIENT-FIRST-PAGE-AGAIN) and sending a key to the health check

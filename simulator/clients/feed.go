@@ -51,11 +51,6 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 		c.checked[ruleCursor]++
 		issued, early = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
 	}
-	if x.Status == http.StatusUnauthorized && (x.Error == simulator.CodeRevokedKey || x.Error == simulator.CodeUnknownKey) {
-		c.cut += len(c.walks) // the key cannot go on: its walks are not abandoned
-		clear(c.walks)
-		c.held = nil
-	}
 	if x.Status != http.StatusOK {
 		return fo
 	}
@@ -73,6 +68,7 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 		}
 		c.settle(fo.next, x.Time)
 	}
+	j.checkCycle(c, x, fo.cursor, fo.next)
 	newest, oldest, events := pageSpan(x.ResponseBody)
 	switch {
 	case q.Cursor == "":
@@ -238,6 +234,12 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		// newer start covers an older one).
 		fo.finished = true
 		c.finish(w)
+		return
+	}
+	if !x.Time.After(c.stopped) {
+		// The page's request came before the one that stopped the key's
+		// walks (observers may see it after): its walk is stopped too.
+		c.cut++
 		return
 	}
 	if o := c.walks[fo.next]; o != nil {

@@ -149,14 +149,19 @@ func (j *Judge) observe(x *simulator.Exchange) func() {
 	case simulator.OpFeed:
 		j.checkBearer(c, x)
 		out.early = j.checkRetryAfter(c, x, slotFeed)
+		j.checkBackoff(c, x, slotFeed)
 		j.checkRate(c, x)
 		out.feed = j.checkFeed(c, x)
 	case simulator.OpVideos:
 		j.checkBearer(c, x)
 		out.early = j.checkRetryAfter(c, x, slotVideos)
+		j.checkBackoff(c, x, slotVideos)
 		j.checkVideos(c, x)
 	case simulator.OpHealth:
 		j.checkHealth(c, x)
+	}
+	if stopsWalks(x) {
+		c.stopWalks(x)
 	}
 	if j.run != nil {
 		return j.run.observe(j, c, x, out)
@@ -233,15 +238,18 @@ type client struct {
 	checked, failed [nRules]int // failed: the requests (walks) that broke each rule
 	findings        []found     // one per rule broken, in the order first broken
 
-	after429 [2]pending429 // by slot
-	recent   recentFeed    // the key's last feed requests, for CLIENT-RATE
+	after429 [2]pending429  // by slot
+	streaks  [2]streak      // by slot, for CLIENT-BACKOFF
+	cycles   map[uint64]int // cursors (hash) whose page handed them back: times followed since
+	recent   recentFeed     // the key's last feed requests, for CLIENT-RATE
 
 	walks                     map[uint64]*walk // open walks, by the cursor they wait on
 	unsettled                 []unsettled      // cursors presented before the judge saw them handed out
 	held                      []held           // pages whose walk step waits for an earlier page's (see checkFeed)
 	begun, finished, cut      int
-	firstTop                  int64 // createdAt of the newest event of the last first page
-	complete                  int64 // the client was given every event up to this createdAt (0: not known)
+	stopped                   time.Time // the arrival of the last request that stopped the key's walks (stopsWalks)
+	firstTop                  int64     // createdAt of the newest event of the last first page
+	complete                  int64     // the client was given every event up to this createdAt (0: not known)
 	firstPages, healthWithKey int
 
 	sc scenarioState

@@ -25,6 +25,8 @@ const (
 	ruleWalk
 	ruleVideoIDs
 	ruleJSONBody
+	ruleBackoff
+	ruleCycle
 	nRules
 )
 
@@ -44,6 +46,8 @@ var rules = [nRules]struct {
 	ruleWalk:       {catalogue.ClientWalkEnd, "walks on until nextCursor is null", "no walk begun (no nextCursor followed)"},
 	ruleVideoIDs:   {catalogue.ClientVideoIDs, "sends 1 to 20 video ids of 1 to 32 characters", "no tracked-videos body that the server read"},
 	ruleJSONBody:   {catalogue.ClientJSONBody, "sends a JSON object as application/json", "no tracked-videos or health request"},
+	ruleBackoff:    {catalogue.ClientBackoff, "waits after an error answer before it asks again", "no error answer (5xx, cut or dropped) was followed by another request of this key to its operation"},
+	ruleCycle:      {catalogue.ClientCursorCycle, "stops following a cursor that leads back to its own page", "no page's nextCursor was the cursor that reached it"},
 }
 
 // checkLeaks: CLIENT-KEY-NOT-IN-URL, on every request.

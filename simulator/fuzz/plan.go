@@ -39,9 +39,11 @@
 // JSON, a nextCursor on the last page. Each names the requirement of the
 // catalogue it breaks.
 //
-// Besides serving, a Schedule judges two things the client judge does not:
-// a client that asks again at once, again and again, after errors (a tight
-// loop), and a client that follows a cursor cycle round and round.
+// A Schedule only serves, and says what it served: every answer that
+// breaks the contract names the requirement it breaks (Answer.Breaks), and
+// the client judge (package simulator/clients) judges the client, a tight
+// loop after errors (CLIENT-BACKOFF) and a cursor cycle followed round and
+// round (CLIENT-CURSOR-CYCLE) among the rest.
 package fuzz
 
 import (

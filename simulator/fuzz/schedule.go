@@ -16,13 +16,10 @@ import (
 
 // Bounds of what a Schedule keeps and judges.
 const (
-	// TightLoop is how many requests in a row, each within a second of the
-	// clock after an error answer to the one before, make a tight loop.
-	TightLoop = 5
-	// CycleLaps is how often a client may follow a cursor cycle before it
-	// is a finding; the cycle ends after maxLaps.
-	CycleLaps = 3
-	maxLaps   = 100
+	// maxLaps ends a cursor cycle: a client that follows it that often
+	// gets the real nextCursor (the client judge found the cycle followed
+	// long before: CLIENT-CURSOR-CYCLE).
+	maxLaps = 100
 	// outage bounds: a 5xx lasts outageRequests requests and outageFor of
 	// the clock, and ends after outageMax requests whatever the clock.
 	outageRequests = 3
@@ -42,7 +39,6 @@ type Schedule struct {
 	requests  int
 	pending   []Step
 	served    []string
-	findings  []string
 	ids       []string
 	idSet     map[string]bool
 	mayFail   bool
@@ -51,8 +47,8 @@ type Schedule struct {
 	pages     map[string]pageInfo // a cursor handed out: the page it reaches
 	walks     int
 	cycle     *cycle
-	ends      map[string]int     // invented cursors of last pages: the request that served them
-	streaks   map[string]*streak // key+op
+	ends      map[string]int  // invented cursors of last pages: the request that served them
+	answered  map[string]bool // key+op: the last answer was a success
 }
 
 type outage struct {
@@ -69,25 +65,15 @@ type pageInfo struct {
 }
 
 type cycle struct {
-	cursor   string
-	from     int
-	laps     int
-	reported bool
-}
-
-type streak struct {
-	errAt    time.Time // when the last error answer's request came
-	err      bool      // the last answer was an error: 5xx, cut, dropped
-	ok       bool      // the last answer was a success
-	status   string
-	from, n  int
-	reported bool
+	cursor string
+	from   int
+	laps   int
 }
 
 // New makes the schedule of a plan. Plan.Configure is the usual way.
 func New(p Plan) *Schedule {
 	return &Schedule{plan: p, pending: slices.Clone(p.Steps), idSet: map[string]bool{}, throttled: map[string]time.Time{},
-		pages: map[string]pageInfo{}, ends: map[string]int{}, streaks: map[string]*streak{}}
+		pages: map[string]pageInfo{}, ends: map[string]int{}, answered: map[string]bool{}}
 }
 
 // Plan is the schedule's plan.
@@ -115,7 +101,6 @@ type Report struct {
 	Pending  []string `json:"pending"`
 	EventIDs []string `json:"eventIds"`
 	MayFail  bool     `json:"mayFail"`
-	Findings []string `json:"findings"`
 	Requests int      `json:"requests"`
 }
 
@@ -124,11 +109,11 @@ func (s *Schedule) Snapshot() Report {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := Report{Seed: s.plan.Seed, Input: hex.EncodeToString(s.plan.Input), Plan: s.plan.String(), Served: slices.Clone(s.served),
-		EventIDs: slices.Clone(s.ids), MayFail: s.mayFail, Findings: slices.Clone(s.findings), Requests: s.requests}
+		EventIDs: slices.Clone(s.ids), MayFail: s.mayFail, Requests: s.requests}
 	for _, st := range s.pending {
 		r.Pending = append(r.Pending, fmt.Sprintf("from request %d: %s", st.At, st))
 	}
-	for _, l := range []*[]string{&r.Served, &r.Pending, &r.EventIDs, &r.Findings} {
+	for _, l := range []*[]string{&r.Served, &r.Pending, &r.EventIDs} {
 		if *l == nil {
 			*l = []string{}
 		}
@@ -136,7 +121,7 @@ func (s *Schedule) Snapshot() Report {
 	return r
 }
 
-// String tells the whole story: the plan, what was served, the findings.
+// String tells the whole story: the plan and what was served.
 func (r Report) String() string {
 	var b strings.Builder
 	b.WriteString(r.Plan)
@@ -150,17 +135,7 @@ func (r Report) String() string {
 	for _, l := range r.Pending {
 		b.WriteString("\n  not served (no request for it): " + l)
 	}
-	for _, f := range r.Findings {
-		b.WriteString("\nfinding: " + f)
-	}
 	return b.String()
-}
-
-// Findings are the schedule's own findings: tight loops, cycles followed.
-func (s *Schedule) Findings() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.findings)
 }
 
 // MayFail reports whether a correct client may have ended in an error:
@@ -252,7 +227,6 @@ func (s *Schedule) rateNow() time.Time {
 func (s *Schedule) before(x *exchange) *answer {
 	s.requests++
 	x.n, x.now = s.requests, s.rateNow()
-	s.checkLoop(x)
 	if x.feedOK && x.q.Cursor != "" {
 		x.info, x.known = s.pages[x.q.Cursor]
 	}
@@ -273,7 +247,9 @@ func (s *Schedule) before(x *exchange) *answer {
 	}
 	if from, ok := s.ends[x.q.Cursor]; ok && x.feedOK {
 		s.say(x, fmt.Sprintf("an empty last page, reached through the nextCursor that the last page of request %d should not have had", from))
-		return jsonAnswer(map[string]any{"events": []any{}, "nextCursor": nil})
+		a := jsonAnswer(map[string]any{"events": []any{}, "nextCursor": nil})
+		a.Breaks = string(Breaks[CursorAtEnd])
+		return a
 	}
 	for i := range s.pending {
 		if st := s.pending[i]; st.At <= x.n && s.applies(st, x) {
@@ -315,8 +291,8 @@ func (s *Schedule) applies(st Step, x *exchange) bool {
 	case Throttle, ServerErr, Cut, Drop:
 		// Trouble comes to a key that was last answered well, so that a
 		// client retrying with backoff meets a bounded run of errors.
-		last := s.streaks[x.key+"\x00"+string(x.op)]
-		return st.Op == x.op && (last == nil || last.ok)
+		well, seen := s.answered[x.key+"\x00"+string(x.op)]
+		return st.Op == x.op && (!seen || well)
 	case Slow:
 		return st.Op == x.op
 	case Regenerate:
@@ -459,48 +435,11 @@ func errorAnswer(status int) *answer {
 	return &a
 }
 
-// noteAnswer keeps what the tight-loop check needs.
+// noteAnswer keeps whether the key's answer on the operation was a
+// success: trouble comes only after one.
 func (s *Schedule) noteAnswer(x *exchange, a *answer) {
-	st := s.streaks[x.key+"\x00"+string(x.op)]
-	if st == nil {
-		if len(s.streaks) >= maxRemembered {
-			s.streaks = map[string]*streak{}
-		}
-		st = &streak{}
-		s.streaks[x.key+"\x00"+string(x.op)] = st
+	if len(s.answered) >= maxRemembered {
+		s.answered = map[string]bool{}
 	}
-	st.err = x.drop || x.cut >= 0 || a.Status >= 500
-	st.ok = !st.err && a.Status < 400
-	st.errAt = x.now
-	switch {
-	case x.drop:
-		st.status = "dropped connection"
-	case x.cut >= 0:
-		st.status = "cut answer"
-	default:
-		st.status = strconv.Itoa(a.Status)
-	}
-	if st.err && st.n == 0 {
-		st.from = x.n
-	}
-}
-
-// checkLoop: a request that comes within a second of the clock after an
-// error answer to the key's request before extends a streak; TightLoop of
-// them is a finding.
-func (s *Schedule) checkLoop(x *exchange) {
-	st := s.streaks[x.key+"\x00"+string(x.op)]
-	if st == nil {
-		return
-	}
-	if !st.err || x.now.Sub(st.errAt) >= time.Second {
-		st.n = 0
-		return
-	}
-	st.n++
-	if st.n == TightLoop && !st.reported {
-		st.reported = true
-		s.findings = append(s.findings, fmt.Sprintf("tight loop: after the %s of request %d the client asked the %s again %d times, each within a second of the clock after an error (requests %d to %d): back off between attempts",
-			st.status, st.from, x.op, TightLoop, x.n-TightLoop+1, x.n))
-	}
+	s.answered[x.key+"\x00"+string(x.op)] = !x.drop && x.cut < 0 && a.Status < http.StatusBadRequest
 }

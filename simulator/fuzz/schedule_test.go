@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/fuzz"
 )
 
@@ -24,14 +26,19 @@ type harness struct {
 	url   string
 	sched *fuzz.Schedule
 	key   string
+	judge *clients.Judge // nil unless startJudged
 }
 
 func start(t *testing.T, w fuzz.World, steps ...fuzz.Step) *harness {
 	t.Helper()
+	return startWith(t, simulator.Config{}, w, steps...)
+}
+
+func startWith(t *testing.T, cfg simulator.Config, w fuzz.World, steps ...fuzz.Step) *harness {
+	t.Helper()
 	if w.Channels == 0 {
 		w = fuzz.World{Seed: 1, Channels: 4, History: 3 * 24 * time.Hour, FeedCap: -1}
 	}
-	var cfg simulator.Config
 	sched := fuzz.Plan{World: w, Steps: steps}.Configure(&cfg)
 	srv, err := simulator.New(cfg)
 	if err != nil {
@@ -140,31 +147,59 @@ func TestThrottleIsTruthful(t *testing.T) {
 	h.served("request 1 (GET /api/public-feed?limit=5, page 1): 429 with Retry-After: 30")
 }
 
-func TestOutageEndsAndTightLoopIsAFinding(t *testing.T) {
-	h := start(t, fuzz.World{}, fuzz.Step{At: 1, Kind: fuzz.ServerErr, Op: simulator.OpFeed, Param: 503})
-	for i := range 1 + fuzz.TightLoop {
+// The outage ends, and the one judge finds the client that asks again at
+// once a tight loop (CLIENT-BACKOFF); the schedule itself judges nothing.
+func TestOutageEndsAndTightLoopIsJudged(t *testing.T) {
+	h := startJudged(t, fuzz.Step{At: 1, Kind: fuzz.ServerErr, Op: simulator.OpFeed, Param: 503})
+	for i := range 1 + clients.TightLoop {
 		if resp, _, _ := h.get(5, ""); resp.StatusCode != 503 {
 			t.Fatalf("attempt %d at once: %d", i, resp.StatusCode)
 		}
 	}
-	if f := h.sched.Findings(); len(f) != 1 || !strings.Contains(f[0], "tight loop: after the 503 of request 1") {
-		t.Fatalf("findings %q", f)
-	}
 	h.srv.Advance(5 * time.Second)
 	h.page(5, "")
+	if f := h.findings(catalogue.ClientBackoff); len(f) != 1 || !strings.Contains(f[0].Evidence, "tight loop: after the 503 of request #1") {
+		t.Fatalf("findings %+v", f)
+	}
 }
 
 func TestBackingOffIsNoTightLoop(t *testing.T) {
-	h := start(t, fuzz.World{}, fuzz.Step{At: 1, Kind: fuzz.ServerErr, Op: simulator.OpFeed, Param: 500})
+	h := startJudged(t, fuzz.Step{At: 1, Kind: fuzz.ServerErr, Op: simulator.OpFeed, Param: 500})
 	for wait := time.Second; ; wait *= 2 {
 		if resp, _, _ := h.get(5, ""); resp.StatusCode == 200 {
 			break
 		}
 		h.srv.Advance(wait)
 	}
-	if f := h.sched.Findings(); len(f) != 0 {
-		t.Fatalf("findings %q", f)
+	if f := h.findings(catalogue.ClientBackoff); len(f) != 0 {
+		t.Fatalf("findings %+v", f)
 	}
+}
+
+// startJudged is start with the client judge on.
+func startJudged(t *testing.T, steps ...fuzz.Step) *harness {
+	t.Helper()
+	j, err := clients.New(clients.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startWith(t, simulator.Config{Clients: j}, fuzz.World{}, steps...)
+	h.judge = j
+	return h
+}
+
+// findings are the judge's findings of one requirement.
+func (h *harness) findings(id catalogue.ID) []clients.Finding {
+	h.t.Helper()
+	var out []clients.Finding
+	for _, c := range h.judge.Snapshot(true).Clients {
+		for _, f := range c.Findings {
+			if f.Requirement == id {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 func TestCutAndDrop(t *testing.T) {
@@ -223,16 +258,22 @@ func TestBrokenAnswers(t *testing.T) {
 		}
 	})
 	t.Run("cursor cycle", func(t *testing.T) {
-		h := start(t, fuzz.World{}, fuzz.Step{At: 1, Kind: fuzz.Cycle})
+		h := startJudged(t, fuzz.Step{At: 1, Kind: fuzz.Cycle})
 		p1 := h.page(5, "")
 		c := *p1.NextCursor
-		for lap := range fuzz.CycleLaps + 1 {
+		for lap := range clients.CycleLaps + 1 {
 			if p := h.page(5, c); *p.NextCursor != c {
 				t.Fatalf("lap %d: the cycle ended", lap)
 			}
 		}
-		if f := h.sched.Findings(); len(f) != 1 || !strings.Contains(f[0], "cursor cycle followed") {
-			t.Fatalf("findings %q", f)
+		// The one judge finds it (the schedule only says it served a
+		// cycle); the walk the cycle broke is the server's doing, not
+		// abandoned.
+		if f := h.findings(catalogue.ClientCursorCycle); len(f) != 1 || !strings.Contains(f[0].Evidence, "cursor cycle followed") {
+			t.Fatalf("findings %+v", f)
+		}
+		if f := h.findings(catalogue.ClientWalkEnd); len(f) != 0 {
+			t.Fatalf("a walk the server broke counted as abandoned: %+v", f)
 		}
 	})
 	t.Run("unknown type, wrong content type, out of order", func(t *testing.T) {
