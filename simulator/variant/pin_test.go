@@ -70,3 +70,25 @@ func TestEachDimensionHasItsOwnName(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryDimensionIsDrawn: every field of a Draw takes more than one
+// value over the draws, so a dimension added to Draw but not drawn in
+// newDraw fails here.
+func TestEveryDimensionIsDrawn(t *testing.T) {
+	typ := reflect.TypeOf(Draw{})
+	values := make([]map[string]bool, typ.NumField())
+	for n := range uint64(300) {
+		v := reflect.ValueOf(New(n))
+		for i := range values {
+			if values[i] == nil {
+				values[i] = map[string]bool{}
+			}
+			values[i][fmt.Sprint(v.Field(i).Interface())] = true
+		}
+	}
+	for i, seen := range values {
+		if len(seen) < 2 {
+			t.Errorf("Draw.%s is never drawn: add one line for it in newDraw (draw.go)", typ.Field(i).Name)
+		}
+	}
+}
