@@ -248,7 +248,7 @@ func wellFormed(key, prefix string) bool {
 }
 
 // authenticate returns the hash of the request's key and its account.
-// known is a key the journal hashed already, if any (a middleware may
+// known is a key the journal hashed already, if any (a layer may
 // have changed the header since, so it is used only for the same key).
 func (k *keyring) authenticate(r *http.Request, known *hashedKey) (keyHash, string, *AuthError) {
 	values := r.Header.Values("Authorization")

@@ -64,7 +64,7 @@ func (c *call) operation() Operation {
 }
 
 // knownKey is the key begin hashed, for authenticate, when r is still the
-// request as it arrived (middleware may have changed it).
+// request as it arrived (a layer may have changed it).
 func (c *call) knownKey(r *http.Request) *hashedKey {
 	if r != c.r || !c.rec.e.hasKey {
 		return nil

@@ -29,7 +29,7 @@ const (
 	maxServedLines = 500
 )
 
-// Schedule serves a Plan: middleware around the API's operations that
+// Schedule serves a Plan: a layer around the API's operations that
 // counts the requests and serves each step on its request.
 type Schedule struct {
 	plan Plan
