@@ -110,7 +110,9 @@ type walk struct {
 	Cursor string            `json:"cursor"`
 	Pages  int               `json:"pages"`
 	Done   bool              `json:"done"`
-	Events []json.RawMessage `json:"events"` // as received: newest first
+	// Events are as received, newest first: strings, so that the bytes
+	// survive a save and a resume exactly.
+	Events []string `json:"events"`
 }
 
 // progress is the .partial file: everything seen so far and where each
@@ -120,7 +122,7 @@ type progress struct {
 	Origin   string            `json:"origin"`
 	Walks    []*walk           `json:"walks"`
 	Asked    int               `json:"asked"` // video ids asked for, in order
-	Entries  []json.RawMessage `json:"entries"`
+	Entries  []string          `json:"entries"`
 	Missing  int               `json:"missing"`
 	Requests int               `json:"requests"`
 	Bytes    int64             `json:"bytes"`
@@ -254,13 +256,16 @@ func (ru *run) record(ctx context.Context) error {
 			if maxEvents >= 0 {
 				page.Events = page.Events[:min(len(page.Events), maxEvents-ru.events())]
 			}
-			w.Events = append(w.Events, page.Events...)
+			for _, e := range page.Events {
+				w.Events = append(w.Events, string(e))
+			}
 			w.Pages++
 			if page.NextCursor == nil || len(page.Events) == 0 {
 				w.Done = true
 			} else {
 				w.Cursor = *page.NextCursor
 			}
+			ru.progressLine(fmt.Sprintf("%s feed, page %d", w.Plan, w.Pages))
 			ru.maybeSave()
 		}
 	}
@@ -280,9 +285,12 @@ func (ru *run) record(ctx context.Context) error {
 		if err := json.Unmarshal(body, &ans); err != nil {
 			return fmt.Errorf("tracked videos: %w", err)
 		}
-		p.Entries = append(p.Entries, ans.Videos...)
+		for _, e := range ans.Videos {
+			p.Entries = append(p.Entries, string(e))
+		}
 		p.Missing += len(ans.Missing)
 		p.Asked += len(batch)
+		ru.progressLine(fmt.Sprintf("tracked videos %d-%d of %d", p.Asked-len(batch)+1, p.Asked, len(ids)))
 		ru.maybeSave()
 	}
 	return nil
@@ -308,7 +316,7 @@ func (ru *run) videoIDs() []string {
 					ID string `json:"platformVideoId"`
 				} `json:"video"`
 			}
-			if json.Unmarshal(raw, &e) == nil && e.Video != nil && e.Video.ID != "" && !seen[e.Video.ID] {
+			if json.Unmarshal([]byte(raw), &e) == nil && e.Video != nil && e.Video.ID != "" && !seen[e.Video.ID] {
 				seen[e.Video.ID] = true
 				ids = append(ids, e.Video.ID)
 			}
@@ -368,7 +376,6 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 				return nil, nil
 			}
 			p.Bytes += int64(len(body))
-			ru.progressLine(what)
 			return body, nil
 		case resp.Status == http.StatusTooManyRequests:
 			v := resp.Header.Get("Retry-After")
@@ -534,7 +541,7 @@ func (ru *run) write() (simulator.Recording, int64, error) {
 	o := world.Observed{Now: p.Now}
 	var lists [][]json.RawMessage
 	for _, w := range p.Walks {
-		l := slices.Clone(w.Events)
+		l := raws(w.Events)
 		slices.Reverse(l) // oldest first
 		lists = append(lists, l)
 		acc := world.Account{ID: "acc_" + strconv.Itoa(len(o.Accounts)+1), Plan: w.Plan, Channels: channelsOf(w.Events)}
@@ -548,7 +555,7 @@ func (ru *run) write() (simulator.Recording, int64, error) {
 				} `json:"channel"`
 			} `json:"video"`
 		}
-		if json.Unmarshal(en, &e) == nil && !slices.Contains(o.Accounts[0].Channels, e.Video.Channel.ID) {
+		if json.Unmarshal([]byte(en), &e) == nil && !slices.Contains(o.Accounts[0].Channels, e.Video.Channel.ID) {
 			o.Accounts[0].Channels = append(o.Accounts[0].Channels, e.Video.Channel.ID)
 		}
 	}
@@ -556,7 +563,7 @@ func (ru *run) write() (simulator.Recording, int64, error) {
 		o.Accounts = append(o.Accounts, world.Account{ID: "acc_2", Plan: world.Free, Channels: o.Accounts[0].Channels})
 	}
 	o.Events = merge(lists...)
-	o.Entries = p.Entries
+	o.Entries = raws(p.Entries)
 	reshaped := 0
 	for _, raw := range o.Events {
 		if _, changed, err := world.CanonicalEvent(raw); err == nil && changed {
@@ -606,8 +613,16 @@ func writeRecording(w io.Writer, wd *world.World, rec *simulator.Recording) erro
 	return err
 }
 
+func raws(ss []string) []json.RawMessage {
+	out := make([]json.RawMessage, len(ss))
+	for i, s := range ss {
+		out[i] = json.RawMessage(s)
+	}
+	return out
+}
+
 // channelsOf lists the channel ids events show, in order first seen.
-func channelsOf(events []json.RawMessage) []string {
+func channelsOf(events []string) []string {
 	var ids []string
 	for _, raw := range events {
 		var e struct {
@@ -615,7 +630,7 @@ func channelsOf(events []json.RawMessage) []string {
 				ID string `json:"id"`
 			} `json:"channel"`
 		}
-		if json.Unmarshal(raw, &e) == nil && e.Channel.ID != "" && !slices.Contains(ids, e.Channel.ID) {
+		if json.Unmarshal([]byte(raw), &e) == nil && e.Channel.ID != "" && !slices.Contains(ids, e.Channel.ID) {
 			ids = append(ids, e.Channel.ID)
 		}
 	}
