@@ -16,8 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
+	"github.com/tcmkit/tcmkit/simulator/variant"
+	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // simClock is a simulator's manual clock: a wait moves it, at once.
@@ -301,10 +304,23 @@ func TestNoKeyInRecordingOrLog(t *testing.T) {
 	if _, err := r.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	// An error that quotes the target: a key it echoes back.
-	bad := &Recorder{Target: ourl + "/echo", ProKey: k.Pro, Out: filepath.Join(dir, "x.json"), Clock: simClock{orig}, Log: &log}
+	// An error that quotes the target: a server that echoes the key back,
+	// whole and encoded.
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := r.Header.Get("Authorization")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":"echo","message":%q,"details":[%q,%q]}`, a, base64.StdEncoding.EncodeToString([]byte(a)), url.QueryEscape(a))
+	}))
+	defer echo.Close()
+	bad := &Recorder{Target: echo.URL, ProKey: k.Pro, Out: filepath.Join(dir, "x.json"), Clock: simClock{orig}, Log: &log}
 	_, err := bad.Run(t.Context())
-	fmt.Fprintln(&log, err)
+	if err == nil || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("a 400 from the target: %v", err)
+	}
+	// The command writes its errors through the redactor, as here.
+	rw := redact.New(k.Pro, k.Free).Writer(&log)
+	fmt.Fprintln(rw, err)
+	rw.Flush()
 	rec, _ := os.ReadFile(out)
 	for _, key := range []string{k.Pro, k.Free} {
 		secret := key[strings.IndexByte(key, '_')+1:]
@@ -353,5 +369,56 @@ func TestRedirectNotFollowed(t *testing.T) {
 	r := &Recorder{Target: redirect.URL, ProKey: "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", Out: filepath.Join(t.TempDir(), "w.json")}
 	if _, err := r.Run(t.Context()); err == nil || elsewhere != 0 {
 		t.Fatalf("err %v, the key went elsewhere %d times", err, elsewhere)
+	}
+}
+
+// TestRecordingOfADraw records a conforming server of unusual choices
+// (reversed key order, escapes of every non-ASCII rune, extra members,
+// cursors of spaces and non-ASCII, another error vocabulary): the replay
+// serves the same events in the kit's own shape, with the kit's cursors
+// and errors, and says so.
+func TestRecordingOfADraw(t *testing.T) {
+	d := variant.New(3)
+	d.Channels, d.History, d.Growth, d.EdgeRate = 4, 3*24*time.Hour, 0, 0.2
+	d.KeyOrder, d.Escape, d.ExtraEvent, d.ExtraPage, d.Cursor = "reversed", "ascii", true, true, "unicode"
+	d.Vocabulary = "upper"
+	sim, err := d.Server(simulator.Config{Frozen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(func() { srv.Close(); sim.Close() })
+	out := filepath.Join(t.TempDir(), "world.json")
+	res := recordTo(t, sim, srv.URL, out, io.Discard, nil)
+	if res.Recording.Reshaped == 0 {
+		t.Errorf("a draw of reversed key order recorded with no event reshaped")
+	}
+	sim.Advance(time.Hour)
+	rep, rurl := replay(t, out, simulator.Config{})
+	info := rep.Info(rurl)
+	if info.Recording == nil || info.Recording.Shape != simulator.RecordingShape {
+		t.Fatalf("the replay does not say in what shape it serves: %+v", info.Recording)
+	}
+	want, _ := feed(t, srv.URL, sim.Seeded().Pro, 200)
+	got, _ := feed(t, rurl, rep.Seeded().Pro, 50)
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("%d events, the draw had %d", len(got), len(want))
+	}
+	for i := range want {
+		canon, _, err := world.CanonicalEvent(want[i])
+		if err != nil || !bytes.Equal(canon, got[i]) {
+			t.Fatalf("event %d: %v\n got %s\nwant %s", i, err, got[i], canon)
+		}
+	}
+	if _, own := call(t, http.MethodGet, srv.URL+"/api/public-feed", "", ""); bytes.Contains(own, []byte(`"`+simulator.CodeMalformedKey+`"`)) {
+		t.Fatalf("the draw speaks the kit's error vocabulary (%s): this test proves nothing", own)
+	}
+	st, body := call(t, http.MethodGet, rurl+"/api/public-feed", "", "")
+	var eb struct {
+		Error string `json:"error"`
+	}
+	json.Unmarshal(body, &eb)
+	if st != http.StatusUnauthorized || eb.Error != simulator.CodeMalformedKey {
+		t.Errorf("the replay's 401 says %q, not the kit's %q", eb.Error, simulator.CodeMalformedKey)
 	}
 }
