@@ -106,10 +106,10 @@ const progressFormat = "tcmkit-record-progress/1"
 
 // walk is one account's feed walk.
 type walk struct {
-	Plan   world.Plan        `json:"plan"`
-	Cursor string            `json:"cursor"`
-	Pages  int               `json:"pages"`
-	Done   bool              `json:"done"`
+	Plan   world.Plan `json:"plan"`
+	Cursor string     `json:"cursor"`
+	Pages  int        `json:"pages"`
+	Done   bool       `json:"done"`
 	// Events are as received, newest first: strings, so that the bytes
 	// survive a save and a resume exactly.
 	Events []string `json:"events"`
@@ -118,16 +118,16 @@ type walk struct {
 // progress is the .partial file: everything seen so far and where each
 // walk stands. It holds no key.
 type progress struct {
-	Format   string            `json:"format"`
-	Origin   string            `json:"origin"`
-	Walks    []*walk           `json:"walks"`
-	Asked    int               `json:"asked"` // video ids asked for, in order
-	Entries  []string          `json:"entries"`
-	Missing  int               `json:"missing"`
-	Requests int               `json:"requests"`
-	Bytes    int64             `json:"bytes"`
-	Now      int64             `json:"now"` // the newest server time seen
-	Bounded  string            `json:"bounded,omitempty"`
+	Format   string   `json:"format"`
+	Origin   string   `json:"origin"`
+	Walks    []*walk  `json:"walks"`
+	Asked    int      `json:"asked"` // video ids asked for, in order
+	Entries  []string `json:"entries"`
+	Missing  int      `json:"missing"`
+	Requests int      `json:"requests"`
+	Bytes    int64    `json:"bytes"`
+	Now      int64    `json:"now"` // the newest server time seen
+	Bounded  string   `json:"bounded,omitempty"`
 }
 
 // origin is the target's scheme://host[:port], checked: a key is sent to
