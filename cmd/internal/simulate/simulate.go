@@ -48,11 +48,9 @@ func command(name string) cli.Command {
 		Name:  name,
 		Usage: name + " [flags]",
 		About: About + "\nIt prints the URL, the seeded keys and the control URL (--info-file: as JSON).",
-		Notes: `Zero for a count, a limit or a duration is its default; -1 is unlimited (--feed-limit,
---videos-limit) or off (--journal-size). --speed 0 is the manual clock.
-Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client report could not be
-written), 2 for a bad setting. With --client-report, the verdict on the clients: 0 every client
-passed, 3 a client failed, 4 no client judged (none sent a request, or keys past the judge's bound).`,
+		Notes: `Zero for a count, a limit or a duration is its default; -1 is unlimited or off. --speed 0 is the manual clock.
+Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client report could not be written),
+2 for a bad setting; with --client-report, 3 a client failed, 4 no client judged (none sent a request).`,
 		EnvPrefix: "TCM_SIM",
 	}
 }
