@@ -37,6 +37,9 @@ type Observed struct {
 	// Accounts are the accounts recorded, each with the ids of the
 	// channels its feed showed.
 	Accounts []Account
+	// MaxEvents bounds the events of the world (0: none): the events of
+	// entries beyond it are left out.
+	MaxEvents int
 }
 
 // Unknown values of a recorded channel or video, as its "unknown" member
@@ -246,7 +249,7 @@ func Recorded(o Observed) (*World, error) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		if !seen[e.ID] {
+		if !seen[e.ID] && (o.MaxEvents <= 0 || len(events) < o.MaxEvents) {
 			seen[e.ID] = true
 			events = append(events, e)
 		}

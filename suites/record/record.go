@@ -538,7 +538,7 @@ func (ru *run) unknowns() []string {
 // write builds the world from what was seen and writes the recording.
 func (ru *run) write() (simulator.Recording, int64, error) {
 	p := ru.p
-	o := world.Observed{Now: p.Now}
+	o := world.Observed{Now: p.Now, MaxEvents: max(ru.bound(ru.r.MaxEvents, DefaultMaxEvents), 0)}
 	var lists [][]json.RawMessage
 	for _, w := range p.Walks {
 		l := raws(w.Events)

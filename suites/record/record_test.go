@@ -422,3 +422,58 @@ func TestRecordingOfADraw(t *testing.T) {
 		t.Errorf("the replay's 401 says %q, not the kit's %q", eb.Error, simulator.CodeMalformedKey)
 	}
 }
+
+// TestBounds: --max-events and --max-requests cut a recording, which
+// says so and still serves; --max-bytes too.
+func TestBounds(t *testing.T) {
+	unlimited := simulator.Config{FeedLimit: -1, VideosLimit: -1}
+	orig, ourl := original(t, unlimited)
+	for _, tc := range []struct {
+		name string
+		mod  func(*Recorder)
+		ok   func(rec simulator.Recording) bool
+	}{
+		{"max-events", func(r *Recorder) { r.MaxEvents = 30 }, func(rec simulator.Recording) bool { return rec.Events <= 30 }},
+		{"max-requests", func(r *Recorder) { r.MaxRequests = 2 }, func(rec simulator.Recording) bool { return rec.Requests == 2 }},
+		{"max-bytes", func(r *Recorder) { r.MaxBytes = 200_000 }, func(rec simulator.Recording) bool { return rec.Events > 0 }},
+	} {
+		out := filepath.Join(t.TempDir(), "w.json")
+		res := recordTo(t, orig, ourl, out, io.Discard, tc.mod)
+		if res.Recording.Complete || !tc.ok(res.Recording) || !strings.Contains(strings.Join(res.Recording.Unknown, " "), "--"+tc.name) {
+			t.Errorf("%s: %+v", tc.name, res.Recording)
+		}
+		replay(t, out, simulator.Config{})
+	}
+}
+
+// TestPutRecording: PUT /_control/world takes a recording as it takes an
+// export; the accounts get fresh keys, which GET /_control/info shows.
+func TestPutRecording(t *testing.T) {
+	orig, ourl := original(t, simulator.Config{FeedLimit: -1, VideosLimit: -1})
+	out := filepath.Join(t.TempDir(), "w.json")
+	recordTo(t, orig, ourl, out, io.Discard, nil)
+	_, surl := original(t, simulator.Config{Seed: 99})
+	b, _ := os.ReadFile(out)
+	req, _ := http.NewRequest(http.MethodPut, surl+"/_control/world", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("PUT a recording: %d %s", resp.StatusCode, body)
+	}
+	st, raw := call(t, http.MethodGet, surl+"/_control/info", "", "")
+	var info simulator.Info
+	json.Unmarshal(raw, &info)
+	if st != 200 || info.Recording == nil || info.ProKey == "" || info.ProKey == orig.Seeded().Pro {
+		t.Fatalf("info after the PUT: %d %s", st, raw)
+	}
+	want, _ := feed(t, ourl, orig.Seeded().Pro, 200)
+	got, _ := feed(t, surl, info.ProKey, 200)
+	if len(got) != len(want) {
+		t.Errorf("%d events served, %d recorded", len(got), len(want))
+	}
+}
