@@ -597,9 +597,10 @@ func writeRecording(w io.Writer, wd *world.World, rec *simulator.Recording) erro
 		Format     string               `json:"format"`
 		Now        int64                `json:"now"`
 		KeyCounter uint64               `json:"keyCounter"`
+		Seeded     simulator.Keys       `json:"seeded"` // empty: no key is stored
 		Keys       []struct{}           `json:"keys"`
 		Recording  *simulator.Recording `json:"recording"`
-	}{simulator.ExportFormat, rec.RecordedAt, 0, []struct{}{}, rec})
+	}{simulator.ExportFormat, rec.RecordedAt, 0, simulator.Keys{}, []struct{}{}, rec})
 	if err != nil {
 		return err
 	}

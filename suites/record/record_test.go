@@ -144,6 +144,7 @@ func feed(t *testing.T, base, key string, limit int) (events []json.RawMessage, 
 // original did, the clock starts at the recording's time, and the Pro
 // gate holds.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	unlimited := simulator.Config{FeedLimit: -1, VideosLimit: -1}
 	orig, ourl := original(t, unlimited)
 	out := filepath.Join(t.TempDir(), "world.json")
@@ -196,15 +197,16 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestPacedAndPolite records a server that allows 5 requests a minute:
+// TestPacedAndPolite records a server that allows 3 requests a minute:
 // the recorder meets 429s, honours each Retry-After, and the simulator's
 // client judge finds nothing to blame; the recording has every event.
 func TestPacedAndPolite(t *testing.T) {
+	t.Parallel()
 	judge, err := clients.New(clients.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, ourl := original(t, simulator.Config{FeedLimit: 5, VideosLimit: 5, Frozen: true, Clients: judge, Channels: 12, History: 10 * 24 * time.Hour})
+	orig, ourl := original(t, simulator.Config{FeedLimit: 3, VideosLimit: 3, Frozen: true, Clients: judge, Channels: 6, History: 7 * 24 * time.Hour})
 	start := orig.Now()
 	out := filepath.Join(t.TempDir(), "world.json")
 	var log bytes.Buffer
@@ -247,6 +249,7 @@ func TestPacedAndPolite(t *testing.T) {
 // TestResumeEqualsOneGo interrupts a recording half-way, resumes it, and
 // gets the file a recording in one go writes.
 func TestResumeEqualsOneGo(t *testing.T) {
+	t.Parallel()
 	unlimited := simulator.Config{FeedLimit: -1, VideosLimit: -1}
 	orig, ourl := original(t, unlimited)
 	dir := t.TempDir()
@@ -289,6 +292,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 // TestNoKeyInRecordingOrLog: neither the recording, its progress, nor its
 // log holds a key, whole or in the encodings the redactor decodes.
 func TestNoKeyInRecordingOrLog(t *testing.T) {
+	t.Parallel()
 	orig, ourl := original(t, simulator.Config{FeedLimit: 3, Frozen: true})
 	dir := t.TempDir()
 	out := filepath.Join(dir, "world.json")
@@ -345,6 +349,7 @@ func TestNoKeyInRecordingOrLog(t *testing.T) {
 
 // TestTargetChecked: a key goes nowhere but an http(s) origin.
 func TestTargetChecked(t *testing.T) {
+	t.Parallel()
 	for _, target := range []string{"ftp://x", "http://u:p@host", "http://host/?q=1", "host:8080", "http://"} {
 		r := &Recorder{Target: target, ProKey: "tcm_x", Out: filepath.Join(t.TempDir(), "w.json")}
 		if _, err := r.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "--target") {
@@ -355,6 +360,7 @@ func TestTargetChecked(t *testing.T) {
 
 // TestRedirectNotFollowed: a target that redirects gets no key elsewhere.
 func TestRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
 	var elsewhere int
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "" {
@@ -378,6 +384,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 // serves the same events in the kit's own shape, with the kit's cursors
 // and errors, and says so.
 func TestRecordingOfADraw(t *testing.T) {
+	t.Parallel()
 	d := variant.New(3)
 	d.Channels, d.History, d.Growth, d.EdgeRate = 4, 3*24*time.Hour, 0, 0.2
 	d.KeyOrder, d.Escape, d.ExtraEvent, d.ExtraPage, d.Cursor = "reversed", "ascii", true, true, "unicode"
@@ -426,6 +433,7 @@ func TestRecordingOfADraw(t *testing.T) {
 // TestBounds: --max-events and --max-requests cut a recording, which
 // says so and still serves; --max-bytes too.
 func TestBounds(t *testing.T) {
+	t.Parallel()
 	unlimited := simulator.Config{FeedLimit: -1, VideosLimit: -1}
 	orig, ourl := original(t, unlimited)
 	for _, tc := range []struct {
@@ -449,6 +457,7 @@ func TestBounds(t *testing.T) {
 // TestPutRecording: PUT /_control/world takes a recording as it takes an
 // export; the accounts get fresh keys, which GET /_control/info shows.
 func TestPutRecording(t *testing.T) {
+	t.Parallel()
 	orig, ourl := original(t, simulator.Config{FeedLimit: -1, VideosLimit: -1})
 	out := filepath.Join(t.TempDir(), "w.json")
 	recordTo(t, orig, ourl, out, io.Discard, nil)
