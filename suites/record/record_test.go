@@ -486,3 +486,31 @@ func TestPutRecording(t *testing.T) {
 		t.Errorf("%d events served, %d recorded", len(got), len(want))
 	}
 }
+
+// TestEchoedKeyNotRecorded: a server that serves the key in a title does
+// not get it into the recording or its progress.
+func TestEchoedKeyNotRecorded(t *testing.T) {
+	t.Parallel()
+	orig, _ := original(t, simulator.Config{FeedLimit: -1, VideosLimit: -1})
+	k := orig.Seeded()
+	h := orig.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		body := bytes.ReplaceAll(rec.Body.Bytes(), []byte(`"currentTitle":"`), []byte(`"currentTitle":"`+k.Pro+" "))
+		for name, v := range rec.Header() {
+			if name != "Content-Length" {
+				w.Header()[name] = v
+			}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "w.json")
+	res := recordTo(t, orig, srv.URL, out, io.Discard, nil)
+	b, _ := os.ReadFile(out)
+	if bytes.Contains(b, []byte(k.Pro[len(k.Pro)-12:])) || res.Recording.Events == 0 {
+		t.Fatalf("the echoed key is in the recording (%d events)", res.Recording.Events)
+	}
+}
