@@ -489,7 +489,9 @@ func (b *recBuilder) world(events []*obsEvent, accounts []Account) (*World, erro
 		v.Tau = 48
 		if v.Hidden&hideViews == 0 && v.Views > 0 {
 			// The curve through the counter as shown: growth goes on from it.
-			v.Reach = float64(v.Views) / curve(v.Tau, now-v.PublishedAt)
+			// A video seen at its first hours would extrapolate wildly: its
+			// reach stays within a hundred times what it has.
+			v.Reach = min(float64(v.Views)/curve(v.Tau, now-v.PublishedAt), 100*float64(v.Views)+1000)
 			v.Expect = float64(v.Views)
 			v.LikeRate = float64(v.Likes) / float64(v.Views)
 			v.CommentRate = float64(v.Comments) / float64(v.Views)

@@ -487,15 +487,20 @@ func (ru *run) save() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(ru.r.Out+".partial", b)
+	return writeAtomic(ru.r.Out+".partial", b, 0o600)
 }
 
-func writeAtomic(path string, b []byte) error {
+// writeAtomic writes a file whole under a temporary name, then renames it:
+// a crash leaves the previous file or the new one, never half of one.
+func writeAtomic(path string, b []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(mode) // the recording holds no key: others may read it
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -587,7 +592,7 @@ func (ru *run) write() (simulator.Recording, int64, error) {
 	if err := writeRecording(&sb, wd, &rec); err != nil {
 		return rec, 0, err
 	}
-	if err := writeAtomic(ru.r.Out, []byte(sb.String())); err != nil {
+	if err := writeAtomic(ru.r.Out, []byte(sb.String()), 0o644); err != nil {
 		return rec, 0, err
 	}
 	os.Remove(ru.r.Out + ".partial")
