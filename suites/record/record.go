@@ -145,6 +145,19 @@ func origin(target string) (string, error) {
 	return u.Scheme + "://" + u.Host, nil
 }
 
+// httpClient is the client for a target's origin. A proxy would read the
+// key of a plain-HTTP request, so none is used for one: the key goes to
+// the target's origin and nowhere else (through HTTPS a proxy only
+// tunnels). Redirects are not followed either way (the suite's client).
+func httpClient(origin string) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if strings.HasPrefix(origin, "http://") {
+		tr.Proxy = nil
+	}
+	tr.MaxResponseHeaderBytes = 64 << 10 // as the suite's client bounds them
+	return &http.Client{Transport: tr}
+}
+
 type run struct {
 	r       *Recorder
 	c       *client.Client
@@ -183,7 +196,11 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	if ru.clock == nil {
 		ru.clock = wallClock{}
 	}
-	ru.c = &client.Client{BaseURL: r.Target, HTTP: r.HTTP, Redact: red.String, MaxRetries: 1}
+	hc := r.HTTP
+	if hc == nil {
+		hc = httpClient(o)
+	}
+	ru.c = &client.Client{BaseURL: r.Target, HTTP: hc, Redact: red.String, MaxRetries: 1}
 	defer ru.c.Close()
 	res := &Result{}
 	p, err := loadProgress(r.Out + ".partial")

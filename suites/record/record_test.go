@@ -514,3 +514,15 @@ func TestEchoedKeyNotRecorded(t *testing.T) {
 		t.Fatalf("the echoed key is in the recording (%d events)", res.Recording.Events)
 	}
 }
+
+// TestNoProxyForPlainHTTP: a plain-HTTP target is reached directly, never
+// through HTTP_PROXY, which would read the key; HTTPS may be tunnelled.
+func TestNoProxyForPlainHTTP(t *testing.T) {
+	t.Parallel()
+	if httpClient("http://staging.example").Transport.(*http.Transport).Proxy != nil {
+		t.Error("a plain-HTTP target would go through a proxy")
+	}
+	if httpClient("https://staging.example").Transport.(*http.Transport).Proxy == nil {
+		t.Error("an HTTPS target ignores the proxy settings: a tunnel sees no key")
+	}
+}
