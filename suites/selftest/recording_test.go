@@ -25,7 +25,7 @@ func (c simClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // TestSuitePassesARecording records the simulator (tcmkit record) and runs
 // the whole suite against the recording served (tcmkit simulate --world):
-// a recorded world is served with the whole contract.
+// a recorded world is served with the whole contract, in the kit's shape.
 func TestSuitePassesARecording(t *testing.T) {
 	t.Parallel()
 	orig, err := simulator.New(simulator.Config{Seed: bundled.Seed, Channels: 6, History: 10 * 24 * time.Hour})
@@ -57,5 +57,11 @@ func TestSuitePassesARecording(t *testing.T) {
 	res := runSuite(t, target{url: srv.URL, keys: keys})
 	if res.exitCode != 0 || len(res.failed()) > 0 || res.passed() < 60 {
 		t.Fatalf("the suite failed the served recording (exit %d, %d passed):\n%s", res.exitCode, res.passed(), failures(res))
+	}
+	// Served in the kit's own shape: the checks of the kit's own choices
+	// where the contract is silent pass too.
+	res = runSuite(t, target{url: srv.URL, keys: keys}, "--ginkgo.label-filter=strict")
+	if res.exitCode != 0 || len(res.failed()) > 0 || res.passed() == 0 {
+		t.Fatalf("the strict specs failed the served recording (exit %d, %d passed):\n%s", res.exitCode, res.passed(), failures(res))
 	}
 }
