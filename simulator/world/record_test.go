@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -176,5 +177,32 @@ func TestRecordedGrowsUnlessFrozen(t *testing.T) {
 		if got := r.Now(); !got.Equal(time.UnixMilli(o.Now).Add(20 * 24 * time.Hour).UTC()) {
 			t.Errorf("frozen %v: now %v", frozen, got)
 		}
+	}
+}
+
+// TestCanonicalEvent: an event of another server's shape (key order, \u
+// escapes, spaces, a member the contract does not name) is written in the
+// kit's; one the contract refuses is refused.
+func TestCanonicalEvent(t *testing.T) {
+	kit := `{"id":"e1","createdAt":5,"type":"title_changed","channel":{"id":"c","platformChannelId":"UC1","title":"Caf\u00e9","thumbnailUrl":null},` +
+		`"video":{"platformVideoId":"v1","currentTitle":"new","currentThumbnailUrl":"https://i.example/v1.jpg","publishedAt":1},"oldTitle":"old","newTitle":"new"}`
+	var doc map[string]any
+	json.Unmarshal([]byte(kit), &doc)
+	doc["extra"] = true
+	other, _ := json.MarshalIndent(doc, "", "  ") // sorted keys, indented
+	other = bytes.Replace(other, []byte("é"), []byte(`\u00e9`), 1)
+	want, _, err := CanonicalEvent([]byte(kit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, []byte(strings.Replace(kit, `\u00e9`, "é", 1))) {
+		t.Fatalf("the kit's own event changed:\n%s", want)
+	}
+	got, changed, err := CanonicalEvent(other)
+	if err != nil || !changed || !bytes.Equal(got, want) {
+		t.Fatalf("changed %v, err %v:\n got %s\nwant %s", changed, err, got, want)
+	}
+	if _, _, err := CanonicalEvent([]byte(`{"id":"e1","createdAt":5,"type":"title_changed"}`)); err == nil {
+		t.Error("an event without channel, video or titles was taken")
 	}
 }
