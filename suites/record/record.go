@@ -135,6 +135,8 @@ type run struct {
 	red     *redact.Redactor
 	p       *progress
 	uses    map[string][]time.Time // key → send times within the window
+	ids     []string               // the videos the feeds named, in order first seen
+	seenIDs map[string]bool
 	saved   time.Time
 	waited  time.Duration
 	started time.Time
@@ -188,6 +190,12 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	ru.p = p
+	ru.seenIDs = map[string]bool{}
+	for _, w := range p.Walks {
+		for _, raw := range w.Events {
+			ru.noteVideo(raw)
+		}
+	}
 	err = ru.record(ctx)
 	if err != nil {
 		if serr := ru.save(); serr != nil {
@@ -220,6 +228,7 @@ func (ru *run) record(ctx context.Context) error {
 		if w.Plan == world.Free {
 			key = r.FreeKey
 		}
+		cursors := map[string]bool{} // a cursor given twice is a cycle
 		for !w.Done && p.Bounded == "" {
 			if maxEvents >= 0 && ru.events() >= maxEvents {
 				p.Bounded = "--max-events"
@@ -245,18 +254,23 @@ func (ru *run) record(ctx context.Context) error {
 			}
 			for _, e := range page.Events {
 				w.Events = append(w.Events, string(e))
+				ru.noteVideo(string(e))
 			}
 			w.Pages++
-			if page.NextCursor == nil || len(page.Events) == 0 {
+			switch {
+			case page.NextCursor == nil || len(page.Events) == 0:
 				w.Done = true
-			} else {
+			case cursors[*page.NextCursor]:
+				return fmt.Errorf("%s feed, page %d: the nextCursor of an earlier page again: the walk would never end", w.Plan, w.Pages)
+			default:
+				cursors[*page.NextCursor] = true
 				w.Cursor = *page.NextCursor
 			}
 			ru.progressLine(fmt.Sprintf("%s feed, page %d", w.Plan, w.Pages))
 			ru.maybeSave()
 		}
 	}
-	ids := ru.videoIDs()
+	ids := ru.ids
 	for p.Asked < len(ids) && p.Bounded == "" {
 		batch := ids[p.Asked:min(p.Asked+idsPerRequest, len(ids))]
 		doc, _ := json.Marshal(map[string][]string{"videoIds": batch})
@@ -291,23 +305,17 @@ func (ru *run) events() int {
 	return n
 }
 
-// videoIDs are the videos the feeds named, in the order first seen: the
-// Pro feed first, newest first.
-func (ru *run) videoIDs() []string {
-	var ids []string
-	seen := map[string]bool{}
-	for _, w := range ru.p.Walks {
-		for _, raw := range w.Events {
-			var e struct {
-				Video *struct {
-					ID string `json:"platformVideoId"`
-				} `json:"video"`
-			}
-			if json.Unmarshal([]byte(raw), &e) == nil && e.Video != nil && e.Video.ID != "" && !seen[e.Video.ID] {
-				seen[e.Video.ID] = true
-				ids = append(ids, e.Video.ID)
-			}
-		}
+// noteVideo notes the video an event names: the videos to ask for are
+// those the feeds named, in the order first seen (the Pro feed first,
+// newest first).
+func (ru *run) noteVideo(raw string) {
+	var e struct {
+		Video *struct {
+			ID string `json:"platformVideoId"`
+		} `json:"video"`
 	}
-	return ids
+	if json.Unmarshal([]byte(raw), &e) == nil && e.Video != nil && e.Video.ID != "" && !ru.seenIDs[e.Video.ID] {
+		ru.seenIDs[e.Video.ID] = true
+		ru.ids = append(ru.ids, e.Video.ID)
+	}
 }

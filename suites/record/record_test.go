@@ -526,3 +526,23 @@ func TestNoProxyForPlainHTTP(t *testing.T) {
 		t.Error("an HTTPS target ignores the proxy settings: a tunnel sees no key")
 	}
 }
+
+// TestCursorCycleStops: a server whose cursors cycle stops the walk at
+// once, not after --max-requests.
+func TestCursorCycleStops(t *testing.T) {
+	t.Parallel()
+	var n int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		next := "A"
+		if r.URL.Query().Get("cursor") == "A" {
+			next = "B"
+		}
+		fmt.Fprintf(w, `{"events":[{"id":"e%d","createdAt":%d,"type":"channel_renamed","channel":{"id":"c","platformChannelId":"UC","title":"t","thumbnailUrl":null},"oldChannelTitle":"a","newChannelTitle":"b"}],"nextCursor":%q}`, n, 1000-n, next)
+	}))
+	defer srv.Close()
+	r := &Recorder{Target: srv.URL, ProKey: "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", Out: filepath.Join(t.TempDir(), "w.json")}
+	if _, err := r.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "never end") || n > 4 {
+		t.Fatalf("after %d requests: %v", n, err)
+	}
+}

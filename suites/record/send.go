@@ -88,7 +88,11 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 				return nil, err
 			}
 		default:
-			return nil, fmt.Errorf("%s: %s answered %d: %s", what, req, resp.Status, resp.Excerpt())
+			hint := map[int]string{
+				http.StatusUnauthorized: " (is the key current? a regenerated key revokes the old one)",
+				http.StatusForbidden:    " (is --pro-key the key of a Pro account?)",
+			}[resp.Status]
+			return nil, fmt.Errorf("%s: %s answered %d%s: %s", what, req, resp.Status, hint, resp.Excerpt())
 		}
 	}
 }
@@ -142,7 +146,7 @@ func (ru *run) progressLine(what string) {
 			left++
 		}
 	}
-	ids := len(ru.videoIDs())
+	ids := len(ru.ids)
 	left += (ids - p.Asked + idsPerRequest - 1) / idsPerRequest
 	rate := ru.r.Rate
 	if rate <= 0 {
