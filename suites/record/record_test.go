@@ -195,6 +195,14 @@ func TestRoundTrip(t *testing.T) {
 	if st, _ := call(t, http.MethodGet, rurl+"/api/public-feed", rk.Revoked, ""); st != http.StatusUnauthorized {
 		t.Errorf("the replay's revoked key got %d, want 401", st)
 	}
+	// It grows with time, unless frozen.
+	if n := rep.Advance(72 * time.Hour); n == 0 {
+		t.Error("three days of a recorded world made no event")
+	}
+	frozen, _ := replay(t, out, simulator.Config{Frozen: true})
+	if n := frozen.Advance(72 * time.Hour); n != 0 {
+		t.Errorf("three days of a frozen recording made %d events", n)
+	}
 }
 
 // TestPacedAndPolite records a server that allows 3 requests a minute:
