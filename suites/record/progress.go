@@ -39,8 +39,12 @@ type progress struct {
 	Bounded  string   `json:"bounded,omitempty"`
 }
 
+// maybeSave saves the progress when saveEvery has passed, and a second
+// more for each MiB it holds: a large recording is not written whole at
+// every request (at most about two minutes of progress are lost to a
+// crash at the largest).
 func (ru *run) maybeSave() {
-	if time.Since(ru.saved) >= saveEvery {
+	if time.Since(ru.saved) >= saveEvery+time.Duration(ru.p.Bytes>>20)*time.Second {
 		if err := ru.save(); err != nil {
 			fmt.Fprintf(ru.log, "record: %v\n", err)
 		}

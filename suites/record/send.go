@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator/world"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -140,22 +141,27 @@ func (ru *run) recent(key string, now time.Time) []time.Time {
 // the least: the requests known to remain at the pace allowed.
 func (ru *run) progressLine(what string) {
 	p := ru.p
-	left := 0
-	for _, w := range p.Walks {
-		if !w.Done {
-			left++
-		}
-	}
-	ids := len(ru.ids)
-	left += (ids - p.Asked + idsPerRequest - 1) / idsPerRequest
 	rate := ru.r.Rate
 	if rate <= 0 {
 		rate = schemas.FeedRequestsPerMinute
 	}
-	// Beyond what the window still allows now, each key's requests go at
-	// rate a minute.
-	free := rate - len(ru.recent(ru.r.ProKey, ru.clock.Now()))
-	eta := time.Duration(max(left-free, 0)) * schemas.RateWindow / time.Duration(rate)
+	// Each key's requests known to remain: a page of each walk not done,
+	// and the tracked videos (Pro). Beyond what its window still allows
+	// now, a key's requests go at rate a minute, one key after the other.
+	videos := (len(ru.ids) - p.Asked + idsPerRequest - 1) / idsPerRequest
+	left, eta := 0, time.Duration(0)
+	for _, w := range p.Walks {
+		key, n := ru.r.ProKey, videos
+		if w.Plan == world.Free {
+			key, n = ru.r.FreeKey, 0
+		}
+		if !w.Done {
+			n++
+		}
+		left += n
+		allowed := rate - len(ru.recent(key, ru.clock.Now()))
+		eta += time.Duration(max(n-allowed, 0)) * schemas.RateWindow / time.Duration(rate)
+	}
 	fmt.Fprintf(ru.log, "record: %s done: %d requests, %d events, %d of %d videos asked; at least %d requests left, about %s\n",
-		what, p.Requests, ru.events(), p.Asked, ids, left, client.Seconds(eta.Round(time.Second)))
+		what, p.Requests, ru.events(), p.Asked, len(ru.ids), left, client.Seconds(eta.Round(time.Second)))
 }
