@@ -55,7 +55,8 @@
 // Access-Control-Allow-Origin). The exceptions: a CORS preflight is a 204
 // without a body, GET /_control/openapi.yaml is YAML, and the few broken
 // HTTP messages that net/http refuses before any handler sees them, which
-// HTTPServer's doc lists.
+// HTTPServer's doc lists. The Date header is the virtual clock's time,
+// the server's own (a recorder takes a recording's time from it).
 //
 // # Browsers
 //
