@@ -342,6 +342,12 @@ func TestNoKeyInRecordingOrLog(t *testing.T) {
 		}
 		js, _ := json.Marshal(key)
 		forms["JSON"] = string(js)
+		var esc, pct strings.Builder
+		for _, c := range []byte(secret) {
+			fmt.Fprintf(&esc, `\u%04x`, c)
+			fmt.Fprintf(&pct, "%%%02X", c)
+		}
+		forms["JSON \\u escapes"], forms["percent, every byte"] = esc.String(), pct.String()
 		for name, f := range forms {
 			for what, text := range map[string][]byte{"recording": rec, "log": log.Bytes()} {
 				if bytes.Contains(text, []byte(f)) {
