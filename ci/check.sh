@@ -72,6 +72,7 @@ run "go version" go version
 # The real-time runs wait on 20-a-minute windows, one simulator process of
 # their own each: they overlap with the rest of the steps.
 background "the suite in field conditions: re-run at once, a shared key, a live world (ci/field-runs.sh)" ci/field-runs.sh
+background "record and replay in real time: tcmkit record of a simulator and of a conforming draw, served by tcmkit simulate --world, answers as the original did (ci/record.sh)" ci/record.sh
 background "real clients judged by the simulator: the rude example fails each client rule once, the polite one passes in real time at 20 requests a minute; the client reports in Chromium (ci/clients.sh)" ci/clients.sh
 run "go vet ./..." go vet ./...
 run "gofmt -l" gofmt_check

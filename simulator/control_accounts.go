@@ -48,13 +48,16 @@ type Info struct {
 	// NamedFaults are the named faults on (Config.Layers): the
 	// simulator breaks the contract on purpose.
 	NamedFaults []string `json:"namedFaults,omitempty"`
+	// Recording is where a recorded world came from (tcmkit record), and
+	// in what shape it is served.
+	Recording *Recording `json:"recording,omitempty"`
 }
 
 // Info describes the server at base URL base (such as http://127.0.0.1:8080).
 func (s *Server) Info(base string) Info {
 	k := s.Seeded()
 	base = strings.TrimRight(base, "/")
-	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: namedFaults(s.cfg.Layers)}
+	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: namedFaults(s.cfg.Layers), Recording: s.st.Load().recording}
 	if !s.cfg.NoControl {
 		info.ControlURL = base + strings.TrimSuffix(ControlPrefix, "/")
 	}

@@ -65,6 +65,9 @@ func worldFull() answer {
 // same seeded keys, the clock at the start, no faults, fresh budgets, an
 // empty journal. It waits for a clock advance in progress.
 func (s *Server) Reset() error {
+	if len(s.cfg.World) > 0 {
+		return s.resetToWorld()
+	}
 	s.advancing.Lock()
 	defer s.advancing.Unlock()
 	s.control.Lock()
@@ -102,6 +105,8 @@ type export struct {
 	KeyCounter uint64        `json:"keyCounter"`
 	Seeded     Keys          `json:"seeded"`
 	Keys       []exportedKey `json:"keys"`
+	// Recording says where a recorded world came from (tcmkit record).
+	Recording *Recording `json:"recording,omitempty"`
 }
 
 // Export writes the world, its accounts and the key hashes as JSON.
@@ -114,7 +119,7 @@ func (s *Server) Export(w io.Writer) error {
 		return fmt.Errorf("simulator: export world: %w", err)
 	}
 	counter, keys := st.keys.export()
-	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys})
+	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys, Recording: st.recording})
 	if err != nil {
 		return fmt.Errorf("simulator: export: %w", err)
 	}
@@ -173,6 +178,8 @@ func (s *Server) Import(r io.Reader) error {
 			err = dec.Decode(&e.Seeded)
 		case "keys":
 			err = dec.Decode(&e.Keys)
+		case "recording":
+			err = dec.Decode(&e.Recording)
 		case "world":
 			wd, rest, err = importWorld(io.MultiReader(dec.Buffered(), r))
 		default:
@@ -189,6 +196,9 @@ func (s *Server) Import(r io.Reader) error {
 	if err := keys.load(e.KeyCounter, e.Keys); err != nil {
 		return fmt.Errorf("simulator: import keys: %w", err)
 	}
+	if e.Recording != nil && len(e.Keys) == 0 {
+		e.Seeded = recordingKeys(keys, wd) // a recording stores no key
+	}
 	for _, a := range wd.Accounts() {
 		if keys.Hint(a.ID) == "" {
 			return fmt.Errorf("simulator: import: account %q has no valid key", excerpt(a.ID))
@@ -196,6 +206,10 @@ func (s *Server) Import(r io.Reader) error {
 	}
 	st := s.newState(wd, keys)
 	st.seeded = e.Seeded
+	st.recording = e.Recording
+	if s.cfg.Frozen {
+		wd.Freeze()
+	}
 	s.advancing.Lock()
 	defer s.advancing.Unlock()
 	s.control.Lock()

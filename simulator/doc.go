@@ -44,6 +44,7 @@
 //	control_world.go    control routes of the clock, polls, reset, export and import
 //	control_clients.go  control routes of the journal, the clients' verdicts, the scenarios
 //	control_client.go   Control, the control API's Go client
+//	recording.go        a recorded world (tcmkit record): Recording, its fresh keys, Config.World
 //
 // # Answers
 //
@@ -56,7 +57,8 @@
 // Access-Control-Allow-Origin). The exceptions: a CORS preflight is a 204
 // without a body, GET /_control/openapi.yaml is YAML, and the few broken
 // HTTP messages that net/http refuses before any handler sees them, which
-// HTTPServer's doc lists.
+// HTTPServer's doc lists. The Date header is the virtual clock's time,
+// the server's own (a recorder takes a recording's time from it).
 //
 // # Browsers
 //
@@ -176,6 +178,13 @@
 // Config.MaxImportBytes (a 413 before a byte is read when Content-Length
 // says more), one at a time (409); what a refused big import took is
 // given back to the system at once.
+//
+// A recording (tcmkit record, package suites/record) is such an export
+// with a "recording" member and no key: its accounts get fresh keys on
+// import, and /_control/info says where it came from and that it is
+// served in the kit's own shape. Config.World serves an export or a
+// recording from the start (a reset goes back to it); Config.Frozen lets
+// time pass without polls.
 //
 // What the world may cost is bounded: a clock advance (at most MaxAdvance)
 // runs its polls one poll interval at a time, each under the world's lock

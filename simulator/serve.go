@@ -241,6 +241,9 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 			}
 		}
 	}
+	// Date is the simulator's own time, the virtual clock: a recorder
+	// (tcmkit record) reads the recording's time from it.
+	w.Header().Set("Date", s.clock.Now().UTC().Format(http.TimeFormat))
 	writeAnswer(w, a)
 }
 

@@ -88,6 +88,12 @@ type Config struct {
 	// starts again on DELETE /_control/clients, a reset or an import.
 	// Nil: those routes answer 404.
 	Clients ClientJudge
+	// World is an export or a recording (tcmkit record) served instead of
+	// the seeded world: the clock starts at its time, and a reset goes
+	// back to it. Frozen stops the world polling: time passes, nothing new
+	// happens (a recording served as it was recorded).
+	World  []byte
+	Frozen bool
 
 	// now is the wall clock behind realtime mode; tests replace it.
 	now func() time.Time
@@ -181,6 +187,8 @@ type state struct {
 	// full is set once the world holds Config.MaxEvents events: from then
 	// on the clock moves but the world no longer polls.
 	full atomic.Bool
+	// recording is where a recorded world came from, nil for others.
+	recording *Recording
 }
 
 // Server is the simulator: the API and the control API on one handler.
@@ -249,6 +257,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.st.Store(st)
 	s.checkFull(st)
+	if len(cfg.World) > 0 {
+		if err := s.startAtWorld(); err != nil {
+			return nil, err
+		}
+	}
 	s.observers = slices.Clone(cfg.Observers)
 	if cfg.Clients != nil {
 		cfg.Clients.Bind(s)
@@ -283,6 +296,9 @@ func (s *Server) freshState() (*state, error) {
 	w, err := world.New(world.Config{Seed: s.cfg.Seed, Channels: s.cfg.Channels, History: s.cfg.History, Start: s.cfg.Start, EdgeRate: s.cfg.EdgeRate})
 	if err != nil {
 		return nil, fmt.Errorf("simulator: world: %w", err)
+	}
+	if s.cfg.Frozen {
+		w.Freeze()
 	}
 	st := s.newState(w, newKeyring(s.cfg.KeyPrefix, s.cfg.Seed))
 	// The seeded Pro and free accounts track overlapping sets of channels,

@@ -3,6 +3,7 @@
 //
 //	tcmkit conform --target URL --pro-key KEY   # judge a server (the conformance suite)
 //	tcmkit simulate --speed 60                  # serve the API from a seeded world
+//	tcmkit record --target URL --pro-key KEY    # record an account into a world to serve
 //	tcmkit fixtures --kind FeedPage --count 10  # seeded fixtures, valid or invalid
 //	tcmkit version
 //
@@ -28,6 +29,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/cmd/internal/conform"
 	"github.com/tcmkit/tcmkit/cmd/internal/fixtures"
+	"github.com/tcmkit/tcmkit/cmd/internal/record"
 	"github.com/tcmkit/tcmkit/cmd/internal/simulate"
 	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/suites/conformance"
@@ -51,6 +53,7 @@ var subcommands = []subcommand{
 		return conform.Run(name, args, stdout, stderr) // Ginkgo handles the signals
 	}},
 	{"simulate", simulate.About, simulate.Run},
+	{"record", record.About, record.Run},
 	{"fixtures", fixtures.About, func(_ context.Context, name string, args []string, stdout, stderr io.Writer) int {
 		return fixtures.Run(name, args, stdout, stderr)
 	}},
@@ -75,6 +78,7 @@ EXAMPLES
   tcmkit conform                                  # the suite against the bundled simulator
   tcmkit conform --target URL --pro-key KEY       # against your server; reports in ./reports
   tcmkit simulate --speed 60 --info-file sim.json # a mock server for your client's tests
+  tcmkit record --target URL --pro-key KEY --out world.json && tcmkit simulate --world world.json
   tcmkit fixtures --invalid --labels --kind FeedPage
 
 Exit status: 0 on success, 1 when a run failed, 2 for a bad command or flag;

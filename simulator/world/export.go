@@ -53,7 +53,9 @@ type accountState struct {
 func (w *World) Export(out io.Writer) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.runUntil(w.now.Load())
+	if !w.frozen.Load() {
+		w.runUntil(w.now.Load())
+	}
 	s := snapshot{
 		Version: exportVersion,
 		Config: configState{

@@ -34,6 +34,8 @@ type channel struct {
 	NextTick int64   `json:"nextTick"`
 	LastPoll int64   `json:"lastPoll"`
 	Polls    uint32  `json:"polls"`
+	// Unknown names what a recorded world could not see (record.go).
+	Unknown []string `json:"unknown,omitempty"`
 
 	ref []byte // the ChannelRef, encoded; rebuilt when the channel changes
 	ver uint64 // counts changes of ref, for cached entries
@@ -109,6 +111,8 @@ type video struct {
 	SV      int64  `json:"sampleViews"`
 	SL      int64  `json:"sampleLikes"`
 	SC      int64  `json:"sampleComments"`
+	// Unknown names what a recorded world could not see (record.go).
+	Unknown []string `json:"unknown,omitempty"`
 
 	events []uint32 // positions of its events, oldest first
 	// ver counts changes (polls, events), so that a cached VideoEntry

@@ -229,6 +229,8 @@ type World struct {
 	seedHash  uint64
 	touched   uint32 // a sink for runUntil's reads ahead
 
+	frozen atomic.Bool // Freeze: time passes, nothing is polled
+
 	cacheBytes atomic.Int64 // bytes of cached VideoEntry documents
 	noCache    bool         // tests compare cached entries with fresh ones
 }
@@ -309,7 +311,7 @@ func (w *World) raiseNow(ms int64) {
 // A t before Now changes nothing.
 func (w *World) AdvanceTo(t time.Time) int {
 	ms := t.UnixMilli()
-	if ms < w.nextDue.Load() {
+	if ms < w.nextDue.Load() || w.frozen.Load() {
 		w.raiseNow(ms)
 		return 0
 	}
@@ -324,6 +326,9 @@ func (w *World) AdvanceTo(t time.Time) int {
 // it leaves as it is), and returns the number of events made. Videos that
 // this very poll discovers are first polled on the schedule.
 func (w *World) PollAll() int {
+	if w.frozen.Load() {
+		return 0
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	at := w.now.Load()
@@ -337,6 +342,11 @@ func (w *World) PollAll() int {
 	}
 	return n
 }
+
+// Freeze stops the world: from now on time passes (Now follows AdvanceTo)
+// but nothing is polled, so it serves what it holds, a recording as it
+// was recorded (tcmkit simulate --frozen).
+func (w *World) Freeze() { w.frozen.Store(true) }
 
 // SetEdgeRate sets how often polls from now on hit edge cases (clamped to
 // 0..1; NaN is 0).

@@ -48,11 +48,9 @@ func command(name string) cli.Command {
 		Name:  name,
 		Usage: name + " [flags]",
 		About: About + "\nIt prints the URL, the seeded keys and the control URL (--info-file: as JSON).",
-		Notes: `Zero for a count, a limit or a duration is its default; -1 is unlimited (--feed-limit,
---videos-limit) or off (--journal-size). --speed 0 is the manual clock.
-Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client report could not be
-written), 2 for a bad setting. With --client-report, the verdict on the clients: 0 every client
-passed, 3 a client failed, 4 no client judged (none sent a request, or keys past the judge's bound).`,
+		Notes: `Zero for a count, a limit or a duration is its default; -1 is unlimited or off. --speed 0 is the manual clock.
+Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client report could not be written),
+2 for a bad setting; with --client-report, 3 a client failed, 4 no client judged (none sent a request).`,
 		EnvPrefix: "TCM_SIM",
 	}
 }
@@ -95,6 +93,9 @@ type Settings struct {
 	LogLevel       string        `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
 	// A conforming server drawn from a number (package simulator/variant).
 	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health); it sets the world and the limits; the banner lists it'"`
+	// A world of data: a recording (tcmkit record) or an export.
+	World  string `ff:"placeholder=FILE, long=world, usage='serve this world: a recording (tcmkit record) or an export (GET /_control/world); the clock starts at its time'"`
+	Frozen bool   `ff:"long=frozen, usage='the world polls no more: time passes, nothing new happens (a recording served as it was recorded)'"`
 	// The fuzz schedule (package simulator/fuzz, ci/fuzz-seeds.sh).
 	FuzzSeed string `ff:"placeholder=N, long=fuzz-seed, usage='serve the fuzz schedule of seed N: a world at the edges of the contract (in place of --seed, --channels, --history, --edge-rate), 429s, 5xx, slow and cut answers, a key revoked mid-walk; N:break also breaks the contract; GET /_control/fuzz says what was served'"`
 }
@@ -163,7 +164,7 @@ func (s Settings) options() (options, error) {
 		KeyPrefix: s.KeyPrefix, FeedLimit: orDefault(s.FeedLimit, d.FeedLimit), VideosLimit: orDefault(s.VideosLimit, d.VideosLimit),
 		EdgeRate: s.EdgeRate, ControlToken: s.ControlToken, NoControl: s.NoControl,
 		ControlHosts: s.ControlHost, CORSOrigins: s.CORS, JournalSize: s.JournalSize,
-		MaxAccounts: s.MaxAccounts, MaxEvents: s.MaxEvents, MaxImportBytes: s.MaxImportBytes,
+		MaxAccounts: s.MaxAccounts, MaxEvents: s.MaxEvents, MaxImportBytes: s.MaxImportBytes, Frozen: s.Frozen,
 	}
 	for _, n := range []struct {
 		name string
@@ -181,6 +182,13 @@ func (s Settings) options() (options, error) {
 			}
 			return o, fmt.Errorf("invalid value %v for --%s: want 0 (the default)%s or more", n.v, n.name, unlimited)
 		}
+	}
+	if s.World != "" {
+		w, err := readWorld(s.World, orDefault64(s.MaxImportBytes, d.MaxImportBytes))
+		if err != nil {
+			return o, err
+		}
+		o.cfg.World = w
 	}
 	if s.ConformingDraw != "" {
 		n, err := strconv.ParseUint(strings.TrimSpace(s.ConformingDraw), 10, 64)
@@ -354,6 +362,9 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
 	if len(info.NamedFaults) > 0 {
 		fmt.Fprintf(stdout, "  faults:      %s\n", namedFaults(info.NamedFaults))
+	}
+	if info.Recording != nil {
+		fmt.Fprintf(stdout, "  recording:   %s\n", info.Recording)
 	}
 	if o.draw != nil {
 		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")

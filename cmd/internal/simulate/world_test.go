@@ -1,0 +1,104 @@
+package simulate
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/suites/record"
+)
+
+type simClock struct{ sim *simulator.Server }
+
+func (c simClock) Now() time.Time { return c.sim.RateNow() }
+func (c simClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.sim.Advance(d)
+	return ctx.Err()
+}
+
+// TestServesARecording: --world FILE serves a recording, from its time,
+// and the banner and the info file say where it came from and in what
+// shape it is served.
+func TestServesARecording(t *testing.T) {
+	orig, err := simulator.New(simulator.Config{Seed: 4, Channels: 2, History: 48 * time.Hour, Start: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	osrv := httptest.NewServer(orig.Handler())
+	defer func() { osrv.Close(); orig.Close() }()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "world.json")
+	k := orig.Seeded()
+	if _, err := (&record.Recorder{Target: osrv.URL, ProKey: k.Pro, Out: file, Clock: simClock{orig}}).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	infoPath := filepath.Join(dir, "info.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--world", file, "--frozen", "--info-file", infoPath}, pw, &stderr)
+		pw.Close()
+	}()
+	var banner string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "recording:") {
+			banner = line
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if !strings.Contains(banner, osrv.URL) || !strings.Contains(banner, simulator.RecordingShape) {
+		t.Errorf("the banner does not say what it serves: %q (stderr %s)", banner, stderr.String())
+	}
+	raw, err := os.ReadFile(infoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info simulator.Info
+	if err := json.Unmarshal(raw, &info); err != nil || info.Recording == nil || info.Recording.Shape != simulator.RecordingShape {
+		t.Fatalf("info file: %v %s", err, raw)
+	}
+	req, _ := http.NewRequest("GET", info.URL+schemas.PathFeed, nil)
+	req.Header.Set("Authorization", "Bearer "+info.ProKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	date, _ := http.ParseTime(resp.Header.Get("Date"))
+	if resp.StatusCode != 200 || !date.Equal(orig.Now()) {
+		t.Errorf("feed: %d at %v (the recording was made at %v): %.200s", resp.StatusCode, date, orig.Now(), body)
+	}
+	if err := schemas.ValidateJSON(schemas.FeedPage, body); err != nil {
+		t.Error(err)
+	}
+	cancel()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d: %s", c, stderr.String())
+	}
+}
+
+func TestWorldFileBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "big.json")
+	os.WriteFile(file, bytes.Repeat([]byte(" "), 2048), 0o644)
+	var stderr bytes.Buffer
+	if c := run(context.Background(), []string{"--world", file, "--max-import-bytes", "1024"}, io.Discard, &stderr); c != 2 || !strings.Contains(stderr.String(), "--max-import-bytes") {
+		t.Errorf("exit %d: %s", c, stderr.String())
+	}
+}

@@ -1,0 +1,321 @@
+// Package record records an account of any server of the Tracked-Channel
+// Monitoring API into a world the simulator serves (tcmkit record, then
+// tcmkit simulate --world FILE): it walks the Pro account's whole feed, and
+// a free account's if given, and asks tracked videos for every video it
+// saw, 20 ids a request.
+//
+// It is a polite client of the contract: at most Rate requests a minute
+// per key (the contract's 20), every Retry-After honoured, no redirect
+// followed (keys go to the target's origin only), every answer bounded
+// (the suite's client), and every line it writes redacted. It keeps its
+// progress in FILE.partial (written whole and renamed, so a crash leaves
+// the last one intact) and resumes from it; a resumed recording equals
+// one made in one go. The recording holds no key: the simulator gives its
+// accounts fresh ones.
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/world"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// Defaults and bounds of a recording.
+const (
+	DefaultMaxEvents   = 100_000
+	DefaultMaxRequests = 5_000
+	// DefaultMaxBytes bounds the answers a recording keeps, so that the
+	// world it writes stays within what the simulator imports
+	// (simulator.DefaultMaxImportBytes).
+	DefaultMaxBytes = simulator.DefaultMaxImportBytes / 2
+	// DefaultMaxWait is the longest Retry-After honoured; a longer one
+	// stops the recording, to be resumed later.
+	DefaultMaxWait = 10 * time.Minute
+	// pageLimit is the feed's largest page.
+	pageLimit = schemas.MaxPageSize
+	// idsPerRequest is the tracked videos' most ids.
+	idsPerRequest = schemas.MaxVideoIDs
+	// saveEvery is how often progress is written, at most, besides at the end.
+	saveEvery = 5 * time.Second
+)
+
+// Clock is the recorder's time: Sleep waits for the rate limit. A test
+// gives one that moves a simulator's manual clock.
+type Clock interface {
+	Now() time.Time
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
+	return client.WallClock{}.Wait(ctx, d)
+}
+
+// Recorder records one target. Zero bounds are the defaults; -1 is none.
+type Recorder struct {
+	Target  string // the server's base URL
+	ProKey  string
+	FreeKey string // optional: the free account's feed (its tracking)
+	Out     string // the recording; progress goes to Out+".partial"
+
+	MaxEvents   int
+	MaxRequests int
+	MaxBytes    int64
+	MaxWait     time.Duration
+	// Rate is the requests a minute per key (0: the contract's 20).
+	Rate int
+
+	HTTP  *http.Client // nil: the suite client's own
+	Clock Clock        // nil: the wall clock
+	// Log receives the progress lines, redacted; nil discards them.
+	Log io.Writer
+	// AfterRequest, when set, runs after each request is counted (tests
+	// interrupt a recording with it).
+	AfterRequest func(requests int)
+}
+
+// Result is what a finished (or stopped) recording did.
+type Result struct {
+	Recording simulator.Recording
+	Bytes     int64 // of the recording written
+	Took      time.Duration
+	Waited    time.Duration // waiting for the rate limit
+	Resumed   bool
+}
+
+// origin is the target's scheme://host[:port], checked: a key is sent to
+// nothing else.
+func origin(target string) (string, error) {
+	u, err := url.Parse(target)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("--target: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("--target %q: want an http:// or https:// URL", target)
+	case u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return "", fmt.Errorf("--target %q: want scheme://host[:port][/base path], without user, query or fragment", target)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// httpClient is the client for a target's origin. A proxy would read the
+// key of a plain-HTTP request, so none is used for one: the key goes to
+// the target's origin and nowhere else (through HTTPS a proxy only
+// tunnels). Redirects are not followed either way (the suite's client).
+func httpClient(origin string) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if strings.HasPrefix(origin, "http://") {
+		tr.Proxy = nil
+	}
+	tr.MaxResponseHeaderBytes = 64 << 10 // as the suite's client bounds them
+	return &http.Client{Transport: tr}
+}
+
+type run struct {
+	r       *Recorder
+	c       *client.Client
+	clock   Clock
+	log     io.Writer
+	red     *redact.Redactor
+	p       *progress
+	uses    map[string][]time.Time // key → send times within the window
+	ids     []string               // the videos the feeds named, in order first seen
+	seenIDs map[string]bool
+	saved   time.Time
+	waited  time.Duration
+	started time.Time
+}
+
+// Run records until done, a bound, an error or ctx's end. A stopped
+// recording keeps its progress in Out.partial and says how to resume.
+func (r *Recorder) Run(ctx context.Context) (*Result, error) {
+	o, err := origin(r.Target)
+	if err != nil {
+		return nil, err
+	}
+	if r.ProKey == "" {
+		return nil, errors.New("--pro-key is required: the tracked videos need a Pro account")
+	}
+	if r.Out == "" {
+		return nil, errors.New("--out is required")
+	}
+	red := redact.New(r.ProKey, r.FreeKey)
+	logw := io.Discard
+	var rw *redact.Writer
+	if r.Log != nil {
+		rw = red.Writer(r.Log)
+		defer rw.Flush()
+		logw = rw
+	}
+	ru := &run{r: r, log: logw, red: red, uses: map[string][]time.Time{}, clock: r.Clock, started: time.Now()}
+	if ru.clock == nil {
+		ru.clock = wallClock{}
+	}
+	hc := r.HTTP
+	if hc == nil {
+		hc = httpClient(o)
+	}
+	ru.c = &client.Client{BaseURL: r.Target, HTTP: hc, Redact: red.String, MaxRetries: 1}
+	defer ru.c.Close()
+	res := &Result{}
+	p, err := loadProgress(r.Out + ".partial")
+	switch {
+	case err == nil && p.Origin != o:
+		return nil, fmt.Errorf("%s.partial is a recording of %s, not of %s: remove it, or record that target", r.Out, p.Origin, o)
+	case err == nil:
+		res.Resumed = true
+		fmt.Fprintf(logw, "record: resuming from %s.partial (%d requests done)\n", r.Out, p.Requests)
+	case errors.Is(err, os.ErrNotExist):
+		p = &progress{Format: progressFormat, Origin: o, Walks: []*walk{{Plan: world.Pro}}}
+		if r.FreeKey != "" {
+			p.Walks = append(p.Walks, &walk{Plan: world.Free})
+		}
+	default:
+		return nil, err
+	}
+	ru.p = p
+	ru.seenIDs = map[string]bool{}
+	for _, w := range p.Walks {
+		for _, raw := range w.Events {
+			ru.noteVideo(raw)
+		}
+	}
+	err = ru.record(ctx)
+	if err != nil {
+		if serr := ru.save(); serr != nil {
+			return nil, errors.Join(err, serr)
+		}
+		return nil, fmt.Errorf("%w (progress kept in %s.partial: the same command resumes it)", err, r.Out)
+	}
+	rec, n, err := ru.write()
+	if err != nil {
+		return nil, err
+	}
+	res.Recording, res.Bytes, res.Took, res.Waited = rec, n, time.Since(ru.started), ru.waited
+	fmt.Fprintf(logw, "record: wrote %s: %s\n", r.Out, rec.String())
+	return res, nil
+}
+
+func (ru *run) bound(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
+
+// record walks the feeds, then asks for the videos.
+func (ru *run) record(ctx context.Context) error {
+	p, r := ru.p, ru.r
+	maxEvents := ru.bound(r.MaxEvents, DefaultMaxEvents)
+	for _, w := range p.Walks {
+		key := r.ProKey
+		if w.Plan == world.Free {
+			key = r.FreeKey
+		}
+		cursors := map[string]bool{} // a cursor given twice is a cycle
+		for !w.Done && p.Bounded == "" {
+			if maxEvents >= 0 && ru.events() >= maxEvents {
+				p.Bounded = "--max-events"
+				break
+			}
+			q := url.Values{"limit": {strconv.Itoa(pageLimit)}}
+			if w.Pages > 0 {
+				q.Set("cursor", w.Cursor)
+			}
+			body, err := ru.send(ctx, client.Get(schemas.PathFeed, q, client.Bearer(key)), key, fmt.Sprintf("%s feed, page %d", w.Plan, w.Pages+1))
+			if err != nil || body == nil {
+				return err
+			}
+			var page struct {
+				Events     []json.RawMessage `json:"events"`
+				NextCursor *string           `json:"nextCursor"`
+			}
+			if err := json.Unmarshal(body, &page); err != nil {
+				return fmt.Errorf("%s feed, page %d: %w", w.Plan, w.Pages+1, err)
+			}
+			if maxEvents >= 0 {
+				page.Events = page.Events[:min(len(page.Events), maxEvents-ru.events())]
+			}
+			for _, e := range page.Events {
+				w.Events = append(w.Events, string(e))
+				ru.noteVideo(string(e))
+			}
+			w.Pages++
+			switch {
+			case page.NextCursor == nil || len(page.Events) == 0:
+				w.Done = true
+			case cursors[*page.NextCursor]:
+				return fmt.Errorf("%s feed, page %d: the nextCursor of an earlier page again: the walk would never end", w.Plan, w.Pages)
+			default:
+				cursors[*page.NextCursor] = true
+				w.Cursor = *page.NextCursor
+			}
+			ru.progressLine(fmt.Sprintf("%s feed, page %d", w.Plan, w.Pages))
+			ru.maybeSave()
+		}
+	}
+	ids := ru.ids
+	for p.Asked < len(ids) && p.Bounded == "" {
+		batch := ids[p.Asked:min(p.Asked+idsPerRequest, len(ids))]
+		doc, _ := json.Marshal(map[string][]string{"videoIds": batch})
+		body, err := ru.send(ctx, client.PostJSON(schemas.PathVideos, string(doc), client.Bearer(r.ProKey)), r.ProKey,
+			fmt.Sprintf("tracked videos %d-%d of %d", p.Asked+1, p.Asked+len(batch), len(ids)))
+		if err != nil || body == nil {
+			return err
+		}
+		var ans struct {
+			Videos  []json.RawMessage `json:"videos"`
+			Missing []string          `json:"missingVideoIds"`
+		}
+		if err := json.Unmarshal(body, &ans); err != nil {
+			return fmt.Errorf("tracked videos: %w", err)
+		}
+		for _, e := range ans.Videos {
+			p.Entries = append(p.Entries, string(e))
+		}
+		p.Missing += len(ans.Missing)
+		p.Asked += len(batch)
+		ru.progressLine(fmt.Sprintf("tracked videos %d-%d of %d", p.Asked-len(batch)+1, p.Asked, len(ids)))
+		ru.maybeSave()
+	}
+	return nil
+}
+
+func (ru *run) events() int {
+	n := 0
+	for _, w := range ru.p.Walks {
+		n += len(w.Events)
+	}
+	return n
+}
+
+// noteVideo notes the video an event names: the videos to ask for are
+// those the feeds named, in the order first seen (the Pro feed first,
+// newest first).
+func (ru *run) noteVideo(raw string) {
+	var e struct {
+		Video *struct {
+			ID string `json:"platformVideoId"`
+		} `json:"video"`
+	}
+	if json.Unmarshal([]byte(raw), &e) == nil && e.Video != nil && e.Video.ID != "" && !ru.seenIDs[e.Video.ID] {
+		ru.seenIDs[e.Video.ID] = true
+		ru.ids = append(ru.ids, e.Video.ID)
+	}
+}
