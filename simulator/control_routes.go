@@ -83,11 +83,27 @@ func (s *Server) controlRoutes() http.Handler {
 		allow := methodNotAllowed(byPath[p]...)
 		mux.Handle(exact(p), s.controlGuard(func(http.ResponseWriter, *http.Request) answer { return allow }))
 	}
+	// The banner's control URL, without its slash, leads to the list of
+	// routes (a redirect says nothing the list does not).
+	mux.HandleFunc(controlRoot, func(w http.ResponseWriter, r *http.Request) {
+		to := ControlPrefix
+		if r.URL.RawQuery != "" {
+			to += "?" + r.URL.RawQuery
+		}
+		status := http.StatusPermanentRedirect // the method and body stay
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			status = http.StatusMovedPermanently
+		}
+		writeAnswer(w, jsonAnswer(status, map[string]string{"location": to}).with("Location", to))
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, errorAnswer(http.StatusNotFound, CodeNotFound, "no such path; the API serves "+s.apiPaths, nil))
 	})
 	return mux
 }
+
+// controlRoot is ControlPrefix without its slash, as the banner prints it.
+var controlRoot = strings.TrimSuffix(ControlPrefix, "/")
 
 // exact makes a pattern that ends in / match only itself.
 func exact(p string) string {
