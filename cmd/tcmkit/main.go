@@ -5,6 +5,7 @@
 //	tcmkit simulate --speed 60                  # serve the API from a seeded world
 //	tcmkit fixtures --kind FeedPage --count 10  # seeded fixtures, valid or invalid
 //	tcmkit version
+//	source <(tcmkit completion bash)            # completion: bash, zsh or fish
 //
 // Install it with
 //
@@ -62,6 +63,12 @@ var subcommands = []subcommand{
 		fmt.Fprintln(stdout, version())
 		return 0
 	}},
+}
+
+// The completion command reads the list of commands, so it joins the list
+// here rather than in it (an initialization cycle otherwise).
+func init() {
+	subcommands = append(subcommands, subcommand{"completion", completionAbout, completion})
 }
 
 const usage = `tcmkit: the Tracked-Channel Monitoring API conformance kit
