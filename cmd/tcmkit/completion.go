@@ -154,7 +154,9 @@ func fishScript(w words) string {
 	return b.String()
 }
 
-func fishQuote(s string) string { return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'" }
+func fishQuote(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
 
 func sortedKeys(m map[string][]string) []string {
 	keys := make([]string, 0, len(m))
