@@ -51,13 +51,19 @@ type Ginkgo struct {
 	NoColor     bool     `ff:"long=no-color, usage='no colours in the output'"`
 }
 
+// listing is the command's own setting: a list instead of a run.
+type listing struct {
+	List bool `ff:"long=list, usage='print the specs a run would run (after --label-filter, --focus, --skip), the requirements each checks and the request budget, and exit; no request is sent'"`
+}
+
 // Run is the command named name ("tcmkit conform"): it returns the exit
 // status. Ginkgo runs once in a process: Run may be called once.
 func Run(name string, args []string, stdout, stderr io.Writer) int {
 	cfg := conformance.NewConfig()
 	var g Ginkgo
 	cmd := cli.Command{Name: name, Usage: name + " [--target URL --pro-key KEY] [flags]", About: about, Notes: notes, EnvPrefix: conformance.EnvPrefix}
-	if err := cmd.Parse(cfg, args, stdout, &g); err != nil {
+	var l listing
+	if err := cmd.Parse(cfg, args, stdout, &g, &l); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -72,9 +78,16 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 		cfg.ReportDir = dir // relative to where the user is
 	}
 	cfg.Log = stderr
+	var t stand
+	if l.List {
+		conformance.List(&t, *cfg, stdout)
+		if t.failed.Load() {
+			return 1
+		}
+		return 0
+	}
 	quiet := quietOnInterrupt(name, stderr)
 	defer quiet()
-	var t stand
 	conformance.Run(&t, *cfg)
 	if t.failed.Load() {
 		return 1
