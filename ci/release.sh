@@ -8,10 +8,10 @@
 #      `tcmkit version` says it): dist/tcmkit_VERSION_OS_ARCH[.exe]; the six
 #      builds share one build cache, so a second release only links;
 #   2. dist/SHA256SUMS, which `sha256sum -c SHA256SUMS` verifies in dist/;
-#   3. when podman is there (ci/container.sh installs it), the image built
-#      from the Containerfile as ci/container.sh builds it offline, tagged
-#      localhost/tcmkit:VERSION and saved as dist/tcmkit_VERSION_image.tar
-#      (`podman load -i` it); NO_IMAGE=1 leaves it out;
+#   3. when podman is there (ci/container.sh installs it), the image: the
+#      Containerfile's final stage around the linux/amd64 binary above,
+#      saved as dist/tcmkit_VERSION_image.tar (`podman load -i` it; it is
+#      localhost/tcmkit:VERSION); NO_IMAGE=1 leaves it out;
 #   4. the binary of this machine's platform, as a user who downloaded it:
 #      the checksums verify, `tcmkit version` names VERSION, and `tcmkit
 #      conform` passes `tcmkit simulate` of the same binary (manual clock, on
@@ -49,17 +49,26 @@ for os in linux darwin windows; do
 done
 step "6 binaries (linux, darwin, windows × amd64, arm64)" "$t"
 
-# 3. The image (before the checksums, which cover it).
+# 3. The image (before the checksums, which cover it): the Containerfile's
+# final stage around the linux/amd64 binary of this release, byte for byte
+# (the build stage would compile the same source again).
 t=$(date +%s.%N)
 if [[ "${NO_IMAGE:-}" != 1 ]] && command -v podman >/dev/null; then
 	image="localhost/tcmkit:$version"
-	IMAGE="$image" VERSION="$version" BUILD_ONLY=1 ci/container.sh >"$tmp/image.log" 2>&1 ||
-		{ cat "$tmp/image.log"; echo "the image did not build"; exit 1; }
-	grep '^podman build' "$tmp/image.log" || true
+	mkdir -p "$tmp/image"
+	awk '/^FROM scratch/ { p = 1 } p' Containerfile |
+		sed 's|^COPY --from=build /out/tcmkit /tcmkit$|COPY tcmkit /tcmkit|' >"$tmp/image/Containerfile"
+	grep -qx 'COPY tcmkit /tcmkit' "$tmp/image/Containerfile" ||
+		{ cat "$tmp/image/Containerfile"; echo "the Containerfile's final stage no longer copies /out/tcmkit: update ci/release.sh"; exit 1; }
+	cp "$dist/tcmkit_${version}_linux_amd64" "$tmp/image/tcmkit"
 	printf '[containers]\ndefault_ulimits = []\n' >"$tmp/containers.conf"
-	CONTAINERS_CONF="$tmp/containers.conf" podman --runtime runc --cgroup-manager cgroupfs \
-		save --format docker-archive -o "$dist/tcmkit_${version}_image.tar" "$image" >/dev/null
-	step "the image, saved (podman load -i)" "$t"
+	podman=(env CONTAINERS_CONF="$tmp/containers.conf" podman --runtime runc --cgroup-manager cgroupfs)
+	"${podman[@]}" build -q --format docker --platform linux/amd64 -t "$image" "$tmp/image" >/dev/null
+	got="$("${podman[@]}" run --rm --no-healthcheck "$image" version)"
+	[[ "$got" == "tcmkit $version "* ]] || { echo "the image's tcmkit version: $got"; exit 1; }
+	"${podman[@]}" save -q --format docker-archive -o "$dist/tcmkit_${version}_image.tar" "$image"
+	"${podman[@]}" rmi -f "$image" >/dev/null
+	step "the image (linux/amd64), saved: $got" "$t"
 else
 	echo "the image: left out ($([[ "${NO_IMAGE:-}" == 1 ]] && echo NO_IMAGE=1 || echo "no podman here: ci/container.sh installs it"))"
 fi
