@@ -7,9 +7,12 @@
 //	tcmkit version
 //	source <(tcmkit completion bash)            # completion: bash, zsh or fish
 //
-// Install it with
+// Install it from a clone with
 //
-//	go install github.com/tcmkit/tcmkit/cmd/tcmkit@latest
+//	go install ./cmd/tcmkit
+//
+// (go install github.com/tcmkit/tcmkit/cmd/tcmkit@latest once the module is
+// published), or download a release binary (ci/release.sh makes them).
 //
 // Every subcommand's flag has an environment variable (tcmkit COMMAND
 // --help lists them), in the one dialect of package schemas/settings.
