@@ -68,6 +68,14 @@ collect() {
 	done
 }
 
+# timed COMMAND...: runs it and prints how long it took.
+timed() {
+	local t=$SECONDS code=0
+	"$@" || code=$?
+	echo "==> took $((SECONDS - t)) s"
+	return "$code"
+}
+
 run "go version" go version
 # The real-time runs wait on 20-a-minute windows, one simulator process of
 # their own each: they overlap with the rest of the steps.
@@ -94,6 +102,11 @@ collect
 #   run "what it does" command args...
 # The simulator load benchmark (ci/load/) is NOT run in CI by default.
 # ---------------------------------------------------------------------------
+# First contact (issue 26), each step timed: the release before the README,
+# whose builds reuse its build cache (-trimpath, CGO_ENABLED=0).
+run "a release: six static binaries, the image, SHA256SUMS; the linux/amd64 one judges its own simulator (ci/release.sh)" timed ci/release.sh v0.0.0-ci
+run "the README's first screen and runnable examples, as written, in a fresh clone (ci/readme.sh)" timed ci/readme.sh
+run "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" timed ci/ui.sh
 
 if ((${#failed[@]} > 0)); then
 	printf '\n==> %d step(s) failed:\n' "${#failed[@]}"

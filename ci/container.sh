@@ -13,7 +13,8 @@
 #      Go image and the Go module proxy. The build time and image size are
 #      printed; the image holds the static binary alone (FROM scratch);
 #   2. `simulate` started without a control token refuses to listen on
-#      0.0.0.0 and says why (exit 2);
+#      0.0.0.0 and says why (exit 2); the README's line (no variable)
+#      serves on 127.0.0.1:8080, loopback only;
 #   3. `simulate` with TCM_SIM_CONTROL_TOKEN from the environment serves:
 #      its health check passes, the control API refuses a request without
 #      the token and answers one with it;
@@ -48,7 +49,7 @@ podman=(podman --runtime runc --cgroup-manager cgroupfs)
 compose=(podman-compose --podman-args="--runtime runc --cgroup-manager cgroupfs" -p "tcmci$$" -f ci/examples/compose/compose.yaml)
 cleanup() {
 	TCM_SIM_CONTROL_TOKEN=x "${compose[@]}" down >/dev/null 2>&1 || true
-	"${podman[@]}" rm -f -t 0 "$name" "$name-manual" >/dev/null 2>&1 || true
+	"${podman[@]}" rm -f -t 0 "$name" "$name-manual" "$name-readme" >/dev/null 2>&1 || true
 	# The build stage's images and earlier builds of the image, untagged:
 	# gone (the Go build cache stays in podman's cache mount).
 	"${podman[@]}" image prune -f --filter label=tcmkit.stage=build >/dev/null 2>&1 || true
@@ -109,6 +110,30 @@ fi
 
 # free_port prints a port of 127.0.0.1 that nothing listens on.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# 2b. The README's line as written (podman run --rm --network host tcmkit
+# simulate): no variable, no token; it serves on 127.0.0.1:8080. When 8080
+# is taken on this machine, the same with TCM_SIM_ADDR on a free port of
+# loopback (which says the same: the default address needs no token).
+readme_env=()
+if python3 -c 'import socket; socket.socket().bind(("127.0.0.1",8080))' 2>/dev/null; then
+	readme_port=8080
+else
+	readme_port=$(free_port)
+	readme_env=(-e "TCM_SIM_ADDR=127.0.0.1:$readme_port")
+	echo "port 8080 is taken here: the README's line on 127.0.0.1:$readme_port"
+fi
+"${podman[@]}" run -d --rm --no-healthcheck --name "$name-readme" --network host ${readme_env[@]+"${readme_env[@]}"} "$image" simulate >/dev/null
+served=""
+for _ in $(seq 1 100); do
+	curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d '{}' "http://127.0.0.1:$readme_port/api/public/health" 2>/dev/null && { served=1; break; }
+	sleep 0.1
+done
+banner=$("${podman[@]}" logs "$name-readme" 2>&1 | grep -E 'url:|exposure:' || true)
+"${podman[@]}" rm -f -t 0 "$name-readme" >/dev/null 2>&1 || true
+echo "$banner"
+[[ -n "$served" && "$banner" == *"loopback only"* ]] || { echo "podman run --rm --network host tcmkit simulate: want it serving on 127.0.0.1:$readme_port, loopback only"; exit 1; }
+echo "the README's podman run line serves on 127.0.0.1:$readme_port without a token (loopback only)"
 
 # 3. With a token from the environment, on a free port of this machine.
 port=$(free_port)

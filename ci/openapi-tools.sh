@@ -60,6 +60,9 @@ step() {
 	fi
 }
 
+# The README's line (spectral lint --ruleset ci/spectral.yaml
+# schemas/openapi.yaml; errors fail, as by default), and the control API's
+# document beside it.
 spectral() {
 	echo "Spectral CLI $("$bin/spectral" --version)"
 	"$bin/spectral" lint --ruleset ci/spectral.yaml --fail-severity error "$doc" simulator/controlapi.yaml

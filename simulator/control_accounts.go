@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,12 +29,40 @@ func readControl(r *http.Request, v any) (refused answer, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "the body is not the expected JSON: "+err.Error(), nil), false
+		msg := "the body is not the expected JSON: " + err.Error()
+		if strings.HasPrefix(err.Error(), "json: unknown field ") {
+			msg += "; the fields are " + strings.Join(jsonFields(v), ", ")
+		}
+		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, msg, nil), false
 	}
 	if dec.More() {
 		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, "the body has data after the JSON value", nil), false
 	}
 	return answer{}, true
+}
+
+// jsonFields are the JSON names of the fields of the struct v points to,
+// quoted: what a control body may hold.
+func jsonFields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, strconv.Quote(name))
+	}
+	return names
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }

@@ -33,6 +33,7 @@ func controlTable() []controlRoute {
 	return []controlRoute{
 		{Method: http.MethodGet, Path: "", About: "this list of the control routes", h: (*Server).ctlIndex},
 		{Method: http.MethodGet, Path: "openapi.yaml", About: "the control API's OpenAPI document", h: (*Server).ctlOpenAPI},
+		{Method: http.MethodGet, Path: "ui", About: "a page to watch the simulator: clock, accounts, journal, client verdicts, faults", h: (*Server).ctlUI},
 		{Method: http.MethodGet, Path: "info", About: "the URLs, the seeded keys and the virtual time", h: (*Server).ctlInfo},
 		{Method: http.MethodGet, Path: "accounts", About: "the accounts, keys redacted", h: (*Server).ctlAccounts},
 		{Method: http.MethodPost, Path: "accounts", About: "create an account of a plan; the answer holds its key", h: (*Server).ctlCreateAccount},
@@ -83,11 +84,27 @@ func (s *Server) controlRoutes() http.Handler {
 		allow := methodNotAllowed(byPath[p]...)
 		mux.Handle(exact(p), s.controlGuard(func(http.ResponseWriter, *http.Request) answer { return allow }))
 	}
+	// The banner's control URL, without its slash, leads to the list of
+	// routes (a redirect says nothing the list does not).
+	mux.HandleFunc(controlRoot, func(w http.ResponseWriter, r *http.Request) {
+		to := ControlPrefix
+		if r.URL.RawQuery != "" {
+			to += "?" + r.URL.RawQuery
+		}
+		status := http.StatusPermanentRedirect // the method and body stay
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			status = http.StatusMovedPermanently
+		}
+		writeAnswer(w, jsonAnswer(status, map[string]string{"location": to}).with("Location", to))
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, errorAnswer(http.StatusNotFound, CodeNotFound, "no such path; the API serves "+s.apiPaths, nil))
 	})
 	return mux
 }
+
+// controlRoot is ControlPrefix without its slash, as the banner prints it.
+var controlRoot = strings.TrimSuffix(ControlPrefix, "/")
 
 // exact makes a pattern that ends in / match only itself.
 func exact(p string) string {
@@ -118,7 +135,8 @@ func (s *Server) ctlOpenAPI(r *http.Request) answer {
 // be: a Host that is loopback or configured (DNS rebinding hands a page of
 // another site this server under a name of its own), no Origin or an
 // allowed one (a page of another site sends its own), no browser mark of
-// another site, the token when one is set, and JSON bodies only (a form
+// another site, the token when one is set (X-Control-Token, or from a
+// browser the password of Basic authentication), and JSON bodies only (a form
 // or a text/plain POST, which a browser sends without asking first, is
 // refused). Tokens are compared as hashes, in the same time for any
 // length.
@@ -148,10 +166,20 @@ func (s *Server) admitControl(w http.ResponseWriter, r *http.Request, want [sha2
 		return errorAnswer(http.StatusForbidden, CodeForbiddenOrigin, "the control API refuses requests that a browser marks as coming from another site", nil)
 	}
 	if s.cfg.ControlToken != "" {
-		got := sha256.Sum256([]byte(r.Header.Get(controlTokenHeader)))
+		given := r.Header.Get(controlTokenHeader)
+		if _, password, ok := r.BasicAuth(); ok && given == "" {
+			given = password // a browser's: the page (GET /_control/ui) and its calls
+		}
+		got := sha256.Sum256([]byte(given))
 		if subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
 			s.tokenTries.failed(r.Context(), s.sleep)
-			return errorAnswer(http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token", nil)
+			refused := errorAnswer(http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token (a browser: the token as the password, any user name)", nil)
+			if r.URL.Path == ControlPrefix+"ui" {
+				// The browser asks its user for the token, then sends it
+				// with the page's own calls under /_control/.
+				refused = refused.with("WWW-Authenticate", `Basic realm="tcmkit control API: the password is the control token", charset="UTF-8"`)
+			}
+			return refused
 		}
 	}
 	if r.ContentLength != 0 && r.Method != http.MethodGet && r.Method != http.MethodHead {

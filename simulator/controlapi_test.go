@@ -125,6 +125,7 @@ func TestControlAnswersMatchTheirDocument(t *testing.T) {
 	}{
 		{"GET /", "", "", 200},
 		{"GET /openapi.yaml", "openapi.yaml", "", 200},
+		{"GET /ui", "ui", "", 200},
 		{"GET /info", "info", "", 200},
 		{"GET /accounts", "accounts", "", 200},
 		{"POST /accounts", "accounts", `{"plan":"free"}`, 201},

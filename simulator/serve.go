@@ -75,7 +75,7 @@ func (c *call) knownKey(r *http.Request) *hashedKey {
 // serveRequest is the server's handler.
 func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
 	c := &call{meter: meter{ResponseWriter: rw, ctx: r.Context(), status: http.StatusOK}, r: r}
-	control := strings.HasPrefix(r.URL.Path, ControlPrefix)
+	control := strings.HasPrefix(r.URL.Path, ControlPrefix) || r.URL.Path == controlRoot
 	if !control {
 		c.route = s.api[r.URL.Path]
 		s.begin(c, r)

@@ -8,6 +8,7 @@
 // read (exposed), and a text/plain POST to the control API refused.
 //
 //	go run . --simulator /path/to/simulator [--chromium /usr/bin/chromium] [--screenshot out.png]
+//	go run . --ui --simulator /path/to/simulator --screenshot ui.png   # the simulator's page (ui.go)
 //
 // It exits 1 with a line per failed check. ci/browser.sh builds and runs it.
 package main
@@ -37,8 +38,13 @@ func main() {
 	sim := flag.String("simulator", "", "the simulator binary")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "the Chromium binary")
 	shot := flag.String("screenshot", "", "write a PNG of the page here")
+	ui := flag.Bool("ui", false, "check the simulator's own page, GET /_control/ui (ui.go), instead")
 	flag.Parse()
-	if err := check(*sim, *chromium, *shot); err != nil {
+	run := check
+	if *ui {
+		run = checkUI
+	}
+	if err := run(*sim, *chromium, *shot); err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		os.Exit(1)
 	}

@@ -171,3 +171,42 @@ exit 7`
 		t.Errorf("the simulator still listens on %s after the script ended", url)
 	}
 }
+
+// TestWithSimulatorVerdict: once the command ends, with-simulator.sh exits
+// on the client judge's verdict and prints it: a command that passes but
+// whose client put its key in a URL makes it exit 3, naming the broken
+// requirement, with no key in what it prints.
+func TestWithSimulatorVerdict(t *testing.T) {
+	for _, tool := range []string{"bash", "jq", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("with-simulator.sh needs %s, which is not installed here", tool)
+		}
+	}
+	// One HTTP request with bash's /dev/tcp, the key in the query.
+	script := `port="${TCM_BASE_URL##*:}"
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET /api/public-feed?key=%s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$TCM_PRO_KEY" >&3
+cat <&3 >/dev/null
+printf '%s' "$TCM_PRO_KEY" > "$OUT"`
+	out := filepath.Join(t.TempDir(), "key")
+	cmd := exec.Command("./with-simulator.sh", "--speed", "0", "--", "bash", "-c", script)
+	cmd.Env = append(os.Environ(), "OUT="+out, "TCMKIT_DIR="+filepath.Join("..", ".."))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3 (a client failed)\nstderr:\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"client verdict: failed", "broke CLIENT-KEY-NOT-IN-URL", "a client broke a client requirement"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	key, err := os.ReadFile(out)
+	if err != nil || len(key) < 8 {
+		t.Fatalf("the command did not run: %v", err)
+	}
+	if strings.Contains(stderr.String(), string(key)) {
+		t.Error("the verdict printed the key")
+	}
+}

@@ -14,11 +14,23 @@
 #   TCM_PRO_KEY, TCM_FREE_KEY, TCM_REVOKED_KEY   the seeded accounts' keys
 #   TCM_SIM_INFO        the path of the info file (all of the above, as JSON)
 # Simulator flags go before "--", for example --seed 7 or --faults NAME.
-# The exit status is the command's. Needs bash and jq (and go to build).
+# The simulator judges the requests of the command's client (the client
+# requirements of the contract): once the command ends, the script stops
+# the simulator, prints the judge's verdict (each requirement a client
+# broke, and the client report's path: --client-report DIR, or a temporary
+# directory) and exits on it: the command's status when it failed, else
+# the judge's: 0 every client passed, 3 a client broke a requirement, 4 no
+# client was judged (the command sent the simulator no request).
+# Needs bash and jq (and go to build).
 set -euo pipefail
 
 sim_args=()
+report_dir=""
 while [[ $# -gt 0 && "$1" != "--" ]]; do
+	case "$1" in
+	--client-report | -client-report) report_dir="${2:-}" ;;
+	--client-report=* | -client-report=*) report_dir="${1#*=}" ;;
+	esac
 	sim_args+=("$1")
 	shift
 done
@@ -40,6 +52,10 @@ if [[ -n "${TCMKIT_DIR:-}" ]] || ! command -v tcmkit >/dev/null; then
 	tcmkit="$work/tcmkit"
 fi
 
+if [[ -z "$report_dir" ]]; then
+	report_dir="$work/client-report"
+	sim_args+=(--client-report "$report_dir")
+fi
 "$tcmkit" simulate --addr 127.0.0.1:0 --info-file "$info" ${sim_args[@]+"${sim_args[@]}"} >"$log" 2>&1 &
 sim_pid=$!
 
@@ -49,6 +65,25 @@ stop() {
 	rm -rf "$work"
 }
 trap stop EXIT
+
+# verdict prints the judge's verdict from the client report the simulator
+# wrote at exit: the outcome, each requirement not met with the clients
+# (keys redacted) that broke it, and where the report is.
+verdict() {
+	local json="$report_dir/client-report.json"
+	if [[ ! -f "$json" ]]; then
+		echo "client verdict: no report (the simulator's log follows)" >&2
+		tail -n 20 "$log" >&2
+		return
+	fi
+	jq -r '"client verdict: \(.outcome) (\(.totals.passed) passed, \(.totals.failed) failed, \(.totals.skipped) not exercised)",
+		(.requirements[] | select(.result == "failed") | "  broke \(.id): \(.specs | join("; "))")' "$json" >&2
+	if [[ "$report_dir" == "$work/"* ]]; then
+		echo "client report: not kept (--client-report DIR keeps it)" >&2
+	else
+		grep -h '^client report:' "$log" >&2 || true
+	fi
+}
 
 # Wait (at most 30 s) for the info file to hold the URL; it is written once
 # the listener is up, so a URL in it is a URL that answers.
@@ -78,9 +113,22 @@ TCM_SIM_INFO="$info"
 export TCM_BASE_URL TCM_CONTROL_URL TCM_PRO_KEY TCM_FREE_KEY TCM_REVOKED_KEY TCM_SIM_INFO
 echo "simulator ready at $TCM_BASE_URL (pid $sim_pid)" >&2
 
-# Not exec: the trap must stop the simulator when the command ends.
+# Not exec: the simulator is stopped, and judges, when the command ends.
 set +e
 "$@"
 status=$?
+kill -INT "$sim_pid" 2>/dev/null
+wait "$sim_pid"
+judged=$?
 set -e
-exit "$status"
+verdict
+if ((status != 0)); then
+	exit "$status"
+fi
+case "$judged" in
+0) ;;
+3) echo "with-simulator.sh: a client broke a client requirement (exit 3)" >&2 ;;
+4) echo "with-simulator.sh: no client was judged: the command sent the simulator no request (exit 4)" >&2 ;;
+*) echo "with-simulator.sh: the simulator exited with status $judged" >&2 ;;
+esac
+exit "$judged"

@@ -6,10 +6,14 @@
 //	tcmkit record --target URL --pro-key KEY    # record an account into a world to serve
 //	tcmkit fixtures --kind FeedPage --count 10  # seeded fixtures, valid or invalid
 //	tcmkit version
+//	source <(tcmkit completion bash)            # completion: bash, zsh or fish
 //
-// Install it with
+// Install it from a clone with
 //
-//	go install github.com/tcmkit/tcmkit/cmd/tcmkit@latest
+//	go install ./cmd/tcmkit
+//
+// (go install github.com/tcmkit/tcmkit/cmd/tcmkit@latest once the module is
+// published), or download a release binary (ci/release.sh makes them).
 //
 // Every subcommand's flag has an environment variable (tcmkit COMMAND
 // --help lists them), in the one dialect of package schemas/settings.
@@ -65,6 +69,12 @@ var subcommands = []subcommand{
 		fmt.Fprintln(stdout, version())
 		return 0
 	}},
+}
+
+// The completion command reads the list of commands, so it joins the list
+// here rather than in it (an initialization cycle otherwise).
+func init() {
+	subcommands = append(subcommands, subcommand{"completion", completionAbout, completion})
 }
 
 const usage = `tcmkit: the Tracked-Channel Monitoring API conformance kit

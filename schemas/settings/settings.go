@@ -42,10 +42,12 @@ func EnvName(prefix, flagName string) string {
 	return strings.ToUpper(prefix) + "_" + name
 }
 
-// Suggest returns the name in known nearest to name, a mistyped flag
-// (without its dashes), or "" when none is near: a name equal once dashes
-// and case are ignored, one the mistyped name begins or is the beginning of,
-// or one within two edits (one for a name shorter than 6).
+// Suggest returns the name in known nearest to name, a mistyped flag, fault
+// or scenario (a flag without its dashes), or "" when none is near: a name
+// equal once dashes and case are ignored, one the mistyped name begins or
+// is the beginning of, or one within two edits (one for a name shorter than
+// 6). Between names as near, the one that shares the longest beginning with
+// the mistyped one wins (--sped: speed, not seed), then the first listed.
 func Suggest(name string, known []string) string {
 	name = strings.TrimLeft(name, "-")
 	if i := strings.IndexByte(name, '='); i >= 0 {
@@ -54,23 +56,36 @@ func Suggest(name string, known []string) string {
 	flat := func(s string) string {
 		return strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(s))
 	}
-	best, bestD := "", 3
+	lower := strings.ToLower(name)
+	// Ranks are edits counted twice, so that a prefix (3) comes after one
+	// edit and before two.
+	best, bestR, bestP := "", 6, 0
 	if len(name) < 6 {
-		bestD = 2
+		bestR = 4
 	}
 	for _, k := range known {
 		if flat(k) == flat(name) {
 			return k
 		}
-		if len(name) >= 4 && len(k) >= 4 && (strings.HasPrefix(k, name) || strings.HasPrefix(name, k)) && bestD > 1 {
-			best, bestD = k, 2 // a piece of the name, or the name and more
-			continue
+		r := 2 * distance(lower, k)
+		if len(name) >= 4 && len(k) >= 4 && (strings.HasPrefix(k, name) || strings.HasPrefix(name, k)) {
+			r = min(r, 3) // a piece of the name, or the name and more
 		}
-		if d := distance(strings.ToLower(name), k); d < bestD {
-			best, bestD = k, d
+		p := commonPrefix(lower, k)
+		if r < bestR || (r == bestR && best != "" && p > bestP) {
+			best, bestR, bestP = k, r, p
 		}
 	}
 	return best
+}
+
+// commonPrefix is the length of the beginning a and b share, in bytes.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // distance is the Levenshtein distance between a and b, in bytes.

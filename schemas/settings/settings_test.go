@@ -25,11 +25,32 @@ func TestSuggest(t *testing.T) {
 		"targte=x":    "target",
 		"report-dirs": "report-dir",
 		"feedlimit":   "feed-limit",
-		"sped":        "seed", // one edit from both: the first listed
+		"sped":        "speed", // one edit from both: the longer shared beginning
+		"sed":         "seed",
 		"verbose":     "",
 		"x":           "",
 		"completely":  "",
 		"revoked":     "revoked-key",
+		"max":         "",
+		"feed-lim":    "feed-limit",
+	} {
+		if got := Suggest(in, known); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSuggestAmongMany: a mistyped name among many long ones (the named
+// faults) gets the one it was meant to be, not a list.
+func TestSuggestAmongMany(t *testing.T) {
+	known := []string{"oldest-first", "older-first-page", "newest-last", "first-page-short", "cursor-cycle", "cursor-repeat", "limit-ignored"}
+	for in, want := range map[string]string{
+		"oldest-frist": "oldest-first",
+		"oldestfirst":  "oldest-first",
+		"cursor-cylce": "cursor-cycle",
+		"cursor":       "cursor-cycle",
+		"limit":        "limit-ignored",
+		"unrelated":    "",
 	} {
 		if got := Suggest(in, known); got != want {
 			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)

@@ -81,7 +81,7 @@ func New(cfg Config) (*Judge, error) {
 	if cfg.Scenario != "" {
 		sc, ok := Lookup(cfg.Scenario)
 		if !ok {
-			return nil, fmt.Errorf("clients: %w: %q (known: %s)", simulator.ErrNoScenario, cfg.Scenario, scenarioNames())
+			return nil, fmt.Errorf("clients: %w", noScenario(cfg.Scenario))
 		}
 		j.run = newRun(sc)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator"
 )
 
@@ -44,11 +45,25 @@ func Lookup(name string) (Scenario, bool) {
 }
 
 func scenarioNames() string {
+	return strings.Join(scenarioList(), ", ")
+}
+
+func scenarioList() []string {
 	names := make([]string, len(scenarios))
 	for i, s := range scenarios {
 		names[i] = s.Name
 	}
-	return strings.Join(names, ", ")
+	return names
+}
+
+// noScenario is the error for a scenario name that is none: the nearest
+// name first, then every name (there are few).
+func noScenario(name string) error {
+	hint := ""
+	if s := settings.Suggest(name, scenarioList()); s != "" {
+		hint = "did you mean " + s + "? "
+	}
+	return fmt.Errorf("%w: %q (%sknown: %s)", simulator.ErrNoScenario, name, hint, scenarioNames())
 }
 
 // The figures of the scenarios.
@@ -173,7 +188,7 @@ func (j *Judge) scenarioList() ScenarioList {
 func (j *Judge) StartScenario(name string) (simulator.Answer, error) {
 	sc, ok := Lookup(name)
 	if !ok {
-		return simulator.Answer{}, fmt.Errorf("%w: %q (known: %s)", simulator.ErrNoScenario, name, scenarioNames())
+		return simulator.Answer{}, noScenario(name)
 	}
 	r := newRun(sc)
 	j.mu.Lock()

@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator"
 )
 
@@ -70,6 +71,15 @@ func Lookup(name string) (Mutant, bool) {
 	return table[i], true
 }
 
+// unknown is the error for a fault name that is none: the nearest name, not
+// the whole list (--list-faults prints that).
+func unknown(name string) error {
+	if s := settings.Suggest(strings.TrimSpace(name), Names()); s != "" {
+		return fmt.Errorf("unknown fault %q (did you mean %s? --list-faults lists the %d)", name, s, len(table))
+	}
+	return fmt.Errorf("unknown fault %q (--list-faults lists the %d)", name, len(table))
+}
+
 // Layers turns the named mutants on, for simulator.Config.Layers of one
 // server: one layer a fault, named after it. Their state (what a mutant
 // remembers of the requests it saw) is made here, shared by the
@@ -79,7 +89,7 @@ func Layers(names ...string) ([]simulator.Layer, error) {
 	for _, name := range names {
 		m, ok := Lookup(strings.TrimSpace(name))
 		if !ok {
-			return nil, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(Names(), ", "))
+			return nil, unknown(name)
 		}
 		layers = append(layers, m.Layer())
 	}

@@ -7,16 +7,21 @@
 package conform
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 
 	"github.com/tcmkit/tcmkit/cmd/internal/cli"
 	"github.com/tcmkit/tcmkit/suites/conformance"
@@ -46,13 +51,19 @@ type Ginkgo struct {
 	NoColor     bool     `ff:"long=no-color, usage='no colours in the output'"`
 }
 
+// listing is the command's own setting: a list instead of a run.
+type listing struct {
+	List bool `ff:"long=list, usage='print the specs a run would run (after --label-filter, --focus, --skip), the requirements each checks and the request budget, and exit; no request is sent'"`
+}
+
 // Run is the command named name ("tcmkit conform"): it returns the exit
 // status. Ginkgo runs once in a process: Run may be called once.
 func Run(name string, args []string, stdout, stderr io.Writer) int {
 	cfg := conformance.NewConfig()
 	var g Ginkgo
 	cmd := cli.Command{Name: name, Usage: name + " [--target URL --pro-key KEY] [flags]", About: about, Notes: notes, EnvPrefix: conformance.EnvPrefix}
-	if err := cmd.Parse(cfg, args, stdout, &g); err != nil {
+	var l listing
+	if err := cmd.Parse(cfg, args, stdout, &g, &l); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -68,11 +79,66 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Log = stderr
 	var t stand
+	if l.List {
+		conformance.List(&t, *cfg, stdout)
+		if t.failed.Load() {
+			return 1
+		}
+		return 0
+	}
+	quiet := quietOnInterrupt(name, stderr)
+	defer quiet()
 	conformance.Run(&t, *cfg)
 	if t.failed.Load() {
 		return 1
 	}
 	return 0
+}
+
+// quietOnInterrupt makes Ctrl-C one line: Ginkgo, which handles the signal
+// (it skips the specs left, then runs the cleanup and the reports), prints
+// a progress report with the goroutines' stacks, which helps whoever
+// debugs a spec and nobody who pressed Ctrl-C. From the signal on, Ginkgo's
+// output (its reporter writes to formatter.ColorableStdOut) is dropped; the
+// suite's summary, on stderr, still says where the reports are. The
+// returned function puts things back.
+func quietOnInterrupt(name string, stderr io.Writer) func() {
+	q := &quietWriter{w: formatter.ColorableStdOut}
+	formatter.ColorableStdOut = q
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			q.off.Store(true)
+			fmt.Fprintf(stderr, "\n%s: interrupted: the specs left are skipped; the reports say what ran\n", name)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+		formatter.ColorableStdOut = q.w
+	}
+}
+
+// quietWriter passes writes through until off; the progress report of an
+// interrupt turns it off too, should it come before the signal is seen
+// here.
+type quietWriter struct {
+	w   io.Writer
+	off atomic.Bool
+}
+
+func (q *quietWriter) Write(p []byte) (int, error) {
+	if !q.off.Load() && bytes.Contains(p, []byte("Interrupted by User")) {
+		q.off.Store(true)
+	}
+	if q.off.Load() {
+		return len(p), nil
+	}
+	return q.w.Write(p)
 }
 
 // apply hands the settings to Ginkgo, whose configuration lives in the

@@ -223,7 +223,7 @@ func (s Settings) options() (options, error) {
 	if !o.noJudge {
 		j, err := clients.New(clients.Config{Scenario: o.scenario})
 		if err != nil {
-			return o, fmt.Errorf("invalid value %q for --scenario (see --list-scenarios)", o.scenario)
+			return o, fmt.Errorf("invalid value for --scenario: %s", strings.TrimPrefix(err.Error(), "clients: "))
 		}
 		o.cfg.Clients = j
 	}
@@ -279,7 +279,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "simulator: %v (see --help)\n", err)
+		fmt.Fprintf(stderr, "%s: %v (see --help)\n", name, err)
 		return 2
 	}
 	if o.listFaults {
@@ -291,10 +291,10 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		return 0
 	}
 	if o.probe {
-		return healthCheck(o, stderr)
+		return healthCheck(name, o, stderr)
 	}
 	if !loopback(o.addr) && o.cfg.ControlToken == "" && !o.cfg.NoControl {
-		fmt.Fprintf(stderr, "simulator: %v\n", exposed(o.addr))
+		fmt.Fprintf(stderr, "%s: %v\n", name, exposed(o.addr))
 		return 2
 	}
 	if host, _, err := net.SplitHostPort(o.addr); err == nil && host != "" && !loopback(o.addr) {
@@ -307,7 +307,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}
 	sim, err := simulator.New(o.cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v (see --help)\n", err) // the error starts with "simulator:"
+		fmt.Fprintf(stderr, "%s: %s (see --help)\n", name, strings.TrimPrefix(err.Error(), "simulator: "))
 		return 2
 	}
 	defer sim.Close()
@@ -315,7 +315,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "simulator: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	scheme := "http://"
@@ -335,7 +335,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 
 	if o.infoFile != "" {
 		if err := writeInfo(o.infoFile, info); err != nil {
-			fmt.Fprintf(stderr, "simulator: %v\n", err)
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			_ = srv.Close()
 			return 1
 		}
@@ -374,7 +374,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	code := 0
 	select {
 	case err := <-served:
-		fmt.Fprintf(stderr, "simulator: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		code = 1
 	case <-ctx.Done():
 		log.Info("shutting down; finishing in-flight requests", "grace", shutdownGrace)
@@ -392,7 +392,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		outcome, err := writeClientReport(o, info, started, stdout)
 		switch {
 		case err != nil:
-			fmt.Fprintf(stderr, "simulator: %v\n", err)
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			code = 1
 		case code == 0:
 			code = clients.ExitStatus(outcome)
@@ -406,10 +406,10 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 
 // healthCheck asks the simulator at o.addr (0.0.0.0 and :: become
 // loopback) whether it answers, as a container's health check does.
-func healthCheck(o options, stderr io.Writer) int {
+func healthCheck(name string, o options, stderr io.Writer) int {
 	host, port, err := net.SplitHostPort(o.addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "simulator: --addr %s: %v\n", o.addr, err)
+		fmt.Fprintf(stderr, "%s: --addr %s: %v\n", name, o.addr, err)
 		return 2
 	}
 	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
@@ -425,12 +425,12 @@ func healthCheck(o options, stderr io.Writer) int {
 	c := &http.Client{Timeout: 5 * time.Second, Transport: tr}
 	resp, err := c.Post(scheme+"://"+net.JoinHostPort(host, port)+schemas.PathHealth, "application/json", strings.NewReader("{}"))
 	if err != nil {
-		fmt.Fprintf(stderr, "simulator: health check: %v\n", err)
+		fmt.Fprintf(stderr, "%s: health check: %v\n", name, err)
 		return 1
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "simulator: health check: status %d\n", resp.StatusCode)
+		fmt.Fprintf(stderr, "%s: health check: status %d\n", name, resp.StatusCode)
 		return 1
 	}
 	return 0

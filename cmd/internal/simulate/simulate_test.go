@@ -122,17 +122,39 @@ func TestBadOptionsExit2WithOneLine(t *testing.T) {
 		t.Run(fmt.Sprint(tc.args, tc.env), func(t *testing.T) {
 			tc.env.set(t)
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), tc.args, &stdout, &stderr)
+			code := Run(context.Background(), "tcmkit simulate", tc.args, &stdout, &stderr)
 			if code != 2 {
 				t.Errorf("%v: exit %d, want 2", tc.args, code)
 			}
 			if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines != 0 || stderr.Len() == 0 {
 				t.Errorf("%v: want one line on stderr, got %q", tc.args, stderr.String())
 			}
-			if strings.Count(stderr.String(), "simulator:") != 1 || stdout.Len() != 0 {
+			// The program's own name, once, and not the package's.
+			if !strings.HasPrefix(stderr.String(), "tcmkit simulate: ") || strings.Contains(stderr.String(), "simulator:") || stdout.Len() != 0 {
 				t.Errorf("%v: stderr %q, stdout %q", tc.args, stderr.String(), stdout.String())
 			}
 		})
+	}
+}
+
+// TestDidYouMean: a mistyped flag, fault or scenario gets the name it was
+// meant to be, and not the list of every fault.
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sped", "60"}, "did you mean --speed?"},
+		{[]string{"--fault", "oldest-frist"}, "did you mean oldest-first?"},
+		{[]string{"--scenario", "429-strom"}, "did you mean 429-storm?"},
+	} {
+		var stderr bytes.Buffer
+		if code := Run(context.Background(), "tcmkit simulate", tc.args, io.Discard, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2", tc.args, code)
+		}
+		if got := stderr.String(); !strings.Contains(got, tc.want) || len(got) > 400 {
+			t.Errorf("%v: stderr %q, want %q in a short line", tc.args, got, tc.want)
+		}
 	}
 }
 
