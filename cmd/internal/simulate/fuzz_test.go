@@ -13,16 +13,16 @@ func TestFuzzSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ok := o.cfg.Fuzz.(*fuzz.Schedule)
-	if !ok || len(o.cfg.Middleware) != 1 {
-		t.Fatalf("no schedule: %#v", o.cfg.Fuzz)
+	s, ok := o.Sim.Fuzz.(*fuzz.Schedule)
+	if !ok || len(o.Sim.Middleware) != 1 {
+		t.Fatalf("no schedule: %#v", o.Sim.Fuzz)
 	}
 	want := fuzz.FromSeed(7, fuzz.Options{})
-	if p := s.Plan(); p.String() != want.String() || o.cfg.Seed != want.World.Seed || o.cfg.Channels != want.World.Channels {
-		t.Fatalf("plan %s, world seed %d", p, o.cfg.Seed)
+	if p := s.Plan(); p.String() != want.String() || o.Sim.Seed != want.World.Seed || o.Sim.Channels != want.World.Channels {
+		t.Fatalf("plan %s, world seed %d", p, o.Sim.Seed)
 	}
 	o, err = parseOptions("simulator", []string{"--fuzz-seed", "7:break", "--speed", "1"}, io.Discard)
-	if err != nil || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Break || !o.cfg.Fuzz.(*fuzz.Schedule).Plan().Opts.Realtime {
+	if err != nil || !o.Sim.Fuzz.(*fuzz.Schedule).Plan().Opts.Break || !o.Sim.Fuzz.(*fuzz.Schedule).Plan().Opts.Realtime {
 		t.Fatalf("--fuzz-seed 7:break --speed 1: %v", err)
 	}
 	for _, args := range [][]string{{"--fuzz-seed", "7:brake"}, {"--fuzz-seed", "x"}} {
