@@ -54,13 +54,13 @@ var DefaultStart = world.DefaultStart
 // Defaults. New refuses a setting out of its range (Check) before any work.
 type Config struct {
 	Seed         int64         `ff:"long=seed, usage='seed of the world and the keys: same seed and flags, same world, events and keys'"`
-	Channels     int           `ff:"long=channels, usage='seeded channels'"`                                     // 0: DefaultChannels
+	Channels     int           `ff:"long=channels, usage='seeded channels'"`                                        // 0: DefaultChannels
 	History      time.Duration `ff:"long=history, usage='history back-filled at start, so the first page is full'"` // 0: DefaultHistory
 	Start        time.Time     // virtual time at start (zero: DefaultStart; the command's --start, see StartFlag)
 	Speed        float64       `ff:"long=speed, usage='virtual time per real time (60: an hour of polling a minute); 0: manual clock (POST /_control/clock/advance)'"`
-	KeyPrefix    string        `ff:"long=key-prefix, usage='prefix of the API keys (<prefix>_<random>)'"`                                                   // "": DefaultKeyPrefix; letters and digits only
-	FeedLimit    int           `ff:"long=feed-limit, usage='feed requests a minute per key (virtual minutes with the manual clock); -1: unlimited'"`       // 0: schemas.FeedRequestsPerMinute
-	VideosLimit  int           `ff:"long=videos-limit, usage='tracked-videos requests a minute per key, a budget apart; -1: unlimited'"`                   // 0: DefaultVideosLimit
+	KeyPrefix    string        `ff:"long=key-prefix, usage='prefix of the API keys (<prefix>_<random>)'"`                                            // "": DefaultKeyPrefix; letters and digits only
+	FeedLimit    int           `ff:"long=feed-limit, usage='feed requests a minute per key (virtual minutes with the manual clock); -1: unlimited'"` // 0: schemas.FeedRequestsPerMinute
+	VideosLimit  int           `ff:"long=videos-limit, usage='tracked-videos requests a minute per key, a budget apart; -1: unlimited'"`             // 0: DefaultVideosLimit
 	ControlToken string        `ff:"placeholder=TOKEN, long=control-token, usage='the control API wants header X-Control-Token with this value; needed beyond loopback'"`
 	NoControl    bool          `ff:"long=no-control, usage='turn the control API off (its paths answer 404)'"`
 	EdgeRate     float64       `ff:"long=edge-rate, usage='0..1: how often generated data hits edge cases (null counts, emoji, long ids)'"`
@@ -79,8 +79,8 @@ type Config struct {
 	// An origin listed here (not through "*") may also call the control API.
 	CORSOrigins settings.List `ff:"placeholder=ORIGIN, long=cors, usage='a web origin (http://localhost:5173) whose pages may call the API; * for any'"`
 
-	MaxAccounts    int   `ff:"long=max-accounts, usage='accounts the control API may hold'"`                                      // 0: DefaultMaxAccounts
-	MaxEvents      int   `ff:"long=max-events, usage='events past which the world stops polling (about 0.9 KB an event)'"`       // 0: DefaultMaxEvents
+	MaxAccounts    int   `ff:"long=max-accounts, usage='accounts the control API may hold'"`                                       // 0: DefaultMaxAccounts
+	MaxEvents      int   `ff:"long=max-events, usage='events past which the world stops polling (about 0.9 KB an event)'"`         // 0: DefaultMaxEvents
 	MaxImportBytes int64 `ff:"long=max-import-bytes, usage='largest world accepted by PUT /_control/world (and exported by GET)'"` // 0: DefaultMaxImportBytes
 	JournalSize    int   `ff:"long=journal-size, usage='requests kept by the journal (GET /_control/requests); -1: no journal'"`   // 0: DefaultJournalSize
 	// Observers see every exchange of the API (not of the control API)
