@@ -40,8 +40,13 @@ func (s *Server) ctlAdvance(r *http.Request) answer {
 	if err := s.advanceLimit(d); err != nil {
 		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), map[string]any{"duration": excerpt(b.Duration)})
 	}
-	n := s.Advance(d)
-	s.log.Info("clock advanced", "by", d, "events", n)
+	// The polls run on behalf of this request: a client that gives up, or
+	// a shutdown, stops them between two steps, the clock where they got.
+	n, err := s.advance(r.Context(), d)
+	s.log.Info("clock advanced", "by", d, "events", n, "err", err)
+	if err != nil {
+		return errorAnswer(http.StatusServiceUnavailable, CodeBusy, "the advance stopped part-way ("+err.Error()+"); the clock is at the time it says", map[string]any{"now": ms(s.clock.Now())})
+	}
 	return jsonAnswer(http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "events": n, "full": s.st.Load().full.Load()})
 }
 
@@ -183,6 +188,9 @@ func (s *Server) Import(r io.Reader) error {
 		}
 	}
 	if err := importLimits(e.Now, rest); err != nil {
+		return fmt.Errorf("simulator: import: %w", err)
+	}
+	if err := importClock(e.Now, wd.Now().UnixMilli()); err != nil {
 		return fmt.Errorf("simulator: import: %w", err)
 	}
 	keys := newKeyring(s.cfg.KeyPrefix, s.cfg.Seed)

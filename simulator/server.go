@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -273,6 +274,13 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 // runs the polls that became due. It returns the number of events made.
 // See catchUp for how it stays out of the way of API requests.
 func (s *Server) Advance(d time.Duration) int {
+	n, _ := s.advance(context.Background(), d)
+	return n
+}
+
+// advance is Advance on behalf of a request: it stops between two steps
+// once ctx is done or the server is closed, and says why.
+func (s *Server) advance(ctx context.Context, d time.Duration) (int, error) {
 	s.advancing.Lock()
 	defer s.advancing.Unlock()
 	n := 0
@@ -281,10 +289,26 @@ func (s *Server) Advance(d time.Duration) int {
 		d -= step
 		n += s.catchUp(s.clock.Advance(step))
 		if d == 0 {
-			return n
+			return n, nil
+		}
+		if err := s.stopped(ctx); err != nil {
+			return n, err
 		}
 	}
 }
+
+// stopped is why work on behalf of a request or of the poller should stop
+// now: the request is gone, or the server is closing.
+func (s *Server) stopped(ctx context.Context) error {
+	select {
+	case <-s.stop:
+		return errClosed
+	default:
+		return ctx.Err()
+	}
+}
+
+var errClosed = errors.New("the simulator is closing")
 
 // Close stops the realtime poller. The handler stays usable.
 func (s *Server) Close() error {
@@ -323,7 +347,7 @@ const advanceStep = schemas.PollInterval
 func (s *Server) catchUp(t time.Time) int {
 	st := s.st.Load()
 	n := 0
-	for !st.full.Load() {
+	for !st.full.Load() && s.stopped(context.Background()) == nil {
 		next := st.world.Now().Add(advanceStep)
 		if !next.Before(t) {
 			n += st.world.AdvanceTo(t)

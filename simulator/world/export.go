@@ -160,6 +160,13 @@ func fromSnapshot(s *snapshot) (*World, error) {
 	if s.Tick > floorDiv(s.Now, tickMs)+1 {
 		return nil, fmt.Errorf("tick %d is after now", s.Tick)
 	}
+	if s.Tick < floorDiv(s.Now, tickMs)-1 {
+		// A schedule behind now would run every poll in between at the
+		// first request (years of them, under the world's lock); an
+		// export's is at most one poll interval behind.
+		return nil, fmt.Errorf("tick %d is behind now (%d): want %d..%d, within a poll interval (%s) of now",
+			s.Tick, s.Now, floorDiv(s.Now, tickMs)-1, floorDiv(s.Now, tickMs)+1, schemas.PollInterval)
+	}
 	inRing := func(t int64) bool { return t >= s.Tick && t < s.Tick+ringSize }
 
 	chanBy := make(map[string]int32, len(s.Channels))

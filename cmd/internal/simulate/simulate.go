@@ -395,10 +395,14 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		code = 1
 	case <-ctx.Done():
 		log.Info("shutting down; finishing in-flight requests", "grace", shutdownGrace)
+		sim.Close() // the poller, and clock advances in flight, stop between two steps
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		if err := srv.Shutdown(sctx); err != nil {
+			// Past the grace, connections are cut: a handler still
+			// writing (an export to a slow reader) fails and ends.
 			log.Error("shutdown", "err", err)
+			_ = srv.Close()
 			code = 1
 		}
 	}

@@ -1,0 +1,116 @@
+package simulator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/simulator/world"
+)
+
+// An import moves the clock no further than an advance may: an export
+// whose now (the simulator's, the world's or both) was moved 300 years, or
+// MaxAdvance and a millisecond, is a 400 that names the range; one moved
+// an hour is imported, and the next feed request is answered at once.
+func TestImportMovesTheClockWithinAnAdvance(t *testing.T) {
+	s := newServer(t, Config{Seed: 1})
+	var buf bytes.Buffer
+	if err := s.Export(&buf); err != nil {
+		t.Fatal(err)
+	}
+	moved := func(head, inWorld int64) string { // milliseconds
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var now int64
+		json.Unmarshal(doc["now"], &now)
+		doc["now"], _ = json.Marshal(now + head)
+		var w map[string]json.RawMessage
+		json.Unmarshal(doc["world"], &w)
+		var wnow int64
+		json.Unmarshal(w["now"], &wnow)
+		w["now"], _ = json.Marshal(wnow + inWorld)
+		doc["world"], _ = json.Marshal(w)
+		// format first, world last, as Import wants them
+		var out bytes.Buffer
+		out.WriteString(`{"format":` + string(doc["format"]))
+		for _, k := range []string{"now", "keyCounter", "seeded", "keys", "world"} {
+			out.WriteString(`,"` + k + `":` + string(doc[k]))
+		}
+		out.WriteString("}")
+		return out.String()
+	}
+	const years300 = 300 * 365 * 24 * 3_600_000
+	const hour = 3_600_000
+	for name, doc := range map[string]string{
+		"both 300 years on":          moved(years300, years300),
+		"the world 300 years on":     moved(0, years300),
+		"the clock 300 years on":     moved(years300, 0),
+		"the clock past an advance":  moved(MaxAdvance.Milliseconds()+1, 0),
+		"the clock before the world": moved(-hour, 0),
+	} {
+		r := s.serve(t, ctl("PUT", "world", doc))
+		if e := r.ErrorBody(t); r.status != 400 || !strings.Contains(e.Message, "out of range") && !strings.Contains(e.Message, "behind now") {
+			t.Errorf("%s: %d %.300s", name, r.status, r.body)
+		}
+	}
+	if r := s.serve(t, ctl("PUT", "world", moved(hour, 0))); r.status != 200 {
+		t.Fatalf("an hour on: %d %s", r.status, r.body)
+	}
+	done := make(chan response, 1)
+	go func() { done <- s.serve(t, feedReq(s.Seeded().Pro, "")) }()
+	select {
+	case r := <-done:
+		if r.status != 200 {
+			t.Errorf("feed after the import: %d", r.status)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the feed request after an import did not answer")
+	}
+}
+
+// A realtime clock stops at the last time it keeps, however fast it runs
+// and whenever it started.
+func TestRealtimeClockStopsAtTheEnd(t *testing.T) {
+	wall := &fakeWall{t: time.Unix(1_000_000, 0)}
+	s := newServer(t, Config{Seed: 1, Speed: MaxSpeed, Start: time.UnixMilli(world.MaxTime - 3_600_000), History: time.Hour, now: wall.Now})
+	for _, d := range []time.Duration{time.Second, time.Hour, 100 * 365 * 24 * time.Hour} {
+		wall.Add(d)
+		if now := s.Now().UnixMilli(); now > world.MaxTime || now < world.MaxTime-3_600_000 {
+			t.Fatalf("after %s of real time the clock is at %d, past %d", d, now, world.MaxTime)
+		}
+	}
+	if r := s.serve(t, feedReq(s.Seeded().Pro, "")); r.status != 200 {
+		t.Errorf("feed at the end of time: %d %s", r.status, r.body)
+	}
+	var buf bytes.Buffer
+	if err := s.Export(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Import(&buf); err != nil {
+		t.Errorf("its own export at the end of time: %v", err)
+	}
+}
+
+// Polling forward on behalf of a request stops when the request is gone
+// or the server closes, between two steps.
+func TestAdvanceStopsWithItsRequest(t *testing.T) {
+	s := newServer(t, Config{Seed: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := s.Now()
+	if _, err := s.advance(ctx, MaxAdvance); err == nil {
+		t.Fatal("an advance whose request is gone ran to its end")
+	}
+	if moved := s.Now().Sub(start); moved > advanceStep {
+		t.Errorf("it moved the clock %s after its request was gone", moved)
+	}
+	s.Close()
+	if _, err := s.advance(context.Background(), MaxAdvance); err != errClosed {
+		t.Errorf("an advance on a closed server: %v", err)
+	}
+}
