@@ -76,6 +76,11 @@ func (c *clock) Set(t time.Time) {
 	c.realBase = c.real()
 }
 
+// ManualClock reports whether the server's clock moves only when advanced
+// (Config.Speed 0): then a request arrives at the virtual time it was
+// sent, and a judge allows no transit.
+func (s *Server) ManualClock() bool { return s.clock.Manual() }
+
 // Manual reports whether time moves only when advanced.
 func (c *clock) Manual() bool { return c.speed <= 0 }
 

