@@ -65,6 +65,9 @@ type answer struct {
 	pooled *[]byte
 	// drop closes the connection without an answer (an injected fault).
 	drop bool
+	// stream writes the whole answer itself, head and body, for a body too
+	// large to hold (the world's export); the fields above are unused.
+	stream func(http.ResponseWriter)
 }
 
 // noBody is answer.contentType for an answer without body or Content-Type.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,5 +113,31 @@ func TestAdvanceStopsWithItsRequest(t *testing.T) {
 	s.Close()
 	if _, err := s.advance(context.Background(), MaxAdvance); err != errClosed {
 		t.Errorf("an advance on a closed server: %v", err)
+	}
+}
+
+// What the simulator exports it can import: the export says its size
+// ahead (Content-Length), imports again under the same bound, and an
+// export larger than an import takes is a 409 that says so, not a body
+// its own import refuses.
+func TestExportFitsItsOwnImport(t *testing.T) {
+	s := newServer(t, Config{Seed: 1})
+	r := s.serve(t, ctl("GET", "world", ""))
+	if r.status != 200 || r.header.Get("Content-Length") != strconv.Itoa(len(r.body)) {
+		t.Fatalf("export: %d, Content-Length %q for %d bytes", r.status, r.header.Get("Content-Length"), len(r.body))
+	}
+	size := int64(len(r.body))
+	small := newServer(t, Config{Seed: 1, MaxImportBytes: size - 1})
+	refused := small.serve(t, ctl("GET", "world", ""))
+	if e := refused.ErrorBody(t); refused.status != 409 || !strings.Contains(e.Message, "--max-import-bytes "+strconv.FormatInt(size, 10)) {
+		t.Errorf("an export past the import's bound: %d %s", refused.status, refused.body)
+	}
+	fits := newServer(t, Config{Seed: 1, MaxImportBytes: size})
+	exp := fits.serve(t, ctl("GET", "world", ""))
+	if back := fits.serve(t, ctl("PUT", "world", string(exp.body))); exp.status != 200 || back.status != 200 {
+		t.Errorf("an export of the bound's size: %d, its import %d %s", exp.status, back.status, back.body)
+	}
+	if again := fits.serve(t, ctl("GET", "world", "")); !bytes.Equal(again.body, exp.body) {
+		t.Errorf("the export of the import differs (%d vs %d bytes)", len(again.body), len(exp.body))
 	}
 }
