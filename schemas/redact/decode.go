@@ -133,6 +133,7 @@ type finder struct {
 
 func (fd *finder) explore(v *view, depth int) {
 	fd.search(v)
+	fd.budget -= len(v.b)
 	if depth >= maxDepth || fd.budget <= 0 {
 		return
 	}
@@ -144,20 +145,17 @@ func (fd *finder) explore(v *view, depth int) {
 		for off := 0; off < 4 && len(run)-off >= minBase64Run && fd.budget > 0; off++ {
 			d := decodeRun(v, run[off:], 6, &base64Value)
 			fd.budget -= len(d.b)
-			if readsAsText(d.b) {
-				fd.explore(d, depth+1)
-			} else {
-				fd.search(d)
+			if u := utf16View(d); u != nil {
+				d = u // UTF-16 read as the text it spells
 			}
+			fd.searchAndDescend(d, depth)
 		}
 	})
 	fd.eachRun(v, isHex, minHexRun, func(run []int) {
 		for off := 0; off < 2 && fd.budget > 0; off++ {
 			d := decodeRun(v, run[off:], 4, &hexValue)
 			fd.budget -= len(d.b)
-			if readsAsText(d.b) {
-				fd.explore(d, depth+1)
-			}
+			fd.searchAndDescend(d, depth)
 		}
 	})
 }
@@ -247,19 +245,55 @@ func decodeRun(v *view, run []int, bits int, value *[256]byte) *view {
 	return d
 }
 
-// readsAsText: decoded bytes that are worth decoding further, as a wrong
-// alignment of base64 or random bytes are not: valid UTF-8 (NUL included,
-// as UTF-16 has it) but for a few bytes at the edges.
-func readsAsText(b []byte) bool {
-	bad := 0
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			bad++
+// utf16View is v without its NUL bytes when a third or more of them are
+// NUL, as UTF-16 of ASCII text is (either byte order); nil otherwise.
+func utf16View(v *view) *view {
+	nul := 0
+	for _, c := range v.b {
+		if c == 0 {
+			nul++
+		}
+	}
+	if nul*3 < len(v.b) || len(v.b) < 2*MinSecret {
+		return nil
+	}
+	u := &view{b: make([]byte, 0, len(v.b)-nul), from: make([]int32, 0, len(v.b)-nul), to: make([]int32, 0, len(v.b)-nul)}
+	for i, c := range v.b {
+		if c != 0 {
+			u.b, u.from, u.to = append(u.b, c), append(u.from, v.from[i]), append(u.to, v.to[i])
+		}
+	}
+	return u
+}
+
+// searchAndDescend searches a decoded view and decodes further each
+// stretch of it that reads as text (printable UTF-8, of minBase64Run bytes
+// or more; UTF-16 was made UTF-8 before): a wrong alignment of base64 or the bytes that
+// the letters around an encoded run decode to are not, and are not
+// decoded further.
+func (fd *finder) searchAndDescend(d *view, depth int) {
+	fd.search(d)
+	start := 0
+	for i := 0; i <= len(d.b); {
+		n := 1
+		bad := i == len(d.b)
+		if !bad {
+			var r rune
+			r, n = utf8.DecodeRune(d.b[i:])
+			bad = r == utf8.RuneError && n <= 1 || r < ' ' && r != '\t' && r != '\n' && r != '\r' || r == 0x7f
+		}
+		if bad {
+			if i-start >= minBase64Run {
+				seg := &view{b: d.b[start:i], from: d.from[start:i], to: d.to[start:i]}
+				if start == 0 && i == len(d.b) {
+					seg = d
+				}
+				fd.explore(seg, depth+1)
+			}
+			start = i + 1
 		}
 		i += n
 	}
-	return len(b) >= MinSecret && bad*8 <= len(b)
 }
 
 // unescape decodes the escapes of v (see above), nil when it holds none.

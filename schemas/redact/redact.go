@@ -170,7 +170,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 
 // maxHeldEncoded bounds the tail of a write that Writer holds back because
 // the next write may complete an encoded key in it.
-const maxHeldEncoded = 4 << 10
+const maxHeldEncoded = 64 << 10
 
 // encodedTail is where the run of bytes that a key, encoded or with its
 // characters joined, may be made of begins at the end of b; of a run
@@ -179,14 +179,31 @@ const maxHeldEncoded = 4 << 10
 // a fragment on both).
 func encodedTail(b []byte) int {
 	i := len(b)
-	for i > 0 && len(b)-i < maxHeldEncoded && encodedByte(b[i-1]) {
-		i--
+	for i > 0 && len(b)-i < maxHeldEncoded {
+		if encodedByte(b[i-1]) {
+			i--
+			continue
+		}
+		// A line break inside base64 in lines (MIME): the line before it
+		// ends in 16 base64 characters or more.
+		j := i
+		for j > 0 && (b[j-1] == '\n' || b[j-1] == '\r') {
+			j--
+		}
+		k := j
+		for k > 0 && base64Value[b[k-1]] != 0xff {
+			k--
+		}
+		if j == i || j-k < 16 {
+			break
+		}
+		i = k
 	}
 	return i
 }
 
 func encodedByte(c byte) bool {
-	return base64Value[c] != 0xff || c == 0 || c >= 0x80 || strings.IndexByte("%=&#;\\.~+ ", c) >= 0
+	return base64Value[c] != 0xff || c == 0 || c >= 0x80 || strings.IndexByte("%=&#;\\.~+", c) >= 0
 }
 
 // Flush writes the held-back bytes; call it when no more output will come.
