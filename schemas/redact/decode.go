@@ -123,10 +123,10 @@ func (v *view) span(i, j int) (int, int) { // bytes i..j inclusive
 }
 
 type finder struct {
-	f      *FragmentSet
-	form   func(string) string
-	spans  []span
-	budget int
+	f       *FragmentSet
+	form    func(string) string
+	spans   []span
+	budget  int
 	scratch []byte
 	at      []int32
 }

@@ -29,7 +29,9 @@ type Layer struct {
 // Layers are the promised encodings.
 var Layers = []Layer{
 	{"JSON string", func(_ *rand.Rand, s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }},
-	{"JSON \\u every character", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return fmt.Sprintf(`\u%04x`, c) }) }},
+	{"JSON \\u every character", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return fmt.Sprintf(`\u%04x`, c) })
+	}},
 	{"JSON \\u some characters", func(r *rand.Rand, s string) string {
 		return each(s, func(c rune) string {
 			if r.IntN(2) == 0 || c == '\\' || c == '"' || c < ' ' { // as a JSON text must
@@ -42,8 +44,12 @@ var Layers = []Layer{
 	{"query escape", func(_ *rand.Rand, s string) string { return url.QueryEscape(s) }},
 	{"\\x every byte", func(_ *rand.Rand, s string) string { return bytesOf(s, `\x%02x`) }},
 	{"quoted-printable every byte", func(_ *rand.Rand, s string) string { return bytesOf(s, "=%02X") }},
-	{"HTML decimal references", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return fmt.Sprintf("&#%d;", c) }) }},
-	{"HTML hex references", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return fmt.Sprintf("&#x%x;", c) }) }},
+	{"HTML decimal references", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return fmt.Sprintf("&#%d;", c) })
+	}},
+	{"HTML hex references", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return fmt.Sprintf("&#x%x;", c) })
+	}},
 	{"HTML escape", func(_ *rand.Rand, s string) string { return html.EscapeString(s) }},
 	{"base64", func(_ *rand.Rand, s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }},
 	{"base64url", func(_ *rand.Rand, s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }},
@@ -64,7 +70,9 @@ var Layers = []Layer{
 		return base64.StdEncoding.EncodeToString(b)
 	}},
 	{"hex", func(_ *rand.Rand, s string) string { return hex.EncodeToString([]byte(s)) }},
-	{"joined by zero-width spaces", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return string(c) + "\u200b" }) }},
+	{"joined by zero-width spaces", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return string(c) + "\u200b" })
+	}},
 	{"joined by +", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return string(c) + "+" }) }},
 }
 
