@@ -431,7 +431,7 @@ func (s *Server) RegenerateKey(accountID string) (string, error) {
 		return "", errTooManyKeys
 	}
 	key := st.keys.Issue(accountID)
-	s.log.Info("key regenerated; the previous key is revoked", "account", accountID, "key", redact(key))
+	s.log.Info("key regenerated; the previous key is revoked", "account", accountID, "key", hint(key))
 	return key, nil
 }
 

@@ -84,6 +84,7 @@ func TestKeyBesideABearerHeader(t *testing.T) {
 		{"X-Api-Key", "%s", catalogue.ClientBearer, "came in another header too"},
 		{"Cookie", "session=1; api_key=%s", catalogue.ClientBearer, "came in a cookie too"},
 		{"Referer", "https://app.example/sync?key=%s", catalogue.ClientKeyNotInURL, "Referer header (a URL)"},
+		{"X-Api-Key", "%x", catalogue.ClientBearer, "another header"}, // hex: encoded, still the key
 	} {
 		h := newHarness(t, Config{})
 		pro := h.keys.Pro
