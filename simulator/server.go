@@ -452,5 +452,8 @@ func (s *Server) AddFault(spec FaultSpec) (FaultSpec, error) {
 func (s *Server) resetJudge() {
 	if s.cfg.Clients != nil {
 		s.cfg.Clients.Reset()
+		// Said in the log, which a client cannot erase: a seed loop
+		// (ci/fuzz-seeds.sh) fails a client that erased its verdicts.
+		s.log.Info("client verdicts cleared")
 	}
 }
