@@ -3,10 +3,14 @@ package simulate
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every setting past what the simulator can do is refused before any
@@ -61,4 +65,52 @@ func TestSettingsOutOfRangeExit2BeforeTheBanner(t *testing.T) {
 			t.Errorf("%.80v: an info file was written", tc.args)
 		}
 	}
+}
+
+// A shutdown ends the process whatever a handler does: a clock advance
+// of the longest kind in flight stops between two steps, and Run returns
+// well within the grace.
+func TestShutdownStopsAnAdvanceInFlight(t *testing.T) {
+	infoPath := filepath.Join(t.TempDir(), "info.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--info-file", infoPath}, io.Discard, io.Discard)
+	}()
+	var info map[string]string
+	for range 400 {
+		if raw, err := os.ReadFile(infoPath); err == nil && json.Unmarshal(raw, &info) == nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if info == nil {
+		t.Fatal("no info file")
+	}
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(info["controlUrl"]+"/clock/advance", "application/json", strings.NewReader(`{"duration":"8784h"}`))
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	time.Sleep(300 * time.Millisecond) // the advance is polling a year forward
+	stopped := time.Now()
+	cancel()
+	select {
+	case c := <-code:
+		if took := time.Since(stopped); took > 10*time.Second {
+			t.Errorf("Run returned %s after the shutdown began", took)
+		}
+		if c != 0 && c != 1 {
+			t.Errorf("exit %d", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return 30 s after the shutdown began")
+	}
+	<-answered
 }
