@@ -2,6 +2,7 @@ package redact
 
 import (
 	"cmp"
+	"encoding/binary"
 	"hash/maphash"
 	"html"
 	"slices"
@@ -59,11 +60,22 @@ const (
 type FragmentSet struct {
 	seed   maphash.Seed
 	counts map[uint64]int32
+	// maybe is a filter in front of counts: a bit per cheap hash of a
+	// window, set for every fragment ever added (most windows of a text
+	// are no fragment, and cost a multiply and a load).
+	maybe []uint64
+}
+
+// filterBits is the size of FragmentSet.maybe, in bits (128 KB).
+const filterBits = 1 << 20
+
+func filterSlot(w []byte) uint64 {
+	return (binary.LittleEndian.Uint64(w) * 0x9E3779B97F4A7C15) >> (64 - 20)
 }
 
 // NewFragmentSet is an empty set.
 func NewFragmentSet() *FragmentSet {
-	return &FragmentSet{seed: maphash.MakeSeed(), counts: map[uint64]int32{}}
+	return &FragmentSet{seed: maphash.MakeSeed(), counts: map[uint64]int32{}, maybe: make([]uint64, filterBits/64)}
 }
 
 // Add keeps the fragments of key and returns their hashes, for Remove.
@@ -73,6 +85,8 @@ func (f *FragmentSet) Add(key string) []uint64 {
 	for i := 0; i+MinSecret <= len(secret); i++ {
 		h := maphash.Bytes(f.seed, secret[i:i+MinSecret])
 		f.counts[h]++
+		slot := filterSlot(secret[i : i+MinSecret])
+		f.maybe[slot/64] |= 1 << (slot % 64)
 		hs = append(hs, h)
 	}
 	return hs
@@ -90,7 +104,10 @@ func (f *FragmentSet) Remove(hs []uint64) {
 // Len is the number of distinct fragments kept.
 func (f *FragmentSet) Len() int { return len(f.counts) }
 
-func (f *FragmentSet) has(window []byte) bool { return f.counts[maphash.Bytes(f.seed, window)] > 0 }
+func (f *FragmentSet) has(window []byte) bool {
+	slot := filterSlot(window)
+	return f.maybe[slot/64]&(1<<(slot%64)) != 0 && f.counts[maphash.Bytes(f.seed, window)] > 0
+}
 
 // Replace replaces every span of s that holds a fragment in a promised
 // encoding (see above) by form of the letters and digits it decoded to
