@@ -315,7 +315,20 @@ const exportRate = 1 << 20
 
 var errExportTooLarge = errors.New("the export is larger than an import takes")
 
+// ctlImport reads an import for as long as one of MaxImportBytes takes to
+// read and check (a minute, and a second for each 256 KB of the bound,
+// beyond the server's ReadTimeout and WriteTimeout), so that what the
+// simulator exports it can import.
 func (s *Server) ctlImport(r *http.Request) answer {
+	return answer{stream: func(w http.ResponseWriter) {
+		rc, d := http.NewResponseController(w), time.Minute+time.Duration(s.cfg.MaxImportBytes>>18)*time.Second
+		_ = rc.SetReadDeadline(time.Now().Add(d))
+		_ = rc.SetWriteDeadline(time.Now().Add(d + time.Minute)) // the answer comes once it is read
+		writeAnswer(w, s.importAnswer(r))
+	}}
+}
+
+func (s *Server) importAnswer(r *http.Request) answer {
 	limit := s.cfg.MaxImportBytes
 	tooLarge := "an import is at most " + strconv.FormatInt(limit, 10) + " bytes (--max-import-bytes)"
 	if r.ContentLength > limit {
