@@ -141,3 +141,38 @@ func TestExportFitsItsOwnImport(t *testing.T) {
 		t.Errorf("the export of the import differs (%d vs %d bytes)", len(again.body), len(exp.body))
 	}
 }
+
+// New refuses a setting past what the simulator can do before any work,
+// naming the setting and its range; the bounds themselves are accepted.
+func TestConfigOutOfRange(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{FeedLimit: 1_000_000_000}, "--feed-limit (Config.FeedLimit) 1000000000 is out of range: want -1 (unlimited) or 1..10000"},
+		{Config{VideosLimit: -2}, "--videos-limit"},
+		{Config{JournalSize: 100_000_000}, "1..100000"},
+		{Config{MaxEvents: MaxEventsBound + 1}, "--max-events"},
+		{Config{MaxImportBytes: MaxImportBytesBound + 1}, "--max-import-bytes"},
+		{Config{MaxAccounts: MaxKeys + 1}, "--max-accounts"},
+		{Config{Speed: MaxSpeed * 2}, "--speed"},
+		{Config{Start: time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)}, "--start"},
+		{Config{Start: time.UnixMilli(world.MaxTime + 1)}, "--start"},
+		{Config{Start: time.Unix(3600, 0), History: 2 * time.Hour}, "the history, 2h0m0s, must begin in 1970 or later"},
+	} {
+		if _, err := New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	for _, cfg := range []Config{
+		{FeedLimit: MaxRateLimit, VideosLimit: -1, JournalSize: -1, Channels: 1, History: time.Hour},
+		{JournalSize: MaxJournalSize, Channels: 1, History: time.Hour, Start: time.UnixMilli(world.MaxTime)},
+	} {
+		s, err := New(cfg)
+		if err != nil {
+			t.Errorf("%+v: %v", cfg, err)
+			continue
+		}
+		s.Close()
+	}
+}
