@@ -117,13 +117,31 @@ func (f *FragmentSet) Replace(s string, form func(decoded string) string) (strin
 	if f == nil || len(f.counts) == 0 || s == "" {
 		return s, false
 	}
-	fd := finder{f: f, form: form, budget: max(viewBudget*len(s), viewBudgetFloor)}
-	fd.explore(&view{b: []byte(s)}, 0)
+	// A long text is read in chunks that overlap by more than the longest
+	// encoded key the promise covers, so that memory stays bounded
+	// whatever the text's size: every such key lies whole in one chunk.
+	fd := finder{f: f, form: form}
+	for off := 0; ; off += chunkLen - chunkOverlap {
+		end := min(off+chunkLen, len(s))
+		fd.base, fd.budget = off, max(viewBudget*(end-off), viewBudgetFloor)
+		fd.explore(&view{b: []byte(s[off:end])}, 0)
+		if end == len(s) {
+			break
+		}
+	}
 	if len(fd.spans) == 0 {
 		return s, false
 	}
 	return replaceSpans(s, fd.spans), true
 }
+
+// chunkLen and chunkOverlap: how a long text is read (see Replace). The
+// overlap is the longest encoded key the promise covers, as the Writer
+// holds back as much.
+const (
+	chunkLen     = 256 << 10
+	chunkOverlap = maxHeldEncoded
+)
 
 // view is a text and where each of its bytes came from in the original
 // (from and to nil: the original itself).
@@ -143,6 +161,7 @@ type finder struct {
 	f       *FragmentSet
 	form    func(string) string
 	spans   []span
+	base    int // where the chunk being read begins in the text
 	budget  int
 	scratch []byte
 	at      []int32
@@ -200,7 +219,7 @@ func (fd *finder) search(v *view) {
 			first -= len(p)
 		}
 		from, to := v.span(first, int(at[end-1]))
-		fd.spans = append(fd.spans, span{from, to, form})
+		fd.spans = append(fd.spans, span{fd.base + from, fd.base + to, form})
 		start = -1
 	}
 	for i := 0; i+MinSecret <= len(cb); i++ {
