@@ -85,6 +85,9 @@ type Answer struct {
 	// pooled is the pool buffer body was built in; it goes back to the
 	// pool once the answer is written.
 	pooled *[]byte
+	// stream writes the whole answer itself, head and body, for a body too
+	// large to hold (the world's export); the fields above are unused.
+	stream func(http.ResponseWriter)
 }
 
 // answer is the package's short name of Answer.

@@ -17,7 +17,7 @@ func TestSeededAccounts(t *testing.T) {
 	k := s.Seeded()
 	for _, key := range []string{k.Pro, k.Free, k.Revoked} {
 		if !wellFormed(key, DefaultKeyPrefix) {
-			t.Errorf("seeded key %s is not <prefix>_<32 alnum>", redact(key))
+			t.Errorf("seeded key %s is not <prefix>_<32 alnum>", hint(key))
 		}
 	}
 	if k.Pro == k.Free || k.Pro == k.Revoked || k.Free == k.Revoked {

@@ -150,6 +150,17 @@ func importLimits(now int64, rest io.Reader) error {
 	}
 }
 
+// importClock refuses an import whose clock (the export's now) is before
+// its world's time, or further after it than a clock advance may go
+// (MaxAdvance): the polls in between would run on the next request.
+func importClock(now, worldNow int64) error {
+	if now < worldNow || now-worldNow > MaxAdvance.Milliseconds() {
+		return fmt.Errorf("now %d is out of range: want the world's now (%d) to %d, at most %s after it (as far as POST %sclock/advance goes)",
+			now, worldNow, worldNow+MaxAdvance.Milliseconds(), MaxAdvance, ControlPrefix)
+	}
+	return nil
+}
+
 // advanceLimit refuses an advance that would take the clock past
 // world.MaxTime.
 func (s *Server) advanceLimit(d time.Duration) error {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
 // clock is the simulator's one source of time. In manual mode (speed 0) it
@@ -42,14 +44,25 @@ func (c *clock) nowLocked() time.Time {
 		return c.base
 	}
 	elapsed := c.real().Sub(c.realBase)
-	return c.base.Add(time.Duration(float64(elapsed) * c.speed))
+	// The clock stops at the end of the times it keeps (clockEnd): a
+	// realtime clock started near it, or fast, does not run past it.
+	if v := float64(elapsed) * c.speed; v < float64(clockEnd.Sub(c.base)) {
+		return c.base.Add(time.Duration(v))
+	}
+	return clockEnd
 }
+
+// clockEnd is the latest time the clock keeps (world.MaxTime).
+var clockEnd = time.UnixMilli(world.MaxTime).UTC()
 
 // Advance jumps virtual time forward by d (d >= 0) and returns the new time.
 func (c *clock) Advance(d time.Duration) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.base = c.nowLocked().Add(d)
+	if c.base.After(clockEnd) {
+		c.base = clockEnd
+	}
 	c.realBase = c.real()
 	c.jumps += d
 	return c.base
@@ -62,6 +75,11 @@ func (c *clock) Set(t time.Time) {
 	c.base = t
 	c.realBase = c.real()
 }
+
+// ManualClock reports whether the server's clock moves only when advanced
+// (Config.Speed 0): then a request arrives at the virtual time it was
+// sent, and a judge allows no transit.
+func (s *Server) ManualClock() bool { return s.clock.Manual() }
 
 // Manual reports whether time moves only when advanced.
 func (c *clock) Manual() bool { return c.speed <= 0 }

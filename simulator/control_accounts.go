@@ -161,7 +161,7 @@ func (s *Server) ctlCreateAccount(r *http.Request) answer {
 	key := st.keys.Issue(a.ID)
 	v := view(st, a)
 	v.KeyHint, v.Key = "", key
-	s.log.Info("account created", "account", a.ID, "plan", plan, "key", redact(key))
+	s.log.Info("account created", "account", a.ID, "plan", plan, "key", hint(key))
 	return jsonAnswer(http.StatusCreated, v)
 }
 

@@ -51,7 +51,7 @@ func (s *Server) ctlClearClients(r *http.Request) answer {
 	if a, off := s.judgeOff(); off {
 		return a
 	}
-	s.cfg.Clients.Reset()
+	s.resetJudge()
 	return s.cfg.Clients.Verdicts(false)
 }
 

@@ -83,7 +83,7 @@ func TestControlAccounts(t *testing.T) {
 		t.Fatalf("free account on videos: %d", r.status)
 	}
 	up := decode[Account](t, s.serve(t, ctl("PUT", "accounts/"+created.ID+"/plan", `{"plan":"pro"}`)), 200)
-	if up.Plan != "pro" || up.KeyHint != redact(created.Key) {
+	if up.Plan != "pro" || up.KeyHint != hint(created.Key) {
 		t.Fatalf("after plan change %+v", up)
 	}
 	if r := s.serve(t, videosReq(created.Key, `{"videoIds":["a"]}`)); r.status != 200 {
@@ -91,7 +91,7 @@ func TestControlAccounts(t *testing.T) {
 	}
 	regen := decode[map[string]string](t, s.serve(t, ctl("POST", "accounts/"+created.ID+"/key", "")), 200)
 	if regen["key"] == created.Key || !wellFormed(regen["key"], DefaultKeyPrefix) {
-		t.Fatalf("new key %s", redact(regen["key"]))
+		t.Fatalf("new key %s", hint(regen["key"]))
 	}
 	if r := s.serve(t, feedReq(created.Key, "")); r.status != 401 {
 		t.Errorf("old key after regeneration: %d, want 401", r.status)

@@ -40,8 +40,13 @@ func (s *Server) ctlAdvance(r *http.Request) answer {
 	if err := s.advanceLimit(d); err != nil {
 		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), map[string]any{"duration": excerpt(b.Duration)})
 	}
-	n := s.Advance(d)
-	s.log.Info("clock advanced", "by", d, "events", n)
+	// The polls run on behalf of this request: a client that gives up, or
+	// a shutdown, stops them between two steps, the clock where they got.
+	n, err := s.advance(r.Context(), d)
+	s.log.Info("clock advanced", "by", d, "events", n, "err", err)
+	if err != nil {
+		return errorAnswer(http.StatusServiceUnavailable, CodeBusy, "the advance stopped part-way ("+err.Error()+"); the clock is at the time it says", map[string]any{"now": ms(s.clock.Now())})
+	}
 	return jsonAnswer(http.StatusOK, map[string]any{"now": ms(s.clock.Now()), "events": n, "full": s.st.Load().full.Load()})
 }
 
@@ -110,29 +115,69 @@ type export struct {
 }
 
 // Export writes the world, its accounts and the key hashes as JSON.
-func (s *Server) Export(w io.Writer) error {
+func (s *Server) Export(w io.Writer) error { return s.exportSized(w, nil) }
+
+// exportSized is Export with the document's exact size told to sized
+// before a byte is written (see world.ExportSized): sized may refuse, and
+// then nothing is written. Memory stays bounded: the world is written a
+// piece at a time.
+func (s *Server) exportSized(w io.Writer, sized func(n int64) error) error {
 	s.control.Lock()
 	defer s.control.Unlock()
 	st := s.st.Load()
-	var wbuf bytes.Buffer
-	if err := st.world.Export(&wbuf); err != nil {
-		return fmt.Errorf("simulator: export world: %w", err)
-	}
 	counter, keys := st.keys.export()
 	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys, Recording: st.recording})
 	if err != nil {
 		return fmt.Errorf("simulator: export: %w", err)
 	}
-	// The world's JSON is spliced in as it is: encoding it again as a
-	// RawMessage would rewrite its escapes, so an import would not give
+	// The world's JSON is spliced in as it is, written after the head once
+	// the size is known, without its closing newline: encoding it again as
+	// a RawMessage would rewrite its escapes, so an import would not give
 	// back the same bytes.
-	head = bytes.TrimSuffix(head, []byte("}"))
-	for _, part := range [][]byte{head, []byte(`,"world":`), bytes.TrimSpace(wbuf.Bytes()), []byte("}\n")} {
-		if _, err := w.Write(part); err != nil {
-			return fmt.Errorf("simulator: export: %w", err)
-		}
+	head = append(bytes.TrimSuffix(head, []byte("}")), `,"world":`...)
+	out := &spliced{w: w, head: head}
+	var worldSized func(int64) error
+	if sized != nil {
+		worldSized = func(n int64) error { return sized(int64(len(head)) + n - 1 + int64(len("}\n"))) }
+	}
+	if err := st.world.ExportSized(out, worldSized); err != nil {
+		return fmt.Errorf("simulator: export world: %w", err)
+	}
+	if _, err := io.WriteString(w, "}\n"); err != nil {
+		return fmt.Errorf("simulator: export: %w", err)
 	}
 	return nil
+}
+
+// spliced writes head before the first bytes written to it, and holds
+// back a final newline (the world's, which the export does not end with).
+type spliced struct {
+	w       io.Writer
+	head    []byte
+	newline bool // a newline held back
+}
+
+func (p *spliced) Write(b []byte) (int, error) {
+	if p.head != nil {
+		if _, err := p.w.Write(p.head); err != nil {
+			return 0, err
+		}
+		p.head = nil
+	}
+	if p.newline {
+		if _, err := p.w.Write([]byte{'\n'}); err != nil {
+			return 0, err
+		}
+		p.newline = false
+	}
+	n := len(b)
+	if n > 0 && b[n-1] == '\n' {
+		b, p.newline = b[:n-1], true
+	}
+	if _, err := p.w.Write(b); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // errImportBusy is Import's answer while another import runs.
@@ -192,6 +237,9 @@ func (s *Server) Import(r io.Reader) error {
 	if err := importLimits(e.Now, rest); err != nil {
 		return fmt.Errorf("simulator: import: %w", err)
 	}
+	if err := importClock(e.Now, wd.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("simulator: import: %w", err)
+	}
 	keys := newKeyring(s.cfg.KeyPrefix, s.cfg.Seed)
 	if err := keys.load(e.KeyCounter, e.Keys); err != nil {
 		return fmt.Errorf("simulator: import keys: %w", err)
@@ -239,15 +287,62 @@ func importWorld(r io.Reader) (*world.World, io.Reader, error) {
 	}
 }
 
+// ctlExport streams the export: its size is known before it is written
+// (Content-Length), and an export larger than an import takes
+// (MaxImportBytes) is refused with a 409 that says so, since what the
+// simulator exports it must be able to import. A reader slower than
+// exportRate past a minute is cut off: the world is locked meanwhile.
 func (s *Server) ctlExport(r *http.Request) answer {
-	var buf bytes.Buffer
-	if err := s.Export(&buf); err != nil {
-		return s.internalError(r, err)
-	}
-	return rawAnswer(http.StatusOK, buf.Bytes())
+	return answer{stream: func(w http.ResponseWriter) {
+		var refused *answer
+		started := false
+		err := s.exportSized(w, func(n int64) error {
+			if n > s.cfg.MaxImportBytes {
+				a := errorAnswer(http.StatusConflict, CodeTooLarge, fmt.Sprintf(
+					"this world's export is %d bytes, more than an import takes (%d, --max-import-bytes): start the simulator with --max-import-bytes %d or more (at most %d) to export it, or reset it",
+					n, s.cfg.MaxImportBytes, n, int64(MaxImportBytesBound)), map[string]int64{"bytes": n, "maxImportBytes": s.cfg.MaxImportBytes})
+				refused = &a
+				return errExportTooLarge
+			}
+			h := w.Header()
+			h.Set("Content-Type", contentTypeJSON)
+			h.Set("Content-Length", strconv.FormatInt(n, 10))
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute + time.Duration(n/exportRate)*time.Second))
+			w.WriteHeader(http.StatusOK)
+			started = true
+			return nil
+		})
+		switch {
+		case refused != nil:
+			writeAnswer(w, *refused)
+		case err != nil && !started:
+			writeAnswer(w, s.internalError(r, err))
+		case err != nil:
+			s.log.Warn("export cut off", "err", err) // the reader went away or was too slow
+		}
+	}}
 }
 
+// exportRate is the slowest a reader of an export may read past its
+// first minute, in bytes a second.
+const exportRate = 1 << 20
+
+var errExportTooLarge = errors.New("the export is larger than an import takes")
+
+// ctlImport reads an import for as long as one of MaxImportBytes takes to
+// read and check (a minute, and a second for each 256 KB of the bound,
+// beyond the server's ReadTimeout and WriteTimeout), so that what the
+// simulator exports it can import.
 func (s *Server) ctlImport(r *http.Request) answer {
+	return answer{stream: func(w http.ResponseWriter) {
+		rc, d := http.NewResponseController(w), time.Minute+time.Duration(s.cfg.MaxImportBytes>>18)*time.Second
+		_ = rc.SetReadDeadline(time.Now().Add(d))
+		_ = rc.SetWriteDeadline(time.Now().Add(d + time.Minute)) // the answer comes once it is read
+		writeAnswer(w, s.importAnswer(r))
+	}}
+}
+
+func (s *Server) importAnswer(r *http.Request) answer {
 	limit := s.cfg.MaxImportBytes
 	tooLarge := "an import is at most " + strconv.FormatInt(limit, 10) + " bytes (--max-import-bytes)"
 	if r.ContentLength > limit {

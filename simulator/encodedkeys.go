@@ -2,48 +2,44 @@ package simulator
 
 import (
 	"encoding/hex"
-	"strings"
 
 	"github.com/tcmkit/tcmkit/schemas"
-	redactpkg "github.com/tcmkit/tcmkit/schemas/redact"
 )
 
-// A key that a client sends encoded (percent-encoding, base64 or
-// base64url, HTML character references, \u escapes) or without its
-// prefix is still a key: the journal, the log and what the judge quotes
-// redact it, and the judge counts it where it was sent. Package
-// schemas/redact finds and decodes the encoded runs, for the suite and
-// the simulator alike.
+// A key that a client sends encoded (percent-encoding, base64, HTML
+// character references, \u escapes, stacked, its characters joined by
+// anything) or without its prefix is still a key: the journal, the log and
+// what the judge quotes redact it, and the judge counts it where it was
+// sent. The keyring finds them with the kit's one fragment finder
+// (redact.FragmentSet, which the suite's redactor uses too).
 
-// redactEncoded replaces each encoded run of text whose decoded text holds
-// a key (by its hint) or a piece of a key the keyring knows (by "…"), and
-// says whether it replaced one. A text with nothing encoded in it, as
-// most paths and queries are, costs one scan.
-func (s *Server) redactEncoded(text string) (string, bool) {
-	if !redactpkg.MayHideEncoded(text) {
+// hideKeys replaces each span of text that holds a piece of a known key,
+// in any encoding the finder reads, by the key's hint when it holds the
+// key whole, by "…" otherwise, and says whether it replaced one.
+func (s *Server) hideKeys(text string) (string, bool) {
+	st := s.st.Load()
+	if st == nil {
 		return text, false
 	}
-	return redactpkg.ReplaceEncoded(text, s.holdsKey)
+	return st.keys.hideFragments(text, s.keyForm)
 }
 
-// holdsKey says whether a decoded text holds a key or a piece of a known
-// one, and what its run becomes.
-func (s *Server) holdsKey(decoded string) (string, bool) {
-	if k := s.keyIn(decoded); k != "" {
-		return redact(k), true
+// keyForm is what a span that decoded to the letters and digits decoded
+// becomes: a whole key's hint, or "…".
+func (s *Server) keyForm(decoded string) string {
+	if k := s.wholeKey(decoded); k != "" {
+		return hint(k)
 	}
-	if s.hidePieces(decoded) != decoded {
-		return "…", true
-	}
-	return "", false
+	return "…"
 }
 
-// keyIn is the first key of the prefix in text, "" if none.
-func (s *Server) keyIn(text string) string {
-	if !strings.Contains(text, s.keyMarker) {
+// wholeKey is the key a span decoded to, when it holds one whole (its
+// random part, the last KeyRandomLen letters and digits), "" otherwise.
+func (s *Server) wholeKey(decoded string) string {
+	if len(decoded) < KeyRandomLen {
 		return ""
 	}
-	return s.keyPattern.FindString(text)
+	return s.cfg.KeyPrefix + "_" + decoded[len(decoded)-KeyRandomLen:]
 }
 
 // hiddenKeys appends to out the keys of text that keysSeen does not see
@@ -54,26 +50,21 @@ func (s *Server) hiddenKeys(out []KeySeen, where, text string) []KeySeen {
 	if len(out) >= maxKeysSeen {
 		return out
 	}
-	text = head(text)
-	if redactpkg.MayHideEncoded(text) {
-		redactpkg.ReplaceEncoded(text, func(decoded string) (string, bool) {
-			form, ok := s.holdsKey(decoded)
-			if ok && len(out) < maxKeysSeen {
-				ks := KeySeen{Where: where, KeyHint: "a piece of a key (…)"}
-				if k := s.keyIn(decoded); k != "" {
-					h := hashKey(k)
-					ks.KeyID, ks.KeyHint = hex.EncodeToString(h[:8]), redact(k)
-				}
-				out = append(out, ks)
+	st := s.st.Load()
+	if st == nil {
+		return out
+	}
+	st.keys.hideFragments(s.redactWhole(head(text)), func(decoded string) string {
+		if len(out) < maxKeysSeen {
+			ks := KeySeen{Where: where, KeyHint: "a piece of a key (…)"}
+			if k := s.wholeKey(decoded); k != "" {
+				h := hashKey(k)
+				ks.KeyID, ks.KeyHint = hex.EncodeToString(h[:8]), hint(k)
 			}
-			return form, ok
-		})
-	}
-	if len(out) < maxKeysSeen {
-		if plain := s.redactWhole(text); s.hidePieces(plain) != plain {
-			out = append(out, KeySeen{Where: where, KeyHint: "a piece of a key (…)"})
+			out = append(out, ks)
 		}
-	}
+		return ""
+	})
 	return out
 }
 

@@ -114,8 +114,8 @@ func TestRedact(t *testing.T) {
 		"short":                                "…",
 		"":                                     "…",
 	} {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		if got := hint(in); got != want {
+			t.Errorf("hint(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

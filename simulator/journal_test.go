@@ -45,16 +45,16 @@ func TestJournalRecordsRequestsWithoutKeys(t *testing.T) {
 	}
 	rl := all.Requests[1]
 	if rl.Status != 429 || rl.Error != CodeRateLimited || rl.RetryAfter == "" || rl.Operation != OpFeed || rl.Account != "acc_1" ||
-		rl.KeyHint != redact(k.Pro) || len(rl.KeyID) != 16 || rl.Query != "limit=3" || rl.VirtualTime != DefaultStart.UnixMilli() {
+		rl.KeyHint != hint(k.Pro) || len(rl.KeyID) != 16 || rl.Query != "limit=3" || rl.VirtualTime != DefaultStart.UnixMilli() {
 		t.Errorf("the 429: %+v", rl)
 	}
 	if v := all.Requests[2]; v.Operation != OpVideos || v.Status != 200 || v.RequestBytes != int64(len(`{"videoIds":["a"]}`)) || v.ResponseBytes == 0 || v.ContentType != "application/json" {
 		t.Errorf("the videos request: %+v", v)
 	}
-	if e := all.Requests[3]; !e.KeyInURL || e.Status != 401 || strings.Contains(e.Query, k.Free[4:]) || !strings.Contains(e.Query, url.QueryEscape(redact(k.Free))) {
+	if e := all.Requests[3]; !e.KeyInURL || e.Status != 401 || strings.Contains(e.Query, k.Free[4:]) || !strings.Contains(e.Query, url.QueryEscape(hint(k.Free))) {
 		t.Errorf("a key in the query: %+v", e)
 	}
-	if e := all.Requests[4]; !e.KeyInURL || e.Status != 404 || e.Path != "/api/"+redact(k.Revoked) {
+	if e := all.Requests[4]; !e.KeyInURL || e.Status != 404 || e.Path != "/api/"+hint(k.Revoked) {
 		t.Errorf("a key in the path: %+v", e)
 	}
 	raw := string(s.serve(t, ctl("GET", "requests", "")).body)
@@ -72,7 +72,7 @@ func TestJournalRecordsRequestsWithoutKeys(t *testing.T) {
 		{"status=4xx", []uint64{3, 5, 6}},
 		{"operation=feed", []uint64{2, 3, 5}},
 		{"key=" + k.Pro[len(k.Pro)-4:], []uint64{2, 3, 4}},
-		{"key=" + url.QueryEscape(redact(k.Pro)), []uint64{2, 3, 4}},
+		{"key=" + url.QueryEscape(hint(k.Pro)), []uint64{2, 3, 4}},
 		{"account=acc_1&limit=1", []uint64{4}},
 		{"path=" + schemas.PathVideos, []uint64{4}},
 		{"after=4", []uint64{5, 6}},

@@ -5,13 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash/maphash"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
-	hint "github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 )
 
 // KeyRandomLen is the length of the random part of a key.
@@ -57,20 +56,15 @@ type keyring struct {
 	current map[string]keyHash // account id → hash of its one valid key
 	hints   map[string]string  // account id → redacted form of that key
 
-	// The fragments of the last maxFragmentKeys keys issued, as keyed
-	// hashes (a fragment kept as such would give the key away): every
-	// run of keyFragmentLen characters of a key's random part, which
-	// hideFragments hides wherever it stands, as a key that a client cut
-	// or half pasted into a URL is still a secret.
-	fragSeed maphash.Seed
-	frags    map[uint64]int // hash → how many kept keys hold it
-	fragKeys [][]uint64     // per kept key, its fragments' hashes, oldest first
+	// The fragments of the last maxFragmentKeys keys issued, kept by hash
+	// (a fragment kept as such would give the key away) in the one
+	// fragment finder of the kit (redact.FragmentSet): every run of
+	// redact.MinSecret characters of a key's random part, hidden wherever
+	// it stands and however it was encoded, as a key that a client cut,
+	// encoded or half pasted into a URL is still a secret.
+	frags    *redact.FragmentSet
+	fragKeys [][]uint64 // per kept key, its fragments' hashes, oldest first
 }
-
-// keyFragmentLen is the shortest piece of a key that is hidden: as the
-// suite's redactor (its MinSecret), and no run of the API's own paths
-// and parameter names is as long.
-const keyFragmentLen = 8
 
 // maxFragmentKeys bounds the keys whose fragments are known (about 2 KB
 // each).
@@ -78,67 +72,25 @@ const maxFragmentKeys = 4096
 
 func newKeyring(prefix string, seed int64) *keyring {
 	return &keyring{prefix: prefix, seed: seed, byHash: map[keyHash]keyEntry{}, current: map[string]keyHash{}, hints: map[string]string{},
-		fragSeed: maphash.MakeSeed(), frags: map[uint64]int{}}
+		frags: redact.NewFragmentSet()}
 }
 
 // keepFragments remembers the fragments of key. The caller holds k.mu.
 func (k *keyring) keepFragments(key string) {
-	random := key[len(key)-KeyRandomLen:]
-	hs := make([]uint64, 0, len(random)-keyFragmentLen+1)
-	for i := 0; i+keyFragmentLen <= len(random); i++ {
-		h := maphash.String(k.fragSeed, random[i:i+keyFragmentLen])
-		hs = append(hs, h)
-		k.frags[h]++
-	}
 	if len(k.fragKeys) == maxFragmentKeys {
-		for _, h := range k.fragKeys[0] {
-			if k.frags[h]--; k.frags[h] <= 0 {
-				delete(k.frags, h)
-			}
-		}
+		k.frags.Remove(k.fragKeys[0])
 		k.fragKeys = k.fragKeys[1:]
 	}
-	k.fragKeys = append(k.fragKeys, hs)
+	k.fragKeys = append(k.fragKeys, k.frags.Add(key))
 }
 
-// hideFragments replaces every piece of keyFragmentLen or more characters
-// of a known key in text by "…".
-func (k *keyring) hideFragments(text string) string {
+// hideFragments replaces every span of text that holds a piece of
+// redact.MinSecret or more characters of a known key, in any encoding the
+// redactor promises, by form of the letters and digits it decoded to.
+func (k *keyring) hideFragments(text string, form func(decoded string) string) (string, bool) {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	if len(k.frags) == 0 {
-		return text
-	}
-	var at []int // where a fragment starts, in order
-	run := 0
-	for i := 0; i <= len(text); i++ {
-		if i < len(text) && isKeyChar(text[i]) {
-			run++
-			continue
-		}
-		for j := i - run; j+keyFragmentLen <= i; j++ {
-			if k.frags[maphash.String(k.fragSeed, text[j:j+keyFragmentLen])] > 0 {
-				at = append(at, j)
-			}
-		}
-		run = 0
-	}
-	if at == nil {
-		return text
-	}
-	var b strings.Builder
-	done := 0
-	for i := 0; i < len(at); {
-		from, to := at[i], at[i]+keyFragmentLen
-		for i++; i < len(at) && at[i] <= to; i++ {
-			to = at[i] + keyFragmentLen
-		}
-		b.WriteString(text[done:from])
-		b.WriteString("…")
-		done = to
-	}
-	b.WriteString(text[done:])
-	return b.String()
+	return k.frags.Replace(text, form)
 }
 
 func isKeyChar(c byte) bool {
@@ -181,7 +133,7 @@ func (k *keyring) Issue(account string) string {
 	h := hashKey(key)
 	k.byHash[h] = keyEntry{Account: account}
 	k.current[account] = h
-	k.hints[account] = redact(key)
+	k.hints[account] = hint(key)
 	k.keepFragments(key)
 	return key
 }
@@ -292,9 +244,9 @@ func (k *keyring) accountOf(h keyHash) string {
 	return k.byHash[h].Account
 }
 
-// redact is the form of a key that may appear in logs and output:
+// hint is the form of a key that may appear in logs and output:
 // "tcm_…x9Qa", the one hint format of package schemas/redact.
-func redact(key string) string { return hint.Form(key) }
+func hint(key string) string { return redact.Form(key) }
 
 // exportedKey is one keyring entry in an export: the hash, never the key.
 type exportedKey struct {
@@ -343,7 +295,7 @@ func (k *keyring) load(counter uint64, keys []exportedKey) error {
 	k.counter, k.byHash, k.current, k.hints = counter, byHash, current, hints
 	// Keys come from (seed, counter): those of this seed are known again,
 	// and so are their fragments.
-	clear(k.frags)
+	k.frags = redact.NewFragmentSet()
 	k.fragKeys = nil
 	for n := counter - min(counter, maxFragmentKeys); n < counter; n++ {
 		if key := k.generate(n); byHash[hashKey(key)].Account != "" {

@@ -45,7 +45,7 @@ func (l *limiter) Allow(key keyHash, now func() time.Time) (ok bool, wait time.D
 	l.mu.Lock()
 	g := l.logs[key]
 	if g == nil {
-		g = &grantLog{times: make([]int64, 0, l.limit)}
+		g = &grantLog{times: make([]int64, 0, min(l.limit, 64))} // grows as grants come: a high limit reserves nothing
 		l.logs[key] = g
 	}
 	l.mu.Unlock()

@@ -90,7 +90,7 @@ const maxObservedBody = 4 << 20
 // KeySeen is a key found where the Authorization header does not carry
 // it (Exchange.KeysSeen).
 type KeySeen struct {
-	Where   string // "path", "query", "body", "header" or "authorization"
+	Where   string // "path", "query", "body", "header", "cookie", "referer" or "authorization"
 	KeyID   string // 16 hex digits of its SHA-256, as Entry.KeyID
 	KeyHint string // tcm_…abcd
 }

@@ -16,12 +16,12 @@ import (
 func (s *Server) RedactKeys(text string) string { return s.redactKeys(text) }
 
 // redactKeys replaces every key-shaped string of s (the prefix, an
-// underscore, 32 letters or digits) by its redacted form, and every piece
-// of a key the keyring knows (see keepFragments) by "…". Encoded keys
-// first (see redactEncoded).
+// underscore, 32 letters or digits) by its hint, and every piece of a key
+// the keyring knows (see keepFragments), in any encoding the kit's finder
+// reads, by its hint when whole and "…" otherwise.
 func (s *Server) redactKeys(text string) string {
-	text, _ = s.redactEncoded(text)
-	return s.hidePieces(s.redactWhole(text))
+	text, _ = s.hideKeys(s.redactWhole(text))
+	return text
 }
 
 // redactWhole replaces the key-shaped strings of text only.
@@ -29,15 +29,7 @@ func (s *Server) redactWhole(text string) string {
 	if !strings.Contains(text, s.keyMarker) {
 		return text
 	}
-	return s.keyPattern.ReplaceAllStringFunc(text, redact)
-}
-
-// hidePieces replaces the pieces of known keys in text only.
-func (s *Server) hidePieces(text string) string {
-	if st := s.st.Load(); st != nil {
-		return st.keys.hideFragments(text)
-	}
-	return text
+	return s.keyPattern.ReplaceAllStringFunc(text, hint)
 }
 
 // redactURL redacts keys in a request's path and query for the log and
@@ -56,9 +48,8 @@ func (s *Server) redactURL(path, rawQuery string) (string, string, bool) {
 			found = found || hit
 		}
 	}
-	q, hit := s.redactEncoded(q)
-	hidden := s.hidePieces(q) // after whole keys, which keep their hint
-	return p, hidden, found || hit || hidden != q
+	q, hit := s.hideKeys(q) // after whole keys, which keep their hint
+	return p, q, found || hit
 }
 
 // redactEscaped rewrites each parameter of a query whose decoded name or
@@ -87,8 +78,8 @@ const maxKeysSeen = 4
 
 // keysSeen finds the keys of a request outside a well-formed
 // Authorization header: in the path, the query (raw and decoded), the
-// body, the other headers, and the Authorization header itself when it is
-// not Bearer <key> (badAuth).
+// body, the other headers ("header", "cookie", "referer"), and the
+// Authorization header itself when it is not Bearer <key> (badAuth).
 func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen {
 	var out []KeySeen
 	add := func(where, text string) {
@@ -97,7 +88,7 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 		}
 		for _, k := range s.keyPattern.FindAllString(text, maxKeysSeen-len(out)) {
 			h := hashKey(k)
-			out = append(out, KeySeen{Where: where, KeyID: hex.EncodeToString(h[:8]), KeyHint: redact(k)})
+			out = append(out, KeySeen{Where: where, KeyID: hex.EncodeToString(h[:8]), KeyHint: hint(k)})
 		}
 	}
 	if badAuth {
@@ -118,11 +109,18 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 	out = s.hiddenKeys(out, "query", r.URL.RawQuery)
 	out = s.hiddenKeys(out, "body", string(body))
 	for name, vs := range r.Header {
-		if name == "Authorization" || name == "Cookie" {
+		where := "header"
+		switch name {
+		case "Authorization":
 			continue
+		case "Cookie":
+			where = "cookie"
+		case "Referer":
+			where = "referer" // a URL: the judge counts it as one
 		}
 		for _, v := range vs {
-			add("header", v)
+			add(where, v)
+			out = s.hiddenKeys(out, where, v)
 		}
 	}
 	return out

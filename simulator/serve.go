@@ -249,6 +249,10 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 
 // writeAnswer is the one writer of answers.
 func writeAnswer(w http.ResponseWriter, a answer) {
+	if a.stream != nil {
+		a.stream(w)
+		return
+	}
 	if a.Drop {
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			_ = conn.Close()

@@ -2,157 +2,443 @@ package redact
 
 import (
 	"cmp"
+	"encoding/binary"
+	"hash/maphash"
 	"html"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
-// A key can reach output in an encoding that hides its characters: a
-// client percent-encodes it in a query, a server echoes it base64-encoded
-// in a Location or as HTML entities in a page, a JSON text spells it with
-// \u escapes. Redaction decodes before it looks: ReplaceEncoded finds the
-// runs of a text that one of these encodings made, decodes each (twice
-// over, for an encoding of an encoding), and replaces a run whose decoded
-// text holds a secret. Both the suite's Redactor and the simulator use it.
+// A key reaches output in whatever a server or a client made of it: a JSON
+// text spells it with \u escapes (an echoed JSON string escapes them again:
+// \\u0074), a query percent-encodes it (twice, through a redirect), a page
+// writes HTML character references, a header carries it in base64 (of any
+// of these, or of UTF-16), a log shows it in hex or \x escapes, a mail in
+// quoted-printable, a copy joins its characters with zero-width spaces.
+//
+// The promise (README, "keys in any encoding"): a key, or any MinSecret
+// characters of its secret part, is found in a text under any stack of up
+// to maxDepth of these layers, wherever it stands and whatever separates
+// its characters (anything that is not a letter or a digit: spaces, +, -,
+// NUL of UTF-16, zero-width spaces):
+//
+//   - escapes: JSON string escapes of every kind (\uXXXX with surrogate
+//     pairs, \\ \/ \" \n ...), \xHH, %HH and %uXXXX, quoted-printable
+//     =HH, HTML character references (&#116; &#x74; &lowbar;);
+//   - base64 and base64url (padded or not, with line breaks), and hex.
+//
+// How: FragmentSet.Replace reads the text as a tree of views, the text itself
+// and what each layer decodes it to, each byte of a view mapped to the span
+// of the original text it came from. In each view it drops every byte
+// that is not a letter or a digit and looks up each window of MinSecret
+// bytes among the fragments; a match replaces the span it came from. The
+// work is bounded: escapes shrink a view, a base64 run is decoded at its
+// four alignments but only one that reads as text is decoded further, and
+// all views together hold at most viewBudget times the text.
 
-// maxEncodedDepth is how many encodings deep a run is decoded.
-const maxEncodedDepth = 2
+// maxDepth is how many layers deep a text is decoded.
+const maxDepth = 6
 
-// minBase64Run is the shortest base64 run that is decoded: 8 characters of
-// a key take 11 of base64, and 3 more when they start off the boundary of
-// a group of 3 bytes.
-const minBase64Run = 11
+// viewBudget bounds the bytes of all views of one text, as a multiple of
+// its length (and a floor for short texts).
+const (
+	viewBudget      = 16
+	viewBudgetFloor = 1 << 16
+)
 
-// MayHideEncoded reports whether s holds anything ReplaceEncoded decodes:
-// a percent escape, an HTML character reference, a \u escape or a base64
-// run. It is cheap, for a hot path to skip ReplaceEncoded.
-func MayHideEncoded(s string) bool {
-	if mayHideEscaped(s) {
-		return true
+// minBase64Run is the shortest base64 run that is decoded: MinSecret
+// characters take 11 of base64. minHexRun is the same for hex.
+const (
+	minBase64Run = 11
+	minHexRun    = 2 * MinSecret
+)
+
+// FragmentSet is a set of the fragments of keys (every run of MinSecret
+// letters and digits of a key's secret part), kept by hash: no key is kept
+// whole. It is not safe for concurrent use: its owner locks.
+type FragmentSet struct {
+	seed   maphash.Seed
+	counts map[uint64]int32
+	// maybe is a filter in front of counts: a bit per cheap hash of a
+	// window, set for every fragment ever added (most windows of a text
+	// are no fragment, and cost a multiply and a load).
+	maybe []uint64
+}
+
+// filterBits is the size of FragmentSet.maybe, in bits (128 KB).
+const filterBits = 1 << 20
+
+func filterSlot(w []byte) uint64 {
+	return (binary.LittleEndian.Uint64(w) * 0x9E3779B97F4A7C15) >> (64 - 20)
+}
+
+// NewFragmentSet is an empty set.
+func NewFragmentSet() *FragmentSet {
+	return &FragmentSet{seed: maphash.MakeSeed(), counts: map[uint64]int32{}, maybe: make([]uint64, filterBits/64)}
+}
+
+// Add keeps the fragments of key and returns their hashes, for Remove.
+func (f *FragmentSet) Add(key string) []uint64 {
+	secret := compact(key[len(prefix(key)):])
+	var hs []uint64
+	for i := 0; i+MinSecret <= len(secret); i++ {
+		h := maphash.Bytes(f.seed, secret[i:i+MinSecret])
+		f.counts[h]++
+		slot := filterSlot(secret[i : i+MinSecret])
+		f.maybe[slot/64] |= 1 << (slot % 64)
+		hs = append(hs, h)
 	}
-	for i := 0; i < len(s); {
-		if base64Value[s[i]] == 0xff {
+	return hs
+}
+
+// Remove forgets fragments that Add returned.
+func (f *FragmentSet) Remove(hs []uint64) {
+	for _, h := range hs {
+		if f.counts[h]--; f.counts[h] <= 0 {
+			delete(f.counts, h)
+		}
+	}
+}
+
+// Len is the number of distinct fragments kept.
+func (f *FragmentSet) Len() int { return len(f.counts) }
+
+func (f *FragmentSet) has(window []byte) bool {
+	slot := filterSlot(window)
+	return f.maybe[slot/64]&(1<<(slot%64)) != 0 && f.counts[maphash.Bytes(f.seed, window)] > 0
+}
+
+// Replace replaces every span of s that holds a fragment in a promised
+// encoding (see above) by form of the letters and digits it decoded to
+// (a whole key, its fragments, or both), and reports whether it replaced
+// any. Spans that overlap become one Fragment.
+func (f *FragmentSet) Replace(s string, form func(decoded string) string) (string, bool) {
+	if f == nil || len(f.counts) == 0 || s == "" {
+		return s, false
+	}
+	// A long text is read in chunks that overlap by more than the longest
+	// encoded key the promise covers, so that memory stays bounded
+	// whatever the text's size: every such key lies whole in one chunk.
+	fd := finder{f: f, form: form}
+	for off := 0; ; off += chunkLen - chunkOverlap {
+		end := min(off+chunkLen, len(s))
+		fd.base, fd.budget = off, max(viewBudget*(end-off), viewBudgetFloor)
+		fd.explore(&view{b: []byte(s[off:end])}, 0)
+		if end == len(s) {
+			break
+		}
+	}
+	if len(fd.spans) == 0 {
+		return s, false
+	}
+	return replaceSpans(s, fd.spans), true
+}
+
+// chunkLen and chunkOverlap: how a long text is read (see Replace). The
+// overlap is the longest encoded key the promise covers, as the Writer
+// holds back as much.
+const (
+	chunkLen     = 256 << 10
+	chunkOverlap = maxHeldEncoded
+)
+
+// view is a text and where each of its bytes came from in the original
+// (from and to nil: the original itself).
+type view struct {
+	b        []byte
+	from, to []int32
+}
+
+func (v *view) span(i, j int) (int, int) { // bytes i..j inclusive
+	if v.from == nil {
+		return i, j + 1
+	}
+	return int(v.from[i]), int(v.to[j])
+}
+
+type finder struct {
+	f       *FragmentSet
+	form    func(string) string
+	spans   []span
+	base    int // where the chunk being read begins in the text
+	budget  int
+	scratch []byte
+	at      []int32
+}
+
+func (fd *finder) explore(v *view, depth int) {
+	fd.search(v)
+	fd.budget -= len(v.b)
+	if depth >= maxDepth || fd.budget <= 0 {
+		return
+	}
+	if u := unescape(v); u != nil {
+		fd.budget -= len(u.b)
+		fd.explore(u, depth+1)
+	}
+	fd.eachRun(v, isBase64, minBase64Run, func(run []int) {
+		for off := 0; off < 4 && len(run)-off >= minBase64Run && fd.budget > 0; off++ {
+			d := decodeRun(v, run[off:], 6, &base64Value)
+			fd.budget -= len(d.b)
+			if u := utf16View(d); u != nil {
+				d = u // UTF-16 read as the text it spells
+			}
+			fd.searchAndDescend(d, depth)
+		}
+	})
+	fd.eachRun(v, isHex, minHexRun, func(run []int) {
+		for off := 0; off < 2 && fd.budget > 0; off++ {
+			d := decodeRun(v, run[off:], 4, &hexValue)
+			fd.budget -= len(d.b)
+			fd.searchAndDescend(d, depth)
+		}
+	})
+}
+
+// search looks up every window of MinSecret letters and digits of v
+// (whatever stands between them) among the fragments.
+func (fd *finder) search(v *view) {
+	cb, at := fd.scratch[:0], fd.at[:0]
+	for i, c := range v.b {
+		if isAlnum(c) {
+			cb, at = append(cb, c), append(at, int32(i))
+		}
+	}
+	fd.scratch, fd.at = cb, at
+	start, end := -1, -1
+	flush := func() {
+		if start < 0 {
+			return
+		}
+		first := int(at[start])
+		form := fd.form(string(cb[start:end]))
+		// A whole key's hint shows its prefix: the prefix before the
+		// secret (as this view reads it) goes with it.
+		if p, _, ok := strings.Cut(form, Fragment); ok && p != "" && first >= len(p) && string(v.b[first-len(p):first]) == p {
+			first -= len(p)
+		}
+		from, to := v.span(first, int(at[end-1]))
+		fd.spans = append(fd.spans, span{fd.base + from, fd.base + to, form})
+		start = -1
+	}
+	for i := 0; i+MinSecret <= len(cb); i++ {
+		if !fd.f.has(cb[i : i+MinSecret]) {
+			continue
+		}
+		if start >= 0 && i <= end {
+			end = i + MinSecret
+			continue
+		}
+		flush()
+		start, end = i, i+MinSecret
+	}
+	flush()
+}
+
+// eachRun calls fn with the indexes in v of each run of bytes that in
+// says belong to an encoding (line breaks inside a run are skipped, as
+// MIME breaks base64), when it holds min of them or more.
+func (fd *finder) eachRun(v *view, in func(byte) bool, min int, fn func(run []int)) {
+	var run []int
+	for i := 0; i <= len(v.b); i++ {
+		if i < len(v.b) && in(v.b[i]) {
+			run = append(run, i)
+			continue
+		}
+		if i < len(v.b) && (v.b[i] == '\n' || v.b[i] == '\r') && len(run) > 0 {
+			continue
+		}
+		if len(run) >= min {
+			fn(run)
+		}
+		run = run[:0]
+	}
+}
+
+// decodeRun decodes the bytes of v at run, bits bits each (6 for base64, 4
+// for hex), into a view whose every byte maps to the characters it came
+// from.
+func decodeRun(v *view, run []int, bits int, value *[256]byte) *view {
+	n := len(run) * bits / 8
+	d := &view{b: make([]byte, 0, n), from: make([]int32, 0, n), to: make([]int32, 0, n)}
+	var acc uint32
+	have := 0
+	first := 0 // the index in run of the first character of the byte being made
+	for k, i := range run {
+		acc = acc<<bits | uint32(value[v.b[i]])
+		if have += bits; have >= 8 {
+			have -= 8
+			from, _ := v.span(run[first], run[first])
+			_, to := v.span(run[k], run[k])
+			d.b, d.from, d.to = append(d.b, byte(acc>>have)), append(d.from, int32(from)), append(d.to, int32(to))
+			first = k
+			if have == 0 {
+				first = k + 1
+			}
+		}
+	}
+	return d
+}
+
+// utf16View is v without its NUL bytes when a third or more of them are
+// NUL, as UTF-16 of ASCII text is (either byte order); nil otherwise.
+func utf16View(v *view) *view {
+	nul := 0
+	for _, c := range v.b {
+		if c == 0 {
+			nul++
+		}
+	}
+	if nul*3 < len(v.b) || len(v.b) < 2*MinSecret {
+		return nil
+	}
+	u := &view{b: make([]byte, 0, len(v.b)-nul), from: make([]int32, 0, len(v.b)-nul), to: make([]int32, 0, len(v.b)-nul)}
+	for i, c := range v.b {
+		if c != 0 {
+			u.b, u.from, u.to = append(u.b, c), append(u.from, v.from[i]), append(u.to, v.to[i])
+		}
+	}
+	return u
+}
+
+// searchAndDescend searches a decoded view and decodes further each
+// stretch of it that reads as text (printable UTF-8, of minBase64Run bytes
+// or more; UTF-16 was made UTF-8 before): a wrong alignment of base64 or the bytes that
+// the letters around an encoded run decode to are not, and are not
+// decoded further.
+func (fd *finder) searchAndDescend(d *view, depth int) {
+	fd.search(d)
+	start := 0
+	for i := 0; i <= len(d.b); {
+		n := 1
+		bad := i == len(d.b)
+		if !bad {
+			var r rune
+			r, n = utf8.DecodeRune(d.b[i:])
+			bad = r == utf8.RuneError && n <= 1 || r < ' ' && r != '\t' && r != '\n' && r != '\r' || r == 0x7f
+		}
+		if bad {
+			if i-start >= minBase64Run {
+				seg := &view{b: d.b[start:i], from: d.from[start:i], to: d.to[start:i]}
+				if start == 0 && i == len(d.b) {
+					seg = d
+				}
+				fd.explore(seg, depth+1)
+			}
+			start = i + 1
+		}
+		i += n
+	}
+}
+
+// unescape decodes the escapes of v (see above), nil when it holds none.
+func unescape(v *view) *view {
+	b := v.b
+	var u *view
+	emit := func(i, j int, out []byte) { // bytes i..j-1 of v become out
+		from, to := v.span(i, j-1)
+		for _, c := range out {
+			u.b, u.from, u.to = append(u.b, c), append(u.from, int32(from)), append(u.to, int32(to))
+		}
+	}
+	var tmp [utf8.UTFMax]byte
+	copied := 0 // bytes of b before it are in u
+	for i := 0; i < len(b); {
+		n, out := escapeAt(b, i, tmp[:0])
+		if n == 0 {
 			i++
 			continue
 		}
-		to := i
-		for to < len(s) && base64Value[s[to]] != 0xff {
-			to++
+		if u == nil {
+			u = &view{b: make([]byte, 0, len(b)), from: make([]int32, 0, len(b)), to: make([]int32, 0, len(b))}
 		}
-		if to-i >= minBase64Run {
-			for off := 0; off < 4 && to-i-off >= minBase64Run; off++ {
-				if asciiGroups(s[i+off:to]) && base64MayHide(s[i+off:to]) {
-					return true
+		for k := copied; k < i; k++ {
+			emit(k, k+1, b[k:k+1])
+		}
+		emit(i, i+n, out)
+		i += n
+		copied = i
+	}
+	if u == nil {
+		return nil
+	}
+	for k := copied; k < len(b); k++ {
+		emit(k, k+1, b[k:k+1])
+	}
+	return u
+}
+
+// escapeAt is the length of an escape at b[i:] and what it decodes to
+// (appended to out), 0 if none starts there.
+func escapeAt(b []byte, i int, out []byte) (int, []byte) {
+	rest := b[i:]
+	switch rest[0] {
+	case '\\':
+		if len(rest) < 2 {
+			return 0, nil
+		}
+		switch rest[1] {
+		case 'u', 'U':
+			r, ok := hexRune(rest[2:], 4)
+			if !ok {
+				return 0, nil
+			}
+			if 0xD800 <= r && r < 0xDC00 && len(rest) >= 12 && rest[6] == '\\' && (rest[7] == 'u' || rest[7] == 'U') {
+				if lo, ok := hexRune(rest[8:], 4); ok && 0xDC00 <= lo && lo < 0xE000 {
+					return 12, utf8.AppendRune(out, 0x10000+(r-0xD800)<<10+(lo-0xDC00))
 				}
 			}
-		}
-		i = to
-	}
-	return false
-}
-
-// asciiGroups is a cheap test that base64MayHide may say yes: two groups
-// of four characters in a row that decode to bytes below 0x80, as any
-// MinSecret key characters in a row, or an escape of them, hold.
-func asciiGroups(s string) bool {
-	ok := 0
-	for i := 0; i+3 < len(s); i += 4 {
-		if base64Value[s[i]]&32 == 0 && base64Value[s[i+1]]&8 == 0 && base64Value[s[i+2]]&2 == 0 {
-			if ok++; ok == 2 {
-				return true
+			return 6, utf8.AppendRune(out, r)
+		case 'x', 'X':
+			if r, ok := hexRune(rest[2:], 2); ok {
+				return 4, append(out, byte(r))
 			}
-		} else {
-			ok = 0
+		case '\\', '/', '"', '\'':
+			return 2, append(out, rest[1])
+		case 'n':
+			return 2, append(out, '\n')
+		case 't':
+			return 2, append(out, '\t')
+		case 'r':
+			return 2, append(out, '\r')
+		case 'b', 'f':
+			return 2, append(out, ' ')
 		}
-	}
-	return false
-}
-
-// mayHideEscaped: s holds a percent escape, an HTML character reference
-// or a \u escape.
-func mayHideEscaped(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		switch c := s[i]; {
-		case c == '%' && isHex(s[i+1]) && isHex(s[i+2]),
-			c == '&' && entityLen(s[i:]) > 0,
-			c == '\\' && (s[i+1] == 'u' || s[i+1] == 'U'):
-			return true
-		}
-	}
-	return false
-}
-
-// base64MayHide decodes s without keeping what it decodes: true when the
-// decoded bytes hold MinSecret key characters in a row or an escape. Most
-// base64-looking runs (a path, a cursor) hold neither, and cost no
-// allocation.
-func base64MayHide(s string) bool {
-	var acc uint32
-	bits, run := 0, 0
-	var prev [2]byte // the two bytes before, for an escape
-	for i := 0; i < len(s); i++ {
-		acc = acc<<6 | uint32(base64Value[s[i]])
-		if bits += 6; bits < 8 {
-			continue
-		}
-		bits -= 8
-		c := byte(acc >> bits)
-		switch byteClass[c] {
-		case keyClass:
-			if run++; run >= MinSecret {
-				return true
-			}
-		case otherClass:
-			run = 0
-		default: // the start of an escape: looked at with the next bytes
-			run = 0
-		}
-		if byteClass[prev[1]] == escapeClass || prev[0] == '%' {
-			switch {
-			case prev[0] == '%' && isHex(prev[1]) && isHex(c),
-				prev[1] == '&' && (c == '#' || isLetter(c)),
-				prev[1] == '\\' && (c == 'u' || c == 'U'):
-				return true
+	case '%':
+		if len(rest) >= 2 && (rest[1] == 'u' || rest[1] == 'U') {
+			if r, ok := hexRune(rest[2:], 4); ok {
+				return 6, utf8.AppendRune(out, r)
 			}
 		}
-		prev[0], prev[1] = prev[1], c
+		if r, ok := hexRune(rest[1:], 2); ok {
+			return 3, append(out, byte(r))
+		}
+	case '=':
+		if r, ok := hexRune(rest[1:], 2); ok {
+			return 3, append(out, byte(r))
+		}
+	case '&':
+		if n := entityLen(rest); n > 0 {
+			return n, append(out, html.UnescapeString(string(rest[:n]))...)
+		}
 	}
-	return false
+	return 0, nil
 }
 
-// The classes of a decoded byte, for base64MayHide.
-const (
-	otherClass = iota
-	keyClass
-	escapeClass // '%', '&' or '\\'
-)
-
-var byteClass = func() (t [256]byte) {
-	for c := range 256 {
-		if isKeyByte(byte(c)) {
-			t[c] = keyClass
-		}
+// hexRune reads n hex digits at the start of b.
+func hexRune(b []byte, n int) (rune, bool) {
+	if len(b) < n {
+		return 0, false
 	}
-	t['%'], t['&'], t['\\'] = escapeClass, escapeClass, escapeClass
-	return t
-}()
-
-// ReplaceEncoded replaces every run of s that an encoding made whose
-// decoded text holds a secret: holds says whether a decoded text does and
-// what the run becomes (the redacted form of a key, or Fragment). Runs
-// that overlap become one Fragment. It also reports whether it replaced
-// anything.
-func ReplaceEncoded(s string, holds func(decoded string) (form string, ok bool)) (string, bool) {
-	var spans []span
-	eachEncoded(s, func(from, to int, decoded string) {
-		if form, ok := hidesSecret(decoded, holds, 1); ok {
-			spans = append(spans, span{from, to, form})
+	var r rune
+	for _, c := range b[:n] {
+		if hexValue[c] == 0xff {
+			return 0, false
 		}
-	})
-	if len(spans) == 0 {
-		return s, false
+		r = r<<4 | rune(hexValue[c])
 	}
-	return replaceSpans(s, spans), true
+	return r, true
 }
 
 // span is a piece of a text to replace by form.
@@ -183,139 +469,10 @@ func replaceSpans(s string, spans []span) string {
 	return b.String()
 }
 
-// hidesSecret: the decoded text holds a secret, or one of its own encoded
-// runs does.
-func hidesSecret(decoded string, holds func(string) (string, bool), depth int) (string, bool) {
-	if form, ok := holds(decoded); ok {
-		return form, true
-	}
-	if depth >= maxEncodedDepth || !MayHideEncoded(decoded) {
-		return "", false
-	}
-	found := false
-	eachEncoded(decoded, func(_, _ int, inner string) {
-		if !found {
-			_, found = hidesSecret(inner, holds, depth+1)
-		}
-	})
-	return Fragment, found
-}
-
-// eachEncoded calls fn with every run of s that an encoding made, its
-// bounds in s and its decoded text: percent-encoding (with + for a
-// space), HTML character references, \u escapes, and base64 or base64url
-// (decoded from each of the first four characters of a run, as the run
-// may begin before what was encoded). A decoded text without a run of
-// MinSecret letters, digits or underscores, nor anything encoded, holds no
-// key and is skipped.
-func eachEncoded(s string, fn func(from, to int, decoded string)) {
-	emit := func(from, to int, decoded string) {
-		if keyRun(decoded) || MayHideEncoded(decoded) {
-			fn(from, to, decoded)
-		}
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '%' || c == '&' || c == '\\':
-			// The run of escapes and key characters around it.
-			from := i
-			for from > 0 && isKeyByte(s[from-1]) {
-				from--
-			}
-			to, dec := escapedRun(s, from)
-			if to > i {
-				emit(from, to, dec)
-				i = to
-				continue
-			}
-			i++
-		case base64Value[c] != 0xff:
-			to := i
-			for to < len(s) && base64Value[s[to]] != 0xff {
-				to++
-			}
-			end := to
-			for end < len(s) && s[end] == '=' {
-				end++
-			}
-			if to-i >= minBase64Run {
-				for off := 0; off < 4 && to-i-off >= minBase64Run; off++ {
-					if base64MayHide(s[i+off : to]) {
-						emit(i+off, end, decodeBase64(s[i+off:to]))
-					}
-				}
-			}
-			i = end
-			if end == to {
-				i = to
-			}
-		default:
-			i++
-		}
-	}
-}
-
-// escapedRun reads from s[from:] a run of key characters and escapes
-// (percent, HTML character references, \u) and returns where it ends and
-// its decoded text; it ends at from when no escape is in it.
-func escapedRun(s string, from int) (int, string) {
-	var dec []byte
-	escapes := 0
-	i := from
-	for i < len(s) {
-		c := s[i]
-		if isKeyByte(c) || c == '-' || c == '.' || c == '~' {
-			dec = append(dec, c)
-			i++
-			continue
-		}
-		if c == '+' {
-			dec = append(dec, ' ')
-			i++
-			continue
-		}
-		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			dec = append(dec, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i, escapes = i+3, escapes+1
-			continue
-		}
-		if c == '\\' && i+5 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]) {
-			r := rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5]))
-			dec = append(dec, string(r)...)
-			i, escapes = i+6, escapes+1
-			continue
-		}
-		if c == '&' {
-			if n := entityLen(s[i:]); n > 0 {
-				dec = append(dec, html.UnescapeString(s[i:i+n])...)
-				i, escapes = i+n, escapes+1
-				continue
-			}
-		}
-		if c == '&' || c == '#' || c == ';' {
-			// What an outer encoding may have left of an inner one.
-			dec = append(dec, c)
-			i++
-			continue
-		}
-		break
-	}
-	// Trailing plus signs and separators are no part of an encoded key.
-	for i > from && (s[i-1] == '+' || s[i-1] == '&' || s[i-1] == '#' || s[i-1] == ';') && !strings.HasSuffix(s[from:i], "&#59;") {
-		i--
-		dec = dec[:len(dec)-1]
-	}
-	if escapes == 0 {
-		return from, ""
-	}
-	return i, string(dec)
-}
-
 // entityLen is the length of an HTML character reference at the start of
 // s (&#84; &#x54; &lowbar;, the semicolon optional after digits), 0 if
 // none.
-func entityLen(s string) int {
+func entityLen(s []byte) int {
 	if len(s) < 3 || s[0] != '&' {
 		return 0
 	}
@@ -323,7 +480,7 @@ func entityLen(s string) int {
 	switch {
 	case s[1] == '#' && len(s) > 3 && (s[2] == 'x' || s[2] == 'X'):
 		i = 3
-		for i < len(s) && i < 10 && isHex(s[i]) {
+		for i < len(s) && i < 10 && hexValue[s[i]] != 0xff {
 			i++
 		}
 		if i == 3 {
@@ -338,13 +495,13 @@ func entityLen(s string) int {
 			return 0
 		}
 	default:
-		for i < len(s) && i < 12 && (isLetter(s[i]) || '0' <= s[i] && s[i] <= '9') {
+		for i < len(s) && i < 12 && isAlnum(s[i]) {
 			i++
 		}
 		if i == 1 || i >= len(s) || s[i] != ';' {
 			return 0
 		}
-		if html.UnescapeString(s[:i+1]) == s[:i+1] {
+		if html.UnescapeString(string(s[:i+1])) == string(s[:i+1]) {
 			return 0 // not a name HTML knows
 		}
 	}
@@ -354,35 +511,15 @@ func entityLen(s string) int {
 	return i
 }
 
-// decodeBase64 decodes s in either alphabet (+ and - are 62, / and _ are
-// 63), ignoring a last group too short to make a byte.
-func decodeBase64(s string) string {
-	out := make([]byte, 0, len(s)*3/4)
-	var acc uint32
-	bits := 0
+// compact is s without what is not a letter or a digit.
+func compact(s string) []byte {
+	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		acc = acc<<6 | uint32(base64Value[s[i]])
-		if bits += 6; bits >= 8 {
-			bits -= 8
-			out = append(out, byte(acc>>bits))
+		if isAlnum(s[i]) {
+			out = append(out, s[i])
 		}
 	}
-	return string(out)
-}
-
-// keyRun: s holds MinSecret letters, digits or underscores in a row.
-func keyRun(s string) bool {
-	run := 0
-	for i := 0; i < len(s); i++ {
-		if isKeyByte(s[i]) {
-			if run++; run >= MinSecret {
-				return true
-			}
-		} else {
-			run = 0
-		}
-	}
-	return false
+	return out
 }
 
 var base64Value = func() (t [256]byte) {
@@ -397,22 +534,20 @@ var base64Value = func() (t [256]byte) {
 	return t
 }()
 
-func isKeyByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
-}
-
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return c - 'A' + 10
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+		t[strings.ToUpper(string(c))[0]] = byte(i)
+	}
+	return t
+}()
+
+func isBase64(c byte) bool { return base64Value[c] != 0xff }
+func isHex(c byte) bool    { return hexValue[c] != 0xff }
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }

@@ -5,19 +5,17 @@
 // fragment of a key's secret part of MinSecret characters or more, such as
 // what is left of a key that something cut in two before it was redacted,
 // is replaced by an ellipsis. Both are found also where an encoding hides
-// them (decode.go): percent-encoding (+ for a space), base64 and
-// base64url, HTML character references, JSON \u escapes, an encoding of
-// an encoding; the encoded run is replaced whole.
+// them, stacked and with their characters joined by anything (decode.go
+// says which encodings: the promise the README repeats); what the key was
+// encoded to is replaced whole.
 //
 // Redact where output is written, not where a message is formatted: wrap
 // every writer with Writer and pass every finished text through String.
 package redact
 
 import (
-	"bytes"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -36,10 +34,7 @@ type Redactor struct {
 	mu       sync.RWMutex
 	secrets  []string // longest first, so a key containing another is replaced whole
 	replacer *strings.Replacer
-	starts   map[string]bool // every proper prefix of a secret or a fragment
-	whole    map[string]bool // every secret and fragment
-	lengths  []int           // their distinct lengths
-	longest  int
+	frags    *FragmentSet
 }
 
 // New returns a Redactor for the given secrets; empty and short ones are ignored.
@@ -53,39 +48,26 @@ func New(secrets ...string) *Redactor {
 func (r *Redactor) Add(secrets ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.frags == nil {
+		r.frags = NewFragmentSet()
+	}
+	added := false
 	for _, s := range secrets {
 		if len(s) >= MinSecret && !slices.Contains(r.secrets, s) {
 			r.secrets = append(r.secrets, s)
+			r.frags.Add(s)
+			added = true
 		}
 	}
+	if !added {
+		return
+	}
 	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
-	// Whole secrets first: a strings.Replacer tries its patterns in the
-	// order given, so a whole key wins over its fragments.
 	pairs := make([]string, 0, 2*len(r.secrets))
 	for _, s := range r.secrets {
 		pairs = append(pairs, s, Form(s))
 	}
-	var fragments []string
-	for _, s := range r.secrets {
-		for _, f := range Fragments(s) {
-			if !slices.Contains(fragments, f) {
-				fragments = append(fragments, f)
-				pairs = append(pairs, f, Fragment)
-			}
-		}
-	}
 	r.replacer = strings.NewReplacer(pairs...)
-	r.starts, r.whole, r.lengths, r.longest = map[string]bool{}, map[string]bool{}, nil, 0
-	for _, p := range slices.Concat(r.secrets, fragments) {
-		for n := 1; n < len(p); n++ {
-			r.starts[p[:n]] = true
-		}
-		r.whole[p] = true
-		if !slices.Contains(r.lengths, len(p)) {
-			r.lengths = append(r.lengths, len(p))
-		}
-		r.longest = max(r.longest, len(p))
-	}
 }
 
 // Fragments are the pieces of a key that are redacted wherever they stand:
@@ -101,7 +83,8 @@ func Fragments(key string) []string {
 }
 
 // String returns s with every secret replaced by its redacted form, and
-// every fragment of one by Fragment.
+// every fragment of one by Fragment, also in the encodings decode.go
+// promises.
 func (r *Redactor) String(s string) string {
 	if r == nil {
 		return s
@@ -111,110 +94,21 @@ func (r *Redactor) String(s string) string {
 	if r.replacer == nil {
 		return s
 	}
-	if strings.Contains(s, `\u`) {
-		s = r.escaped(s)
-	}
-	if MayHideEncoded(s) {
-		s, _ = ReplaceEncoded(s, r.holds)
-	}
-	return r.replacer.Replace(s)
+	s = r.replacer.Replace(s) // plain whole keys keep their prefix before the hint
+	s, _ = r.frags.Replace(s, r.form)
+	return s
 }
 
-// holds says whether a decoded text holds a secret or a fragment of one,
-// and what the run it was decoded from becomes. The caller holds r.mu.
-func (r *Redactor) holds(decoded string) (string, bool) {
-	if r.replacer.Replace(decoded) == decoded {
-		return "", false
-	}
+// form is what a span that decoded to the letters and digits decoded
+// becomes: the hint of the key it holds whole, or Fragment. The caller
+// holds r.mu.
+func (r *Redactor) form(decoded string) string {
 	for _, s := range r.secrets {
-		if strings.Contains(decoded, s) {
-			return Form(s), true
+		if secret := compact(s[len(prefix(s)):]); len(secret) >= MinSecret && strings.Contains(decoded, string(secret)) {
+			return Form(s)
 		}
 	}
-	return Fragment, true
-}
-
-// escaped redacts the secrets and fragments that a JSON text spells with
-// \u escapes, every character or only some (tcm\u005fAb\u0043d...): the
-// escapes of characters a key is made of are decoded, the decoded text is
-// searched, and what each match spans in s is replaced, by the key's form
-// for a whole key and by Fragment otherwise. The caller holds r.mu.
-func (r *Redactor) escaped(s string) string {
-	dec := make([]byte, 0, len(s))
-	from := make([]int, 0, len(s)+1) // offset in s of each byte of dec, then len(s)
-	decoded := false
-	for i := 0; i < len(s); {
-		if c, ok := keyEscape(s[i:]); ok {
-			dec, from, decoded = append(dec, c), append(from, i), true
-			i += len(`\u0000`)
-			continue
-		}
-		dec, from = append(dec, s[i]), append(from, i)
-		i++
-	}
-	if !decoded {
-		return s
-	}
-	from = append(from, len(s))
-	var spans []span
-	for p := range r.whole { // secrets and fragments
-		for off := 0; ; {
-			k := bytes.Index(dec[off:], []byte(p))
-			if k < 0 {
-				break
-			}
-			start := off + k
-			sp := span{from[start], from[start+len(p)], Fragment}
-			if slices.Contains(r.secrets, p) {
-				sp.form = Form(p)
-			}
-			spans, off = append(spans, sp), start+1
-		}
-	}
-	if len(spans) == 0 {
-		return s
-	}
-	return replaceSpans(s, spans)
-}
-
-// keyEscape decodes a \u escape at the start of s of a character a key may
-// hold: an ASCII letter or digit, or the underscore.
-func keyEscape(s string) (byte, bool) {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' || s[2] != '0' || s[3] != '0' {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(s[4:6], 16, 8)
-	c := byte(v)
-	ok := err == nil && ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_')
-	return c, ok
-}
-
-// safeCut returns where b may be cut so that what comes before can be
-// redacted on its own: no secret or fragment that the next write could
-// complete begins before the cut, and none that b holds whole crosses it.
-func (r *Redactor) safeCut(b []byte) int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	cut := len(b)
-	for n := min(r.longest-1, len(b)); n > 0; n-- {
-		if r.starts[string(b[len(b)-n:])] {
-			cut = len(b) - n
-			break
-		}
-	}
-	if cut == len(b) {
-		return cut
-	}
-	for i := max(0, cut-r.longest+1); i < cut; i++ {
-		for _, n := range r.lengths {
-			if i+n > cut && i+n <= len(b) && r.whole[string(b[i:i+n])] {
-				cut = i // hold the whole occurrence back, and look again before it
-				i = max(0, cut-r.longest+1) - 1
-				break
-			}
-		}
-	}
-	return cut
+	return Fragment
 }
 
 // prefix is the key prefix with its underscore ("tcm_"), or "" when the key
@@ -265,7 +159,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.pending = append(w.pending, p...)
 	// Hold back a tail that may begin a secret, then redact the rest.
-	cut := min(w.r.safeCut(w.pending), encodedTail(w.pending))
+	cut := encodedTail(w.pending)
 	out := w.r.String(string(w.pending[:cut]))
 	w.pending = append(w.pending[:0], w.pending[cut:]...)
 	if _, err := io.WriteString(w.w, out); err != nil {
@@ -276,24 +170,40 @@ func (w *Writer) Write(p []byte) (int, error) {
 
 // maxHeldEncoded bounds the tail of a write that Writer holds back because
 // the next write may complete an encoded key in it.
-const maxHeldEncoded = 4 << 10
+const maxHeldEncoded = 64 << 10
 
-// encodedTail is where the run of characters that an encoded key may be
-// made of begins at the end of b (percent, base64, HTML references, \u
-// escapes), len(b) when it is longer than maxHeldEncoded.
+// encodedTail is where the run of bytes that a key, encoded or with its
+// characters joined, may be made of begins at the end of b; of a run
+// longer than maxHeldEncoded, the last maxHeldEncoded bytes are held (a
+// key cut there leaves fewer than MinSecret characters on one side, or is
+// a fragment on both).
 func encodedTail(b []byte) int {
 	i := len(b)
-	for i > 0 && len(b)-i < maxHeldEncoded && encodedByte(b[i-1]) {
-		i--
-	}
-	if len(b)-i >= maxHeldEncoded {
-		return len(b)
+	for i > 0 && len(b)-i < maxHeldEncoded {
+		if encodedByte(b[i-1]) {
+			i--
+			continue
+		}
+		// A line break inside base64 in lines (MIME): the line before it
+		// ends in 16 base64 characters or more.
+		j := i
+		for j > 0 && (b[j-1] == '\n' || b[j-1] == '\r') {
+			j--
+		}
+		k := j
+		for k > 0 && base64Value[b[k-1]] != 0xff {
+			k--
+		}
+		if j == i || j-k < 16 {
+			break
+		}
+		i = k
 	}
 	return i
 }
 
 func encodedByte(c byte) bool {
-	return base64Value[c] != 0xff || strings.IndexByte("%=&#;\\.~", c) >= 0
+	return base64Value[c] != 0xff || c == 0 || c >= 0x80 || strings.IndexByte("%=&#;\\.~+", c) >= 0
 }
 
 // Flush writes the held-back bytes; call it when no more output will come.

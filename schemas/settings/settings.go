@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v4"
 )
@@ -204,3 +205,46 @@ func (v stdValue) String() string {
 func (v stdValue) IsBoolFlag() bool {
 	return v.f != nil && (v.f.GetPlaceholder() == "" || v.f.GetPlaceholder() == "BOOL")
 }
+
+// List is a setting that may be given many times, each time one item or
+// several separated by commas (its environment variable is one string:
+// TCM_SIM_CORS="http://a,http://b").
+type List []string
+
+func (l *List) Set(v string) error {
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			*l = append(*l, item)
+		}
+	}
+	return nil
+}
+
+func (l *List) String() string { return strings.Join(*l, ",") }
+
+// GetPlaceholder names a list's items in help.
+func (l *List) GetPlaceholder() string { return "NAME" }
+
+// TimeFlag is a setting that is an instant in RFC 3339
+// (2026-01-01T00:00:00Z), kept in a time.Time of someone else's struct:
+// ff.FlagConfig{LongName: "start", Value: settings.TimeFlag{&cfg.Start}}.
+type TimeFlag struct{ T *time.Time }
+
+func (t TimeFlag) Set(v string) error {
+	parsed, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return fmt.Errorf("want RFC 3339, such as 2026-01-01T00:00:00Z")
+	}
+	*t.T = parsed
+	return nil
+}
+
+func (t TimeFlag) String() string {
+	if t.T == nil { // flag.PrintDefaults asks a zero value
+		return ""
+	}
+	return t.T.Format(time.RFC3339)
+}
+
+// GetPlaceholder names the format in help.
+func (t TimeFlag) GetPlaceholder() string { return "RFC3339" }

@@ -24,7 +24,8 @@
 //   - CLIENT-RATE: at most 20 feed requests of a key (with the key in its
 //     Authorization header) within any 60 seconds, on the clock the server
 //     counts on, whatever the answers: each request past 20 in a sliding
-//     minute (less a second for transit: the judge sees arrivals) breaks
+//     minute (in real time less a second for transit, as the judge sees
+//     arrivals; on the manual clock the minute is exact) breaks
 //     it, however the 429s came (the limiter's, a scenario's, none). One burst of 21 is a finding even when the client
 //     then waits out the Retry-After: the contract's limit binds the
 //     client, and the catalogue says so.

@@ -61,9 +61,15 @@ func (j *Judge) checkLeaks(c *client, x *simulator.Exchange) {
 	}
 }
 
+// inURL: where CLIENT-KEY-NOT-IN-URL forbids a key: a URL (the path, the
+// query, the Referer header, which is one) and the body.
 func inURL(k simulator.KeySeen) bool {
-	return k.Where == "path" || k.Where == "query" || k.Where == "body"
+	return k.Where == "path" || k.Where == "query" || k.Where == "body" || k.Where == "referer"
 }
+
+// inOtherHeader: where CLIENT-BEARER forbids a key, beside a correct
+// Authorization header: any other header, a cookie.
+func inOtherHeader(k simulator.KeySeen) bool { return k.Where == "header" || k.Where == "cookie" }
 
 func sayLeaks(b because) string {
 	var where []string
@@ -76,8 +82,11 @@ func sayLeaks(b because) string {
 }
 
 func placeName(where string) string {
-	if where == "query" {
+	switch where {
+	case "query":
 		return "query string"
+	case "referer":
+		return "Referer header (a URL)"
 	}
 	return where
 }
@@ -85,31 +94,45 @@ func placeName(where string) string {
 // checkBearer: CLIENT-BEARER, on the feed and tracked videos.
 func (j *Judge) checkBearer(c *client, x *simulator.Exchange) {
 	c.checked[ruleBearer]++
-	if x.AuthProblem == "" {
-		return
-	}
 	why := because{say: sayBearer}
-	if x.AuthProblem == simulator.CodeMissingKey {
-		why.n[0] = 1
-	}
 	for _, k := range x.KeysSeen {
-		if k.Where == "header" {
+		if inOtherHeader(k) {
 			why.text = k.KeyHint
+			if k.Where == "cookie" {
+				why.n[1] = 1
+			}
 			break
 		}
+	}
+	if x.AuthProblem == "" && why.text == "" {
+		return
+	}
+	switch x.AuthProblem {
+	case "":
+		why.n[0] = 2 // a correct header, and the key elsewhere too
+	case simulator.CodeMissingKey:
+		why.n[0] = 1
 	}
 	j.find(c, ruleBearer, x, why, nil)
 }
 
-// sayBearer: n[0] is 1 for a missing key, text the hint of a key that
-// came in another header.
+// sayBearer: n[0] is 1 for a missing key, 2 for a correct Authorization
+// header; text the hint of a key that came in another header, n[1] 1 when
+// that header was a cookie.
 func sayBearer(b because) string {
 	evidence := "the Authorization header is not one Bearer <key> with the key whole (another scheme, two headers, or a key cut or padded)"
-	if b.n[0] == 1 {
+	switch b.n[0] {
+	case 1:
 		evidence = "no Authorization header (or an empty one)"
+	case 2:
+		evidence = "the Authorization header is right"
 	}
 	if b.text != "" {
-		evidence += "; the key " + b.text + " came in another header"
+		where := "another header"
+		if b.n[1] == 1 {
+			where = "a cookie"
+		}
+		evidence += "; the key " + b.text + " came in " + where + " too: it goes in Authorization: Bearer and nowhere else"
 	}
 	return evidence
 }
@@ -186,9 +209,10 @@ type recentFeed struct {
 	next int // the slot the next request takes
 }
 
-// rateSlack is what the judge allows for transit: it sees requests as
-// they arrive, and a client that sends one every 3 s by its own clock may
-// have two arrive a little closer.
+// rateSlack is what the judge allows for transit in real time: it sees
+// requests as they arrive, and a client that sends one every 3 s by its own
+// clock may have two arrive a little closer. On the manual clock a request
+// arrives at the virtual time it was sent: no slack.
 const rateSlack = time.Second
 
 // checkRate: CLIENT-RATE, on the feed. A request that makes more than
@@ -216,7 +240,11 @@ func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 			}
 			last = max(last, at)
 		}
-		if span := time.Duration(last - first); span < schemas.RateWindow-rateSlack {
+		slack := rateSlack
+		if j.srv != nil && j.srv.ManualClock() {
+			slack = 0 // virtual time has no transit: the minute is exact
+		}
+		if span := time.Duration(last - first); span < schemas.RateWindow-slack {
 			j.find(c, ruleRate, x, because{say: sayRate, n: [2]uint64{uint64(len(r.at)), firstID}, d: [2]time.Duration{span}}, nil)
 		}
 	} else {

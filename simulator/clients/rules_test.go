@@ -72,6 +72,31 @@ func TestKeyNotInURL(t *testing.T) {
 	}
 }
 
+// A key beside a correct Bearer header is still a key where it must not
+// be: in another header or a cookie it breaks CLIENT-BEARER (the key goes
+// in Authorization and nowhere else), in a Referer (a URL) CLIENT-KEY-NOT-IN-URL.
+func TestKeyBesideABearerHeader(t *testing.T) {
+	for _, tc := range []struct {
+		header, value string
+		want          catalogue.ID
+		says          string
+	}{
+		{"X-Api-Key", "%s", catalogue.ClientBearer, "came in another header too"},
+		{"Cookie", "session=1; api_key=%s", catalogue.ClientBearer, "came in a cookie too"},
+		{"Referer", "https://app.example/sync?key=%s", catalogue.ClientKeyNotInURL, "Referer header (a URL)"},
+		{"X-Api-Key", "%x", catalogue.ClientBearer, "another header"}, // hex: encoded, still the key
+	} {
+		h := newHarness(t, Config{})
+		pro := h.keys.Pro
+		h.do(http.MethodGet, "/api/public-feed?limit=1", "", append(bearer(pro), tc.header, fmt.Sprintf(tc.value, pro))...)
+		c := h.client(true, pro)
+		expectFailed(t, c, tc.want)
+		if f := finding(c, tc.want); !strings.Contains(latest(f), tc.says) {
+			t.Errorf("%s: %s", tc.header, findingsText(c))
+		}
+	}
+}
+
 func TestRetryAfter(t *testing.T) {
 	h := newHarness(t, Config{})
 	pro := h.keys.Pro
@@ -130,18 +155,18 @@ func TestRate(t *testing.T) {
 			t.Errorf("paced: %s", r)
 		}
 	})
-	t.Run("a second of transit is no finding, two are", func(t *testing.T) {
+	t.Run("on the manual clock the minute is exact: no second of transit", func(t *testing.T) {
 		h := newHarness(t, Config{})
-		send := func(key string, gap time.Duration) {
+		send := func(key string, span time.Duration) {
 			for i := range 21 { // 21 requests over 20 gaps
 				h.feed(key, "limit=1")
 				if i < 20 {
-					h.advance(gap)
+					h.advance(span / 20)
 				}
 			}
 		}
-		send(h.keys.Pro, 2950*time.Millisecond)  // 59 s: a client pacing 3 s apart, arriving 50 ms early
-		send(h.keys.Free, 2900*time.Millisecond) // 58 s
+		send(h.keys.Pro, 60*time.Second)          // 3 s apart: the limit, met
+		send(h.keys.Free, 59999*time.Millisecond) // 59.999 s: virtual time has no transit
 		expectFailed(t, h.client(true, h.keys.Pro))
 		expectFailed(t, h.client(true, h.keys.Free), catalogue.ClientRate)
 	})

@@ -50,12 +50,40 @@ type accountState struct {
 // schedule, channels, videos with their stat history, accounts, and every
 // event as recorded. Import reads it back into a world that answers and
 // evolves byte for byte like this one.
-func (w *World) Export(out io.Writer) error {
+func (w *World) Export(out io.Writer) error { return w.ExportSized(out, nil) }
+
+// ExportSized is Export with the exact size of the document told to sized
+// before a byte is written: sized may refuse (its error is returned,
+// nothing written) or say the size ahead (a Content-Length). The document
+// is written a channel, a video and an event at a time, so memory stays
+// bounded whatever the world's size; the world is locked while it is
+// written.
+func (w *World) ExportSized(out io.Writer, sized func(n int64) error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.frozen.Load() {
 		w.runUntil(w.now.Load())
 	}
+	if sized != nil {
+		var c counter
+		if err := w.writeExport(&c); err != nil {
+			return err
+		}
+		if err := sized(c.n); err != nil {
+			return err
+		}
+	}
+	return w.writeExport(out)
+}
+
+// counter counts what is written to it.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// writeExport writes the snapshot's JSON (the bytes json.Marshal of a
+// whole snapshot gives) piece by piece, then the events; w.mu is held.
+func (w *World) writeExport(out io.Writer) error {
 	s := snapshot{
 		Version: exportVersion,
 		Config: configState{
@@ -65,19 +93,28 @@ func (w *World) Export(out io.Writer) error {
 		EdgeRate: w.edgeRate,
 		Now:      w.now.Load(),
 		Tick:     w.sched.tick,
-		Channels: w.channels,
-		Videos:   w.videos,
 	}
 	for _, a := range w.accounts {
 		pa := a.public(w)
 		s.Accounts = append(s.Accounts, accountState{pa.ID, pa.Plan, pa.Channels})
 	}
-	head, err := json.Marshal(s)
+	head, err := json.Marshal(s) // channels and videos null: they follow one by one
 	if err != nil {
 		return fmt.Errorf("world: export: %w", err)
 	}
+	before, after, ok := bytes.Cut(head, []byte(`"channels":null,"videos":null,`))
+	if !ok {
+		return errors.New("world: export: the snapshot's layout changed")
+	}
 	bw := bufio.NewWriterSize(out, 1<<16)
-	bw.Write(head[:len(head)-1])
+	bw.Write(before)
+	if err := writeList(bw, "channels", w.channels); err != nil {
+		return err
+	}
+	if err := writeList(bw, "videos", w.videos); err != nil {
+		return err
+	}
+	bw.Write(after[:len(after)-1]) // the accounts, without the closing brace
 	bw.WriteString(`,"events":[`)
 	for pos := range w.log.heads {
 		if pos > 0 {
@@ -89,6 +126,29 @@ func (w *World) Export(out io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("world: export: %w", err)
 	}
+	return nil
+}
+
+// writeList writes "name":[...], as json.Marshal would (null when nil),
+// one element at a time.
+func writeList[T any](bw *bufio.Writer, name string, list []*T) error {
+	bw.WriteString(`"` + name + `":`)
+	if list == nil {
+		bw.WriteString("null,")
+		return nil
+	}
+	bw.WriteByte('[')
+	for i, e := range list {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("world: export: %w", err)
+		}
+		bw.Write(b)
+	}
+	bw.WriteString("],")
 	return nil
 }
 
@@ -161,6 +221,13 @@ func fromSnapshot(s *snapshot) (*World, error) {
 	w.sched.tick = s.Tick
 	if s.Tick > floorDiv(s.Now, tickMs)+1 {
 		return nil, fmt.Errorf("tick %d is after now", s.Tick)
+	}
+	if s.Tick < floorDiv(s.Now, tickMs)-1 {
+		// A schedule behind now would run every poll in between at the
+		// first request (years of them, under the world's lock); an
+		// export's is at most one poll interval behind.
+		return nil, fmt.Errorf("tick %d is behind now (%d): want %d..%d, within a poll interval (%s) of now",
+			s.Tick, s.Now, floorDiv(s.Now, tickMs)-1, floorDiv(s.Now, tickMs)+1, schemas.PollInterval)
 	}
 	inRing := func(t int64) bool { return t >= s.Tick && t < s.Tick+ringSize }
 

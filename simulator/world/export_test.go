@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +100,38 @@ func TestImportRejectsBrokenExports(t *testing.T) {
 		if _, err := Import(strings.NewReader(doc)); err == nil {
 			t.Errorf("%s: Import accepted it", name)
 		}
+	}
+}
+
+// The export is written piece by piece, in the bytes one json.Marshal of
+// the whole snapshot gives (the format does not move), and the size told
+// ahead is the size written; a refusal writes nothing.
+func TestExportStreamsTheSameBytesAndTellsItsSize(t *testing.T) {
+	w, err := New(Config{Seed: 3, Channels: 3, History: 48 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told int64
+	var got bytes.Buffer
+	if err := w.ExportSized(&got, func(n int64) error { told = n; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if told != int64(got.Len()) {
+		t.Errorf("told %d bytes, wrote %d", told, got.Len())
+	}
+	s := snapshot{Version: exportVersion, Config: configState{Seed: w.cfg.Seed, Channels: w.cfg.Channels, HistoryMs: w.cfg.History.Milliseconds(),
+		Start: w.cfg.Start.UnixMilli(), EdgeRate: w.cfg.EdgeRate}, EdgeRate: w.edgeRate, Now: w.now.Load(), Tick: w.sched.tick,
+		Channels: w.channels, Videos: w.videos}
+	for _, a := range w.accounts {
+		pa := a.public(w)
+		s.Accounts = append(s.Accounts, accountState{pa.ID, pa.Plan, pa.Channels})
+	}
+	whole, _ := json.Marshal(s)
+	if head, _, _ := bytes.Cut(got.Bytes(), []byte(`,"events":[`)); !bytes.Equal(head, whole[:len(whole)-1]) {
+		t.Errorf("the streamed head differs from json.Marshal's:\n%.300s\n%.300s", head, whole)
+	}
+	var none bytes.Buffer
+	if err := w.ExportSized(&none, func(int64) error { return errors.New("no") }); err == nil || none.Len() != 0 {
+		t.Errorf("a refused export wrote %d bytes (err %v)", none.Len(), err)
 	}
 }

@@ -3,15 +3,20 @@ package selftest
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"io/fs"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/schemas/redact/redacttest"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/bundled"
 )
@@ -31,8 +36,12 @@ func echo(h http.Handler, _ *bundled.Keys) http.Handler {
 		if r.URL.Path == schemas.PathFeed {
 			editJSON(rec, func(doc any) any {
 				evs := events(doc)
-				for _, e := range evs {
-					e.(map[string]any)["channel"].(map[string]any)["title"] = "echo " + auth
+				for i, e := range evs {
+					title := "echo " + auth
+					if i%2 == 1 { // and in a random stack of the encodings the redactor promises to read
+						title = "echo Bearer " + echoed.encode(strings.TrimPrefix(auth, "Bearer "))
+					}
+					e.(map[string]any)["channel"].(map[string]any)["title"] = title
 				}
 				for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 { // and out of order
 					evs[i], evs[j] = evs[j], evs[i]
@@ -41,6 +50,57 @@ func echo(h http.Handler, _ *bundled.Keys) http.Handler {
 			})
 		}
 	})
+}
+
+// echoedEncodings are the encoded keys the echoing target sent, each in a
+// random stack of the promised encodings (package redacttest), to search
+// every output for.
+type echoedEncodings struct {
+	mu   sync.Mutex
+	rng  *rand.Rand
+	sent map[string]string // the encoded Authorization value → the key
+}
+
+var echoed = &echoedEncodings{rng: rand.New(rand.NewPCG(25, 4)), sent: map[string]string{}}
+
+func (e *echoedEncodings) encode(key string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	enc := redacttest.Encode(e.rng, redacttest.Stack(e.rng), key)
+	if len(e.sent) < 60 {
+		e.sent[enc] = key
+	}
+	return enc
+}
+
+// noEncodedKey searches every output of the run for the encoded keys the
+// target echoed, as written and as a JSON or HTML text would quote them.
+func noEncodedKey(t *testing.T, r result) {
+	t.Helper()
+	outputs := map[string]string{"console output": r.output}
+	filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			outputs[filepath.Base(path)] = string(b)
+		}
+		return nil
+	})
+	echoed.mu.Lock()
+	defer echoed.mu.Unlock()
+	if len(echoed.sent) == 0 {
+		t.Fatal("the target echoed no encoded key: the search proves nothing")
+	}
+	for enc, key := range echoed.sent {
+		quoted, _ := json.Marshal(enc)
+		for name, out := range outputs {
+			for _, form := range []string{enc, string(quoted[1 : len(quoted)-1]), html.EscapeString(enc)} {
+				if leak := redacttest.Leaks(out, form, key); leak != "" && strings.Contains(key, "_") {
+					t.Errorf("%s holds %.60q of the key %s encoded as %.80q", name, leak, redact.Form(key), enc)
+					return
+				}
+			}
+		}
+	}
 }
 
 // refuseEverything answers health, and 401 echoing the key to everything else.
@@ -99,6 +159,9 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 				t.Errorf("the echoing target made only %d specs fail; the search proves little", len(r.failed()))
 			}
 			noKeyFragment(t, r, tc.target.keys)
+			if !tc.errored {
+				noEncodedKey(t, r)
+			}
 			shown := false
 			filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {

@@ -1,6 +1,6 @@
 // Package cli is how every command of the kit reads its settings and prints
 // its help, in the dialect of package schemas/settings: a command's
-// settings are the ff-tagged fields of one struct, each with a flag (-name
+// settings are the ff-tagged fields of one struct (or of several, see Parse), each with a flag (-name
 // and --name both work), an environment variable of the command's prefix,
 // and one precedence: defaults < environment < flags given. Zero means the
 // default; -1 means none or unlimited where the help says so.
@@ -31,13 +31,19 @@ type Command struct {
 
 // Parse fills cfg, a pointer to a struct whose ff-tagged fields are the
 // settings (the values it holds are the defaults), and the structs of more
-// like it, from the environment and args. On -h or --help it prints the
+// like it (or ff.FlagConfig values, for a field of a type ff cannot hold), from the environment and args. On -h or --help it prints the
 // help to stdout and returns flag.ErrHelp; an unknown flag is an error
 // naming the nearest one; an argument that is not a flag is an error.
 func (c Command) Parse(cfg any, args []string, stdout io.Writer, more ...any) error {
 	fs := settings.Flags(c.Name, cfg)
 	for _, m := range more {
-		if err := fs.AddStruct(m); err != nil {
+		var err error
+		if f, ok := m.(ff.FlagConfig); ok { // a setting kept in a field ff cannot hold (settings.TimeFlag)
+			_, err = fs.AddFlag(f)
+		} else {
+			err = fs.AddStruct(m)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -73,24 +79,8 @@ func (c Command) Help(w io.Writer, fs *ff.FlagSet) {
 	_, _ = help.WriteTo(w)
 }
 
-// List is a setting that may be given many times, each time one item or
-// several separated by commas (its environment variable is one string:
-// TCM_SIM_CORS="http://a,http://b").
-type List []string
-
-func (l *List) Set(v string) error {
-	for _, item := range strings.Split(v, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			*l = append(*l, item)
-		}
-	}
-	return nil
-}
-
-func (l *List) String() string { return strings.Join(*l, ",") }
-
-// GetPlaceholder names a list's items in help.
-func (l *List) GetPlaceholder() string { return "NAME" }
+// List is a setting that may be given many times (settings.List).
+type List = settings.List
 
 // Time is a setting that is an instant in RFC 3339 (2026-01-01T00:00:00Z).
 type Time struct{ time.Time }

@@ -29,31 +29,31 @@ func printScenarios(w io.Writer) {
 }
 
 // judging says at start how clients are judged.
-func judging(o options, info simulator.Info) string {
-	if o.noJudge {
+func judging(o Settings, info simulator.Info) string {
+	if o.NoClientJudge {
 		return "not judged (--no-client-judge)"
 	}
 	parts := []string{"judged on the client requirements: GET " + info.ControlURL + "/clients"}
 	if info.ControlURL == "" {
 		parts[0] = "judged on the client requirements"
 	}
-	if o.scenario != "" {
-		parts = append(parts, "scenario "+o.scenario+" armed")
+	if o.Scenario != "" {
+		parts = append(parts, "scenario "+o.Scenario+" armed")
 	}
-	if o.clientReport != "" {
-		parts = append(parts, "report at exit in "+o.clientReport)
+	if o.ClientReport != "" {
+		parts = append(parts, "report at exit in "+o.ClientReport)
 	}
 	return strings.Join(parts, "; ")
 }
 
 // writeClientReport writes the final verdicts as a client report (see
 // clients.Judge.WriteReport) and returns its outcome.
-func writeClientReport(o options, info simulator.Info, started time.Time, stdout io.Writer) (report.Outcome, error) {
-	judge, ok := o.cfg.Clients.(*clients.Judge)
+func writeClientReport(o Settings, info simulator.Info, started time.Time, stdout io.Writer) (report.Outcome, error) {
+	judge, ok := o.Sim.Clients.(*clients.Judge)
 	if !ok {
 		return report.Errored, fmt.Errorf("--client-report: no client judge")
 	}
-	v, r, err := judge.WriteReport(o.clientReport, report.Meta{
+	v, r, err := judge.WriteReport(o.ClientReport, report.Meta{
 		Target:       "the clients of " + info.URL,
 		SuiteVersion: "the tcmkit simulator's client judge",
 		Started:      started,
@@ -69,7 +69,7 @@ func writeClientReport(o options, info simulator.Info, started time.Time, stdout
 			failed++
 		}
 	}
-	fmt.Fprintf(stdout, "client report: %s (%s: %d %s, %d failed)\n", filepath.Join(o.clientReport, report.ClientHTMLFile), r.Outcome,
+	fmt.Fprintf(stdout, "client report: %s (%s: %d %s, %d failed)\n", filepath.Join(o.ClientReport, report.ClientHTMLFile), r.Outcome,
 		len(v.Clients), plural(len(v.Clients), "client", "clients"), failed)
 	if v.Errored != "" {
 		fmt.Fprintf(stdout, "client report: errored: %s\n", v.Errored)
@@ -77,15 +77,15 @@ func writeClientReport(o options, info simulator.Info, started time.Time, stdout
 	return r.Outcome, nil
 }
 
-func reportConfig(o options) map[string]string {
+func reportConfig(o Settings) map[string]string {
 	cfg := map[string]string{
-		"seed":         strconv.FormatInt(o.cfg.Seed, 10),
-		"speed":        strconv.FormatFloat(o.cfg.Speed, 'g', -1, 64),
-		"feed-limit":   strconv.Itoa(max(o.cfg.FeedLimit, 0)),
-		"videos-limit": strconv.Itoa(max(o.cfg.VideosLimit, 0)),
+		"seed":         strconv.FormatInt(o.Sim.Seed, 10),
+		"speed":        strconv.FormatFloat(o.Sim.Speed, 'g', -1, 64),
+		"feed-limit":   strconv.Itoa(max(o.Sim.FeedLimit, 0)),
+		"videos-limit": strconv.Itoa(max(o.Sim.VideosLimit, 0)),
 	}
-	if o.scenario != "" {
-		cfg["scenario"] = o.scenario
+	if o.Scenario != "" {
+		cfg["scenario"] = o.Scenario
 	}
 	if len(o.faults) > 0 {
 		cfg["faults"] = strings.Join(o.faults, ",")

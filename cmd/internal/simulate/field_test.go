@@ -128,15 +128,16 @@ func TestRefusesToExposeAnOpenControlAPI(t *testing.T) {
 func TestListFlagsFromTheEnvironment(t *testing.T) {
 	t.Setenv("TCM_SIM_CORS", "http://localhost:5173, http://127.0.0.1:3000")
 	t.Setenv("TCM_SIM_CONTROL_HOST", "simulator")
+	t.Setenv("TCM_SIM_CONTROL_TOKEN", "s3cret-of-16-characters") // a control host beyond loopback needs one
 	o, err := parseOptions("simulator", []string{"--control-host", "sim.internal"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.cfg.CORSOrigins) != 2 || o.cfg.CORSOrigins[1] != "http://127.0.0.1:3000" {
-		t.Errorf("cors %q", o.cfg.CORSOrigins)
+	if len(o.Sim.CORSOrigins) != 2 || o.Sim.CORSOrigins[1] != "http://127.0.0.1:3000" {
+		t.Errorf("cors %q", o.Sim.CORSOrigins)
 	}
-	if len(o.cfg.ControlHosts) != 1 || o.cfg.ControlHosts[0] != "sim.internal" {
-		t.Errorf("a flag set wins over its variable: %q", o.cfg.ControlHosts)
+	if len(o.Sim.ControlHosts) != 1 || o.Sim.ControlHosts[0] != "sim.internal" {
+		t.Errorf("a flag set wins over its variable: %q", o.Sim.ControlHosts)
 	}
 	for _, bad := range [][]string{{"--tls-cert", "x"}, {"--cors", "localhost:5173"}, {"--max-events", "-3"}} {
 		var stderr bytes.Buffer

@@ -15,8 +15,8 @@ func TestFuzzSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fuzz.FromSeed(7, fuzz.Options{})
-	if p := served(t, o); p != want.String() || o.cfg.Seed != want.World.Seed || o.cfg.Channels != want.World.Channels {
-		t.Fatalf("plan %s, world seed %d", p, o.cfg.Seed)
+	if p := served(t, o); p != want.String() || o.Sim.Seed != want.World.Seed || o.Sim.Channels != want.World.Channels {
+		t.Fatalf("plan %s, world seed %d", p, o.Sim.Seed)
 	}
 	o, err = parseOptions("simulator", []string{"--fuzz-seed", "7:break", "--speed", "1"}, io.Discard)
 	if err != nil || served(t, o) != fuzz.FromSeed(7, fuzz.Options{Break: true, Realtime: true}).String() {
@@ -30,13 +30,13 @@ func TestFuzzSeed(t *testing.T) {
 }
 
 // served is the plan the one layer of o, a fuzz schedule, serves.
-func served(t *testing.T, o options) string {
+func served(t *testing.T, o Settings) string {
 	t.Helper()
-	if len(o.cfg.Layers) != 1 || o.cfg.Layers[0].Served == nil {
-		t.Fatalf("no schedule: %#v", o.cfg.Layers)
+	if len(o.Sim.Layers) != 1 || o.Sim.Layers[0].Served == nil {
+		t.Fatalf("no schedule: %#v", o.Sim.Layers)
 	}
 	var r fuzz.Report
-	if err := json.Unmarshal(o.cfg.Layers[0].Served().Body, &r); err != nil {
+	if err := json.Unmarshal(o.Sim.Layers[0].Served().Body, &r); err != nil {
 		t.Fatal(err)
 	}
 	return r.Plan

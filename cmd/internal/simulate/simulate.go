@@ -28,9 +28,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/peterbourgon/ff/v4"
+
 	"github.com/tcmkit/tcmkit/cmd/internal/cli"
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/mutants"
@@ -58,39 +61,27 @@ Exit status: 0 after SIGINT or SIGTERM, 1 if serving failed (or the client repor
 // shutdownGrace is how long in-flight requests may take after SIGTERM.
 const shutdownGrace = simulator.ShutdownGrace
 
-// Settings are the command's flags and variables (package schemas/settings).
+// Settings are the command's flags and variables (package
+// schemas/settings): the simulator's own settings are the ff-tagged fields
+// of Sim (simulator.Config, the one settings struct of the simulator,
+// defaulted by Config.Defaults), and these fields the command's.
 type Settings struct {
-	Addr           string        `ff:"placeholder=ADDR, long=addr, usage='listen address; 127.0.0.1:0 picks a free port'"`
-	Seed           int64         `ff:"long=seed, usage='seed of the world and the keys: same seed and flags, same world, events and keys'"`
-	Speed          float64       `ff:"long=speed, usage='virtual time per real time (60: an hour of polling a minute); 0: manual clock (POST /_control/clock/advance)'"`
-	History        time.Duration `ff:"long=history, usage='history back-filled at start, so the first page is full'"`
-	Channels       int           `ff:"long=channels, usage='seeded channels'"`
-	Start          cli.Time      `ff:"long=start, usage='virtual time at start'"`
-	KeyPrefix      string        `ff:"long=key-prefix, usage='prefix of the API keys (<prefix>_<random>)'"`
-	FeedLimit      int           `ff:"long=feed-limit, usage='feed requests a minute per key (virtual minutes with the manual clock); -1: unlimited'"`
-	VideosLimit    int           `ff:"long=videos-limit, usage='tracked-videos requests a minute per key, a budget apart; -1: unlimited'"`
-	EdgeRate       float64       `ff:"long=edge-rate, usage='0..1: how often generated data hits edge cases (null counts, emoji, long ids)'"`
-	Fault          cli.List      `ff:"long=fault, usage='named fault that breaks one requirement on purpose; repeatable, comma-separated'"`
-	Faults         cli.List      `ff:"long=faults, usage='the same as --fault'"`
-	ListFaults     bool          `ff:"long=list-faults, usage='print every named fault with the requirement it breaks, and exit'"`
-	ControlToken   string        `ff:"placeholder=TOKEN, long=control-token, usage='the control API wants header X-Control-Token with this value; needed beyond loopback'"`
-	NoControl      bool          `ff:"long=no-control, usage='turn the control API off (its paths answer 404)'"`
-	ControlHost    cli.List      `ff:"placeholder=HOST, long=control-host, usage='a host name the control API answers to besides loopback (a compose service); * for any'"`
-	CORS           cli.List      `ff:"placeholder=ORIGIN, long=cors, usage='a web origin (http://localhost:5173) whose pages may call the API; * for any'"`
-	HealthCheck    bool          `ff:"long=health-check, usage='ask the simulator at --addr for POST /api/public/health; exit 0 on 200 (a container check)'"`
-	TLSCert        string        `ff:"placeholder=FILE, long=tls-cert, usage='serve HTTPS with this PEM certificate (with --tls-key)'"`
-	TLSKey         string        `ff:"placeholder=FILE, long=tls-key, usage='the PEM private key of --tls-cert'"`
-	JournalSize    int           `ff:"long=journal-size, usage='requests kept by the journal (GET /_control/requests); -1: no journal'"`
-	MaxAccounts    int           `ff:"long=max-accounts, usage='accounts the control API may hold'"`
-	MaxEvents      int           `ff:"long=max-events, usage='events past which the world stops polling (about 0.9 KB an event)'"`
-	MaxImportBytes int64         `ff:"long=max-import-bytes, usage='largest world accepted by PUT /_control/world'"`
-	InfoFile       string        `ff:"placeholder=FILE, long=info-file, usage='once listening, write {url,controlUrl,proKey,freeKey,revokedKey} to this file'"`
-	ClientReport   string        `ff:"placeholder=DIR, long=client-report, usage='at exit, write the verdicts on the clients to this directory; exit 3 if a client failed, 4 if none was judged'"`
-	Scenario       string        `ff:"placeholder=NAME, long=scenario, usage='arm a client scenario from the start (see --list-scenarios)'"`
-	ListScenarios  bool          `ff:"long=list-scenarios, usage='print every client scenario and what a good client does, and exit'"`
-	NoClientJudge  bool          `ff:"long=no-client-judge, usage='do not judge the clients (GET /_control/clients: 404): for load tests'"`
-	LogFormat      string        `ff:"long=log-format, usage='log format on stderr: text or json'"`
-	LogLevel       string        `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
+	Sim simulator.Config // --seed, --speed, --feed-limit, ... (their tags are on simulator.Config)
+
+	Addr          string   `ff:"placeholder=ADDR, long=addr, usage='listen address; 127.0.0.1:0 picks a free port'"`
+	Fault         cli.List `ff:"long=fault, usage='named fault that breaks one requirement on purpose; repeatable, comma-separated'"`
+	Faults        cli.List `ff:"long=faults, usage='the same as --fault'"`
+	ListFaults    bool     `ff:"long=list-faults, usage='print every named fault with the requirement it breaks, and exit'"`
+	HealthCheck   bool     `ff:"long=health-check, usage='ask the simulator at --addr for POST /api/public/health; exit 0 on 200 (a container check)'"`
+	TLSCert       string   `ff:"placeholder=FILE, long=tls-cert, usage='serve HTTPS with this PEM certificate (with --tls-key)'"`
+	TLSKey        string   `ff:"placeholder=FILE, long=tls-key, usage='the PEM private key of --tls-cert'"`
+	InfoFile      string   `ff:"placeholder=FILE, long=info-file, usage='once listening, write {url,controlUrl,proKey,freeKey,revokedKey} to this file'"`
+	ClientReport  string   `ff:"placeholder=DIR, long=client-report, usage='at exit, write the verdicts on the clients to this directory; exit 3 if a client failed, 4 if none was judged'"`
+	Scenario      string   `ff:"placeholder=NAME, long=scenario, usage='arm a client scenario from the start (see --list-scenarios)'"`
+	ListScenarios bool     `ff:"long=list-scenarios, usage='print every client scenario and what a good client does, and exit'"`
+	NoClientJudge bool     `ff:"long=no-client-judge, usage='do not judge the clients (GET /_control/clients: 404): for load tests'"`
+	LogFormat     string   `ff:"long=log-format, usage='log format on stderr: text or json'"`
+	LogLevel      string   `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
 	// A conforming server drawn from a number (package simulator/variant).
 	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health); it sets the world and the limits; the banner lists it'"`
 	// A world of data: a recording (tcmkit record) or an export.
@@ -98,144 +89,174 @@ type Settings struct {
 	Frozen bool   `ff:"long=frozen, usage='the world polls no more: time passes, nothing new happens (a recording served as it was recorded)'"`
 	// The fuzz schedule (package simulator/fuzz, ci/fuzz-seeds.sh).
 	FuzzSeed string `ff:"placeholder=N, long=fuzz-seed, usage='serve the fuzz schedule of seed N: a world at the edges of the contract (in place of --seed, --channels, --history, --edge-rate), 429s, 5xx, slow and cut answers, a key revoked mid-walk; N:break also breaks the contract; GET /_control/fuzz says what was served'"`
+
+	// What the settings make, once checked (check).
+	logLevel slog.Level
+	faults   []string // named faults (package mutants), --fault and --faults
+	draw     *variant.Draw
+	tlsPair  *tls.Certificate // --tls-cert and --tls-key, read at start
 }
 
-// Defaults are the settings before the environment and the flags.
+// Defaults are the settings before the environment and the flags: the
+// simulator's defaults (simulator.Config.Defaults) with the command's seed
+// 1 in real time, and the command's own.
 func Defaults() Settings {
 	return Settings{
-		Addr:           "127.0.0.1:8080",
-		Seed:           1,
-		Speed:          1,
-		History:        simulator.DefaultHistory,
-		Channels:       simulator.DefaultChannels,
-		Start:          cli.Time{Time: simulator.DefaultStart},
-		KeyPrefix:      simulator.DefaultKeyPrefix,
-		FeedLimit:      schemas.FeedRequestsPerMinute,
-		VideosLimit:    simulator.DefaultVideosLimit,
-		JournalSize:    simulator.DefaultJournalSize,
-		MaxAccounts:    simulator.DefaultMaxAccounts,
-		MaxEvents:      simulator.DefaultMaxEvents,
-		MaxImportBytes: simulator.DefaultMaxImportBytes,
-		LogFormat:      "text",
-		LogLevel:       "info",
+		Sim:       simulator.Config{Seed: 1, Speed: 1}.Defaults(),
+		Addr:      "127.0.0.1:8080",
+		LogFormat: "text",
+		LogLevel:  "info",
 	}
 }
 
-// options are the settings as the command uses them.
-type options struct {
-	addr       string
-	infoFile   string
-	logFormat  string
-	logLevel   slog.Level
-	listFaults bool
-	faults     []string // named faults (package mutants)
-	tlsCert    string
-	tlsKey     string
-	probe      bool
-	cfg        simulator.Config
-	// The clients' judge (package simulator/clients).
-	noJudge       bool
-	scenario      string
-	listScenarios bool
-	clientReport  string
-	draw          *variant.Draw // --conforming-draw
-}
-
-// parseOptions fills options from defaults < environment < flags set, as
-// the command named name. It returns flag.ErrHelp after printing the help
-// to stdout.
-func parseOptions(name string, args []string, stdout io.Writer) (options, error) {
+// parseOptions fills the settings from defaults < environment < flags
+// set, as the command named name, and checks them. It returns
+// flag.ErrHelp after printing the help to stdout.
+func parseOptions(name string, args []string, stdout io.Writer) (Settings, error) {
 	s := Defaults()
-	if err := command(name).Parse(&s, args, stdout); err != nil {
-		return options{}, err
+	start := ff.FlagConfig{LongName: "start", Usage: "virtual time at start", Value: settings.TimeFlag{T: &s.Sim.Start}}
+	if err := command(name).Parse(&s.Sim, args, stdout, start, &s); err != nil {
+		return s, err
 	}
-	return s.options()
+	return s, s.check()
 }
 
-// options checks the settings and turns them into the command's options and
-// the simulator's Config. Zero is the default: the Config's zero is too.
-func (s Settings) options() (options, error) {
-	o := options{addr: s.Addr, infoFile: s.InfoFile, logFormat: s.LogFormat, listFaults: s.ListFaults,
-		faults: append(s.Fault, s.Faults...), tlsCert: s.TLSCert, tlsKey: s.TLSKey, probe: s.HealthCheck,
-		noJudge: s.NoClientJudge, scenario: s.Scenario, listScenarios: s.ListScenarios, clientReport: s.ClientReport}
-	d := Defaults()
-	o.cfg = simulator.Config{
-		Seed: s.Seed, Speed: s.Speed, History: s.History, Channels: s.Channels, Start: s.Start.Time,
-		KeyPrefix: s.KeyPrefix, FeedLimit: orDefault(s.FeedLimit, d.FeedLimit), VideosLimit: orDefault(s.VideosLimit, d.VideosLimit),
-		EdgeRate: s.EdgeRate, ControlToken: s.ControlToken, NoControl: s.NoControl,
-		ControlHosts: s.ControlHost, CORSOrigins: s.CORS, JournalSize: s.JournalSize,
-		MaxAccounts: s.MaxAccounts, MaxEvents: s.MaxEvents, MaxImportBytes: s.MaxImportBytes, Frozen: s.Frozen,
+// check checks the settings before any work and makes what they describe:
+// the simulator's Config (zero is the default, as in simulator.Config),
+// the named faults, the draw, the TLS certificate, the judge.
+func (s *Settings) check() error {
+	s.Sim = s.Sim.Defaults()
+	if err := s.Sim.Check(); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "simulator: "))
 	}
-	for _, n := range []struct {
-		name string
-		v    int64
-		min  int64
-	}{
-		{"feed-limit", int64(s.FeedLimit), -1}, {"videos-limit", int64(s.VideosLimit), -1}, {"journal-size", int64(s.JournalSize), -1},
-		{"channels", int64(s.Channels), 0}, {"max-accounts", int64(s.MaxAccounts), 0}, {"max-events", int64(s.MaxEvents), 0},
-		{"max-import-bytes", s.MaxImportBytes, 0}, {"history", int64(s.History), 0},
-	} {
-		if n.v < n.min {
-			unlimited := ""
-			if n.min < 0 {
-				unlimited = ", -1 (none)"
-			}
-			return o, fmt.Errorf("invalid value %v for --%s: want 0 (the default)%s or more", n.v, n.name, unlimited)
-		}
-	}
+	s.faults = append(append([]string(nil), s.Fault...), s.Faults...)
 	if s.World != "" {
-		w, err := readWorld(s.World, orDefault64(s.MaxImportBytes, d.MaxImportBytes))
+		w, err := readWorld(s.World, s.Sim.MaxImportBytes)
 		if err != nil {
-			return o, err
+			return err
 		}
-		o.cfg.World = w
+		s.Sim.World = w
 	}
+	s.Sim.Frozen = s.Frozen
 	if s.ConformingDraw != "" {
 		n, err := strconv.ParseUint(strings.TrimSpace(s.ConformingDraw), 10, 64)
 		if err != nil {
-			return o, fmt.Errorf("invalid value %q for --conforming-draw: want a whole number of 0 or more", s.ConformingDraw)
+			return fmt.Errorf("invalid value %q for --conforming-draw: want a whole number of 0 or more", s.ConformingDraw)
 		}
 		d := variant.New(n)
-		o.draw = &d
+		s.draw = &d
 	}
-	if len(o.faults) > 0 {
-		layers, err := mutants.Layers(o.faults...)
+	if len(s.faults) > simulator.MaxFaults {
+		// Each copy of a fault wraps every request again: repeated
+		// names count against the cap like any other.
+		return fmt.Errorf("%d named faults (--fault, --faults; repeats count): want at most %d", len(s.faults), simulator.MaxFaults)
+	}
+	if len(s.faults) > 0 {
+		layers, err := mutants.Layers(s.faults...)
 		if err != nil {
-			return o, err
+			return err
 		}
-		o.cfg.Layers = layers
+		s.Sim.Layers = layers
 	}
-	if err := s.applyFuzz(&o.cfg); err != nil {
-		return o, err
+	if err := s.applyFuzz(&s.Sim); err != nil {
+		return err
 	}
-	if o.logFormat != "text" && o.logFormat != "json" {
-		return o, fmt.Errorf("invalid value %q for --log-format: want text or json", o.logFormat)
+	if s.LogFormat != "text" && s.LogFormat != "json" {
+		return fmt.Errorf("invalid value %q for --log-format: want text or json", s.LogFormat)
 	}
-	if err := o.logLevel.UnmarshalText([]byte(s.LogLevel)); err != nil {
-		return o, fmt.Errorf("invalid value %q for --log-level: want debug, info, warn or error", s.LogLevel)
+	if err := s.logLevel.UnmarshalText([]byte(s.LogLevel)); err != nil {
+		return fmt.Errorf("invalid value %q for --log-level: want debug, info, warn or error", s.LogLevel)
 	}
-	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return o, errors.New("--tls-cert and --tls-key go together")
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
 	}
-	if o.noJudge && (o.scenario != "" || o.clientReport != "") {
-		return o, errors.New("--scenario and --client-report need the client judge (not --no-client-judge)")
-	}
-	if !o.noJudge {
-		j, err := clients.New(clients.Config{Scenario: o.scenario})
+	if s.TLSCert != "" && !s.HealthCheck {
+		pair, err := readTLS(s.TLSCert, s.TLSKey)
 		if err != nil {
-			return o, fmt.Errorf("invalid value for --scenario: %s", strings.TrimPrefix(err.Error(), "clients: "))
+			return err
 		}
-		o.cfg.Clients = j
+		s.tlsPair = &pair
 	}
-	return o, nil
+	for _, d := range []struct{ flag, dir string }{{"--info-file", infoDir(s.InfoFile)}, {"--client-report", s.ClientReport}} {
+		if err := writableDir(d.dir); err != nil {
+			return fmt.Errorf("%s: %w", d.flag, err)
+		}
+	}
+	if s.NoClientJudge && (s.Scenario != "" || s.ClientReport != "") {
+		return errors.New("--scenario and --client-report need the client judge (not --no-client-judge)")
+	}
+	if !s.NoClientJudge {
+		j, err := clients.New(clients.Config{Scenario: s.Scenario})
+		if err != nil {
+			return fmt.Errorf("invalid value for --scenario: %s", strings.TrimPrefix(err.Error(), "clients: "))
+		}
+		s.Sim.Clients = j
+	}
+	return nil
 }
 
-// orDefault is n, or def when n is 0 (the default).
-func orDefault(n, def int) int {
-	if n == 0 {
-		return def
+// maxPEM bounds a file of --tls-cert or --tls-key: a chain of a few
+// certificates is a few kilobytes.
+const maxPEM = 1 << 20
+
+// readTLS reads and parses the certificate and its key at start, before
+// the banner: a file that is missing, not PEM or endless (/dev/zero) is a
+// bad setting, not a failure found once serving.
+func readTLS(certFile, keyFile string) (tls.Certificate, error) {
+	read := func(flag, name string) ([]byte, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxPEM+1))
+		if err == nil && len(b) > maxPEM {
+			err = fmt.Errorf("larger than %d bytes: want a PEM file", maxPEM)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", flag, name, err)
+		}
+		return b, nil
 	}
-	return n
+	cert, err := read("--tls-cert", certFile)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	key, err := read("--tls-key", keyFile)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	pair, err := tls.X509KeyPair(cert, key)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("--tls-cert and --tls-key: %w", err)
+	}
+	return pair, nil
+}
+
+// infoDir is the directory the info file goes to ("" with none).
+func infoDir(file string) string {
+	if file == "" {
+		return ""
+	}
+	return filepath.Dir(file)
+}
+
+// writableDir checks at start that a file can be made in dir (made if
+// missing), so that the client report is not lost at exit nor the info
+// file after the banner. "" is nothing to check.
+func writableDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("want a directory: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".tcmkit-check-*")
+	if err != nil {
+		return fmt.Errorf("want a directory we may write to: %w", err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // loopback reports whether a listen address can be reached from this
@@ -282,30 +303,30 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "%s: %v (see --help)\n", name, err)
 		return 2
 	}
-	if o.listFaults {
+	if o.ListFaults {
 		printFaults(stdout)
 		return 0
 	}
-	if o.listScenarios {
+	if o.ListScenarios {
 		printScenarios(stdout)
 		return 0
 	}
-	if o.probe {
+	if o.HealthCheck {
 		return healthCheck(name, o, stderr)
 	}
-	if !loopback(o.addr) && o.cfg.ControlToken == "" && !o.cfg.NoControl {
-		fmt.Fprintf(stderr, "%s: %v\n", name, exposed(o.addr))
+	if !loopback(o.Addr) && o.Sim.ControlToken == "" && !o.Sim.NoControl {
+		fmt.Fprintf(stderr, "%s: %v\n", name, exposed(o.Addr))
 		return 2
 	}
-	if host, _, err := net.SplitHostPort(o.addr); err == nil && host != "" && !loopback(o.addr) {
-		o.cfg.ControlHosts = append(o.cfg.ControlHosts, host) // the address it listens on
+	if host, _, err := net.SplitHostPort(o.Addr); err == nil && host != "" && !loopback(o.Addr) {
+		o.Sim.ControlHosts = append(o.Sim.ControlHosts, host) // the address it listens on
 	}
 	log := newLogger(o, stderr)
-	o.cfg.Logger = log
+	o.Sim.Logger = log
 	if o.draw != nil {
-		o.draw.Apply(&o.cfg)
+		o.draw.Apply(&o.Sim)
 	}
-	sim, err := simulator.New(o.cfg)
+	sim, err := simulator.New(o.Sim)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s (see --help)\n", name, strings.TrimPrefix(err.Error(), "simulator: "))
 		return 2
@@ -313,44 +334,45 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	defer sim.Close()
 	started := time.Now()
 
-	ln, err := net.Listen("tcp", o.addr)
+	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	scheme := "http://"
-	if o.tlsCert != "" {
+	if o.TLSCert != "" {
 		scheme = "https://"
 	}
 	info := sim.Info(scheme + ln.Addr().String())
 	srv := sim.HTTPServer()
 	served := make(chan error, 1)
 	go func() {
-		if o.tlsCert != "" {
-			served <- srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
+		if o.tlsPair != nil {
+			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*o.tlsPair}}
+			served <- srv.ServeTLS(ln, "", "")
 			return
 		}
 		served <- srv.Serve(ln)
 	}()
 
-	if o.infoFile != "" {
-		if err := writeInfo(o.infoFile, info); err != nil {
+	if o.InfoFile != "" {
+		if err := writeInfo(o.InfoFile, info); err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			_ = srv.Close()
 			return 1
 		}
 	}
 	mode := "manual clock (POST " + info.ControlURL + "/clock/advance)"
-	if o.cfg.Speed > 0 {
-		mode = "real time × " + strconv.FormatFloat(o.cfg.Speed, 'g', -1, 64)
+	if o.Sim.Speed > 0 {
+		mode = "real time × " + strconv.FormatFloat(o.Sim.Speed, 'g', -1, 64)
 	}
-	fmt.Fprintf(stdout, "Tracked-Channel Monitoring API simulator, seed %d, %s\n", o.cfg.Seed, mode)
+	fmt.Fprintf(stdout, "Tracked-Channel Monitoring API simulator, seed %d, %s\n", o.Sim.Seed, mode)
 	fmt.Fprintf(stdout, "  url:         %s\n", info.URL)
 	if info.ControlURL != "" {
 		fmt.Fprintf(stdout, "  control:     %s\n", info.ControlURL)
 	}
 	keys := []string{info.ProKey, info.FreeKey, info.RevokedKey}
-	if !loopback(o.addr) {
+	if !loopback(o.Addr) {
 		// Beyond loopback (a container), standard output ends up in logs
 		// that others read: the keys are for GET /_control/info.
 		for i, k := range keys {
@@ -369,7 +391,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if o.draw != nil {
 		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
 	}
-	log.Info("listening", "url", info.URL, "seed", o.cfg.Seed, "speed", o.cfg.Speed)
+	log.Info("listening", "url", info.URL, "seed", o.Sim.Seed, "speed", o.Sim.Speed)
 
 	code := 0
 	select {
@@ -378,14 +400,18 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		code = 1
 	case <-ctx.Done():
 		log.Info("shutting down; finishing in-flight requests", "grace", shutdownGrace)
+		sim.Close() // the poller, and clock advances in flight, stop between two steps
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		if err := srv.Shutdown(sctx); err != nil {
+			// Past the grace, connections are cut: a handler still
+			// writing (an export to a slow reader) fails and ends.
 			log.Error("shutdown", "err", err)
+			_ = srv.Close()
 			code = 1
 		}
 	}
-	if o.clientReport != "" {
+	if o.ClientReport != "" {
 		// After the shutdown: every request that was answered is judged.
 		// The exit status says the verdict (clients.ExitStatus: 3 a
 		// client failed, 4 no client judged), unless serving failed.
@@ -404,12 +430,12 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	return code
 }
 
-// healthCheck asks the simulator at o.addr (0.0.0.0 and :: become
+// healthCheck asks the simulator at o.Addr (0.0.0.0 and :: become
 // loopback) whether it answers, as a container's health check does.
-func healthCheck(name string, o options, stderr io.Writer) int {
-	host, port, err := net.SplitHostPort(o.addr)
+func healthCheck(name string, o Settings, stderr io.Writer) int {
+	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: --addr %s: %v\n", name, o.addr, err)
+		fmt.Fprintf(stderr, "%s: --addr %s: %v\n", name, o.Addr, err)
 		return 2
 	}
 	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
@@ -417,7 +443,7 @@ func healthCheck(name string, o options, stderr io.Writer) int {
 	}
 	scheme := "http"
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if o.tlsCert != "" {
+	if o.TLSCert != "" {
 		// A liveness probe of our own port: the name in the certificate is
 		// not the point.
 		scheme, tr.TLSClientConfig = "https", &tls.Config{InsecureSkipVerify: true}
@@ -448,33 +474,33 @@ func namedFaults(names []string) string {
 }
 
 // exposure says at start who can reach what.
-func exposure(o options) string {
+func exposure(o Settings) string {
 	var parts []string
 	switch {
-	case loopback(o.addr):
+	case loopback(o.Addr):
 		parts = append(parts, "loopback only")
 	default:
 		parts = append(parts, "reachable beyond this machine")
 	}
 	switch {
-	case o.cfg.NoControl:
+	case o.Sim.NoControl:
 		parts = append(parts, "control API off")
-	case o.cfg.ControlToken != "":
+	case o.Sim.ControlToken != "":
 		parts = append(parts, "control API behind X-Control-Token")
 	default:
 		parts = append(parts, "control API open to loopback clients")
 	}
-	if len(o.cfg.CORSOrigins) > 0 {
-		parts = append(parts, "browsers allowed from "+strings.Join(o.cfg.CORSOrigins, ", "))
+	if len(o.Sim.CORSOrigins) > 0 {
+		parts = append(parts, "browsers allowed from "+strings.Join(o.Sim.CORSOrigins, ", "))
 	} else {
 		parts = append(parts, "no CORS (--cors ORIGIN for a web page)")
 	}
 	return strings.Join(parts, "; ")
 }
 
-func newLogger(o options, w io.Writer) *slog.Logger {
+func newLogger(o Settings, w io.Writer) *slog.Logger {
 	hopts := &slog.HandlerOptions{Level: o.logLevel}
-	if o.logFormat == "json" {
+	if o.LogFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, hopts))
 	}
 	return slog.New(slog.NewTextHandler(w, hopts))

@@ -41,47 +41,47 @@ func TestOptionsPrecedence(t *testing.T) {
 		name  string
 		args  []string
 		env   env
-		check func(t *testing.T, o options)
+		check func(t *testing.T, o Settings)
 	}{
-		{"defaults", nil, envOf(), func(t *testing.T, o options) {
-			if o.addr != "127.0.0.1:8080" || o.cfg.Seed != 1 || o.cfg.Speed != 1 || o.cfg.Channels != simulator.DefaultChannels ||
-				o.cfg.History != simulator.DefaultHistory || o.cfg.FeedLimit != schemas.FeedRequestsPerMinute ||
-				o.cfg.VideosLimit != simulator.DefaultVideosLimit || !o.cfg.Start.Equal(simulator.DefaultStart) || o.logFormat != "text" {
+		{"defaults", nil, envOf(), func(t *testing.T, o Settings) {
+			if o.Addr != "127.0.0.1:8080" || o.Sim.Seed != 1 || o.Sim.Speed != 1 || o.Sim.Channels != simulator.DefaultChannels ||
+				o.Sim.History != simulator.DefaultHistory || o.Sim.FeedLimit != schemas.FeedRequestsPerMinute ||
+				o.Sim.VideosLimit != simulator.DefaultVideosLimit || !o.Sim.Start.Equal(simulator.DefaultStart) || o.LogFormat != "text" {
 				t.Errorf("defaults: %+v", o)
 			}
 		}},
-		{"environment over defaults", nil, envOf("TCM_SIM_SEED", "42", "TCM_SIM_ADDR", "127.0.0.1:0", "TCM_SIM_SPEED", "0", "TCM_SIM_HISTORY", "48h", "TCM_SIM_CHANNELS", "3", "TCM_SIM_NO_CONTROL", "true"), func(t *testing.T, o options) {
-			if o.cfg.Seed != 42 || o.addr != "127.0.0.1:0" || o.cfg.Speed != 0 || o.cfg.History != 48*time.Hour || o.cfg.Channels != 3 || !o.cfg.NoControl {
+		{"environment over defaults", nil, envOf("TCM_SIM_SEED", "42", "TCM_SIM_ADDR", "127.0.0.1:0", "TCM_SIM_SPEED", "0", "TCM_SIM_HISTORY", "48h", "TCM_SIM_CHANNELS", "3", "TCM_SIM_NO_CONTROL", "true"), func(t *testing.T, o Settings) {
+			if o.Sim.Seed != 42 || o.Addr != "127.0.0.1:0" || o.Sim.Speed != 0 || o.Sim.History != 48*time.Hour || o.Sim.Channels != 3 || !o.Sim.NoControl {
 				t.Errorf("env: %+v", o)
 			}
 		}},
-		{"flags over environment", []string{"--seed", "7", "--speed=60", "--channels", "5"}, envOf("TCM_SIM_SEED", "42", "TCM_SIM_SPEED", "2", "TCM_SIM_CHANNELS", "3", "TCM_SIM_EDGE_RATE", "0.25"), func(t *testing.T, o options) {
-			if o.cfg.Seed != 7 || o.cfg.Speed != 60 || o.cfg.Channels != 5 || o.cfg.EdgeRate != 0.25 {
-				t.Errorf("flags: %+v", o.cfg)
+		{"flags over environment", []string{"--seed", "7", "--speed=60", "--channels", "5"}, envOf("TCM_SIM_SEED", "42", "TCM_SIM_SPEED", "2", "TCM_SIM_CHANNELS", "3", "TCM_SIM_EDGE_RATE", "0.25"), func(t *testing.T, o Settings) {
+			if o.Sim.Seed != 7 || o.Sim.Speed != 60 || o.Sim.Channels != 5 || o.Sim.EdgeRate != 0.25 {
+				t.Errorf("flags: %+v", o.Sim)
 			}
 		}},
-		{"a flag set to its default still wins", []string{"--seed=1"}, envOf("TCM_SIM_SEED", "42"), func(t *testing.T, o options) {
-			if o.cfg.Seed != 1 {
-				t.Errorf("seed %d, want 1", o.cfg.Seed)
+		{"a flag set to its default still wins", []string{"--seed=1"}, envOf("TCM_SIM_SEED", "42"), func(t *testing.T, o Settings) {
+			if o.Sim.Seed != 1 {
+				t.Errorf("seed %d, want 1", o.Sim.Seed)
 			}
 		}},
-		{"limit -1 is unlimited", []string{"--feed-limit", "-1"}, envOf("TCM_SIM_VIDEOS_LIMIT", "-1"), func(t *testing.T, o options) {
-			if o.cfg.FeedLimit >= 0 || o.cfg.VideosLimit >= 0 {
-				t.Errorf("limits %d %d, want unlimited (<0)", o.cfg.FeedLimit, o.cfg.VideosLimit)
+		{"limit -1 is unlimited", []string{"--feed-limit", "-1"}, envOf("TCM_SIM_VIDEOS_LIMIT", "-1"), func(t *testing.T, o Settings) {
+			if o.Sim.FeedLimit >= 0 || o.Sim.VideosLimit >= 0 {
+				t.Errorf("limits %d %d, want unlimited (<0)", o.Sim.FeedLimit, o.Sim.VideosLimit)
 			}
 		}},
-		{"zero is the default, as in simulator.Config", []string{"--feed-limit", "0", "--channels", "0", "--journal-size", "0"}, envOf("TCM_SIM_VIDEOS_LIMIT", "0"), func(t *testing.T, o options) {
-			if o.cfg.FeedLimit != schemas.FeedRequestsPerMinute || o.cfg.VideosLimit != simulator.DefaultVideosLimit || o.cfg.Channels != 0 || o.cfg.JournalSize != 0 {
-				t.Errorf("limits %d %d, channels %d, journal %d", o.cfg.FeedLimit, o.cfg.VideosLimit, o.cfg.Channels, o.cfg.JournalSize)
+		{"zero is the default, as in simulator.Config", []string{"--feed-limit", "0", "--channels", "0", "--journal-size", "0"}, envOf("TCM_SIM_VIDEOS_LIMIT", "0"), func(t *testing.T, o Settings) {
+			if o.Sim.FeedLimit != schemas.FeedRequestsPerMinute || o.Sim.VideosLimit != simulator.DefaultVideosLimit || o.Sim.Channels != simulator.DefaultChannels || o.Sim.JournalSize != simulator.DefaultJournalSize {
+				t.Errorf("limits %d %d, channels %d, journal %d", o.Sim.FeedLimit, o.Sim.VideosLimit, o.Sim.Channels, o.Sim.JournalSize)
 			}
 		}},
-		{"journal-size -1 is no journal", []string{"--journal-size=-1"}, envOf(), func(t *testing.T, o options) {
-			if o.cfg.JournalSize != -1 {
-				t.Errorf("journal %d", o.cfg.JournalSize)
+		{"journal-size -1 is no journal", []string{"--journal-size=-1"}, envOf(), func(t *testing.T, o Settings) {
+			if o.Sim.JournalSize != -1 {
+				t.Errorf("journal %d", o.Sim.JournalSize)
 			}
 		}},
-		{"other settings", []string{"--key-prefix", "abc", "--control-token", "tok", "--log-format", "json", "--log-level", "debug", "--info-file", "/tmp/x", "--start", "2025-06-01T12:00:00Z"}, envOf(), func(t *testing.T, o options) {
-			if o.cfg.KeyPrefix != "abc" || o.cfg.ControlToken != "tok" || o.logFormat != "json" || o.infoFile != "/tmp/x" || o.cfg.Start.Month() != time.June {
+		{"other settings", []string{"--key-prefix", "abc", "--control-token", "tok-of-16-characters", "--log-format", "json", "--log-level", "debug", "--info-file", "/tmp/x", "--start", "2025-06-01T12:00:00Z"}, envOf(), func(t *testing.T, o Settings) {
+			if o.Sim.KeyPrefix != "abc" || o.Sim.ControlToken != "tok-of-16-characters" || o.LogFormat != "json" || o.InfoFile != "/tmp/x" || o.Sim.Start.Month() != time.June {
 				t.Errorf("%+v", o)
 			}
 		}},
@@ -163,7 +163,7 @@ func TestHelp(t *testing.T) {
 	if code := run(context.Background(), []string{"--help"}, &stdout, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"--addr", "TCM_SIM_ADDR", "--feed-limit", "unlimited", "--info-file", "--speed"} {
+	for _, want := range []string{"--addr", "TCM_SIM_SEED", "--feed-limit", "unlimited", "--info-file", "--speed"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -340,7 +340,7 @@ func TestListFaultsNamesEachRequirement(t *testing.T) {
 
 func TestFaultFlagRepeats(t *testing.T) {
 	o, err := parseOptions("simulator", []string{"--fault", "oldest-first", "--fault", "health-not-ok"}, io.Discard)
-	if err != nil || !slices.Equal(o.faults, []string{"oldest-first", "health-not-ok"}) || len(o.cfg.Layers) != 2 || o.cfg.Layers[1].Name != "health-not-ok" || !o.cfg.Layers[1].Fault {
+	if err != nil || !slices.Equal(o.faults, []string{"oldest-first", "health-not-ok"}) || len(o.Sim.Layers) != 2 || o.Sim.Layers[1].Name != "health-not-ok" || !o.Sim.Layers[1].Fault {
 		t.Fatalf("faults = %v, err %v", o.faults, err)
 	}
 }

@@ -23,11 +23,3 @@ func readWorld(path string, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
-
-// orDefault64 is n, or def when n is 0 (the default).
-func orDefault64(n, def int64) int64 {
-	if n == 0 {
-		return def
-	}
-	return n
-}

@@ -1,0 +1,75 @@
+// Package fuzzseeds tests ci/fuzz-seeds.sh, the seed loop that fuzzes a
+// client in any language: it judges its client rather than trusts it.
+package fuzzseeds
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTheSeedLoopJudgesItsClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts simulator processes")
+	}
+	for _, tool := range []string{"bash", "jq", "setsid", "curl", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s", tool)
+		}
+	}
+	sim := filepath.Join(t.TempDir(), "simulator")
+	if out, err := exec.Command("go", "build", "-o", sim, "../../cmd/simulator").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	marker := filepath.Join(t.TempDir(), "child-alive")
+	request := `curl -s -o /dev/null -H "Authorization: Bearer $TCM_PRO_KEY" "$TCM_BASE_URL/api/public-feed"`
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		args  []string
+		code  int
+		wants []string
+	}{
+		{"a client that sends nothing fails", nil, []string{"1", "2", "--", "true"}, 1, []string{"seed 1 FAILED: the client sent no API request", "2 of 2 tried failed"}},
+		{"a client that sends a request passes, and says so per seed", nil, []string{"3", "3", "--", "bash", "-c", request}, 0, []string{"seed 3: passed (1 requests"}},
+		{"a client that erases its verdicts fails", []string{"FUZZ_BREAK=1"}, []string{"1", "1", "--", "bash", "-c", request + `; curl -s -X DELETE "$TCM_CONTROL_URL/clients"`}, 1,
+			[]string{"the verdicts were erased during the run", "replay: FUZZ_BREAK=1 FUZZ_SPEED=0 FUZZ_TIMEOUT=120 "}},
+		{"a client that never ends fails at its timeout, its children ended", []string{"FUZZ_TIMEOUT=1"}, []string{"1", "1", "--", "bash", "-c", "(sleep 3; touch " + marker + ") & sleep 1000"}, 1,
+			[]string{"ran past FUZZ_TIMEOUT=1s"}},
+		{"no seed to try is bad usage", nil, []string{"5", "1", "--", "true"}, 2, []string{"FIRST (5) is after LAST (1)"}},
+		{"too many seeds is bad usage", nil, []string{"1", "300000000", "--", "true"}, 2, []string{"at most 100000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", append([]string{"../fuzz-seeds.sh"}, tc.args...)...)
+			cmd.Env = append(append(os.Environ(), "SIMULATOR="+sim), tc.env...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", code, tc.code, out.String())
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+	time.Sleep(3 * time.Second) // the child of the client that never ended would have woken by now
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a child of the client outlived its seed")
+	}
+}

@@ -1,0 +1,188 @@
+// Package redacttest generates what the redactor promises to see through
+// (package schemas/redact, decode.go): random keys, random stacks of the
+// encodings a server or a client applies, random texts around them; and
+// says whether an output still shows a key so encoded. The redactor's own
+// tests, the suite's and the simulator's draw from it, so the promise is
+// held the same way everywhere.
+package redacttest
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/tcmkit/tcmkit/schemas/redact"
+)
+
+// Layer is one encoding, as something that echoes a text applies it.
+type Layer struct {
+	Name string
+	Enc  func(r *rand.Rand, s string) string
+}
+
+// Layers are the promised encodings.
+var Layers = []Layer{
+	{"JSON string", func(_ *rand.Rand, s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }},
+	{"JSON \\u every character", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return fmt.Sprintf(`\u%04x`, c) })
+	}},
+	{"JSON \\u some characters", func(r *rand.Rand, s string) string {
+		return each(s, func(c rune) string {
+			if r.IntN(2) == 0 || c == '\\' || c == '"' || c < ' ' { // as a JSON text must
+				return fmt.Sprintf(`\u%04X`, c)
+			}
+			return string(c)
+		})
+	}},
+	{"percent every byte", func(_ *rand.Rand, s string) string { return bytesOf(s, "%%%02X") }},
+	{"query escape", func(_ *rand.Rand, s string) string { return url.QueryEscape(s) }},
+	{"\\x every byte", func(_ *rand.Rand, s string) string { return bytesOf(s, `\x%02x`) }},
+	{"quoted-printable every byte", func(_ *rand.Rand, s string) string { return bytesOf(s, "=%02X") }},
+	{"HTML decimal references", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return fmt.Sprintf("&#%d;", c) })
+	}},
+	{"HTML hex references", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return fmt.Sprintf("&#x%x;", c) })
+	}},
+	{"HTML escape", func(_ *rand.Rand, s string) string { return html.EscapeString(s) }},
+	{"base64", func(_ *rand.Rand, s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }},
+	{"base64url", func(_ *rand.Rand, s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }},
+	{"base64 in lines of 16", func(_ *rand.Rand, s string) string {
+		e := base64.StdEncoding.EncodeToString([]byte(s))
+		var b strings.Builder
+		for len(e) > 16 {
+			b.WriteString(e[:16] + "\r\n")
+			e = e[16:]
+		}
+		return b.String() + e
+	}},
+	{"base64 of UTF-16", func(_ *rand.Rand, s string) string {
+		var b []byte
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	}},
+	{"hex", func(_ *rand.Rand, s string) string { return hex.EncodeToString([]byte(s)) }},
+	{"joined by zero-width spaces", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return string(c) + "\u200b" })
+	}},
+	{"joined by +", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return string(c) + "+" }) }},
+}
+
+// MaxStack is the deepest stack the promise holds for.
+const MaxStack = 3
+
+func each(s string, f func(rune) string) string {
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteString(f(c))
+	}
+	return b.String()
+}
+
+func bytesOf(s, format string) string {
+	var b strings.Builder
+	for i := range len(s) {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
+}
+
+// Stack is a random stack of 1 to MaxStack layers, innermost first. A
+// joiner (zero-width spaces, +) joins the key's own characters: it comes
+// first or not at all, as nothing joins the characters of an encoding.
+func Stack(r *rand.Rand) []Layer {
+	out := make([]Layer, 1+r.IntN(MaxStack))
+	for i := range out {
+		for {
+			out[i] = Layers[r.IntN(len(Layers))]
+			if i == 0 || !strings.HasPrefix(out[i].Name, "joined") {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Encode applies the stack to s, innermost first.
+func Encode(r *rand.Rand, stack []Layer, s string) string {
+	for _, l := range stack {
+		s = l.Enc(r, s)
+	}
+	return s
+}
+
+// Names names a stack, innermost first.
+func Names(stack []Layer) string {
+	var n []string
+	for _, l := range stack {
+		n = append(n, l.Name)
+	}
+	return strings.Join(n, " then ")
+}
+
+const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// Key is a random key of a random prefix: the prefix, an underscore and 32
+// letters and digits.
+func Key(r *rand.Rand) string {
+	var b strings.Builder
+	for range 2 + r.IntN(5) {
+		b.WriteByte("abcdefghijklmnopqrstuvwxyz"[r.IntN(26)])
+	}
+	b.WriteByte('_')
+	for range 32 {
+		b.WriteByte(alnum[r.IntN(len(alnum))])
+	}
+	return b.String()
+}
+
+// Text is a random text around which a key is echoed: words, JSON and URL
+// punctuation, letters that may run into a base64 run.
+func Text(r *rand.Rand, n int) string {
+	const pieces = " {}\":,=&?/%+-_.;\n\\"
+	var b strings.Builder
+	for b.Len() < n {
+		if r.IntN(4) == 0 {
+			b.WriteByte(pieces[r.IntN(len(pieces))])
+		} else {
+			b.WriteByte(alnum[r.IntN(len(alnum))])
+		}
+	}
+	return b.String()
+}
+
+// Leaks says whether out still shows the key as it was encoded: a piece of
+// the encoded key long enough to hold MinSecret characters of it (the
+// key's hint, whose last four characters the encoding may hold beside its
+// surroundings, aside). It returns the piece.
+func Leaks(out, encoded, key string) string {
+	out = strings.ReplaceAll(out, redact.Form(key), "\x00")
+	ratio := float64(len(encoded)) / float64(len(key))
+	n := int(ratio*float64(redact.MinSecret)) + 2
+	// Every piece of n, or, in a large output, pieces of n every n/2 (a
+	// piece of 3n/2 or more still shows), so that a search stays cheap.
+	step := 1
+	if len(out)*len(encoded) > 1<<26 {
+		step = max(1, n/2)
+	}
+	for i := 0; i+n <= len(encoded); i += step {
+		if strings.Contains(out, encoded[i:i+n]) {
+			return encoded[i : i+n]
+		}
+	}
+	secret := key[strings.IndexByte(key, '_')+1:]
+	for i := 0; i+redact.MinSecret <= len(secret); i++ {
+		if strings.Contains(out, secret[i:i+redact.MinSecret]) {
+			return secret[i : i+redact.MinSecret]
+		}
+	}
+	return ""
+}
