@@ -12,6 +12,7 @@
 package catalogue
 
 //go:generate go run gen_ids.go
+//go:generate go run gen_contract.go
 
 import (
 	"bytes"
