@@ -6,12 +6,15 @@
 // The catalogue is one embedded file, requirements.json; ids.go names each
 // id as a typed constant (go generate), so that a spec of the suite, a
 // named fault of the simulator or a client check names a requirement the
-// compiler knows. Specs carry the ids they check as Ginkgo labels (upper
-// case); lower-case labels are features. Coverage checks that every "must"
-// requirement has a spec and that no spec names an unknown id.
+// compiler knows; CONTRACT.md, also generated, is the catalogue as a
+// document that the README and the reports link to. Specs carry the ids
+// they check as Ginkgo labels (upper case); lower-case labels are features.
+// Coverage checks that every "must" requirement has a spec and that no spec
+// names an unknown id.
 package catalogue
 
 //go:generate go run gen_ids.go
+//go:generate go run gen_contract.go
 
 import (
 	"bytes"

@@ -23,6 +23,8 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"upper":  func(s fmt.Stringer) string { return strings.ToUpper(s.String()) },
 	"cls":    func(s string) string { return strings.ReplaceAll(s, " ", "-") },
 	"anchor": anchor,
+	"docURL": func() string { return catalogue.DocURL },
+	"docFor": func(id string) string { return catalogue.DocLink(catalogue.ID(id)) },
 	"first":  firstLine,
 	"sorted": sortedKeys,
 	"checkedBy": func(v htmlView, specs []string) checkedView {

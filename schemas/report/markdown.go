@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
 
 // MaxMarkdown is the size the Markdown form keeps to: a merge-request
@@ -69,7 +71,7 @@ func (r Report) markdown(shape mdShape) []byte {
 	p("| Date | %s |\n", cell(r.Started.Format(time.RFC3339)))
 	p("| Duration | %s |\n", cell(fmt.Sprintf("%.1f s", r.DurationSeconds)))
 	p("| %s | %s |\n", r.VersionLabel(), cell(r.SuiteVersion))
-	p("| Catalogue | version %d |\n", r.CatalogueVersion)
+	p("| Catalogue | version %d: [the contract, in the kit's words](%s) |\n", r.CatalogueVersion, catalogue.DocURL)
 	p("| Specs | %s |\n", r.SpecLine())
 	p("| HTTP requests | %d |\n\n", r.Totals.Requests)
 
@@ -84,6 +86,7 @@ func (r Report) markdown(shape mdShape) []byte {
 	}
 
 	p("## Requirements\n\n")
+	p("Each id is a heading of [the contract, in the kit's words](%s): its id in lower case is its anchor.\n\n", catalogue.DocURL)
 	p("| Result | Id | Requirement | Section | Checked by |\n|---|---|---|---|---|\n")
 	for _, q := range r.Requirements {
 		text := q.Text

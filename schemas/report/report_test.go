@@ -350,14 +350,14 @@ func TestWriteFilesFailedRun(t *testing.T) {
 	}
 
 	md := files[MarkdownFile]
-	for _, want := range []string{"# Conformance report: FAILED", "| ❌ failed | `FEED-LIMIT-CAP` |", "## Failures", "### Pagination of the feed caps limit at 200", "<details><summary>HTTP transcript, 1 request (keys redacted)</summary>\n\n```text\nGET /api/public-feed?limit=500", "| ⏭️ skipped | `RATE-PER-KEY` |", "| ➖ not applicable | `ERROR-STRINGS` |", "NOT-IN-CATALOGUE"} {
+	for _, want := range []string{"# Conformance report: FAILED", "| ❌ failed | `FEED-LIMIT-CAP` |", "## Failures", "### Pagination of the feed caps limit at 200", "<details><summary>HTTP transcript, 1 request (keys redacted)</summary>\n\n```text\nGET /api/public-feed?limit=500", "| ⏭️ skipped | `RATE-PER-KEY` |", "| ➖ not applicable | `ERROR-STRINGS` |", "NOT-IN-CATALOGUE", "[the contract, in the kit's words](" + catalogue.DocURL + ")"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown does not say %q", want)
 		}
 	}
 
 	html := files[HTMLFile]
-	for _, want := range []string{`<span class="outcome failed">FAILED</span>`, `<span class="badge failed">failed</span>`, `&lt;script&gt;alert(1)&lt;/script&gt;`, "<details class=\"transcript\"><summary>HTTP transcript of the spec, 1 request (keys redacted)</summary>\n<pre class=\"transcript\">GET /api/public-feed?limit=500", `href="#fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `id="fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `Not met: <a href="#req-FEED-LIMIT-CAP">`, `id="req-FEED-LIMIT-CAP"`, `<h2>Left open by the spec</h2>`} {
+	for _, want := range []string{`<span class="outcome failed">FAILED</span>`, `<span class="badge failed">failed</span>`, `&lt;script&gt;alert(1)&lt;/script&gt;`, "<details class=\"transcript\"><summary>HTTP transcript of the spec, 1 request (keys redacted)</summary>\n<pre class=\"transcript\">GET /api/public-feed?limit=500", `href="#fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `id="fail-spec-pagination-of-the-feed-caps-limit-at-200"`, `Not met: <a href="#req-FEED-LIMIT-CAP">`, `id="req-FEED-LIMIT-CAP"`, `<h2>Left open by the spec</h2>`, `<a href="` + catalogue.DocLink("FEED-LIMIT-CAP") + `"`, `<a href="` + catalogue.DocURL + `">`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML does not say %q", want)
 		}
