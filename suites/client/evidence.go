@@ -122,5 +122,5 @@ func (c *Client) url(req Request) string {
 	return c.redact(u)
 }
 
-// shellQuote quotes s for a POSIX shell: single quotes, each ' as '\''.
+// shellQuote quotes s for a POSIX shell: in single quotes, a single quote inside closed, escaped and opened again.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
