@@ -87,6 +87,10 @@ const (
 	// DefaultDecodedBudget bounds the decoded documents kept for reuse, in
 	// estimated bytes; the least recently used are decoded again when needed.
 	DefaultDecodedBudget = 64 << 20
+	// DefaultMaxDecode is the largest body decoded as JSON: far more than
+	// any answer of this API (a page of 200 long events is about 1 MiB),
+	// and a decoded document takes ten to twenty times its body.
+	DefaultMaxDecode = 32 << 20
 	// maxHeaderBytes bounds the response headers the client reads.
 	maxHeaderBytes = 64 << 10
 )
@@ -113,9 +117,9 @@ type Client struct {
 	// MaxBody bounds the bytes read of one body (0 uses DefaultMaxBody); a
 	// larger body is an error of the exchange.
 	MaxBody int64
-	// KeepInMemory and DecodedBudget bound what the client keeps (0 uses
-	// the defaults above).
-	KeepInMemory, DecodedBudget int64
+	// KeepInMemory and DecodedBudget bound what the client keeps, and
+	// MaxDecode the largest body it decodes (0 uses the defaults above).
+	KeepInMemory, DecodedBudget, MaxDecode int64
 	// Redact is applied to everything the client writes; nil writes as is.
 	Redact func(string) string
 	// Log receives the "waiting N s for the rate limit" lines; nil discards them.
@@ -156,7 +160,7 @@ func (c *Client) init() {
 		// A conforming answer is never a redirect, and following one would
 		// send the key wherever the target says.
 		c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.bodies = &store{keep: orDefault(c.KeepInMemory, DefaultKeepInMemory), budget: orDefault(c.DecodedBudget, DefaultDecodedBudget)}
+		c.bodies = &store{keep: orDefault(c.KeepInMemory, DefaultKeepInMemory), budget: orDefault(c.DecodedBudget, DefaultDecodedBudget), decode: orDefault(c.MaxDecode, DefaultMaxDecode)}
 	})
 }
 

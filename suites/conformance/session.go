@@ -138,6 +138,12 @@ func (s *Session) ready() {
 			if len(callerSkip) > 0 {
 				skip += callerSkip[0]
 			}
+			// the failing matcher's problems and response, if it is ours
+			problems, resps := taken()
+			if len(problems) == 0 {
+				problems = []Problem{{Request: requestIn(message), Actual: firstLine(message)}}
+			}
+			s.record(message, problems, resps)
 			ginkgo.Fail(s.Redactor().String(message), skip)
 		})
 		c := &client.Client{
@@ -149,6 +155,7 @@ func (s *Session) ready() {
 			MaxBody: int64(s.cfg.MaxBody),
 			Redact:  s.Redactor().String,
 			Log:     s.logWriter(),
+			KeyVar:  tg.keyVar,
 		}
 		s.mu.Lock()
 		s.tg, s.tgSet = tg, true
@@ -219,6 +226,14 @@ func (s *Session) walk(ctx context.Context, limit string) *walk {
 func (s *Session) walkOf(ctx context.Context, key, limit string) *walk {
 	w := s.walkOnce(ctx, key, limit)
 	s.c.Claim(walkScope(key, limit))
+	// the pages are the evidence of what the spec finds in them, whoever
+	// fetched them
+	for _, p := range w.Pages {
+		s.c.Saw(ctx, p.Resp)
+	}
+	if w.Stopped != nil {
+		s.c.Saw(ctx, w.Stopped)
+	}
 	return w
 }
 

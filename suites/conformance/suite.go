@@ -62,6 +62,7 @@ func Register(cfg *Config) *Session {
 type suite struct{ *Session }
 
 func (s *suite) start(ctx SpecContext) {
+	taken() // nothing a matcher handed over outside a failure
 	if err := s.Preflight(ctx); err != nil {
 		AbortSuite(s.Redactor().String("the run errored (the target was not judged): " + err.Error()))
 	}
@@ -96,10 +97,12 @@ const strict = "strict"
 const silent = "where the spec is silent, as the simulator chose"
 
 // failf fails the spec (or setup node) with a formatted message,
-// redacted: the one way the suite fails by hand.
+// redacted: the one way the suite fails by hand. The failure blames the
+// spec's requirement and carries the request its message names.
 func (s *Session) failf(format string, args ...any) {
 	GinkgoHelper()
-	Fail(s.Redactor().String(fmt.Sprintf(format, args...)))
+	msg := fmt.Sprintf(format, args...)
+	s.Fail(msg, Problem{Request: requestIn(msg), Actual: firstLine(msg)})
 }
 
 // expect asserts through the redacting Gomega of the session.
@@ -123,7 +126,7 @@ func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response 
 func (s *suite) none(rule string, fs []finding) {
 	GinkgoHelper()
 	if len(fs) > 0 {
-		s.failf("%s", describeFindings(rule, fs))
+		s.Fail(describeFindings(rule, fs), findingProblems(rule, fs)...)
 	}
 }
 
@@ -131,7 +134,11 @@ func (s *suite) none(rule string, fs []finding) {
 func (s *suite) noneOf(rule string, problems []string) {
 	GinkgoHelper()
 	if len(problems) > 0 {
-		s.failf("%s\n%d problem(s):\n%s", rule, len(problems), listProblems(problems, "  "))
+		ps := make([]Problem, 0, min(len(problems), maxProblems))
+		for _, p := range problems[:min(len(problems), maxProblems)] {
+			ps = append(ps, Problem{Request: requestIn(p), Expected: rule, Actual: p})
+		}
+		s.Fail(fmt.Sprintf("%s\n%d problem(s):\n%s", rule, len(problems), listProblems(problems, "  ")), ps...)
 	}
 }
 
