@@ -43,7 +43,7 @@ func (s *suite) eventSpecs() {
 	})
 	It("have ids that are unique in the feed and in each VideoEntry", requires(catalogue.EventIDUnique), func(ctx SpecContext) {
 		js := s.eventSources(ctx)
-		s.noneOf("rule: no two events of the feed share an id", s.fullWalk(ctx).Repeats())
+		s.noneOf("rule: no two events of the feed share an id", s.fullWalk(ctx).SharedIDs())
 		s.noneOf("rule: no two events of a VideoEntry share an id", entryEventRepeats(js))
 	})
 	s.strictEventTypes()

@@ -153,7 +153,17 @@ func (w *walk) IDs() []string {
 }
 
 // Repeats names every event id seen more than once, and where.
-func (w *walk) Repeats() []string {
+func (w *walk) Repeats() []string { return append(w.SameEvents(), w.SharedIDs()...) }
+
+// SameEvents names every event the walk shows twice (an id seen again
+// with the same channel, video and createdAt): the walk's fault.
+func (w *walk) SameEvents() []string { return w.repeats(true) }
+
+// SharedIDs names every id that two different events carry (another
+// channel, video or createdAt): the ids' fault, not the walk's.
+func (w *walk) SharedIDs() []string { return w.repeats(false) }
+
+func (w *walk) repeats(same bool) []string {
 	var out []string
 	first := map[string]walkEvent{}
 	for _, e := range w.Events() {
@@ -161,7 +171,9 @@ func (w *walk) Repeats() []string {
 			continue // a missing id is the schema's finding
 		}
 		if f, ok := first[e.ID]; ok {
-			out = append(out, fmt.Sprintf("event id %q at %s repeats %s", e.ID, e.where(w), f.where(w)))
+			if isSame := f.Channel == e.Channel && f.Video == e.Video && f.CreatedAt == e.CreatedAt; isSame == same {
+				out = append(out, fmt.Sprintf("event id %q at %s repeats %s", e.ID, e.where(w), f.where(w)))
+			}
 			continue
 		}
 		first[e.ID] = e
@@ -174,10 +186,15 @@ func (w *walk) Repeats() []string {
 func (w *walk) OrderBreaks() []string {
 	var out []string
 	var prev *walkEvent
+	seen := map[string]bool{}
 	for _, e := range w.Events() {
 		if !e.HasTime {
 			continue
 		}
+		if e.ID != "" && seen[e.ID] {
+			continue // an event shown again is the walk's repeat, not an order
+		}
+		seen[e.ID] = true
 		if prev != nil && e.CreatedAt > prev.CreatedAt {
 			edge := ""
 			if e.Page != prev.Page {
