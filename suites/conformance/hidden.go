@@ -157,7 +157,9 @@ func (s *suite) hiddenVideoSpecs() {
 		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
 		s.expect(resp).To(HaveStatus(http.StatusOK), "rule: 1 to 20 ids of 1 to 32 characters is a valid body; the contract does not ask for distinct ids")
 		if listed(resp, ids[0]) != "videos" {
-			s.failf("%s: %q, seen in the feed and asked twice, is not a VideoEntry\nresponse body: %s", resp.Request, ids[0], resp.Excerpt())
+			// the body was valid (the status says so): serving is the rule broken
+			s.Fail(fmt.Sprintf("%s: %q, seen in the feed and asked twice, is not a VideoEntry\nresponse body: %s", resp.Request, ids[0], resp.Excerpt()),
+				Problem{Requirement: string(catalogue.VideosServed), Request: resp.Request.String(), Pointer: "/videos", Expected: "a VideoEntry for " + ids[0], Actual: "none"})
 		}
 	})
 	It("lists missing ids exactly as sent, in every body shape", hides(catalogue.VideosPartition), func(ctx SpecContext) {
@@ -244,7 +246,10 @@ func (s *suite) secondLockout(ctx context.Context, lo **lockout) *lockout {
 	if (*lo).noLockout != "" {
 		Skip((*lo).noLockout)
 	}
-	return *lo
+	// what the lockout sent is the evidence of every spec that judges it
+	l := *lo
+	s.c.Saw(ctx, slices.Concat(l.admitted, l.limited, l.badKeys, []*client.Response{l.other})...)
+	return l
 }
 
 // mostAdmitted is what any 20-a-minute limiter may admit in d from a key
@@ -364,17 +369,19 @@ func (s *suite) lockoutSpecs() {
 	var lo *lockout
 	It("answers every 429 of a second lockout with Retry-After and an ErrorBody, on both operations", hides(catalogue.RateRetryAfter, catalogue.ErrorBody), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
-		var wrong []string
+		var wrong []Problem
 		for _, resp := range l.limited {
 			v := resp.Header.Get("Retry-After")
 			if _, err := client.ParseRetryAfter(v, client.ServerTime(resp.Header, time.Now())); err != nil {
-				wrong = append(wrong, fmt.Sprintf("%s (status 429): %v", resp.Request, err))
+				wrong = append(wrong, Problem{Requirement: string(catalogue.RateRetryAfter), Request: resp.Request.String(), Expected: "Retry-After: delta-seconds or an HTTP-date",
+					Actual: fmt.Sprintf("%s (status 429): %v", resp.Request, err)})
 			}
 			if !isErrorBody(resp) {
-				wrong = append(wrong, fmt.Sprintf("%s (status 429): the body is not an ErrorBody: %s", resp.Request, resp.Excerpt()))
+				wrong = append(wrong, Problem{Requirement: string(catalogue.ErrorBody), Request: resp.Request.String(), Expected: "an ErrorBody",
+					Actual: fmt.Sprintf("%s (status 429): the body is not an ErrorBody: %s", resp.Request, resp.Excerpt())})
 			}
 		}
-		s.noneOf("rule: a 429 carries Retry-After (delta-seconds or an HTTP-date) and an ErrorBody, every 429 of a lockout, on the feed and on tracked videos", wrong)
+		s.noneOfProblems("rule: a 429 carries Retry-After (delta-seconds or an HTTP-date) and an ErrorBody, every 429 of a lockout, on the feed and on tracked videos", wrong)
 	})
 	It("sends a JSON Content-Type with every answer of a second lockout", hides(catalogue.ContentTypeJSON), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
@@ -414,20 +421,21 @@ func (s *suite) lockoutSpecs() {
 				Skip(needs("revoked-key"))
 			}
 			l := s.secondLockout(ctx, &lo)
-			var wrong []string
+			var wrong []Problem
 			for _, resp := range l.badKeys {
 				if credentialOf(s.tg, resp.Request.Auth) != bad.id {
 					continue
 				}
 				switch {
 				case resp.Status != http.StatusUnauthorized && !(l.withCursor[resp] && resp.Status == http.StatusBadRequest):
-					wrong = append(wrong, fmt.Sprintf("%s: status %d, want 401: the key is %s; key %s was throttled\n    response body: %s",
-						resp.Request, resp.Status, credentialName(s.tg, resp.Request.Auth), redact.Form(l.key), resp.Excerpt()))
+					wrong = append(wrong, Problem{Requirement: string(bad.id), Request: resp.Request.String(), Expected: "status 401", Actual: fmt.Sprintf("%s: status %d, want 401: the key is %s; key %s was throttled\n    response body: %s",
+						resp.Request, resp.Status, credentialName(s.tg, resp.Request.Auth), redact.Form(l.key), resp.Excerpt())})
 				case !isErrorBody(resp):
-					wrong = append(wrong, fmt.Sprintf("%s (status %d): the body is not an ErrorBody: %s", resp.Request, resp.Status, resp.Excerpt()))
+					wrong = append(wrong, Problem{Requirement: string(catalogue.ErrorBody), Request: resp.Request.String(), Expected: "an ErrorBody",
+						Actual: fmt.Sprintf("%s (status %d): the body is not an ErrorBody: %s", resp.Request, resp.Status, resp.Excerpt())})
 				}
 			}
-			s.noneOf("rule: a missing, malformed, unknown or revoked key yields 401 with an ErrorBody, also while another key is throttled (the limit counts per key) and with a cursor handed to another key (a cursor is no credential; 400 is conforming there too)", wrong)
+			s.noneOfProblems("rule: a missing, malformed, unknown or revoked key yields 401 with an ErrorBody, also while another key is throttled (the limit counts per key) and with a cursor handed to another key (a cursor is no credential; 400 is conforming there too)", wrong)
 		})
 	}
 }

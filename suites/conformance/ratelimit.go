@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -236,6 +237,8 @@ func (rl *rateLimit) burst(ctx context.Context) *burst {
 	if rl.b == nil {
 		rl.b = rl.s.runBursts(ctx)
 	}
+	// what the burst sent is the evidence of every spec that judges it
+	rl.s.c.Saw(ctx, append(slices.Clone(rl.b.sent), rl.b.other)...)
 	if rl.b.err != nil {
 		rl.s.failf("the burst could not be sent: %v", rl.b.err)
 	}
