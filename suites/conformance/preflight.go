@@ -36,7 +36,7 @@ func (s *Session) preflight(ctx context.Context) error {
 		return fmt.Errorf("the target %s answered 200 to %s with a body that is not JSON (Content-Type %q): is --target the API's base URL, and not a web page or a proxy's?",
 			s.tg.URL, feed.Request, feed.Header.Get("Content-Type"))
 	case feed.Status == http.StatusOK:
-		return nil
+		return s.roles(ctx)
 	case feed.Status == http.StatusUnauthorized || feed.Status == http.StatusForbidden:
 		return fmt.Errorf("the Pro key (%s) is not accepted: %s answered %d, want 200: check --pro-key; body: %s",
 			redact.Form(s.tg.Pro), feed.Request, feed.Status, feed.Excerpt())
@@ -45,6 +45,63 @@ func (s *Session) preflight(ctx context.Context) error {
 	}
 	return fmt.Errorf("the target %s does not serve the feed to the Pro key (%s): %s answered %d, want 200; body: %s",
 		s.tg.URL, redact.Form(s.tg.Pro), feed.Request, feed.Status, feed.Excerpt())
+}
+
+// roles checks that each key is in its role, in at most four requests, all
+// of them requests that specs send anyway (the answers are reused): the
+// Pro key gets tracked videos (200), the free key the feed (200) and not
+// tracked videos (403), the revoked key no feed (401). A key in the wrong
+// role makes every verdict that rests on it wrong: the run is refused,
+// naming the flag. Where the answer could be the server's fault as well
+// (a free key served tracked videos: no plan gate, or a Pro key), it only
+// says so, and the specs judge it.
+func (s *Session) roles(ctx context.Context) error {
+	switch {
+	case s.tg.Free != "" && s.tg.Free == s.tg.Pro:
+		return refused("--free-key: the same key as --pro-key; give the key of a free account")
+	case s.tg.Revoked != "" && (s.tg.Revoked == s.tg.Pro || s.tg.Revoked == s.tg.Free):
+		return refused("--revoked-key: the same key as --pro-key or --free-key; give a key that was regenerated (revoked)")
+	}
+	one := []string{inventedID(0, 24)}
+	pro, err := s.c.Cached(ctx, videosRequest(one, s.tg.Pro))
+	if err != nil {
+		return s.unreachable(err)
+	}
+	var free *client.Response
+	if s.tg.Free != "" {
+		if free, err = s.c.Cached(ctx, videosRequest(one, s.tg.Free)); err != nil {
+			return s.unreachable(err)
+		}
+	}
+	if pro.Status == http.StatusForbidden {
+		if free != nil && free.Status == http.StatusOK {
+			return refused("--pro-key and --free-key are swapped: tracked videos answered 403 to the Pro key (%s) and 200 to the free key (%s); give each flag the other key",
+				redact.Form(s.tg.Pro), redact.Form(s.tg.Free))
+		}
+		return refused("--pro-key: the key is a free account's (tracked videos answered 403, a Pro plan is required: %s); give the key of a Pro account", pro.Excerpt())
+	}
+	if s.tg.Free != "" {
+		feed, err := s.c.Cached(ctx, feedRequest(nil, s.tg.Free))
+		if err != nil {
+			return s.unreachable(err)
+		}
+		if feed.Status == http.StatusUnauthorized {
+			return refused("--free-key: the key is not accepted (the feed answered 401: %s); give the current key of a free account", feed.Excerpt())
+		}
+		if free.Status == http.StatusOK && pro.Status == http.StatusOK {
+			fmt.Fprintf(s.logWriter(), "note: tracked videos answered 200 to --free-key (%s): the key is a Pro account's, or the target has no plan gate (the PRO-GATE specs judge it)\n", redact.Form(s.tg.Free))
+		}
+	}
+	if s.tg.Revoked != "" {
+		rev, err := s.c.Cached(ctx, client.Get(schemas.PathFeed, nil, client.Bearer(s.tg.Revoked)))
+		if err != nil {
+			return s.unreachable(err)
+		}
+		if rev.Status == http.StatusOK {
+			fmt.Fprintf(s.logWriter(), "note: the feed answered 200 to --revoked-key (%s): the key is still valid, or the target accepts revoked keys (the AUTH-REVOKED specs judge it)\n", redact.Form(s.tg.Revoked))
+		}
+	}
+	return nil
 }
 
 // isJSON reports whether a body is JSON, whatever its Content-Type says.
@@ -75,7 +132,10 @@ func (s *Session) unreachable(err error) error {
 		verify   *tls.CertificateVerificationError
 	)
 	url := s.tg.URL
+	var stuck *client.NotReleasedError
 	switch {
+	case errors.As(err, &stuck):
+		return fmt.Errorf("the target %s keeps rate-limiting: %v", url, err)
 	case errors.As(err, &redirect):
 		return fmt.Errorf("the target %s redirects: %v; give --target the URL the API answers at", url, err)
 	case errors.Is(err, syscall.ECONNREFUSED):

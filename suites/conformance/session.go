@@ -177,22 +177,31 @@ func (s *Session) controlHTTP() *http.Client {
 
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
-	errs := s.Target().validate()
-	if s.cfg.MaxPages < 1 {
-		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", s.cfg.MaxPages))
-	}
-	for _, b := range []struct {
-		name string
-		d    time.Duration
-	}{{"max-wait", s.cfg.MaxWait}, {"request-timeout", s.cfg.RequestTimeout}, {"run-deadline", s.cfg.RunDeadline}} {
-		if b.d <= 0 {
-			errs = append(errs, fmt.Sprintf("%s %s: must be more than 0", b.name, b.d))
-		}
-	}
+	errs := append(s.Target().validate(), s.cfg.rangeErrors()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// rangeErrors says which settings are out of range.
+func (c *Config) rangeErrors() []string {
+	var errs []string
+	if c.MaxPages < 1 {
+		errs = append(errs, fmt.Sprintf("--max-pages %d: must be at least 1", c.MaxPages))
+	}
+	for _, b := range []struct {
+		name string
+		d    time.Duration
+	}{{"max-wait", c.MaxWait}, {"request-timeout", c.RequestTimeout}, {"run-deadline", c.RunDeadline}} {
+		if b.d <= 0 {
+			errs = append(errs, fmt.Sprintf("--%s %s: must be more than 0", b.name, b.d))
+		}
+	}
+	if c.MaxBody <= 0 {
+		errs = append(errs, fmt.Sprintf("--max-body %d: must be more than 0", c.MaxBody))
+	}
+	return errs
 }
 
 // Preflight checks, once, that the target answers and accepts the Pro key

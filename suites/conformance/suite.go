@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -116,6 +117,12 @@ func (s *suite) expect(actual any, extra ...any) Assertion {
 func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response {
 	GinkgoHelper()
 	resp, err := s.c.Cached(ctx, req)
+	var stuck *client.NotReleasedError
+	if errors.As(err, &stuck) {
+		// every request of the key would fail alike: the run stops with
+		// this finding instead of failing requirements it did not judge
+		AbortSuite(s.Redactor().String("the run stopped: " + err.Error()))
+	}
 	if err != nil {
 		s.failf("no answer to judge: %v", err) // the client's errors name the request
 	}
