@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,7 +140,11 @@ var (
 	timestampFields = []string{"createdAt", "publishedAt", "firstSeenAt"}
 )
 
-func inEvent(v schemas.Violation) bool { return strings.Contains(v.Pointer+"/", "/events/") }
+// inEvent reports a violation inside an event (under /events/N), not of
+// the events array itself.
+func inEvent(v schemas.Violation) bool { return eventPointer.MatchString(v.Pointer) }
+
+var eventPointer = regexp.MustCompile(`/events/[0-9]+(/|$)`)
 
 func isTypeRule(v schemas.Violation) bool {
 	return jsondoc.Last(v.Pointer) == "type" && inEvent(v) || v.Keyword == "required" && strings.Contains(v.Rule, "'type'")

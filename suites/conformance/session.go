@@ -286,8 +286,8 @@ func (s *Session) makeWalk(ctx context.Context, key, limit string) *walk {
 		doc, _ := resp.JSON()
 		n := len(jsondoc.Items(doc, "/events"))
 		if n > maxPageEvents {
-			return nil, fmt.Errorf("%s: the page holds %d events, more than %d times the largest page (%d); the walk stops there (bounded memory)",
-				resp, n, maxPageEvents/schemas.MaxPageSize, schemas.MaxPageSize)
+			return resp, &tooManyEventsError{fmt.Sprintf("%s: the page holds %d events, more than %d times the largest page (%d); the walk stops there (bounded memory)",
+				resp, n, maxPageEvents/schemas.MaxPageSize, schemas.MaxPageSize), n}
 		}
 		seen += n
 		return resp, nil
@@ -297,6 +297,15 @@ func (s *Session) makeWalk(ctx context.Context, key, limit string) *walk {
 	}
 	return walkFeed(ctx, limit, fetch, s.cfg.MaxPages, 0)
 }
+
+// tooManyEventsError is a page a walk refused for its size: still a page,
+// whose events and size the specs judge.
+type tooManyEventsError struct {
+	msg    string
+	events int
+}
+
+func (e *tooManyEventsError) Error() string { return e.msg }
 
 // maxPageEvents is the most events a walk takes from one page: five times
 // what a page may hold.

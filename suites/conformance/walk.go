@@ -64,7 +64,7 @@ func walkFeed(ctx context.Context, limit string, fetch fetchPage, maxPages, maxE
 		}
 		resp, err := fetch(ctx, cursor)
 		if err != nil {
-			w.Err = err
+			w.Err, w.Stopped = err, resp // a page refused for its size is kept
 			return w
 		}
 		page, err := readPage(resp, len(w.Pages))
