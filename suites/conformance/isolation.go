@@ -109,9 +109,9 @@ func foreignVideos(other, own *walk, max int) (ids, channels []string) {
 }
 
 // foreignEvents names the events of a page that are shown to be another
-// account's: in the other account's whole walk, and not in this one's. An
-// event in neither (a walk that skipped it, one newer than both walks) is
-// no proof of a leak, and is not claimed.
+// account's: in the other account's whole walk, not in this one's, and not
+// newer than this one's head. An event in neither walk (one a walk
+// skipped) is no proof of a leak, and is not claimed.
 func foreignEvents(resp *client.Response, own, other *walk) []string {
 	switch {
 	case resp.Status >= 400 && resp.Status < 500:
@@ -120,8 +120,12 @@ func foreignEvents(resp *client.Response, own, other *walk) []string {
 		return []string{fmt.Sprintf("%s: status %d, want a page or a refusal (4xx)", resp.Request, resp.Status)}
 	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
-	for _, e := range own.Events() {
+	var head int64
+	for i, e := range own.Events() {
 		mine[e.ID] = true
+		if i == 0 || e.CreatedAt > head {
+			head = e.CreatedAt
+		}
 	}
 	for _, e := range other.Events() {
 		theirs[e.ID] = true
@@ -130,7 +134,10 @@ func foreignEvents(resp *client.Response, own, other *walk) []string {
 	var out []string
 	for i, ev := range jsondoc.Items(doc, "/events") {
 		id, _ := jsondoc.String(ev, "/id")
-		if id != "" && theirs[id] && !mine[id] {
+		at, _ := jsondoc.Int(ev, "/createdAt")
+		// an event newer than this key's walk may be its own too (a
+		// channel both accounts track, on a live feed)
+		if id != "" && theirs[id] && !mine[id] && at <= head {
 			channel, _ := jsondoc.String(ev, "/channel/id")
 			out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the other account's feed, not of this key's own", resp.Request, i, id, channel))
 		}
