@@ -302,3 +302,28 @@ func TestExcerptRedactsBeforeCutting(t *testing.T) {
 		}
 	}
 }
+
+// A body the client read is decoded only up to MaxDecode (a decoded
+// document takes ten to twenty times its body), and one that is not UTF-8
+// is no JSON: both are errors of the body, which the spec judges.
+func TestDecodeIsBounded(t *testing.T) {
+	big := "[" + strings.Repeat("1,", 1<<20) + "1]" // 2 MiB
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"past MaxDecode", big, "larger than the suite decodes"},
+		{"not UTF-8", "{\"a\":\"\xff\"}", "not UTF-8: invalid bytes at offset 6"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.body)) }))
+		c := &client.Client{BaseURL: srv.URL, MaxBody: 8 << 20, MaxDecode: 1 << 20}
+		resp, err := c.Send(context.Background(), client.Get("/x", nil, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := resp.JSON(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: JSON() = %v, want an error saying %q", tc.name, err, tc.want)
+		}
+		srv.Close()
+		c.Close()
+	}
+}

@@ -115,7 +115,7 @@ func (c ControlClock) Wait(ctx context.Context, d time.Duration) error {
 }
 
 // countdownStep is how often a wait on real time says how long is left.
-const countdownStep = 10 * time.Second
+var countdownStep = 10 * time.Second
 
 // Countdown lets d pass on clock. On real time it writes how long is left
 // to log every countdownStep ("  … 40 s left"), so that a long wait for a

@@ -112,6 +112,15 @@ func (s *suite) expect(actual any, extra ...any) Assertion {
 	return s.g.Expect(actual, extra...)
 }
 
+// Expect asserts through the session's redacting Gomega: a failure
+// records its problems (the matcher's, each with its requirement, or one
+// of the spec's own), their evidence and a rerun line, as failf does.
+func (s *Session) Expect(actual any, extra ...any) Assertion {
+	GinkgoHelper()
+	s.ready()
+	return s.g.Expect(actual, extra...)
+}
+
 // fetch returns the (possibly shared) response to req, failing the spec
 // when the target does not answer at all.
 func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response {
