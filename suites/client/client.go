@@ -301,18 +301,19 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			// Waiting what it said did not help: a whole window does.
 			wait, reason = schemas.RateWindow, reason+", which proved too short"
 		}
+		if err == nil && honoured && (attempt > 2 || wait > maxWait) {
+			// It said when it would release, was given that (and a whole
+			// window more, when the longest wait allows it), and did not:
+			// no wait will help, and every request of the key would now
+			// fail for the same reason.
+			return nil, &Error{Request: req, Err: &NotReleasedError{RetryAfter: v, Attempts: attempt}}
+		}
 		if resp.Note == "" && wait > maxWait {
 			resp.Note = fmt.Sprintf("not retried: %s asks for %s, more than the longest wait allowed (--max-wait=%s)", reason, Human(wait), maxWait)
 		}
 		if resp.Note != "" {
 			c.logf(ctx, "%s: 429 %s\n", req, resp.Note)
 			return resp, nil
-		}
-		if attempt > 2 && honoured {
-			// It said when it would release, was given that and a whole
-			// window more, and did not: no wait will help, and every
-			// request of the key would now fail for the same reason.
-			return nil, &Error{Request: req, Err: &NotReleasedError{RetryAfter: v, Attempts: attempt}}
 		}
 		honoured = true
 		c.logf(ctx, "waiting %s for the rate limit on %s (%s)%s\n", Seconds(wait), req, reason, Note(c.clock()))

@@ -66,8 +66,13 @@ func (s *Session) roles(ctx context.Context) error {
 	}
 	// An exchange that gives no answer proves no role: the specs that send
 	// the same request (the answer is kept) judge it.
+	var stuck error // a limiter that does not release stops the run
 	answer := func(req client.Request) *client.Response {
 		resp, err := s.c.Cached(ctx, req)
+		var nr *client.NotReleasedError
+		if errors.As(err, &nr) && stuck == nil {
+			stuck = s.unreachable(err)
+		}
 		if err != nil {
 			return &client.Response{Request: req}
 		}
@@ -79,6 +84,9 @@ func (s *Session) roles(ctx context.Context) error {
 	if s.tg.Free != "" {
 		free = answer(videosRequest(one, s.tg.Free))
 	}
+	if stuck != nil {
+		return stuck
+	}
 	if pro.Status == http.StatusForbidden {
 		if free.Status == http.StatusOK {
 			return refused("--pro-key and --free-key are swapped: tracked videos answered 403 to the Pro key (%s) and 200 to the free key (%s); give each flag the other key",
@@ -89,7 +97,11 @@ func (s *Session) roles(ctx context.Context) error {
 	// The free key's refusal proves a stale key only where the target
 	// answers the Pro key's roles as the contract says.
 	if s.tg.Free != "" && pro.Status == http.StatusOK {
-		if feed := answer(feedRequest(nil, s.tg.Free)); feed.Status == http.StatusUnauthorized {
+		feed := answer(feedRequest(nil, s.tg.Free))
+		if stuck != nil {
+			return stuck
+		}
+		if feed.Status == http.StatusUnauthorized {
 			return refused("--free-key: the key is not accepted (the feed answered 401: %s); give the current key of a free account", feed.Excerpt())
 		}
 		if free.Status == http.StatusOK && pro.Status == http.StatusOK {

@@ -314,6 +314,18 @@ func (s *suite) rateLimitSpecs() {
 		if rl.afterErr != nil {
 			s.failf("%v", rl.afterErr)
 		}
+		if rl.after.Status == http.StatusTooManyRequests && schemas.RateWindow <= s.cfg.MaxWait {
+			// A whole window more tells a Retry-After that said too little
+			// (this rule broken) from a limiter that does not release at
+			// all, which stops the run: no verdict on the key would hold.
+			if err := s.wait(ctx, schemas.RateWindow, "a whole window more: does the limiter release at all?"); err != nil {
+				s.failf("%v", err)
+			}
+			if again, err := s.c.Send(ctx, limitRequest("1", b.key)); err == nil && again.Status == http.StatusTooManyRequests {
+				AbortSuite(s.Redactor().String(fmt.Sprintf("the run stopped: the rate limiter does not release: %s answered 429 after waiting what Retry-After said (%q) and a whole window more (a tcmkit simulator on its manual clock needs --control-clock)",
+					again.Request, b.throttled.Header.Get("Retry-After"))))
+			}
+		}
 		s.expect(rl.after).To(HaveStatus(http.StatusOK), "rule: a request made after waiting what Retry-After says succeeds (Retry-After: %q)", b.throttled.Header.Get("Retry-After"))
 	})
 

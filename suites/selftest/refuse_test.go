@@ -131,3 +131,37 @@ func TestBodyNotJSONFailsItsRequirement(t *testing.T) {
 		})
 	}
 }
+
+// TestLimiterThatDoesNotRelease: a key whose 429 does not end when its
+// Retry-After said stops the run with that finding (errored), instead of
+// failing the requirements whose specs use the key.
+func TestLimiterThatDoesNotRelease(t *testing.T) {
+	t.Parallel()
+	tg := startTarget(t, simulator.Config{}, func(h http.Handler, keys *bundled.Keys) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if keys.Free != "" && r.Header.Get("Authorization") == "Bearer "+keys.Free {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write([]byte(`{"error":"rate_limited","message":"later"}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	r := runSuite(t, tg, "--max-wait", "1s")
+	raw, err := os.ReadFile(filepath.Join(r.dir, "reports", "conformance-report.json"))
+	var rep struct {
+		Outcome string
+		Errors  []string
+	}
+	if err != nil || json.Unmarshal(raw, &rep) != nil {
+		t.Fatalf("no report: %v", err)
+	}
+	if r.exitCode != 1 || rep.Outcome != "errored" || len(rep.Errors) == 0 || !strings.Contains(rep.Errors[0], "the rate limiter does not release") {
+		t.Errorf("exit %d, outcome %q, errors %q; want errored, saying the limiter does not release", r.exitCode, rep.Outcome, rep.Errors)
+	}
+	if f := r.failed(); len(f) > 0 && f[0].LeafNodeType.String() == "It" {
+		t.Errorf("specs failed: %s", failures(r))
+	}
+}
