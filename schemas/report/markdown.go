@@ -110,7 +110,10 @@ func (r Report) markdown(shape mdShape) []byte {
 				p("- Rerun: `%s`\n", strings.ReplaceAll(s.Failure.Rerun, "`", "'"))
 			}
 			p("\n%s\n", fence(headLines(s.Failure.Message, shape.lines)))
-			for _, x := range s.Failure.Evidence {
+			for i, x := range s.Failure.Evidence {
+				if shape.transcript == 0 && i > 0 {
+					break // shortened: the first request's curl line only
+				}
 				if x.Curl != "" {
 					p("%s\n", fence(x.Curl))
 				}

@@ -77,7 +77,8 @@ func (s *Session) record(message string, problems []Problem, resps []*client.Res
 	if ev := s.evidence(message, problems, resps); len(ev) > 0 {
 		ginkgo.AddReportEntry(report.EntryEvidence, red(jsonText(ev)), ginkgo.ReportEntryVisibilityNever)
 	}
-	ginkgo.AddReportEntry(report.EntryRerun, red(s.rerun(sr)), ginkgo.ReportEntryVisibilityNever)
+	// shown with the failure on the console too: what to run next
+	ginkgo.AddReportEntry(report.EntryRerun, red(s.rerun(sr)), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }
 
 // specRequirement is the requirement a spec checks first: the one its

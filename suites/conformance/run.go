@@ -296,12 +296,12 @@ func (r *run) summary(rep report.Report) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nConformance summary (%s): %s\n", rep.Outcome, rep.Headline())
 	fmt.Fprintf(&b, "  %s\n", rep.SpecLine())
-	fmt.Fprintf(&b, "  %-12s %6s %6s %6s %6s %8s\n", "label", "specs", "passed", "failed", "skipped", "requests")
+	fmt.Fprintf(&b, "  %-12s %6s %6s %6s %7s %6s %8s\n", "label", "specs", "passed", "failed", "blocked", "skipped", "requests")
 	for _, f := range rep.Features {
-		fmt.Fprintf(&b, "  %-12s %6d %6d %6d %6d %8d\n", f.Feature, f.Specs, f.Passed, f.Failed, f.Skipped, f.Requests)
+		fmt.Fprintf(&b, "  %-12s %6d %6d %6d %7d %6d %8d\n", f.Feature, f.Specs, f.Passed, f.Failed, f.Blocked, f.Skipped, f.Requests)
 	}
 	t := rep.Totals
-	fmt.Fprintf(&b, "  %-12s %6d %6d %6d %6d %8d\n", "all", t.Specs, t.Passed, t.Failed, t.Skipped, t.Requests)
+	fmt.Fprintf(&b, "  %-12s %6d %6d %6d %7d %6d %8d\n", "all", t.Specs, t.Passed, t.Failed, t.Blocked, t.Skipped, t.Requests)
 	fmt.Fprintf(&b, "  requests: %d by the specs + %d by the setup (preflight) on process 1\n", t.Requests, r.setupRequests)
 	dir, err := filepath.Abs(r.cfg.ReportDir)
 	if err != nil {
