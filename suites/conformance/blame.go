@@ -41,6 +41,21 @@ func (s *Session) Fail(message string, problems ...Problem) {
 	ginkgo.Fail(s.Redactor().String(message))
 }
 
+// NoneOf fails the current spec when there are problems, each a line
+// that names its request (GET /api/public-feed?…): they blame the spec's
+// requirement, and the requests they name are the evidence.
+func (s *Session) NoneOf(rule string, problems []string) {
+	ginkgo.GinkgoHelper()
+	if len(problems) == 0 {
+		return
+	}
+	ps := make([]Problem, 0, min(len(problems), maxProblems))
+	for _, p := range problems[:min(len(problems), maxProblems)] {
+		ps = append(ps, Problem{Request: requestIn(p), Expected: rule, Actual: p})
+	}
+	s.Fail(fmt.Sprintf("%s\n%d problem(s):\n%s", rule, len(problems), listProblems(problems, "  ")), ps...)
+}
+
 // Block ends the current spec without a verdict: a precondition failed (a
 // walk that could not finish, a key refused, a limiter that does not
 // release). The report shows it blocked, with its cause; no requirement

@@ -149,13 +149,7 @@ func (s *suite) none(rule string, fs []finding) {
 // noneOf fails the spec with plain problems, if there are any.
 func (s *suite) noneOf(rule string, problems []string) {
 	GinkgoHelper()
-	if len(problems) > 0 {
-		ps := make([]Problem, 0, min(len(problems), maxProblems))
-		for _, p := range problems[:min(len(problems), maxProblems)] {
-			ps = append(ps, Problem{Request: requestIn(p), Expected: rule, Actual: p})
-		}
-		s.Fail(fmt.Sprintf("%s\n%d problem(s):\n%s", rule, len(problems), listProblems(problems, "  ")), ps...)
-	}
+	s.NoneOf(rule, problems)
 }
 
 // noneOfProblems fails the spec with problems that each name their
