@@ -96,6 +96,30 @@ func (s *Session) record(message string, problems []Problem, resps []*client.Res
 	ginkgo.AddReportEntry(report.EntryRerun, red(s.rerun(sr)), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }
 
+// statusCause is the requirement an unexpected status breaks whatever the
+// spec asked: a valid key refused (401) is AUTH-VALID's, the Pro key
+// refused for its plan (403) PRO-GATE's, a 429 without a Retry-After the
+// suite can read RATE-RETRY-AFTER's ("" for the spec's own). A 429 the
+// suite did not wait out because its Retry-After asked for more than
+// --max-wait blocks the spec instead: the suite's bound, not the target.
+func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
+	auth := resp.Request.Auth
+	tg := s.Target()
+	token, bearer := strings.CutPrefix(auth, "Bearer ")
+	valid := bearer && token != "" && slices.Contains([]string{tg.Pro, tg.Free, tg.Burst, tg.Other}, token)
+	switch {
+	case resp.Status == 401 && valid:
+		return catalogue.AuthValid, ""
+	case resp.Status == 403 && tg.Pro != "" && auth == client.Bearer(tg.Pro):
+		return catalogue.ProGate, ""
+	case resp.Status == 429 && strings.Contains(resp.Note, "rule: a 429 carries Retry-After"):
+		return catalogue.RateRetryAfter, ""
+	case resp.Status == 429 && strings.Contains(resp.Note, "more than the longest wait allowed"):
+		return "", fmt.Sprintf("%s answered 429 and was not waited for: %s", resp.Request, resp.Note)
+	}
+	return "", ""
+}
+
 // specRequirement is the requirement a spec checks first: the one its
 // problems blame unless they say otherwise.
 func specRequirement(sr types.SpecReport) string {

@@ -113,6 +113,7 @@ func (s *suite) paginationSpecs() {
 		w := s.fullWalk(ctx)
 		s.walkOK(w)
 		s.newestFirst(w)
+		s.limitHonoured(w)
 		s.noneOf("rule: a cursor walk visits each event once, whatever their createdAt", s.tieBoundary(ctx, w))
 	})
 
@@ -120,6 +121,7 @@ func (s *suite) paginationSpecs() {
 		w := s.fullWalk(ctx)
 		s.walkOK(w)
 		s.skipBounded(w, "the end was not reached (raise --max-pages to walk it all)")
+		s.limitHonoured(w)
 		s.noneOf("rule: nextCursor is null when there are no more pages: also on a last page that holds exactly limit events", s.fullLastPage(ctx, w))
 	})
 

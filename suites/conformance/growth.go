@@ -69,12 +69,27 @@ func (s *suite) tieBoundary(ctx context.Context, w *walk) []string {
 	return nil
 }
 
-// feedPage blocks a spec whose answer is a 200 but no FeedPage: what it
-// would judge is not there, and FEED-PAGE-SCHEMA judges the answer.
+// feedPage blocks a spec whose answer is no page to judge: a 200 that is
+// no FeedPage (FEED-PAGE-SCHEMA judges it), or a 429 the suite could not
+// wait out (the rate-limit specs judge it).
 func (s *suite) feedPage(resp *client.Response) {
 	GinkgoHelper()
-	if _, err := readPage(resp, 0); err != nil && resp.Status == http.StatusOK {
+	switch _, err := readPage(resp, 0); {
+	case err != nil && resp.Status == http.StatusOK:
 		s.Block(fmt.Sprintf("%s answered 200 with no FeedPage (judged by FEED-PAGE-SCHEMA): %v", resp.Request, err))
+	case resp.Status == http.StatusTooManyRequests:
+		s.Block(fmt.Sprintf("%s answered 429 (judged by the rate-limit specs): %s", resp.Request, resp.Note))
+	}
+}
+
+// limitHonoured blocks a spec that asks for pages of a size where the
+// walk's own pages are not of the size asked (FEED-LIMIT judges it).
+func (s *suite) limitHonoured(w *walk) {
+	GinkgoHelper()
+	if size, err := strconv.Atoi(w.Limit); err == nil {
+		if problems := w.SizeProblems(size); len(problems) > 0 {
+			s.Block("the feed does not give the page size asked (judged by FEED-LIMIT): " + problems[0])
+		}
 	}
 }
 
@@ -96,6 +111,7 @@ func (s *suite) fullLastPage(ctx context.Context, w *walk) []string {
 		cursor = w.Pages[len(w.Pages)-2].Next
 	}
 	resp := s.fetch(ctx, pageRequest(strconv.Itoa(len(last.Events)), cursor, s.tg.Pro))
+	s.feedPage(resp)
 	doc, _ := resp.JSON()
 	items := jsondoc.Items(doc, "/events")
 	if len(items) != len(last.Events) || lastID(items) != last.Events[len(last.Events)-1].ID {

@@ -426,6 +426,12 @@ func (s *suite) lockoutSpecs() {
 				if credentialOf(s.tg, resp.Request.Auth) != bad.id {
 					continue
 				}
+				if resp.Status == http.StatusTooManyRequests && l.other != nil && l.other.Status == http.StatusTooManyRequests {
+					// every key was throttled, the other valid one too: a
+					// limit shared across keys (RATE-PER-KEY), not the key
+					// checked before the limit
+					s.Block(fmt.Sprintf("%s answered 429 while the other valid key was throttled too (%s → 429): the limit is not per key (judged by RATE-PER-KEY)", resp.Request, l.other.Request))
+				}
 				switch {
 				case resp.Status != http.StatusUnauthorized && !(l.withCursor[resp] && resp.Status == http.StatusBadRequest):
 					wrong = append(wrong, Problem{Requirement: string(bad.id), Request: resp.Request.String(), Expected: "status 401", Actual: fmt.Sprintf("%s: status %d, want 401: the key is %s; key %s was throttled\n    response body: %s",

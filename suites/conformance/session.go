@@ -143,6 +143,17 @@ func (s *Session) ready() {
 			if len(problems) == 0 {
 				problems = []Problem{{Request: requestIn(message), Actual: firstLine(message)}}
 			}
+			if len(resps) == 1 && strings.HasPrefix(problems[0].Expected, "status ") {
+				id, block := s.statusCause(resps[0])
+				if block != "" {
+					s.Block(block)
+				}
+				for i := range problems {
+					if problems[i].Requirement == "" {
+						problems[i].Requirement = string(id)
+					}
+				}
+			}
 			s.record(message, problems, resps)
 			ginkgo.Fail(s.Redactor().String(message), skip)
 		})

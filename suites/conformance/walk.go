@@ -214,7 +214,9 @@ func (w *walk) OrderBreaks() []string {
 func (w *walk) SizeProblems(want int) []string {
 	var out []string
 	for i, p := range w.Pages {
-		last := p.Next == ""
+		// a page whose cursor leads only to an empty last page is the last
+		// in what it holds (where the walk ends is FEED-CURSOR-END's)
+		last := p.Next == "" || i == len(w.Pages)-2 && w.Complete && len(w.Pages[i+1].Events) == 0
 		switch {
 		case len(p.Events) > want:
 			out = append(out, fmt.Sprintf("page %d (%s) holds %d events, more than %d", i+1, p.Resp.Request, len(p.Events), want))
