@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/suites/client"
@@ -110,7 +111,8 @@ func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
 	switch {
 	case resp.Status == 401 && valid:
 		return catalogue.AuthValid, ""
-	case resp.Status == 403 && tg.Pro != "" && auth == client.Bearer(tg.Pro):
+	case resp.Status == 403 && valid && (token == tg.Pro || resp.Request.Path == schemas.PathFeed):
+		// the Pro key refused for its plan, or the gate on the feed
 		return catalogue.ProGate, ""
 	case resp.Status == 429 && strings.Contains(resp.Note, "rule: a 429 carries Retry-After"):
 		return catalogue.RateRetryAfter, ""

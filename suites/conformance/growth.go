@@ -70,15 +70,16 @@ func (s *suite) tieBoundary(ctx context.Context, w *walk) []string {
 }
 
 // feedPage blocks a spec whose answer is no page to judge: a 200 that is
-// no FeedPage (FEED-PAGE-SCHEMA judges it), or a 429 the suite could not
-// wait out (the rate-limit specs judge it).
+// no FeedPage (FEED-PAGE-SCHEMA judges it), or another status (a 429 the
+// suite could not wait out, a 5xx: the specs of those rules judge them).
 func (s *suite) feedPage(resp *client.Response) {
 	GinkgoHelper()
 	switch _, err := readPage(resp, 0); {
 	case err != nil && resp.Status == http.StatusOK:
 		s.Block(fmt.Sprintf("%s answered 200 with no FeedPage (judged by FEED-PAGE-SCHEMA): %v", resp.Request, err))
-	case resp.Status == http.StatusTooManyRequests:
-		s.Block(fmt.Sprintf("%s answered 429 (judged by the rate-limit specs): %s", resp.Request, resp.Note))
+	case resp.Status != http.StatusOK:
+		// a limiter's answer, or an error: no page to place a boundary in
+		s.Block(fmt.Sprintf("%s answered %d, no page to judge: %s", resp.Request, resp.Status, resp.Excerpt()))
 	}
 }
 

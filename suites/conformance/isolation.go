@@ -28,6 +28,10 @@ func (s *suite) isolationSpecs() {
 		if len(ids) == 0 {
 			Skip("the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
 		}
+		// (the preflight's request: no request more)
+		if none := inventedID(0, 24); listed(s.fetch(ctx, videosRequest([]string{none}, s.tg.Pro)), none) == "videos" {
+			s.Block(fmt.Sprintf("an id that cannot exist (%q) is served as a VideoEntry (judged by VIDEOS-MISSING): a video served here proves nothing of another account", none))
+		}
 		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
 		s.expect(resp).To(HaveStatus(http.StatusOK))
 		var served []string

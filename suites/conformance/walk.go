@@ -216,7 +216,8 @@ func (w *walk) SizeProblems(want int) []string {
 	for i, p := range w.Pages {
 		// a page whose cursor leads only to an empty last page is the last
 		// in what it holds (where the walk ends is FEED-CURSOR-END's)
-		last := p.Next == "" || i == len(w.Pages)-2 && w.Complete && len(w.Pages[i+1].Events) == 0
+		last := p.Next == "" || i == len(w.Pages)-2 && w.Complete && len(w.Pages[i+1].Events) == 0 ||
+			i == len(w.Pages)-1 && w.endErr != nil // a cycle or "" ends it
 		switch {
 		case len(p.Events) > want:
 			out = append(out, fmt.Sprintf("page %d (%s) holds %d events, more than %d", i+1, p.Resp.Request, len(p.Events), want))
