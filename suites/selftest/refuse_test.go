@@ -223,4 +223,4 @@ func TestFailuresBlameTheFaultAlone(t *testing.T) {
 	}
 }
 
-var faultsToBlame = []string{"oldest-first", "missing-field", "error-not-errorbody", "no-pro-gate", "cursor-skips", "page-cache-ignores-key"}
+var faultsToBlame = []string{"oldest-first", "missing-field", "error-not-errorbody", "reject-valid-key", "gate-leaks@other-key", "cursor-cycles"}
