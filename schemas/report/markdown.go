@@ -105,7 +105,11 @@ func (r Report) markdown(shape mdShape) []byte {
 			if s.Failure.Location != "" {
 				p("- Location: `%s`\n", s.Failure.Location)
 			}
-			p("- Requests: %d\n", s.Requests)
+			if n := len(s.Failure.Evidence); n > 0 {
+				p("- Requests: %d sent by the spec; the %d it rests on below (a shared walk's pages too)\n", s.Requests, n)
+			} else {
+				p("- Requests: %d\n", s.Requests)
+			}
 			if s.Failure.Rerun != "" {
 				p("- Rerun: `%s`\n", strings.ReplaceAll(s.Failure.Rerun, "`", "'"))
 			}
