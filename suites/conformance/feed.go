@@ -87,8 +87,19 @@ func (s *suite) paginationSpecs() {
 			// a 200 that is no FeedPage is FEED-PAGE-SCHEMA's, one of a
 			// thousand events FEED-LIMIT's
 			s.Block(fmt.Sprintf("the walk stopped at a page it could not follow (judged by FEED-PAGE-SCHEMA and FEED-LIMIT): %v", w.Err))
+		case w.Stopped != nil:
+			// a refused key, a throttled one: those rules' answers
+			if id, block := s.statusCause(w.Stopped); block != "" {
+				s.Block(block)
+			} else if id != "" {
+				s.Fail(fmt.Sprintf("the walk stopped: %v", w.Err), Problem{Requirement: string(id), Request: w.Stopped.Request.String(),
+					Expected: "status 200", Actual: fmt.Sprintf("status %d", w.Stopped.Status)})
+			}
+			fallthrough
 		case w.Err != nil && !errors.Is(w.Err, errEmptyCursor) && w.endErr == nil:
-			s.failf("the walk stopped: %v", w.Err)
+			if w.endErr == nil {
+				s.failf("the walk stopped: %v", w.Err)
+			}
 		}
 		s.walkOK(w)
 		s.noneOf("rule: a cursor walk visits each event once", append(w.SameEvents(), s.freeWalk(ctx).SameEvents()...))
@@ -121,6 +132,9 @@ func (s *suite) paginationSpecs() {
 		w := s.fullWalk(ctx)
 		s.walkOK(w)
 		s.skipBounded(w, "the end was not reached (raise --max-pages to walk it all)")
+		if w.Err != nil && w.endErr == nil {
+			s.Block(fmt.Sprintf("the walk did not reach its end: %v", w.Err))
+		}
 		s.limitHonoured(w)
 		s.noneOf("rule: nextCursor is null when there are no more pages: also on a last page that holds exactly limit events", s.fullLastPage(ctx, w))
 	})

@@ -111,6 +111,9 @@ func (s *suite) batchAnswers(ctx context.Context) (resps []*client.Response, ask
 	}
 	for _, req := range reqs {
 		resp := s.fetch(ctx, req)
+		if resp.Status == http.StatusBadRequest {
+			s.Block(fmt.Sprintf("%s: a valid body was refused with 400 (judged by VIDEOS-IDS-MIN, VIDEOS-IDS-MAX and VIDEOS-ID-LEN)", resp.Request))
+		}
 		s.expect(resp).To(HaveStatus(http.StatusOK))
 		doc, _ := jsondoc.Decode(req.Body) // the request's own body: valid
 		var ids []string
@@ -191,7 +194,11 @@ func (s *suite) hiddenProSpecs() {
 	It("serves a free key every page of its feed", hides(catalogue.ProGate), func(ctx SpecContext) {
 		w := s.walkOf(ctx, s.needFree(), freeWalkLimit)
 		s.walkOK(w)
-		if resp := w.Stopped; resp != nil && (resp.Status == http.StatusForbidden || resp.Status == http.StatusUnauthorized) {
+		if resp := w.Stopped; resp != nil && resp.Status == http.StatusUnauthorized {
+			s.Fail(fmt.Sprintf("%s: status 401 on page %d of the free key's walk, want 200 (rule: the account's current key is accepted)", resp.Request, len(w.Pages)+1),
+				Problem{Requirement: string(catalogue.AuthValid), Request: resp.Request.String(), Expected: "status 200", Actual: "status 401"})
+		}
+		if resp := w.Stopped; resp != nil && resp.Status == http.StatusForbidden {
 			s.failf("%s: status %d on page %d of the free key's walk, want 200 (rule: the feed requires no Pro plan, on any page)\nresponse body: %s", resp.Request, resp.Status, len(w.Pages)+1, resp.Excerpt())
 		}
 	})

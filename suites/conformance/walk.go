@@ -188,8 +188,8 @@ func (w *walk) OrderBreaks() []string {
 	var prev *walkEvent
 	seen := map[string]bool{}
 	for _, e := range w.Events() {
-		if !e.HasTime {
-			continue
+		if !e.HasTime || e.CreatedAt < epochFloor.UnixMilli() {
+			continue // not epoch milliseconds: TIMESTAMP-EPOCH-MS's
 		}
 		if e.ID != "" && seen[e.ID] {
 			continue // an event shown again is the walk's repeat, not an order
