@@ -207,10 +207,20 @@ func (s *suite) walkOK(w *walk) {
 
 // newestFirst blocks a spec that compares places in walks whose events
 // are not newest first: where a page boundary falls then says nothing of
-// the cursors, and the order is FEED-ORDER's to judge.
+// the cursors, and the order is FEED-ORDER's to judge. So do pages without
+// a nextCursor (FEED-PAGE-SCHEMA's: the walk cannot know where it ends)
+// and ids that two events share (EVENT-ID-UNIQUE's: places are by id).
 func (s *suite) newestFirst(ws ...*walk) {
 	GinkgoHelper()
 	for _, w := range ws {
+		for i, p := range w.Pages {
+			if p.NoNext {
+				s.Block(fmt.Sprintf("page %d of the walk at %s (%s) has no nextCursor (judged by FEED-PAGE-SCHEMA), so where it ends is not known", i+1, w.name(), p.Resp.Request))
+			}
+		}
+		if shared := w.SharedIDs(); len(shared) > 0 {
+			s.Block(fmt.Sprintf("two events of the walk at %s share an id (judged by EVENT-ID-UNIQUE), so places in it cannot be compared: %s", w.name(), shared[0]))
+		}
 		if breaks := w.OrderBreaks(); len(breaks) > 0 {
 			s.Block(fmt.Sprintf("the walk at %s is not newest first (judged by FEED-ORDER), so places in it cannot be compared: %s", w.name(), breaks[0]))
 		}

@@ -32,7 +32,7 @@ func (s *suite) isolationSpecs() {
 		if none := inventedID(0, 24); listed(s.fetch(ctx, videosRequest([]string{none}, s.tg.Pro)), none) == "videos" {
 			s.Block(fmt.Sprintf("an id that cannot exist (%q) is served as a VideoEntry (judged by VIDEOS-MISSING): a video served here proves nothing of another account", none))
 		}
-		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		resp := s.validBody(s.fetch(ctx, videosRequest(ids, s.tg.Pro)))
 		s.expect(resp).To(HaveStatus(http.StatusOK))
 		var served []string
 		for i, id := range ids {

@@ -106,16 +106,26 @@ func (s *suite) videoSpecs() {
 		s.Fail(fmt.Sprintf("%s: status %d, want 200\nresponse body: %s", resp.Request, resp.Status, resp.Excerpt()),
 			Problem{Requirement: string(blame), Request: resp.Request.String(), Expected: "status 200", Actual: fmt.Sprintf("status %d", resp.Status)})
 	})
+	// oneLong wants one id of 32 characters accepted: refused, while one
+	// id of 24 is too, the number of ids is the cause (VIDEOS-IDS-MIN's).
+	oneLong := func(ctx context.Context, ids []string) {
+		GinkgoHelper()
+		if resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro)); resp.Status == http.StatusBadRequest &&
+			s.fetch(ctx, videosRequest([]string{inventedID(0, 24)}, s.tg.Pro)).Status == http.StatusBadRequest {
+			s.Block("one id of 24 characters is refused with 400 too (judged by VIDEOS-IDS-MIN)")
+		}
+		answers(ctx, ids)
+	}
 	It("accepts an id of 32 characters", requires(catalogue.VideosIDLen), func(ctx SpecContext) {
-		answers(ctx, longest)
+		oneLong(ctx, longest)
 	})
 	// Characters, not bytes nor UTF-16 code units: é is 2 bytes, 😀 is 4
 	// bytes and 2 UTF-16 code units.
 	It("accepts an id of 32 characters outside ASCII", requires(catalogue.VideosIDLen), func(ctx SpecContext) {
-		answers(ctx, []string{strings.Repeat("é", schemas.MaxVideoIDLen)})
+		oneLong(ctx, []string{strings.Repeat("é", schemas.MaxVideoIDLen)})
 	})
 	It("accepts an id of 32 characters beyond the Basic Multilingual Plane", requires(catalogue.VideosIDLen), func(ctx SpecContext) {
-		answers(ctx, []string{strings.Repeat("😀", schemas.MaxVideoIDLen)})
+		oneLong(ctx, []string{strings.Repeat("😀", schemas.MaxVideoIDLen)})
 	})
 	It("rejects an id of 33 characters with 400", requires(catalogue.VideosIDLen, catalogue.ErrorBody), func(ctx SpecContext) {
 		rejects(ctx, []string{inventedID(schemas.MaxVideoIDLen+1, schemas.MaxVideoIDLen+1)})

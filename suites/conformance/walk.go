@@ -33,6 +33,7 @@ type walkPage struct {
 	Resp   *client.Response
 	Events []walkEvent
 	Next   string // "" when nextCursor was null or absent
+	NoNext bool   // nextCursor was absent (FEED-PAGE-SCHEMA's to judge)
 }
 
 // walk is a cursor walk of the feed at one page size, bounded.
@@ -117,7 +118,8 @@ func readPage(resp *client.Response, n int) (walkPage, error) {
 		e.CreatedAt, e.HasTime = jsondoc.Int(raw, "/createdAt")
 		p.Events = append(p.Events, e)
 	}
-	next, _ := jsondoc.Get(doc, "/nextCursor")
+	next, present := jsondoc.Get(doc, "/nextCursor")
+	p.NoNext = !present
 	switch next := next.(type) {
 	case nil:
 	case string:
