@@ -13,7 +13,9 @@
 package suites_test
 
 import (
+	"errors"
 	"flag"
+	"os"
 	"testing"
 
 	// The ginkgo CLI runs a package as a Ginkgo suite (-p, the arguments
@@ -32,5 +34,10 @@ func TestConformance(t *testing.T) {
 	if err := conformance.ParseEnv(flags); err != nil {
 		t.Fatal(err)
 	}
-	conformance.Run(t, *cfg)
+	var refused *conformance.RefusedError
+	if err := conformance.Run(t, *cfg); errors.As(err, &refused) {
+		// as tcmkit conform: a bad setting or a key in the wrong role exits
+		// 2, said in one line (printed) and in the reports (written)
+		os.Exit(2)
+	}
 }

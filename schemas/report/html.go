@@ -92,7 +92,7 @@ type resultCount struct {
 // tally counts requirements per result, in a fixed order.
 func (r Report) tally() []resultCount {
 	var out []resultCount
-	for _, res := range []Result{ResultPassed, ResultFailed, ResultSkipped, ResultNotCovered, ResultNotApplicable} {
+	for _, res := range []Result{ResultPassed, ResultFailed, ResultBlocked, ResultSkipped, ResultNotCovered, ResultNotApplicable} {
 		n := 0
 		for _, q := range r.Requirements {
 			if q.Result == res {

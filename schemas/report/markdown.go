@@ -85,6 +85,56 @@ func (r Report) markdown(shape mdShape) []byte {
 		p("## Unknown requirement ids\n\nSpecs name ids the catalogue does not hold: %s\n\n", cell(strings.Join(r.UnknownRequirements, ", ")))
 	}
 
+	// Failures first: what to fix, with what to send again, comes before
+	// the tables.
+	failures := r.Failures()
+	if len(failures) > 0 {
+		p("## Failures\n\n")
+		for i, s := range failures {
+			if shape.failures > 0 && i == shape.failures {
+				p("And %d more failures, named in the table of specs below.\n\n", len(failures)-i)
+				break
+			}
+			p("### %s\n\n", cell(short(s.Name)))
+			if blamed := s.Failure.Blamed(); len(blamed) > 0 {
+				p("- Breaks: %s\n", cell(strings.Join(blamed, ", ")))
+			} else if len(s.Requirements) > 0 {
+				p("- Requirements: %s\n", cell(strings.Join(s.Requirements, ", ")))
+			}
+			if s.Node != "" {
+				p("- Node: %s\n", cell(s.Node))
+			}
+			if s.Failure.Location != "" {
+				p("- Location: `%s`\n", s.Failure.Location)
+			}
+			if n := len(s.Failure.Evidence); n > 0 {
+				p("- Requests: %d sent by the spec; the %d it rests on below (a shared walk's pages too)\n", s.Requests, n)
+			} else {
+				p("- Requests: %d\n", s.Requests)
+			}
+			if s.Failure.Rerun != "" {
+				p("- Rerun: `%s`\n", strings.ReplaceAll(s.Failure.Rerun, "`", "'"))
+			}
+			p("\n%s\n", fence(headLines(s.Failure.Message, shape.lines)))
+			for i, x := range s.Failure.Evidence {
+				if shape.transcript == 0 && i > 0 {
+					break // shortened: the first request's curl line only
+				}
+				if x.Curl != "" {
+					p("%s\n", fence(x.Curl))
+				}
+				if x.Transcript != "" && shape.transcript > 0 {
+					p("<details><summary>%s (keys redacted)</summary>\n\n%s\n</details>\n\n", cell(x.Request), fence(lastLines(x.Transcript, shape.transcript)))
+				}
+			}
+			if s.Failure.Transcript != "" && shape.transcript > 0 {
+				// Folded: a summary page with many failures stays readable.
+				p("<details><summary>HTTP transcript, %d %s (keys redacted)</summary>\n\n%s\n</details>\n\n",
+					s.Requests, plural(s.Requests, "request", "requests"), fence(lastLines(s.Failure.Transcript, shape.transcript)))
+			}
+		}
+	}
+
 	p("## Requirements\n\n")
 	p("Each id is a heading of [the contract, in the kit's words](%s): its id in lower case is its anchor.\n\n", catalogue.DocURL)
 	p("| Result | Id | Requirement | Section | Checked by |\n|---|---|---|---|---|\n")
@@ -103,34 +153,6 @@ func (r Report) markdown(shape mdShape) []byte {
 		p("| %s %s | `%s` | %s | %s | %s |\n", resultMark(q.Result), q.Result, q.ID, cell(text), cell(q.Section), cell(strings.Join(checked, "; ")))
 	}
 	p("\n")
-
-	failures := r.Failures()
-	if len(failures) > 0 {
-		p("## Failures\n\n")
-		for i, s := range failures {
-			if shape.failures > 0 && i == shape.failures {
-				p("And %d more failures, named in the table of specs below.\n\n", len(failures)-i)
-				break
-			}
-			p("### %s\n\n", cell(short(s.Name)))
-			if len(s.Requirements) > 0 {
-				p("- Requirements: %s\n", cell(strings.Join(s.Requirements, ", ")))
-			}
-			if s.Node != "" {
-				p("- Node: %s\n", cell(s.Node))
-			}
-			if s.Failure.Location != "" {
-				p("- Location: `%s`\n", s.Failure.Location)
-			}
-			p("- Requests: %d\n\n", s.Requests)
-			p("%s\n", fence(headLines(s.Failure.Message, shape.lines)))
-			if s.Failure.Transcript != "" && shape.transcript > 0 {
-				// Folded: a summary page with many failures stays readable.
-				p("<details><summary>HTTP transcript, %d %s (keys redacted)</summary>\n\n%s\n</details>\n\n",
-					s.Requests, plural(s.Requests, "request", "requests"), fence(lastLines(s.Failure.Transcript, shape.transcript)))
-			}
-		}
-	}
 
 	if len(r.Features) > 0 {
 		p("## Features\n\n| Feature | Specs | Passed | Failed | Skipped | Requests |\n|---|---|---|---|---|---|\n")
@@ -262,6 +284,8 @@ func resultMark(r Result) string {
 		return "❌"
 	case ResultSkipped:
 		return "⏭️"
+	case ResultBlocked:
+		return "⛔"
 	case ResultErrored:
 		return "⚠️"
 	default:
@@ -306,6 +330,9 @@ func (r Report) SpecLine() string {
 	line := fmt.Sprintf("%d ran: %d passed, %d failed", r.Totals.Ran(), r.Totals.Passed, r.Totals.Failed)
 	if r.Totals.Errored > 0 {
 		line += fmt.Sprintf(", %d stopped by the run's end", r.Totals.Errored)
+	}
+	if r.Totals.Blocked > 0 {
+		line += fmt.Sprintf("; %d blocked (a precondition failed)", r.Totals.Blocked)
 	}
 	line += fmt.Sprintf("; %d skipped", r.Totals.Skipped)
 	if r.Planned.InSuite > 0 {

@@ -34,6 +34,19 @@ const SchemaVersion = 1
 const (
 	EntryRequests   = "requests"   // int: HTTP requests the spec sent
 	EntryTranscript = "transcript" // string: request/response excerpts, redacted
+	// EntryProblems is a JSON array of Problem: what the failed assertion
+	// found, each blaming one requirement. The requirement verdicts come
+	// from these, not from the spec's labels.
+	EntryProblems = "problems"
+	// EntryEvidence is a JSON array of Exchange: the requests a failure
+	// rests on, also those a shared walk fetched for another spec.
+	EntryEvidence = "evidence"
+	// EntryRerun is the command line that runs the spec again, alone.
+	EntryRerun = "rerun"
+	// EntryBlocked says why a spec could not judge (a precondition failed:
+	// a walk that could not finish, a key refused); it is then skipped in
+	// Ginkgo's terms and blocked in the report's, never failed.
+	EntryBlocked = "blocked"
 )
 
 // MaxTranscript bounds the transcript kept per spec, in bytes. The end is
@@ -78,6 +91,7 @@ const (
 	ResultPassed        Result = "passed"
 	ResultFailed        Result = "failed"
 	ResultSkipped       Result = "skipped"
+	ResultBlocked       Result = "blocked"        // a precondition failed: not judged, and why
 	ResultErrored       Result = "errored"        // a spec the run's abort or interrupt stopped: not judged
 	ResultNotCovered    Result = "not covered"    // a must requirement no spec names
 	ResultNotApplicable Result = "not applicable" // an open requirement nothing judged
@@ -111,6 +125,7 @@ type Counts struct {
 	Passed   int `json:"passed"`
 	Failed   int `json:"failed"`
 	Skipped  int `json:"skipped"`
+	Blocked  int `json:"blocked"`
 	Errored  int `json:"errored"`
 	Requests int `json:"requests"`
 }
@@ -162,6 +177,42 @@ type Failure struct {
 	Message    string `json:"message"`
 	Location   string `json:"location"`
 	Transcript string `json:"transcript,omitempty"`
+	// Problems are the failed assertion's findings, each with the one
+	// requirement it breaks.
+	Problems []Problem `json:"problems,omitempty"`
+	// Evidence are the exchanges the problems rest on.
+	Evidence []Exchange `json:"evidence,omitempty"`
+	// Rerun runs this spec alone again.
+	Rerun string `json:"rerun,omitempty"`
+}
+
+// Problem is one thing a failed assertion found: the one requirement whose
+// rule it states, the request, where in the answer, what the rule wants
+// and what came.
+type Problem struct {
+	Requirement string `json:"requirement"`
+	Request     string `json:"request,omitempty"`
+	Pointer     string `json:"pointer,omitempty"`
+	Expected    string `json:"expected,omitempty"`
+	Actual      string `json:"actual,omitempty"`
+}
+
+// Exchange is one request a failure rests on, to read and to send again.
+type Exchange struct {
+	Request    string `json:"request"`
+	Curl       string `json:"curl,omitempty"`       // paste-ready; keys as $TCM_PRO_KEY…
+	Transcript string `json:"transcript,omitempty"` // request line, headers (keys redacted), status, response headers, the body cut
+}
+
+// Blamed is the requirements the failure's problems blame, in order, once each.
+func (f *Failure) Blamed() []string {
+	var out []string
+	for _, p := range f.Problems {
+		if p.Requirement != "" && !slices.Contains(out, p.Requirement) {
+			out = append(out, p.Requirement)
+		}
+	}
+	return out
 }
 
 // FromGinkgo builds the report of a run from Ginkgo's report (as given to
@@ -269,6 +320,14 @@ func (out *Report) assemble(specs []Spec, cat catalogue.Catalogue, erroredRun bo
 	unknown := map[string]bool{}
 	specsOf := map[string][]Spec{}
 	for _, s := range specs {
+		if f := s.Failure; f != nil && len(f.Problems) == 0 && len(s.Requirements) > 0 && s.State == ResultFailed {
+			// A failure that says nothing structured (a panic, a client's
+			// verdict, a report from elsewhere) blames one requirement:
+			// the spec's first.
+			fl := *f
+			fl.Problems = []Problem{{Requirement: s.Requirements[0], Actual: firstLine(f.Message)}}
+			s.Failure = &fl
+		}
 		out.Specs = append(out.Specs, s)
 		out.Totals.add(s)
 		for _, f := range s.Features {
@@ -277,12 +336,18 @@ func (out *Report) assemble(specs []Spec, cat catalogue.Catalogue, erroredRun bo
 			}
 			features[f].add(s)
 		}
-		for _, id := range s.Requirements {
+		ids := s.Requirements
+		if s.Failure != nil {
+			ids = append(slices.Clone(ids), s.Failure.Blamed()...)
+		}
+		for _, id := range slices.Compact(ids) {
 			if _, ok := cat.Lookup(catalogue.ID(id)); !ok {
 				unknown[id] = true
 				continue
 			}
-			specsOf[id] = append(specsOf[id], s)
+			if !slices.ContainsFunc(specsOf[id], func(o Spec) bool { return o.Name == s.Name }) {
+				specsOf[id] = append(specsOf[id], s)
+			}
 		}
 	}
 	for f, c := range features {
@@ -313,28 +378,41 @@ func (out *Report) assemble(specs []Spec, cat catalogue.Catalogue, erroredRun bo
 	}
 }
 
-// judge gives the verdict on one requirement from the specs that name it.
-// One failing spec fails it; it passes when every spec that ran passed.
+// judge gives the verdict on one requirement from the specs that name it
+// or blame it. A spec fails it only when one of its problems blames it: a
+// spec that failed on another requirement first did not judge this one.
+// One such failure fails it; else it passes when a spec that judged it
+// passed, and is blocked when the specs that would judge it were blocked.
 func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement {
 	out := Requirement{
 		ID: string(req.ID), Kind: req.Kind, Feature: req.Feature, Section: req.Section,
 		Text: req.Text, SimulatorChoice: req.SimulatorChoice,
 	}
-	var passed, failed, errored int
-	var reasons []string
+	var passed, failed, errored, blocked int
+	var reasons, blocks []string
+	note := func(list *[]string, why string) {
+		if !slices.Contains(*list, why) {
+			*list = append(*list, why)
+		}
+	}
 	for _, s := range specs {
 		out.Specs = append(out.Specs, s.Name)
 		switch s.State {
 		case ResultPassed:
 			passed++
 		case ResultFailed:
-			failed++
+			if slices.Contains(s.Failure.Blamed(), string(req.ID)) {
+				failed++
+			} else {
+				note(&reasons, "not judged: its spec failed first on "+strings.Join(s.Failure.Blamed(), ", "))
+			}
 		case ResultErrored:
 			errored++
+		case ResultBlocked:
+			blocked++
+			note(&blocks, s.SkipReason)
 		default:
-			if !slices.Contains(reasons, s.SkipReason) {
-				reasons = append(reasons, s.SkipReason)
-			}
+			note(&reasons, s.SkipReason)
 		}
 	}
 	switch {
@@ -342,6 +420,9 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 		out.Result = ResultFailed
 	case passed > 0:
 		out.Result = ResultPassed
+	case blocked > 0:
+		out.Result = ResultBlocked
+		out.Reason = strings.Join(blocks, "; ")
 	case req.Kind == catalogue.Open:
 		out.Result = ResultNotApplicable
 		out.Reason = "left open by the spec: any choice conforms"
@@ -376,6 +457,8 @@ func (c *Counts) add(s Spec) {
 		c.Failed++
 	case ResultErrored:
 		c.Errored++
+	case ResultBlocked:
+		c.Blocked++
 	default:
 		c.Skipped++
 	}
@@ -406,6 +489,9 @@ func spec(sr types.SpecReport) Spec {
 		}
 	}
 	var transcript []string
+	var problems []Problem
+	var evidence []Exchange
+	var rerun, blocked string
 	for _, e := range sr.ReportEntries {
 		switch e.Name {
 		case EntryRequests:
@@ -414,6 +500,18 @@ func spec(sr types.SpecReport) Spec {
 			if t := entryString(e); t != "" {
 				transcript = append(transcript, strings.TrimRight(t, "\n"))
 			}
+		case EntryProblems:
+			problems = append(problems, entryList[Problem](e)...)
+		case EntryEvidence:
+			for _, x := range entryList[Exchange](e) {
+				if !slices.ContainsFunc(evidence, func(y Exchange) bool { return y == x }) {
+					evidence = append(evidence, x)
+				}
+			}
+		case EntryRerun:
+			rerun = entryString(e)
+		case EntryBlocked:
+			blocked = entryString(e)
 		}
 	}
 	switch {
@@ -432,6 +530,8 @@ func spec(sr types.SpecReport) Spec {
 		if s.Failure.Message == "" {
 			s.Failure.Message = sr.State.String()
 		}
+		s.Failure.Problems, s.Failure.Evidence, s.Failure.Rerun = problems, evidence, rerun
+
 		if sr.Failure.ForwardedPanic != "" {
 			s.Failure.Message += "\npanic: " + sr.Failure.ForwardedPanic
 		}
@@ -443,6 +543,9 @@ func spec(sr types.SpecReport) Spec {
 		s.SkipReason = strings.TrimSpace(sr.Failure.Message)
 		if sr.State.Is(types.SpecStatePending) {
 			s.SkipReason = "pending"
+		}
+		if blocked != "" {
+			s.State, s.SkipReason = ResultBlocked, blocked
 		}
 	}
 	return s
@@ -473,6 +576,16 @@ func entryInt(e types.ReportEntry) int {
 		}
 	}
 	return 0
+}
+
+// entryList reads an entry whose value is a JSON array (as a string, so
+// that it survives a parallel run's and a JSON report's round trip alike).
+func entryList[T any](e types.ReportEntry) []T {
+	var out []T
+	if json.Unmarshal([]byte(entryString(e)), &out) != nil {
+		return nil
+	}
+	return out
 }
 
 func entryString(e types.ReportEntry) string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // The file names WriteFiles writes into its directory.
@@ -152,6 +153,19 @@ func (r Report) mapStrings(f func(string) string) Report {
 		if s.Failure != nil {
 			fl := *s.Failure
 			fl.Message, fl.Location, fl.Transcript = f(fl.Message), f(fl.Location), f(fl.Transcript)
+			fl.Rerun = f(fl.Rerun)
+			if fl.Problems != nil {
+				fl.Problems = slices.Clone(fl.Problems)
+				for i, p := range fl.Problems {
+					fl.Problems[i] = Problem{Requirement: f(p.Requirement), Request: f(p.Request), Pointer: f(p.Pointer), Expected: f(p.Expected), Actual: f(p.Actual)}
+				}
+			}
+			if fl.Evidence != nil {
+				fl.Evidence = slices.Clone(fl.Evidence)
+				for i, x := range fl.Evidence {
+					fl.Evidence[i] = Exchange{Request: f(x.Request), Curl: f(x.Curl), Transcript: f(x.Transcript)}
+				}
+			}
 			s.Failure = &fl
 		}
 		out.Specs[i] = s

@@ -87,6 +87,10 @@ const (
 	// DefaultDecodedBudget bounds the decoded documents kept for reuse, in
 	// estimated bytes; the least recently used are decoded again when needed.
 	DefaultDecodedBudget = 64 << 20
+	// DefaultMaxDecode is the largest body decoded as JSON: far more than
+	// any answer of this API (a page of 200 long events is about 1 MiB),
+	// and a decoded document takes ten to twenty times its body.
+	DefaultMaxDecode = 32 << 20
 	// maxHeaderBytes bounds the response headers the client reads.
 	maxHeaderBytes = 64 << 10
 )
@@ -113,13 +117,17 @@ type Client struct {
 	// MaxBody bounds the bytes read of one body (0 uses DefaultMaxBody); a
 	// larger body is an error of the exchange.
 	MaxBody int64
-	// KeepInMemory and DecodedBudget bound what the client keeps (0 uses
-	// the defaults above).
-	KeepInMemory, DecodedBudget int64
+	// KeepInMemory and DecodedBudget bound what the client keeps, and
+	// MaxDecode the largest body it decodes (0 uses the defaults above).
+	KeepInMemory, DecodedBudget, MaxDecode int64
 	// Redact is applied to everything the client writes; nil writes as is.
 	Redact func(string) string
 	// Log receives the "waiting N s for the rate limit" lines; nil discards them.
 	Log io.Writer
+	// KeyVar spells an Authorization value for a shell (Bearer
+	// $TCM_PRO_KEY), for the curl lines of evidence; "" when it does not
+	// know the key (the line then shows it redacted).
+	KeyVar func(auth string) string
 
 	once   sync.Once
 	hc     *http.Client
@@ -152,7 +160,7 @@ func (c *Client) init() {
 		// A conforming answer is never a redirect, and following one would
 		// send the key wherever the target says.
 		c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.bodies = &store{keep: orDefault(c.KeepInMemory, DefaultKeepInMemory), budget: orDefault(c.DecodedBudget, DefaultDecodedBudget)}
+		c.bodies = &store{keep: orDefault(c.KeepInMemory, DefaultKeepInMemory), budget: orDefault(c.DecodedBudget, DefaultDecodedBudget), decode: orDefault(c.MaxDecode, DefaultMaxDecode)}
 	})
 }
 
@@ -214,7 +222,7 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	}
 	hreq.Header.Set("Accept", "application/json")
 	start := time.Now()
-	c.note(ctx, req.Auth, start)
+	c.note(ctx, req.Auth, req.Path, start)
 	hresp, err := c.hc.Do(hreq)
 	if err != nil {
 		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)
@@ -267,6 +275,7 @@ func (c *Client) readBody(hresp *http.Response) ([]byte, error) {
 func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	retries := orDefault(c.MaxRetries, DefaultMaxRetries)
 	maxWait := orDefault(c.MaxWait, 2*schemas.RateWindow)
+	honoured := false // a Retry-After was waited for, whole
 	for attempt := 1; ; attempt++ {
 		resp, err := c.Send(ctx, req)
 		if err != nil {
@@ -292,6 +301,13 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			// Waiting what it said did not help: a whole window does.
 			wait, reason = schemas.RateWindow, reason+", which proved too short"
 		}
+		if err == nil && honoured && (attempt > 2 || wait > maxWait) {
+			// It said when it would release, was given that (and a whole
+			// window more, when the longest wait allows it), and did not:
+			// no wait will help, and every request of the key would now
+			// fail for the same reason.
+			return nil, &Error{Request: req, Err: &NotReleasedError{RetryAfter: v, Attempts: attempt}}
+		}
 		if resp.Note == "" && wait > maxWait {
 			resp.Note = fmt.Sprintf("not retried: %s asks for %s, more than the longest wait allowed (--max-wait=%s)", reason, Human(wait), maxWait)
 		}
@@ -299,12 +315,28 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			c.logf(ctx, "%s: 429 %s\n", req, resp.Note)
 			return resp, nil
 		}
+		honoured = true
 		c.logf(ctx, "waiting %s for the rate limit on %s (%s)%s\n", Seconds(wait), req, reason, Note(c.clock()))
-		if err := c.clock().Wait(ctx, wait); err != nil {
+		if err := Countdown(ctx, c.clock(), wait, c.countdownLog()); err != nil {
 			return nil, &Error{Request: req, Err: fmt.Errorf("waiting for the rate limit: %w", err)}
 		}
 	}
 }
+
+// countdownLog is where a wait says how long is left: the log, redacted.
+func (c *Client) countdownLog() io.Writer {
+	if c.Log == nil {
+		return nil
+	}
+	return writerFunc(func(p []byte) (int, error) {
+		_, err := io.WriteString(c.Log, c.redact(string(p)))
+		return len(p), err
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // Seconds prints a wait the way people read it: "3 s", "1.5 s".
 func Seconds(d time.Duration) string {
@@ -354,13 +386,15 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 	reused := e.resp.reuse()
 	block := c.redact(c.block(req, reused, 0, nil))
 	c.mu.Lock()
-	c.recorder(ctx).script.WriteString(block)
+	t := c.recorder(ctx)
+	t.script.WriteString(block)
+	t.saw(reused)
 	c.mu.Unlock()
 	return reused, nil
 }
 
 // note counts one request and remembers when its key was used.
-func (c *Client) note(ctx context.Context, auth string, at time.Time) {
+func (c *Client) note(ctx context.Context, auth, path string, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total++
@@ -372,15 +406,26 @@ func (c *Client) note(ctx context.Context, auth string, at time.Time) {
 		c.uses = map[string][]time.Time{}
 	}
 	c.uses[auth] = append(c.uses[auth], at)
+	c.uses[auth+"\x00"+path] = append(c.uses[auth+"\x00"+path], at)
 }
 
 // RecentUses returns when the key was sent within the last window, oldest
 // first, by this client's wall clock.
 func (c *Client) RecentUses(key string, window time.Duration) []time.Time {
+	return c.recent(Bearer(key), window)
+}
+
+// RecentUsesOf is RecentUses for the requests of one path (one
+// operation): whether the operations share a limit is open.
+func (c *Client) RecentUsesOf(key, path string, window time.Duration) []time.Time {
+	return c.recent(Bearer(key)+"\x00"+path, window)
+}
+
+func (c *Client) recent(name string, window time.Duration) []time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cut := time.Now().Add(-window)
-	all := c.uses[Bearer(key)]
+	all := c.uses[name]
 	i, _ := slices.BinarySearchFunc(all, cut, func(t, cut time.Time) int { return t.Compare(cut) })
 	return slices.Clone(all[i:])
 }
@@ -390,7 +435,11 @@ func (c *Client) RecentUses(key string, window time.Duration) []time.Time {
 func (c *Client) Forget(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.uses, Bearer(key))
+	for name := range c.uses {
+		if name == Bearer(key) || strings.HasPrefix(name, Bearer(key)+"\x00") {
+			delete(c.uses, name)
+		}
+	}
 }
 
 // Total is the number of requests sent so far.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -106,7 +107,7 @@ func TestDoHonoursRetryAfter(t *testing.T) {
 		{"a missing header is not waited for", 1, "", 429, nil},
 		{"garbage is not waited for", 1, "later", 429, nil},
 		{"a negative value is not waited for", 1, "-5", 429, nil},
-		{"retries are bounded; a Retry-After that proved short becomes a window", 10, "1", 429, []time.Duration{time.Second, time.Minute, time.Minute}},
+		{"a Retry-After that proved short becomes a window; still 429 after it, the limiter does not release", 10, "1", 0, []time.Duration{time.Second, time.Minute}},
 		{"a lying Retry-After: 0", 2, "0", 200, []time.Duration{0, time.Minute}},
 		{"a wait beyond MaxWait is not taken", 1, "3600", 429, nil},
 		{"a year is not waited for", 1, "31536000", 429, nil},
@@ -118,6 +119,13 @@ func TestDoHonoursRetryAfter(t *testing.T) {
 			var log bytes.Buffer
 			c := &client.Client{BaseURL: srv.URL, Clock: clock, Log: &log, Redact: redact.New(key).String}
 			resp, err := c.Do(context.Background(), client.Get("/api/public-feed", nil, client.Bearer(key)))
+			var stuck *client.NotReleasedError
+			if tc.wantStatus == 0 {
+				if !errors.As(err, &stuck) || !slices.Equal(clock.waited, tc.wantWaits) {
+					t.Fatalf("err %v, waited %v; want a limiter that does not release, after waiting %v", err, clock.waited, tc.wantWaits)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,5 +300,30 @@ func TestExcerptRedactsBeforeCutting(t *testing.T) {
 		if !strings.Contains(s, "tcm_…") || !strings.Contains(s, " bytes)") {
 			t.Errorf("the %s lacks the redacted key or the size of the cut body:\n%s", name, s)
 		}
+	}
+}
+
+// A body the client read is decoded only up to MaxDecode (a decoded
+// document takes ten to twenty times its body), and one that is not UTF-8
+// is no JSON: both are errors of the body, which the spec judges.
+func TestDecodeIsBounded(t *testing.T) {
+	big := "[" + strings.Repeat("1,", 1<<20) + "1]" // 2 MiB
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"past MaxDecode", big, "larger than the suite decodes"},
+		{"not UTF-8", "{\"a\":\"\xff\"}", "not UTF-8: invalid bytes at offset 6"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.body)) }))
+		c := &client.Client{BaseURL: srv.URL, MaxBody: 8 << 20, MaxDecode: 1 << 20}
+		resp, err := c.Send(context.Background(), client.Get("/x", nil, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := resp.JSON(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: JSON() = %v, want an error saying %q", tc.name, err, tc.want)
+		}
+		srv.Close()
+		c.Close()
 	}
 }

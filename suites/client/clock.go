@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -111,4 +112,25 @@ func Note(c Clock) string {
 // Wait advances the simulator's clock by d.
 func (c ControlClock) Wait(ctx context.Context, d time.Duration) error {
 	return c.Advance(ctx, d)
+}
+
+// countdownStep is how often a wait on real time says how long is left.
+var countdownStep = 10 * time.Second
+
+// Countdown lets d pass on clock. On real time it writes how long is left
+// to log every countdownStep ("  … 40 s left"), so that a long wait for a
+// rate window is not taken for a hang; a virtual clock moves at once.
+func Countdown(ctx context.Context, clock Clock, d time.Duration, log io.Writer) error {
+	if _, real := clock.(WallClock); !real || log == nil || d <= countdownStep {
+		return clock.Wait(ctx, d)
+	}
+	for left := d; left > 0; left -= countdownStep {
+		if err := clock.Wait(ctx, min(left, countdownStep)); err != nil {
+			return err
+		}
+		if left > countdownStep {
+			fmt.Fprintf(log, "  … %s left\n", Seconds((left - countdownStep).Round(time.Second)))
+		}
+	}
+	return nil
 }

@@ -46,6 +46,19 @@ func (e *BodyTooLargeError) Error() string {
 	return fmt.Sprintf("answered %d with a body larger than %s (--max-body): %s", e.Status, Bytes(e.Limit), how)
 }
 
+// NotReleasedError is a rate limiter that does not release: a 429 whose
+// Retry-After was waited for, and a whole window after it, still 429. The
+// target cannot be judged by requests of that key (a tcmkit simulator on
+// its manual clock, judged without --control-clock, is such a target).
+type NotReleasedError struct {
+	RetryAfter string // the last 429's Retry-After
+	Attempts   int
+}
+
+func (e *NotReleasedError) Error() string {
+	return fmt.Sprintf("the rate limiter does not release: still 429 after %d attempts, having waited what Retry-After said (%q) and then a whole window (a tcmkit simulator on its manual clock needs --control-clock)", e.Attempts, e.RetryAfter)
+}
+
 // TimeoutError is an exchange that did not finish within the request timeout.
 type TimeoutError struct {
 	Timeout  time.Duration

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
@@ -103,11 +104,23 @@ func (r *Response) JSON() (any, error) {
 		r.store.touch(rd)
 		return doc, err
 	}
-	raw, err := r.Bytes()
-	if err == nil {
-		rd.doc, rd.err = jsondoc.Decode(raw)
+	var raw []byte
+	var err error
+	if most := r.store.decodeLimit(); int64(r.Size()) > most {
+		// A decoded document takes ten to twenty times its body: past
+		// this a body is not decoded, so that memory stays a small
+		// multiple of the largest body read.
+		err = &TooLargeToDecodeError{Size: int64(r.Size()), Limit: most}
 	} else {
+		raw, err = r.Bytes()
+	}
+	switch {
+	case err != nil:
 		rd.doc, rd.err = nil, err
+	case !utf8.Valid(raw):
+		rd.doc, rd.err = nil, fmt.Errorf("the body is not UTF-8: invalid bytes at offset %d", invalidAt(raw))
+	default:
+		rd.doc, rd.err = jsondoc.Decode(raw)
 	}
 	rd.decoded, rd.cost = true, estimate(rd.doc)
 	doc, err := rd.doc, rd.err
@@ -177,4 +190,23 @@ func excerpt(s string, size int, partial bool) string {
 		cut += fmt.Sprintf(" (%d bytes)", size)
 	}
 	return cut
+}
+
+// invalidAt is the offset of the first byte that is not UTF-8.
+func invalidAt(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// TooLargeToDecodeError is a body the client read but does not decode.
+type TooLargeToDecodeError struct{ Size, Limit int64 }
+
+func (e *TooLargeToDecodeError) Error() string {
+	return fmt.Sprintf("the body (%s) is larger than the suite decodes (%s; bounded memory): no answer of this API comes near it", Bytes(e.Size), Bytes(e.Limit))
 }

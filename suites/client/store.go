@@ -13,6 +13,7 @@ import (
 // are decoded again when asked for).
 type store struct {
 	keep, budget int64
+	decode       int64 // the largest body decoded
 
 	mu       sync.Mutex
 	inMemory int64
@@ -168,4 +169,13 @@ func estimate(doc any) int64 {
 	}
 	walk(doc)
 	return n
+}
+
+// decodeLimit is the largest body decoded (DefaultMaxDecode for a response
+// made by hand).
+func (s *store) decodeLimit() int64 {
+	if s == nil || s.decode <= 0 {
+		return DefaultMaxDecode
+	}
+	return s.decode
 }

@@ -22,6 +22,7 @@ const maxHeaderShown = 200
 type tally struct {
 	n      int
 	script strings.Builder
+	seen   []*Response // what the spec judged, for the evidence of a failure
 }
 
 func (c *Client) logf(ctx context.Context, format string, args ...any) {
@@ -61,7 +62,11 @@ var headersOfInterest = []string{"Content-Type", "Content-Length", "Retry-After"
 func (c *Client) record(ctx context.Context, req Request, resp *Response, took time.Duration, err error) {
 	s := c.redact(c.block(req, resp, took, err))
 	c.mu.Lock()
-	c.recorder(ctx).script.WriteString(s)
+	t := c.recorder(ctx)
+	t.script.WriteString(s)
+	if err == nil {
+		t.saw(resp)
+	}
 	c.mu.Unlock()
 }
 
@@ -103,6 +108,9 @@ func (c *Client) Claim(name string) {
 	}
 	delete(c.scopes, name)
 	c.current.n += t.n
+	for _, r := range t.seen {
+		c.current.saw(r)
+	}
 	if t.script.Len() > 0 {
 		fmt.Fprintf(&c.current.script, "# %s: fetched ahead of time, while the suite waited for a rate window\n%s", name, t.script.String())
 	}

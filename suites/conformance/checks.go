@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
@@ -28,15 +30,61 @@ type finding struct {
 	ptr  string // the JSON pointer, for the order of findings
 	kind string // the rule broken, for grouping: findings of one kind are counted past maxFindings
 	line string // pointer, rule and value
+	// blame is the requirement the finding breaks; "" is the spec's own.
+	blame catalogue.ID
 }
 
-// schemaFinding is a finding of one schema violation.
-func schemaFinding(req string, v schemas.Violation) finding {
+// schemaFinding is a finding of one schema violation in an answer that
+// must be res.
+func schemaFinding(req string, res schemas.Resource, v schemas.Violation) finding {
 	kind := "[" + v.Keyword + "] " + v.Rule
 	if v.EventType != "" {
 		kind += " (" + v.EventType + ")"
 	}
-	return finding{req: req, ptr: v.Pointer, kind: kind, line: v.String()}
+	return finding{req: req, ptr: v.Pointer, kind: kind, line: v.String(), blame: violationRequirement(res, v)}
+}
+
+// violationRequirement is the one requirement a schema violation breaks:
+// the narrowest rule that speaks of it (an event's type, its video, a
+// timestamp, a count, a URI), else the event's schema for what lies inside
+// an event, else the schema of the answer itself. Each violation is judged
+// by one spec, so one wrong field fails one requirement.
+func violationRequirement(res schemas.Resource, v schemas.Violation) catalogue.ID {
+	switch {
+	case isTypeRule(v):
+		return catalogue.EventTypes
+	case isVideoPresenceRule(v):
+		return catalogue.EventChannelNoVideo
+	case about(v, timestampFields...):
+		return catalogue.TimestampEpochMs
+	case isCountRule(v):
+		return catalogue.CountNonnegOrNull
+	case isURIRule(v):
+		return catalogue.URIFormat
+	case inEvent(v):
+		return catalogue.EventSchema
+	}
+	return resourceRequirement(res)
+}
+
+// resourceRequirement is the requirement that an answer is the resource.
+func resourceRequirement(res schemas.Resource) catalogue.ID {
+	switch res {
+	case schemas.FeedPage:
+		return catalogue.FeedPageSchema
+	case schemas.VideosResponse:
+		return catalogue.VideosEntrySchema
+	case schemas.ErrorBody:
+		return catalogue.ErrorBody
+	case schemas.HealthBody:
+		return catalogue.HealthOK
+	}
+	return ""
+}
+
+// owned keeps the violations that break one requirement.
+func owned(id catalogue.ID) func(schemas.Resource, schemas.Violation) bool {
+	return func(res schemas.Resource, v schemas.Violation) bool { return violationRequirement(res, v) == id }
 }
 
 // violations validates one response and returns the schema's violations;
@@ -58,12 +106,12 @@ func violations(j judged) []schemas.Violation {
 }
 
 // schemaFindings are the violations that keep passes, over every response.
-func schemaFindings(js []judged, keep func(schemas.Violation) bool) []finding {
+func schemaFindings(js []judged, keep func(schemas.Resource, schemas.Violation) bool) []finding {
 	var out []finding
 	for _, j := range js {
 		for _, v := range violations(j) {
-			if keep(v) {
-				out = append(out, schemaFinding(j.resp.Request.String(), v))
+			if keep(j.res, v) {
+				out = append(out, schemaFinding(j.resp.Request.String(), j.res, v))
 			}
 		}
 	}
@@ -92,7 +140,11 @@ var (
 	timestampFields = []string{"createdAt", "publishedAt", "firstSeenAt"}
 )
 
-func inEvent(v schemas.Violation) bool { return strings.Contains(v.Pointer+"/", "/events/") }
+// inEvent reports a violation inside an event (under /events/N), not of
+// the events array itself.
+func inEvent(v schemas.Violation) bool { return eventPointer.MatchString(v.Pointer) }
+
+var eventPointer = regexp.MustCompile(`/events/[0-9]+(/|$)`)
 
 func isTypeRule(v schemas.Violation) bool {
 	return jsondoc.Last(v.Pointer) == "type" && inEvent(v) || v.Keyword == "required" && strings.Contains(v.Rule, "'type'")
@@ -135,7 +187,7 @@ func timestampFindings(js []judged, now time.Time) []finding {
 		}
 		fields(doc, timestampFields, func(ptr string, v any) {
 			if why := implausible(v, ceiling); why != "" {
-				out = append(out, finding{req: j.resp.Request.String(), ptr: ptr, kind: why,
+				out = append(out, finding{req: j.resp.Request.String(), ptr: ptr, kind: why, blame: catalogue.TimestampEpochMs,
 					line: fmt.Sprintf("%s: %s; got %s", ptr, why, jsondoc.Quote(v, schemas.MaxExcerpt))})
 			}
 		})

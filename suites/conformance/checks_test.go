@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -20,27 +21,40 @@ func renamed(extra string) string {
 	return `{"id":"e1","createdAt":1767225600000,"type":"channel_renamed","channel":` + channelJSON + `,"oldChannelTitle":"a","newChannelTitle":"b"` + extra + `}`
 }
 
+// Each violation blames one requirement: the spec of that requirement
+// finds it, and the specs of the others do not.
 func TestFilters(t *testing.T) {
 	video := `{"platformVideoId":"v","currentTitle":"t","currentThumbnailUrl":"https://i.example/v.jpg","publishedAt":1767225600000,"isMembersOnly":false,"viewCount":1,"likeCount":null,"commentCount":0}`
+	eventRules := []catalogue.ID{catalogue.EventSchema, catalogue.EventTypes, catalogue.EventChannelNoVideo, catalogue.CountNonnegOrNull,
+		catalogue.URIFormat, catalogue.TimestampEpochMs, catalogue.FeedPageSchema}
 	for _, tc := range []struct {
 		name  string
 		doc   judged
-		keep  func(schemas.Violation) bool
+		id    catalogue.ID
 		count int
 	}{
-		{"clean", page(renamed("")), inEvent, 0},
-		{"video on a channel-level event", page(renamed(`,"video":` + video)), isVideoPresenceRule, 1},
-		{"null video on a channel-level event is absent", page(renamed(`,"video":null`)), isVideoPresenceRule, 0},
-		{"video event without video", page(`{"id":"e","createdAt":1,"type":"title_changed","channel":` + channelJSON + `,"oldTitle":"a","newTitle":"b"}`), isVideoPresenceRule, 1},
-		{"unknown type", page(`{"id":"e","createdAt":1,"type":"video_deleted","channel":` + channelJSON + `}`), isTypeRule, 1},
-		{"negative count", page(`{"id":"e","createdAt":1,"type":"video_published","channel":` + channelJSON + `,"video":` + strings.Replace(video, `"viewCount":1`, `"viewCount":-1`, 1) + `}`), isCountRule, 1},
-		{"count omitted instead of null", page(`{"id":"e","createdAt":1,"type":"video_published","channel":` + channelJSON + `,"video":` + strings.Replace(video, `"likeCount":null,`, ``, 1) + `}`), isCountRule, 1},
-		{"bad URI", page(`{"id":"e","createdAt":1,"type":"channel_avatar_changed","channel":` + channelJSON + `,"oldAvatarUrl":"not a uri","newAvatarUrl":"https://a.example/x.png"}`), isURIRule, 1},
-		{"timestamp string", page(renamed(`,"createdAt":"2026-01-01T00:00:00Z"`)), func(v schemas.Violation) bool { return about(v, timestampFields...) }, 1},
+		{"clean", page(renamed("")), catalogue.EventSchema, 0},
+		{"video on a channel-level event", page(renamed(`,"video":` + video)), catalogue.EventChannelNoVideo, 1},
+		{"null video on a channel-level event is absent", page(renamed(`,"video":null`)), catalogue.EventChannelNoVideo, 0},
+		{"video event without video", page(`{"id":"e","createdAt":1,"type":"title_changed","channel":` + channelJSON + `,"oldTitle":"a","newTitle":"b"}`), catalogue.EventChannelNoVideo, 1},
+		{"unknown type", page(`{"id":"e","createdAt":1,"type":"video_deleted","channel":` + channelJSON + `}`), catalogue.EventTypes, 1},
+		{"negative count", page(`{"id":"e","createdAt":1,"type":"video_published","channel":` + channelJSON + `,"video":` + strings.Replace(video, `"viewCount":1`, `"viewCount":-1`, 1) + `}`), catalogue.CountNonnegOrNull, 1},
+		{"count omitted instead of null", page(`{"id":"e","createdAt":1,"type":"video_published","channel":` + channelJSON + `,"video":` + strings.Replace(video, `"likeCount":null,`, ``, 1) + `}`), catalogue.CountNonnegOrNull, 1},
+		{"bad URI", page(`{"id":"e","createdAt":1,"type":"channel_avatar_changed","channel":` + channelJSON + `,"oldAvatarUrl":"not a uri","newAvatarUrl":"https://a.example/x.png"}`), catalogue.URIFormat, 1},
+		{"timestamp string", page(renamed(`,"createdAt":"2026-01-01T00:00:00Z"`)), catalogue.TimestampEpochMs, 1},
+		{"a field of the wrong type", page(renamed(`,"newChannelTitle":7`)), catalogue.EventSchema, 1},
+		{"no events array", judged{&client.Response{Request: client.Get(schemas.PathFeed, nil, ""), Status: 200, Body: []byte(`{"nextCursor":null}`)}, schemas.FeedPage}, catalogue.FeedPageSchema, 1},
+		{"not JSON", judged{&client.Response{Request: client.Get(schemas.PathFeed, nil, ""), Status: 200, Body: []byte(`{"events":[`)}, schemas.FeedPage}, catalogue.FeedPageSchema, 1},
+		{"not UTF-8", judged{&client.Response{Request: client.Get(schemas.PathFeed, nil, ""), Status: 200, Body: []byte("{\"events\":[],\"nextCursor\":\"\xff\"}")}, schemas.FeedPage}, catalogue.FeedPageSchema, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := schemaFindings([]judged{tc.doc}, tc.keep); len(got) != tc.count {
-				t.Errorf("findings = %v, want %d", got, tc.count)
+			if got := schemaFindings([]judged{tc.doc}, owned(tc.id)); len(got) != tc.count {
+				t.Errorf("findings of %s = %v, want %d", tc.id, got, tc.count)
+			}
+			for _, other := range eventRules {
+				if got := schemaFindings([]judged{tc.doc}, owned(other)); other != tc.id && len(got) > 0 {
+					t.Errorf("%s blamed too: %v", other, got)
+				}
 			}
 		})
 	}

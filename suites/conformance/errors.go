@@ -1,10 +1,10 @@
 package conformance
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
@@ -68,7 +68,10 @@ func (s *suite) errorSpecs() {
 		}
 		It("sends an ErrorBody with error and message strings with "+ex.name, requires(catalogue.ErrorBody), func(ctx SpecContext) {
 			resp := exchanged(ctx, ex)
-			s.expect(resp.Status >= 300).To(BeTrue(), "%s: status %d, want an error status", resp.Request, resp.Status)
+			if resp.Status < 300 {
+				// the status is the rule of the spec that asked for it
+				s.Block(fmt.Sprintf("%s answered %d, not an error: no ErrorBody to judge", resp.Request, resp.Status))
+			}
 			s.expect(resp).To(BeErrorBody())
 		})
 	}

@@ -25,13 +25,16 @@ func (s *suite) paginationSpecs() {
 	maxSize := strconv.Itoa(schemas.MaxPageSize)
 	It("answers with a FeedPage on every page of a walk", requires(catalogue.FeedPageSchema), func(ctx SpecContext) {
 		w := s.fullWalk(ctx)
-		s.walkOK(w)
+		// the fields of events are the event specs' to judge
 		for _, p := range w.Pages {
-			s.expect(p.Resp).To(ConformTo(schemas.FeedPage))
+			s.expect(p.Resp).To(ConformToOwn(schemas.FeedPage))
 		}
-		if w.Err != nil && w.endErr == nil { // where a walk ends is FEED-CURSOR-END's concern
-			s.failf("the walk stopped: %v", w.Err)
+		// the answer a walk stopped at, when it was a 200 but no FeedPage
+		// (not JSON, not UTF-8, no events array...), is this rule's
+		if resp := w.Stopped; resp != nil && resp.Status == http.StatusOK {
+			s.expect(resp).To(ConformToOwn(schemas.FeedPage))
 		}
+		s.walkOK(w)
 	})
 
 	It("returns 50 events a page by default, fewer only on the last page", requires(catalogue.FeedPageDefault), func(ctx SpecContext) {
@@ -44,8 +47,12 @@ func (s *suite) paginationSpecs() {
 	It("honours limit", requires(catalogue.FeedLimit), func(ctx SpecContext) {
 		w := s.fullWalk(ctx)
 		s.walkOK(w)
-		s.noneOf(fmt.Sprintf("rule: limit=%s gives pages of %s events; only the last page may hold fewer", maxSize, maxSize),
-			w.SizeProblems(schemas.MaxPageSize))
+		problems := w.SizeProblems(schemas.MaxPageSize)
+		var huge *tooManyEventsError
+		if errors.As(w.Err, &huge) {
+			problems = append(problems, fmt.Sprintf("page %d (%s) holds %d events, more than %s", len(w.Pages)+1, w.Stopped.Request, huge.events, maxSize))
+		}
+		s.noneOf(fmt.Sprintf("rule: limit=%s gives pages of %s events; only the last page may hold fewer", maxSize, maxSize), problems)
 		one := s.fetch(ctx, limitRequest("1", s.tg.Pro))
 		s.expect(one).To(HaveStatus(http.StatusOK))
 		size, next := pageShape(one)
@@ -75,11 +82,27 @@ func (s *suite) paginationSpecs() {
 
 	It("visits the whole feed through nextCursor, each event once", requires(catalogue.FeedCursorWalk, catalogue.EventIDUnique), func(ctx SpecContext) {
 		w := s.fullWalk(ctx)
-		s.walkOK(w)
-		if w.Err != nil && !errors.Is(w.Err, errEmptyCursor) {
-			s.failf("the walk stopped: %v", w.Err)
+		switch {
+		case w.Stopped != nil && w.Stopped.Status == http.StatusOK:
+			// a 200 that is no FeedPage is FEED-PAGE-SCHEMA's, one of a
+			// thousand events FEED-LIMIT's
+			s.Block(fmt.Sprintf("the walk stopped at a page it could not follow (judged by FEED-PAGE-SCHEMA and FEED-LIMIT): %v", w.Err))
+		case w.Stopped != nil:
+			// a refused key, a throttled one: those rules' answers
+			if id, block := s.statusCause(w.Stopped); block != "" {
+				s.Block(block)
+			} else if id != "" {
+				s.Fail(fmt.Sprintf("the walk stopped: %v", w.Err), Problem{Requirement: string(id), Request: w.Stopped.Request.String(),
+					Expected: "status 200", Actual: fmt.Sprintf("status %d", w.Stopped.Status)})
+			}
+			fallthrough
+		case w.Err != nil && !errors.Is(w.Err, errEmptyCursor) && w.endErr == nil:
+			if w.endErr == nil {
+				s.failf("the walk stopped: %v", w.Err)
+			}
 		}
-		s.noneOf("rule: a cursor walk visits each event once", append(w.Repeats(), s.freeWalk(ctx).Repeats()...))
+		s.walkOK(w)
+		s.noneOf("rule: a cursor walk visits each event once", append(w.SameEvents(), s.freeWalk(ctx).SameEvents()...))
 		s.skipBounded(w, "the walk stopped there (raise --max-pages to walk it all)")
 	})
 
@@ -87,6 +110,7 @@ func (s *suite) paginationSpecs() {
 		full, small := s.fullWalk(ctx), s.walk(ctx, "")
 		s.walkOK(full)
 		s.walkOK(small)
+		s.newestFirst(full, small)
 		s.noneOf("rule: walks with different page sizes see the same events (new ones may only arrive at the head)", compareWalks(full, small))
 	})
 
@@ -99,6 +123,8 @@ func (s *suite) paginationSpecs() {
 	It("keeps events that share a createdAt apart at a page boundary", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
 		w := s.fullWalk(ctx)
 		s.walkOK(w)
+		s.newestFirst(w)
+		s.limitHonoured(w)
 		s.noneOf("rule: a cursor walk visits each event once, whatever their createdAt", s.tieBoundary(ctx, w))
 	})
 
@@ -106,6 +132,10 @@ func (s *suite) paginationSpecs() {
 		w := s.fullWalk(ctx)
 		s.walkOK(w)
 		s.skipBounded(w, "the end was not reached (raise --max-pages to walk it all)")
+		if w.Err != nil && w.endErr == nil {
+			s.Block(fmt.Sprintf("the walk did not reach its end: %v", w.Err))
+		}
+		s.limitHonoured(w)
 		s.noneOf("rule: nextCursor is null when there are no more pages: also on a last page that holds exactly limit events", s.fullLastPage(ctx, w))
 	})
 
@@ -166,11 +196,34 @@ func unknownCursorRequest(key string) client.Request {
 	return feedRequest(url.Values{"cursor": {unknownCursor}}, key)
 }
 
-// walkOK fails the spec when a walk could not be made at all.
+// walkOK blocks the spec when a walk could not be made at all: it has
+// nothing to judge, and why the walk failed is the walk's specs' to say.
 func (s *suite) walkOK(w *walk) {
 	GinkgoHelper()
 	if len(w.Pages) == 0 && w.Err != nil {
-		s.failf("the feed could not be walked: %v", w.Err)
+		s.Block(fmt.Sprintf("the feed could not be walked: %v", w.Err))
+	}
+}
+
+// newestFirst blocks a spec that compares places in walks whose events
+// are not newest first: where a page boundary falls then says nothing of
+// the cursors, and the order is FEED-ORDER's to judge. So do pages without
+// a nextCursor (FEED-PAGE-SCHEMA's: the walk cannot know where it ends)
+// and ids that two events share (EVENT-ID-UNIQUE's: places are by id).
+func (s *suite) newestFirst(ws ...*walk) {
+	GinkgoHelper()
+	for _, w := range ws {
+		for i, p := range w.Pages {
+			if p.NoNext {
+				s.Block(fmt.Sprintf("page %d of the walk at %s (%s) has no nextCursor (judged by FEED-PAGE-SCHEMA), so where it ends is not known", i+1, w.name(), p.Resp.Request))
+			}
+		}
+		if shared := w.SharedIDs(); len(shared) > 0 {
+			s.Block(fmt.Sprintf("two events of the walk at %s share an id (judged by EVENT-ID-UNIQUE), so places in it cannot be compared: %s", w.name(), shared[0]))
+		}
+		if breaks := w.OrderBreaks(); len(breaks) > 0 {
+			s.Block(fmt.Sprintf("the walk at %s is not newest first (judged by FEED-ORDER), so places in it cannot be compared: %s", w.name(), breaks[0]))
+		}
 	}
 }
 
@@ -190,9 +243,11 @@ func (s *suite) clampOrReject(resp *client.Response, param string) {
 	GinkgoHelper()
 	switch resp.Status {
 	case http.StatusOK:
-		s.expect(resp).To(ConformTo(schemas.FeedPage))
+		s.expect(resp).To(ConformToOwn(schemas.FeedPage))
 		if size, _ := pageShape(resp); size > schemas.MaxPageSize {
-			s.failf("%s: %d events, more than %d", resp.Request, size, schemas.MaxPageSize)
+			s.Fail(fmt.Sprintf("%s: %d events, more than %d", resp.Request, size, schemas.MaxPageSize),
+				Problem{Requirement: string(catalogue.FeedLimitCap), Request: resp.Request.String(), Pointer: "/events",
+					Expected: fmt.Sprintf("at most %d events", schemas.MaxPageSize), Actual: fmt.Sprintf("%d events", size)})
 		}
 	case http.StatusBadRequest:
 		s.expect(resp).To(BeErrorBody())

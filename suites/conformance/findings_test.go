@@ -20,7 +20,7 @@ func TestFindingsAreCappedAndOrdered(t *testing.T) {
 				{Pointer: fmt.Sprintf("/events/%d/createdAt", i), Keyword: "type", Rule: "got string, want integer", Value: `"x"`},
 				{Pointer: fmt.Sprintf("/events/%d", i), Keyword: "required", Rule: "missing property 'id'", Value: "{}"},
 			} {
-				fs = append(fs, schemaFinding(page, v))
+				fs = append(fs, schemaFinding(page, schemas.FeedPage, v))
 			}
 		}
 	}

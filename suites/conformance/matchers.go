@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"slices"
 	"strings"
 
 	"github.com/onsi/gomega/types"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -56,6 +58,8 @@ func (m *statusMatcher) FailureMessage(actual any) string {
 	if r.Note != "" {
 		note = " (" + r.Note + ")"
 	}
+	// the status is the rule of the spec's own requirement
+	hand(r, Problem{Request: r.Request.String(), Expected: "status " + m.want(), Actual: fmt.Sprintf("status %d%s", r.Status, note)})
 	return fmt.Sprintf("%s: status %d%s, want %s\nresponse body: %s", r.Request, r.Status, note, m.want(), r.Excerpt())
 }
 
@@ -65,11 +69,22 @@ func (m *statusMatcher) NegatedFailureMessage(actual any) string {
 }
 
 // ConformTo succeeds when the body validates against the resource's schema.
-// Its failure lists every violation: JSON pointer, rule, keyword and value.
+// Its failure lists every violation: JSON pointer, rule, keyword and value;
+// each violation blames the one requirement that speaks of it (a count,
+// a URI, an event's fields...: violationRequirement).
 func ConformTo(res schemas.Resource) types.GomegaMatcher { return &schemaMatcher{res: res} }
+
+// ConformToOwn is ConformTo for the resource's own requirement only: it
+// leaves out the violations another requirement speaks of (an event's
+// fields, counts, URIs, timestamps), which their own specs judge; a body
+// that is not JSON is the resource's.
+func ConformToOwn(res schemas.Resource) types.GomegaMatcher {
+	return &schemaMatcher{res: res, own: true}
+}
 
 type schemaMatcher struct {
 	res schemas.Resource
+	own bool
 	err error
 }
 
@@ -87,6 +102,17 @@ func (m *schemaMatcher) Match(actual any) (bool, error) {
 	if m.err != nil && !errors.As(m.err, &se) {
 		return false, m.err // the schemas themselves are broken
 	}
+	if se != nil && m.own {
+		kept := *se
+		kept.Violations = slices.DeleteFunc(slices.Clone(se.Violations), func(v schemas.Violation) bool {
+			return violationRequirement(m.res, v) != resourceRequirement(m.res)
+		})
+		if len(kept.Violations) == 0 {
+			m.err = nil
+		} else {
+			m.err = &kept
+		}
+	}
 	return m.err == nil, nil
 }
 
@@ -94,6 +120,8 @@ func (m *schemaMatcher) FailureMessage(actual any) string {
 	r, _ := asResponse(actual)
 	var se *schemas.Error
 	if !errors.As(m.err, &se) {
+		// not JSON (or not UTF-8): the answer is not the resource
+		hand(r, Problem{Requirement: string(resourceRequirement(m.res)), Request: r.Request.String(), Expected: "a JSON body: " + strings.TrimSuffix(string(m.res), ".json"), Actual: m.err.Error()})
 		return fmt.Sprintf("%s (status %d): the body %s\nresponse body: %s", r.Request, r.Status, strings.TrimPrefix(m.err.Error(), "the body "), r.Excerpt())
 	}
 	// every violation of one rule would make a message no one reads
@@ -101,8 +129,13 @@ func (m *schemaMatcher) FailureMessage(actual any) string {
 	fmt.Fprintf(&b, "%s (status %d): the body does not validate as %s: %d violation(s):", r.Request, r.Status, strings.TrimSuffix(string(se.Resource), ".json"), len(se.Violations))
 	fs := make([]finding, len(se.Violations))
 	for i, v := range se.Violations {
-		fs[i] = schemaFinding("", v)
+		fs[i] = schemaFinding("", m.res, v)
 	}
+	ps := findingProblems("the body validates as "+strings.TrimSuffix(string(se.Resource), ".json"), fs)
+	for i := range ps {
+		ps[i].Request = r.Request.String()
+	}
+	hand(r, ps...)
 	writeFindings(&b, fs, "  ")
 	fmt.Fprintf(&b, "\nresponse body: %s", r.Excerpt())
 	return b.String()
@@ -146,6 +179,12 @@ func (m *errorBodyMatcher) Match(actual any) (bool, error) {
 
 func (m *errorBodyMatcher) FailureMessage(actual any) string {
 	r, _ := asResponse(actual)
+	ps := make([]Problem, 0, len(m.why))
+	for _, why := range m.why[:min(len(m.why), maxProblems)] {
+		ptr, _, _ := strings.Cut(why, ":")
+		ps = append(ps, Problem{Requirement: string(catalogue.ErrorBody), Request: r.Request.String(), Pointer: ptr, Expected: "an ErrorBody: error and message strings", Actual: why})
+	}
+	hand(r, ps...)
 	return fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message strings):\n%s\nresponse body: %s",
 		r.Request, r.Status, listProblems(m.why, "  "), r.Excerpt())
 }
@@ -185,6 +224,7 @@ func (m *contentTypeMatcher) FailureMessage(actual any) string {
 	if len(ct) > 0 {
 		got = fmt.Sprintf("Content-Type %q", strings.Join(ct, ", "))
 	}
+	hand(r, Problem{Requirement: string(catalogue.ContentTypeJSON), Request: r.Request.String(), Expected: "a JSON media type (application/json)", Actual: got})
 	return fmt.Sprintf("%s (status %d): %s, want a JSON media type (application/json)", r.Request, r.Status, got)
 }
 

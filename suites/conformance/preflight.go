@@ -32,11 +32,13 @@ func (s *Session) preflight(ctx context.Context) error {
 	case feed.Status == http.StatusNotFound:
 		return fmt.Errorf("the target %s answered 404 to %s (and %d to %s): check the base URL and its path prefix, --target is what comes before %s",
 			s.tg.URL, feed.Request, health.Status, health.Request, schemas.PathFeed)
-	case feed.Status == http.StatusOK && !isJSON(feed):
+	case feed.Status == http.StatusOK && !isJSON(feed) && !isJSONMediaType(feed.Header.Get("Content-Type")):
+		// a web page, not the API; a body that says it is JSON and is not
+		// is the server's to answer for (FEED-PAGE-SCHEMA), not the run's
 		return fmt.Errorf("the target %s answered 200 to %s with a body that is not JSON (Content-Type %q): is --target the API's base URL, and not a web page or a proxy's?",
 			s.tg.URL, feed.Request, feed.Header.Get("Content-Type"))
 	case feed.Status == http.StatusOK:
-		return nil
+		return s.roles(ctx)
 	case feed.Status == http.StatusUnauthorized || feed.Status == http.StatusForbidden:
 		return fmt.Errorf("the Pro key (%s) is not accepted: %s answered %d, want 200: check --pro-key; body: %s",
 			redact.Form(s.tg.Pro), feed.Request, feed.Status, feed.Excerpt())
@@ -45,6 +47,73 @@ func (s *Session) preflight(ctx context.Context) error {
 	}
 	return fmt.Errorf("the target %s does not serve the feed to the Pro key (%s): %s answered %d, want 200; body: %s",
 		s.tg.URL, redact.Form(s.tg.Pro), feed.Request, feed.Status, feed.Excerpt())
+}
+
+// roles checks that each key is in its role, in at most four requests, all
+// of them requests that specs send anyway (the answers are reused): the
+// Pro key gets tracked videos (200), the free key the feed (200) and not
+// tracked videos (403), the revoked key no feed (401). A key in the wrong
+// role makes every verdict that rests on it wrong: the run is refused,
+// naming the flag. Where the answer could be the server's fault as well
+// (a free key served tracked videos: no plan gate, or a Pro key), it only
+// says so, and the specs judge it.
+func (s *Session) roles(ctx context.Context) error {
+	switch {
+	case s.tg.Free != "" && s.tg.Free == s.tg.Pro:
+		return refused("--free-key: the same key as --pro-key; give the key of a free account")
+	case s.tg.Revoked != "" && (s.tg.Revoked == s.tg.Pro || s.tg.Revoked == s.tg.Free):
+		return refused("--revoked-key: the same key as --pro-key or --free-key; give a key that was regenerated (revoked)")
+	}
+	// An exchange that gives no answer proves no role: the specs that send
+	// the same request (the answer is kept) judge it.
+	var stuck error // a limiter that does not release stops the run
+	answer := func(req client.Request) *client.Response {
+		resp, err := s.c.Cached(ctx, req)
+		var nr *client.NotReleasedError
+		if errors.As(err, &nr) && stuck == nil {
+			stuck = s.unreachable(err)
+		}
+		if err != nil {
+			return &client.Response{Request: req}
+		}
+		return resp
+	}
+	one := []string{inventedID(0, 24)}
+	pro := answer(videosRequest(one, s.tg.Pro))
+	free := &client.Response{}
+	if s.tg.Free != "" {
+		free = answer(videosRequest(one, s.tg.Free))
+	}
+	if stuck != nil {
+		return stuck
+	}
+	if pro.Status == http.StatusForbidden {
+		if free.Status == http.StatusOK {
+			return refused("--pro-key and --free-key are swapped: tracked videos answered 403 to the Pro key (%s) and 200 to the free key (%s); give each flag the other key",
+				redact.Form(s.tg.Pro), redact.Form(s.tg.Free))
+		}
+		return refused("--pro-key: the key is a free account's (tracked videos answered 403, a Pro plan is required: %s); give the key of a Pro account", pro.Excerpt())
+	}
+	// The free key's refusal proves a stale key only where the target
+	// answers the Pro key's roles as the contract says.
+	if s.tg.Free != "" && pro.Status == http.StatusOK {
+		feed := answer(feedRequest(nil, s.tg.Free))
+		if stuck != nil {
+			return stuck
+		}
+		if feed.Status == http.StatusUnauthorized {
+			return refused("--free-key: the key is not accepted (the feed answered 401: %s); give the current key of a free account", feed.Excerpt())
+		}
+		if free.Status == http.StatusOK && pro.Status == http.StatusOK {
+			fmt.Fprintf(s.logWriter(), "note: tracked videos answered 200 to --free-key (%s): the key is a Pro account's, or the target has no plan gate (the PRO-GATE specs judge it)\n", redact.Form(s.tg.Free))
+		}
+	}
+	if s.tg.Revoked != "" {
+		if rev := answer(client.Get(schemas.PathFeed, nil, client.Bearer(s.tg.Revoked))); rev.Status == http.StatusOK {
+			fmt.Fprintf(s.logWriter(), "note: the feed answered 200 to --revoked-key (%s): the key is still valid, or the target accepts revoked keys (the AUTH-REVOKED specs judge it)\n", redact.Form(s.tg.Revoked))
+		}
+	}
+	return nil
 }
 
 // isJSON reports whether a body is JSON, whatever its Content-Type says.
@@ -75,7 +144,10 @@ func (s *Session) unreachable(err error) error {
 		verify   *tls.CertificateVerificationError
 	)
 	url := s.tg.URL
+	var stuck *client.NotReleasedError
 	switch {
+	case errors.As(err, &stuck):
+		return fmt.Errorf("the target %s keeps rate-limiting: %v", url, err)
 	case errors.As(err, &redirect):
 		return fmt.Errorf("the target %s redirects: %v; give --target the URL the API answers at", url, err)
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,15 +40,26 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 // the report, errored, names what was left undone. Unless GOMEMLIMIT says
 // otherwise, the garbage collector works to keep the heap under
 // memoryLimit.
-func Run(t TB, cfg Config) {
+//
+// A run that would mean nothing is refused before Ginkgo prints anything:
+// a bad setting (a range, a regular expression of --focus or --skip, a
+// label filter), or a key in the wrong role (the preflight's finding).
+// Run then prints one line, writes the reports (errored, saying why) and
+// returns a *RefusedError; a command exits 2 for it.
+func Run(t TB, cfg Config) error {
 	cfg = cfg.settled()
-	r := &run{Session: Register(&cfg), started: time.Now()}
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
+	started := time.Now()
+	if err := checkSettings(&cfg, suiteConfig); err != nil {
+		// before Register: a refused run declares no spec
+		return refuse(t, &run{Session: newSession(&cfg), started: started}, err)
+	}
+	r := &run{Session: Register(&cfg), started: started}
 	ginkgo.SynchronizedBeforeSuite(r.setUp, r.join)
 	ginkgo.SynchronizedAfterSuite(r.closeSession, r.tearDown)
 	ginkgo.ReportAfterSuite("conformance report", r.report)
 	gomega.RegisterFailHandler(r.fail)
-	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
 	r.filter = suiteConfig.LabelFilter
 	r.deadline = runDeadline(t, cfg.RunDeadline, suiteConfig.GracePeriod)
 	suiteConfig.Timeout = min(suiteConfig.Timeout, r.deadline)
@@ -55,9 +68,84 @@ func Run(t TB, cfg Config) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
+	if suiteConfig.ParallelTotal <= 1 {
+		// The preflight before Ginkgo starts: a key in the wrong role
+		// stops the run in one line. (With -p, process 1 runs it in the
+		// suite's setup, where the other processes wait for it.)
+		ctx, cancel := context.WithTimeout(r.runCtx, r.deadline)
+		r.prepare(ctx)
+		cancel()
+		if refused := (*RefusedError)(nil); errors.As(r.setupErr, &refused) {
+			r.closeSession()
+			r.tearDown()
+			return refuse(t, r, r.setupErr)
+		}
+	}
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
 	r.closeSession()
 	r.logWriter().Flush()
+	return nil
+}
+
+// RefusedError is a run the suite refused to start, because its result
+// would mean nothing: a bad setting, or a key in the wrong role.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+// refused wraps a reason as a refusal.
+func refused(format string, args ...any) error {
+	return &RefusedError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// checkSettings refuses settings the run cannot use: out of range, or a
+// focus, skip or label filter Ginkgo cannot read (it would panic).
+func checkSettings(cfg *Config, sc types.SuiteConfig) error {
+	errs := cfg.rangeErrors()
+	if cfg.Target != "" { // else Run starts the bundled simulator
+		errs = append(cfg.target().validate(), errs...)
+	}
+	for _, f := range []struct {
+		flag string
+		res  []string
+	}{{"--focus", sc.FocusStrings}, {"--skip", sc.SkipStrings}} {
+		for _, re := range f.res {
+			if _, err := regexp.Compile(re); err != nil {
+				errs = append(errs, fmt.Sprintf("%s %q: not a regular expression: %v", f.flag, re, err))
+			}
+		}
+	}
+	if _, err := types.ParseLabelFilter(sc.LabelFilter); err != nil {
+		errs = append(errs, fmt.Sprintf("--label-filter: %v", firstLine(err.Error())))
+	}
+	if sc.ParallelTotal > 1 && cfg.Target != "" {
+		errs = append(errs, fmt.Sprintf("-p (%d processes) is for the bundled simulator only: against --target the processes would spend the same keys' rate windows at once, and the rate-limit specs need one fresh; run without -p", sc.ParallelTotal))
+	}
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		errs = append(errs, fmt.Sprintf("--report-dir: %v", err))
+	}
+	if len(errs) > 0 {
+		return refused("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// refuse ends a run that did not start: one line on the log, the reports
+// (errored, saying why), and the test failed.
+func refuse(t TB, r *run, err error) error {
+	reason := r.Redactor().String(strings.Join(strings.Fields(err.Error()), " "))
+	where := ""
+	if cat, cerr := catalogue.Load(); cerr == nil {
+		m := report.Meta{Target: r.Target().URL, SuiteVersion: SuiteVersion, Started: r.started, Finished: time.Now(),
+			Config: r.cfg.Describe(), Errored: "the run was refused: " + reason}
+		if werr := report.FromSpecs(nil, cat, m).WriteFiles(r.cfg.ReportDir, r.Redactor().String); werr == nil {
+			where = " (report: " + filepath.Join(r.cfg.ReportDir, report.HTMLFile) + ")"
+		}
+	}
+	fmt.Fprintf(r.logWriter(), "the run was refused: %s%s\n", reason, where)
+	r.logWriter().Flush()
+	t.Fail()
+	return &RefusedError{Reason: reason}
 }
 
 // memoryLimit is the heap Run asks the garbage collector to stay under, well
@@ -85,6 +173,7 @@ type run struct {
 	deadline      time.Duration // how long the run may take
 	filter        string        // the label filter in force
 	lead          bool          // this process set the run up: process 1
+	prepared      bool          // prepare ran
 	sim           *bundled.Server
 	setupErr      error // the preflight's or the bundled simulator's, on process 1
 	setupRequests int
@@ -96,41 +185,45 @@ func (r *run) fail(message string, callerSkip ...int) {
 	ginkgo.Fail(r.Redactor().String(message), callerSkip...)
 }
 
-// setUp runs on process 1 before any spec: the target (the bundled
-// simulator, started and provisioned, or the Config's), then the
-// preflight. It hands the target to the other processes.
+// setUp runs on process 1 before any spec: the target and the preflight
+// (prepare), unless Run made them already. It hands the target to the
+// other processes.
 func (r *run) setUp(ctx ginkgo.SpecContext) []byte {
 	r.lead = true
-	tg := r.cfg.target()
-	if sc, _ := ginkgo.GinkgoConfiguration(); sc.ParallelTotal > 1 && tg.URL != "" {
-		n := sc.ParallelTotal
-		r.setupErr = fmt.Errorf("-p (%d processes) is for the bundled simulator only: against --target the processes would spend the same keys' rate windows at once, and the rate-limit specs need one fresh; run without -p", n)
-		r.failf("%v", r.setupErr)
+	if !r.prepared {
+		r.prepare(ctx)
 	}
+	if r.setupErr != nil {
+		r.failf("the run errored (the target was not judged): %v", r.setupErr)
+	}
+	data, err := json.Marshal(r.Target())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return data
+}
+
+// prepare makes the target (the bundled simulator, started and
+// provisioned, or the Config's) and runs the preflight; what went wrong is
+// setupErr.
+func (r *run) prepare(ctx context.Context) {
+	r.prepared = true
+	tg := r.cfg.target()
 	if tg.URL == "" {
 		var err error
 		if r.sim, err = bundled.Start(); err != nil {
 			r.setupErr = fmt.Errorf("the bundled simulator did not start: %w", err)
-			r.failf("%v", r.setupErr)
+			return
 		}
 		keys, err := bundled.Provision(ctx, nil, r.sim.URL)
 		if err != nil {
 			r.setupErr = fmt.Errorf("the bundled simulator's accounts could not be provisioned: %w", err)
-			r.failf("%v", r.setupErr)
+			return
 		}
 		tg = Target{URL: r.sim.URL, Pro: keys.Pro, Free: keys.Free, Revoked: keys.Revoked,
 			Burst: keys.Burst, Other: keys.Other, ControlClock: true, Secrets: keys.Secrets}
 	}
 	r.Use(tg)
-	err := r.Preflight(ctx)
+	r.setupErr = r.Preflight(ctx)
 	r.setupRequests, _ = r.Client().Take()
-	if err != nil {
-		r.setupErr = err
-		r.failf("the run errored (the target was not judged): %v", err)
-	}
-	data, err := json.Marshal(tg)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	return data
 }
 
 // join runs on every process: it judges the target process 1 set up.
@@ -152,7 +245,9 @@ func (r *run) closeSession() {
 
 func (r *run) tearDown() {
 	if r.sim != nil {
-		gomega.Expect(r.sim.Close()).To(gomega.Succeed())
+		err := r.sim.Close()
+		r.sim = nil
+		gomega.Expect(err).To(gomega.Succeed())
 	}
 }
 
@@ -201,12 +296,12 @@ func (r *run) summary(rep report.Report) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nConformance summary (%s): %s\n", rep.Outcome, rep.Headline())
 	fmt.Fprintf(&b, "  %s\n", rep.SpecLine())
-	fmt.Fprintf(&b, "  %-12s %6s %6s %6s %6s %8s\n", "label", "specs", "passed", "failed", "skipped", "requests")
+	fmt.Fprintf(&b, "  %-12s %6s %6s %6s %7s %6s %8s\n", "label", "specs", "passed", "failed", "blocked", "skipped", "requests")
 	for _, f := range rep.Features {
-		fmt.Fprintf(&b, "  %-12s %6d %6d %6d %6d %8d\n", f.Feature, f.Specs, f.Passed, f.Failed, f.Skipped, f.Requests)
+		fmt.Fprintf(&b, "  %-12s %6d %6d %6d %7d %6d %8d\n", f.Feature, f.Specs, f.Passed, f.Failed, f.Blocked, f.Skipped, f.Requests)
 	}
 	t := rep.Totals
-	fmt.Fprintf(&b, "  %-12s %6d %6d %6d %6d %8d\n", "all", t.Specs, t.Passed, t.Failed, t.Skipped, t.Requests)
+	fmt.Fprintf(&b, "  %-12s %6d %6d %6d %7d %6d %8d\n", "all", t.Specs, t.Passed, t.Failed, t.Blocked, t.Skipped, t.Requests)
 	fmt.Fprintf(&b, "  requests: %d by the specs + %d by the setup (preflight) on process 1\n", t.Requests, r.setupRequests)
 	dir, err := filepath.Abs(r.cfg.ReportDir)
 	if err != nil {

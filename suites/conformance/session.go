@@ -138,6 +138,23 @@ func (s *Session) ready() {
 			if len(callerSkip) > 0 {
 				skip += callerSkip[0]
 			}
+			// the failing matcher's problems and response, if it is ours
+			problems, resps := taken()
+			if len(problems) == 0 {
+				problems = []Problem{{Request: requestIn(message), Actual: firstLine(message)}}
+			}
+			if len(resps) == 1 && strings.HasPrefix(problems[0].Expected, "status ") {
+				id, block := s.statusCause(resps[0])
+				if block != "" {
+					s.Block(block)
+				}
+				for i := range problems {
+					if problems[i].Requirement == "" {
+						problems[i].Requirement = string(id)
+					}
+				}
+			}
+			s.record(message, problems, resps)
 			ginkgo.Fail(s.Redactor().String(message), skip)
 		})
 		c := &client.Client{
@@ -149,6 +166,7 @@ func (s *Session) ready() {
 			MaxBody: int64(s.cfg.MaxBody),
 			Redact:  s.Redactor().String,
 			Log:     s.logWriter(),
+			KeyVar:  tg.keyVar,
 		}
 		s.mu.Lock()
 		s.tg, s.tgSet = tg, true
@@ -170,22 +188,31 @@ func (s *Session) controlHTTP() *http.Client {
 
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
-	errs := s.Target().validate()
-	if s.cfg.MaxPages < 1 {
-		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", s.cfg.MaxPages))
-	}
-	for _, b := range []struct {
-		name string
-		d    time.Duration
-	}{{"max-wait", s.cfg.MaxWait}, {"request-timeout", s.cfg.RequestTimeout}, {"run-deadline", s.cfg.RunDeadline}} {
-		if b.d <= 0 {
-			errs = append(errs, fmt.Sprintf("%s %s: must be more than 0", b.name, b.d))
-		}
-	}
+	errs := append(s.Target().validate(), s.cfg.rangeErrors()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// rangeErrors says which settings are out of range.
+func (c *Config) rangeErrors() []string {
+	var errs []string
+	if c.MaxPages < 1 {
+		errs = append(errs, fmt.Sprintf("--max-pages %d: must be at least 1", c.MaxPages))
+	}
+	for _, b := range []struct {
+		name string
+		d    time.Duration
+	}{{"max-wait", c.MaxWait}, {"request-timeout", c.RequestTimeout}, {"run-deadline", c.RunDeadline}} {
+		if b.d <= 0 {
+			errs = append(errs, fmt.Sprintf("--%s %s: must be more than 0", b.name, b.d))
+		}
+	}
+	if c.MaxBody <= 0 {
+		errs = append(errs, fmt.Sprintf("--max-body %d: must be more than 0", c.MaxBody))
+	}
+	return errs
 }
 
 // Preflight checks, once, that the target answers and accepts the Pro key
@@ -219,6 +246,14 @@ func (s *Session) walk(ctx context.Context, limit string) *walk {
 func (s *Session) walkOf(ctx context.Context, key, limit string) *walk {
 	w := s.walkOnce(ctx, key, limit)
 	s.c.Claim(walkScope(key, limit))
+	// the pages are the evidence of what the spec finds in them, whoever
+	// fetched them
+	for _, p := range w.Pages {
+		s.c.Saw(ctx, p.Resp)
+	}
+	if w.Stopped != nil {
+		s.c.Saw(ctx, w.Stopped)
+	}
 	return w
 }
 
@@ -262,8 +297,8 @@ func (s *Session) makeWalk(ctx context.Context, key, limit string) *walk {
 		doc, _ := resp.JSON()
 		n := len(jsondoc.Items(doc, "/events"))
 		if n > maxPageEvents {
-			return nil, fmt.Errorf("%s: the page holds %d events, more than %d times the largest page (%d); the walk stops there (bounded memory)",
-				resp, n, maxPageEvents/schemas.MaxPageSize, schemas.MaxPageSize)
+			return resp, &tooManyEventsError{fmt.Sprintf("%s: the page holds %d events, more than %d times the largest page (%d); the walk stops there (bounded memory)",
+				resp, n, maxPageEvents/schemas.MaxPageSize, schemas.MaxPageSize), n}
 		}
 		seen += n
 		return resp, nil
@@ -273,6 +308,15 @@ func (s *Session) makeWalk(ctx context.Context, key, limit string) *walk {
 	}
 	return walkFeed(ctx, limit, fetch, s.cfg.MaxPages, 0)
 }
+
+// tooManyEventsError is a page a walk refused for its size: still a page,
+// whose events and size the specs judge.
+type tooManyEventsError struct {
+	msg    string
+	events int
+}
+
+func (e *tooManyEventsError) Error() string { return e.msg }
 
 // maxPageEvents is the most events a walk takes from one page: five times
 // what a page may hold.

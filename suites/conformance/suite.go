@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -62,6 +63,7 @@ func Register(cfg *Config) *Session {
 type suite struct{ *Session }
 
 func (s *suite) start(ctx SpecContext) {
+	taken() // nothing a matcher handed over outside a failure
 	if err := s.Preflight(ctx); err != nil {
 		AbortSuite(s.Redactor().String("the run errored (the target was not judged): " + err.Error()))
 	}
@@ -96,10 +98,12 @@ const strict = "strict"
 const silent = "where the spec is silent, as the simulator chose"
 
 // failf fails the spec (or setup node) with a formatted message,
-// redacted: the one way the suite fails by hand.
+// redacted: the one way the suite fails by hand. The failure blames the
+// spec's requirement and carries the request its message names.
 func (s *Session) failf(format string, args ...any) {
 	GinkgoHelper()
-	Fail(s.Redactor().String(fmt.Sprintf(format, args...)))
+	msg := fmt.Sprintf(format, args...)
+	s.Fail(msg, Problem{Request: requestIn(msg), Actual: firstLine(msg)})
 }
 
 // expect asserts through the redacting Gomega of the session.
@@ -108,11 +112,26 @@ func (s *suite) expect(actual any, extra ...any) Assertion {
 	return s.g.Expect(actual, extra...)
 }
 
+// Expect asserts through the session's redacting Gomega: a failure
+// records its problems (the matcher's, each with its requirement, or one
+// of the spec's own), their evidence and a rerun line, as failf does.
+func (s *Session) Expect(actual any, extra ...any) Assertion {
+	GinkgoHelper()
+	s.ready()
+	return s.g.Expect(actual, extra...)
+}
+
 // fetch returns the (possibly shared) response to req, failing the spec
 // when the target does not answer at all.
 func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response {
 	GinkgoHelper()
 	resp, err := s.c.Cached(ctx, req)
+	var stuck *client.NotReleasedError
+	if errors.As(err, &stuck) {
+		// every request of the key would fail alike: the run stops with
+		// this finding instead of failing requirements it did not judge
+		AbortSuite(s.Redactor().String("the run stopped: " + err.Error()))
+	}
 	if err != nil {
 		s.failf("no answer to judge: %v", err) // the client's errors name the request
 	}
@@ -123,15 +142,26 @@ func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response 
 func (s *suite) none(rule string, fs []finding) {
 	GinkgoHelper()
 	if len(fs) > 0 {
-		s.failf("%s", describeFindings(rule, fs))
+		s.Fail(describeFindings(rule, fs), findingProblems(rule, fs)...)
 	}
 }
 
 // noneOf fails the spec with plain problems, if there are any.
 func (s *suite) noneOf(rule string, problems []string) {
 	GinkgoHelper()
-	if len(problems) > 0 {
-		s.failf("%s\n%d problem(s):\n%s", rule, len(problems), listProblems(problems, "  "))
+	s.NoneOf(rule, problems)
+}
+
+// noneOfProblems fails the spec with problems that each name their
+// requirement, if there are any.
+func (s *suite) noneOfProblems(rule string, ps []Problem) {
+	GinkgoHelper()
+	if len(ps) > 0 {
+		lines := make([]string, len(ps))
+		for i, p := range ps {
+			lines[i] = p.Actual
+		}
+		s.Fail(fmt.Sprintf("%s\n%d problem(s):\n%s", rule, len(ps), listProblems(lines, "  ")), ps...)
 	}
 }
 

@@ -30,7 +30,7 @@ func (t Target) validate() []string {
 	if t.URL == "" {
 		errs = append(errs, "no target: give --target URL (or TCM_TARGET)")
 	} else if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-		errs = append(errs, fmt.Sprintf("target %q is not an http(s) URL", t.URL))
+		errs = append(errs, fmt.Sprintf("--target %q: not an http:// or https:// URL", t.URL))
 	}
 	if t.Pro == "" {
 		errs = append(errs, "no Pro key: give --pro-key KEY (or TCM_PRO_KEY)")

@@ -33,6 +33,7 @@ type walkPage struct {
 	Resp   *client.Response
 	Events []walkEvent
 	Next   string // "" when nextCursor was null or absent
+	NoNext bool   // nextCursor was absent (FEED-PAGE-SCHEMA's to judge)
 }
 
 // walk is a cursor walk of the feed at one page size, bounded.
@@ -64,7 +65,7 @@ func walkFeed(ctx context.Context, limit string, fetch fetchPage, maxPages, maxE
 		}
 		resp, err := fetch(ctx, cursor)
 		if err != nil {
-			w.Err = err
+			w.Err, w.Stopped = err, resp // a page refused for its size is kept
 			return w
 		}
 		page, err := readPage(resp, len(w.Pages))
@@ -117,7 +118,8 @@ func readPage(resp *client.Response, n int) (walkPage, error) {
 		e.CreatedAt, e.HasTime = jsondoc.Int(raw, "/createdAt")
 		p.Events = append(p.Events, e)
 	}
-	next, _ := jsondoc.Get(doc, "/nextCursor")
+	next, present := jsondoc.Get(doc, "/nextCursor")
+	p.NoNext = !present
 	switch next := next.(type) {
 	case nil:
 	case string:
@@ -153,7 +155,17 @@ func (w *walk) IDs() []string {
 }
 
 // Repeats names every event id seen more than once, and where.
-func (w *walk) Repeats() []string {
+func (w *walk) Repeats() []string { return append(w.SameEvents(), w.SharedIDs()...) }
+
+// SameEvents names every event the walk shows twice (an id seen again
+// with the same channel, video and createdAt): the walk's fault.
+func (w *walk) SameEvents() []string { return w.repeats(true) }
+
+// SharedIDs names every id that two different events carry (another
+// channel, video or createdAt): the ids' fault, not the walk's.
+func (w *walk) SharedIDs() []string { return w.repeats(false) }
+
+func (w *walk) repeats(same bool) []string {
 	var out []string
 	first := map[string]walkEvent{}
 	for _, e := range w.Events() {
@@ -161,7 +173,9 @@ func (w *walk) Repeats() []string {
 			continue // a missing id is the schema's finding
 		}
 		if f, ok := first[e.ID]; ok {
-			out = append(out, fmt.Sprintf("event id %q at %s repeats %s", e.ID, e.where(w), f.where(w)))
+			if isSame := f.Channel == e.Channel && f.Video == e.Video && f.CreatedAt == e.CreatedAt; isSame == same {
+				out = append(out, fmt.Sprintf("event id %q at %s repeats %s", e.ID, e.where(w), f.where(w)))
+			}
 			continue
 		}
 		first[e.ID] = e
@@ -174,10 +188,15 @@ func (w *walk) Repeats() []string {
 func (w *walk) OrderBreaks() []string {
 	var out []string
 	var prev *walkEvent
+	seen := map[string]bool{}
 	for _, e := range w.Events() {
-		if !e.HasTime {
-			continue
+		if !e.HasTime || e.CreatedAt < epochFloor.UnixMilli() {
+			continue // not epoch milliseconds: TIMESTAMP-EPOCH-MS's
 		}
+		if e.ID != "" && seen[e.ID] {
+			continue // an event shown again is the walk's repeat, not an order
+		}
+		seen[e.ID] = true
 		if prev != nil && e.CreatedAt > prev.CreatedAt {
 			edge := ""
 			if e.Page != prev.Page {
@@ -197,7 +216,10 @@ func (w *walk) OrderBreaks() []string {
 func (w *walk) SizeProblems(want int) []string {
 	var out []string
 	for i, p := range w.Pages {
-		last := p.Next == ""
+		// a page whose cursor leads only to an empty last page is the last
+		// in what it holds (where the walk ends is FEED-CURSOR-END's)
+		last := p.Next == "" || i == len(w.Pages)-2 && w.Complete && len(w.Pages[i+1].Events) == 0 ||
+			i == len(w.Pages)-1 && w.endErr != nil // a cycle or "" ends it
 		switch {
 		case len(p.Events) > want:
 			out = append(out, fmt.Sprintf("page %d (%s) holds %d events, more than %d", i+1, p.Resp.Request, len(p.Events), want))

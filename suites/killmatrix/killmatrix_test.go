@@ -268,6 +268,12 @@ func TestKillMatrix(t *testing.T) {
 		} else if !v.Named {
 			t.Errorf("%s (breaks %s) is killed, but no failure names the request it judged (method and path): %s", v.Fault, v.Requirement, strings.Join(v.KilledBy, " | "))
 		}
+		if len(v.Misblamed) > 0 {
+			t.Errorf("%s (breaks %s): its failures blame %s too (one fault, one requirement)", v.Fault, v.Requirement, strings.Join(v.Misblamed, ", "))
+		}
+		if len(v.Unproven) > 0 {
+			t.Errorf("%s (breaks %s): failures without a transcript, a curl line and a rerun line: %s", v.Fault, v.Requirement, strings.Join(v.Unproven, " | "))
+		}
 	}
 }
 

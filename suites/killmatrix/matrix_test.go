@@ -1,12 +1,16 @@
 package killmatrix
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/report"
 )
 
 // verdict is what one run of the suite with one fault on says about it.
@@ -21,6 +25,12 @@ type verdict struct {
 	// Named: some killing spec's failure names the request it judged
 	// (method and path), so a reader knows what to send again.
 	Named bool
+	// Misblamed are the requirements other than the broken one that the
+	// failures blame (their problems' requirements): one fault, one blame.
+	Misblamed []string
+	// Unproven are the failures without their evidence: a transcript and
+	// a curl line of a request, and a rerun line.
+	Unproven []string
 	// Errored says why the run could not judge the target (the suite's
 	// setup failed, or there is no report); "" if it judged it.
 	Errored string
@@ -77,7 +87,19 @@ func judge(fault, requirement string, reports []types.Report) verdict {
 			if !s.LeafNodeType.Is(types.NodeTypeIt) {
 				continue // a ReportAfterSuite or cleanup node: not a spec
 			}
-			if slices.Contains(s.Labels(), requirement) {
+			blamed, structured := blames(s)
+			if !structured {
+				blamed = s.Labels() // a failure that says nothing structured: its labels
+			}
+			for _, b := range blamed {
+				if b != requirement && catalogue.IsID(b) && !slices.Contains(v.Misblamed, b) && structured {
+					v.Misblamed = append(v.Misblamed, b)
+				}
+			}
+			if !proven(s) {
+				v.Unproven = append(v.Unproven, s.FullText())
+			}
+			if slices.Contains(blamed, requirement) {
 				v.KilledBy = append(v.KilledBy, s.FullText())
 				v.Named = v.Named || namesRequest(s.FailureMessage())
 			} else {
@@ -86,6 +108,57 @@ func judge(fault, requirement string, reports []types.Report) verdict {
 		}
 	}
 	return v
+}
+
+// blames reads the requirements a failed spec's problems blame, and
+// whether it recorded problems at all.
+func blames(s types.SpecReport) ([]string, bool) {
+	var out []string
+	found := false
+	for _, e := range s.ReportEntries {
+		if e.Name != report.EntryProblems {
+			continue
+		}
+		found = true
+		var ps []report.Problem
+		if json.Unmarshal([]byte(entryText(e)), &ps) == nil {
+			for _, p := range ps {
+				if !slices.Contains(out, p.Requirement) {
+					out = append(out, p.Requirement)
+				}
+			}
+		}
+	}
+	return out, found
+}
+
+// proven reports whether a failed spec carries its evidence: an exchange
+// with a transcript and a curl line, and a rerun line.
+func proven(s types.SpecReport) bool {
+	var evidence, rerun bool
+	for _, e := range s.ReportEntries {
+		switch e.Name {
+		case report.EntryEvidence:
+			var xs []report.Exchange
+			if json.Unmarshal([]byte(entryText(e)), &xs) == nil {
+				for _, x := range xs {
+					evidence = evidence || x.Transcript != "" && strings.HasPrefix(x.Curl, "curl ")
+				}
+			}
+		case report.EntryRerun:
+			rerun = strings.Contains(entryText(e), "--focus")
+		}
+	}
+	return evidence && rerun
+}
+
+// entryText is a report entry's string value, as a JSON report holds it.
+func entryText(e types.ReportEntry) string {
+	var s string
+	if json.Unmarshal([]byte(e.Value.AsJSON), &s) == nil {
+		return s
+	}
+	return e.Value.Representation
 }
 
 // failures lists every failed node of a run, setup nodes included: what a

@@ -38,7 +38,8 @@ go to --report-dir, relative to where you run it; the path is printed at the end
 const notes = `Labels: health auth pro pagination events videos isolation errors rate-limit strict
 (strict runs only when --label-filter names it). The same run with Go and a clone:
   go tool ginkgo ./suites -- --target URL --pro-key KEY
-Exit status: 0 when the target conforms, 1 when a spec failed or the run errored, 2 for a bad setting.`
+Exit status: 0 when the target conforms, 1 when a spec failed or the run errored, 2 for a bad
+setting or a key in the wrong role (one line, before anything else; the reports say why too).`
 
 // Ginkgo are the settings of the run that the suite leaves to Ginkgo.
 type Ginkgo struct {
@@ -88,7 +89,10 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	quiet := quietOnInterrupt(name, stderr)
 	defer quiet()
-	conformance.Run(&t, *cfg)
+	var refused *conformance.RefusedError
+	if err := conformance.Run(&t, *cfg); errors.As(err, &refused) {
+		return 2 // a bad setting, or a key in the wrong role: said in one line
+	}
 	if t.failed.Load() {
 		return 1
 	}
