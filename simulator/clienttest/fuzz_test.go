@@ -42,10 +42,10 @@ func syncTwice(bug planted.Bug) func(t *testing.T, sim *clienttest.Sim) {
 	}
 }
 
-// calm is an input of a world with events and no trouble: the planted
-// fuzz targets replay it in go test (their bugs are for go test -fuzz to
-// find).
-var calm = []byte{0, 1, 3, 3, 0, 0, 0}
+// calm is an input of a world with events and no trouble (no lead step,
+// then the world): the planted fuzz targets replay it in go test (their
+// bugs are for go test -fuzz to find).
+var calm = []byte{0, 0, 1, 3, 3, 0, 0, 0}
 
 // The correct client passes every input, answers that break the contract
 // included.
