@@ -14,8 +14,8 @@
 //
 // # What the input decides
 //
-// The lead step (its first byte): trouble on the feed at the first
-// request, any kind of step, or none (0). The world (World): its seed, 2 to 8 channels, a history of nothing (an
+// The lead step (its first byte): trouble on the feed from one of the
+// first four requests, any kind of step, or none (0). The world (World): its seed, 2 to 8 channels, a history of nothing (an
 // empty feed until the clock moves) to 30 days, the edge rate (emoji,
 // combining marks and right-to-left titles, 12- to 32-character ids, null
 // counts, avatars missing), a cap on the feed (a walk sees its newest 0,
@@ -188,8 +188,8 @@ func pick[T any](t *tape, list ...T) T { return list[t.byte()%len(list)] }
 // first byte is the lead step (0: none), the next seven make the world,
 // each next four a step.
 //
-// The lead step is trouble on the feed at the first request, kind and
-// parameter from that one byte: a fuzzer that changes one byte of a calm
+// The lead step is trouble on the feed from one of the first four
+// requests, kind, request and parameter from that one byte: a fuzzer that changes one byte of a calm
 // input reaches any kind of trouble at once, instead of having to grow
 // the input by a whole step and land it on a request the client makes.
 func FromBytes(data []byte, o Options) Plan {
@@ -215,8 +215,11 @@ func FromBytes(data []byte, o Options) Plan {
 		w.Ties = time.Minute
 	}
 	if lead > 0 {
-		s := Step{At: 1, Kind: kinds[(lead-1)%len(kinds)], Op: simulator.OpFeed}
-		s.Param = s.param((lead-1)/len(kinds), o)
+		// The rest of the byte: the request (1 to 4, so that a step on a
+		// page reaches past the first page too) and the parameter.
+		q := (lead - 1) / len(kinds)
+		s := Step{At: 1 + q%4, Kind: kinds[(lead-1)%len(kinds)], Op: simulator.OpFeed}
+		s.Param = s.param(q/4, o)
 		p.Steps = append(p.Steps, s)
 	}
 	at := 1
