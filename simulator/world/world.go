@@ -234,12 +234,23 @@ type World struct {
 }
 
 // New builds a world: seeded channels and videos, and History back-filled by
-// polling from Start-History to Start.
+// polling from Start-History to Start. A small world is built once per
+// Config and copied after (clone.go).
 func New(cfg Config) (*World, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
 		return nil, err
 	}
+	if w := fromTemplate(cfg); w != nil {
+		return w, nil
+	}
+	w := build(cfg)
+	keepTemplate(cfg, w)
+	return w, nil
+}
+
+// build builds the world of a normalized Config.
+func build(cfg Config) *World {
 	w := newEmpty(cfg)
 	w.edgeRate = cfg.EdgeRate
 	t0 := cfg.Start.Add(-cfg.History).UnixMilli()
@@ -250,7 +261,7 @@ func New(cfg Config) (*World, error) {
 	w.runUntil(cfg.Start.UnixMilli())
 	w.mu.Unlock()
 	w.raiseNow(cfg.Start.UnixMilli())
-	return w, nil
+	return w
 }
 
 func (c Config) normalize() (Config, error) {
