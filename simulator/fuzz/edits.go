@@ -30,6 +30,9 @@ func (s *Schedule) after(x *exchange, a *answer) {
 		s.putBack(x) // the other steps need a 200
 		return
 	}
+	if s.unedited(x, a) {
+		return
+	}
 	doc, err := jsondoc.Decode(a.body)
 	obj, isObj := doc.(map[string]any)
 	if err != nil || !isObj {
