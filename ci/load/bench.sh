@@ -37,8 +37,8 @@ SETS=${SETS:-5000}
 CEILING=${CEILING:-constant}
 # SIM_FLAGS: more flags for both simulators, such as "--journal-size -1".
 read -r -a sim_flags <<<"${SIM_FLAGS:-}"
-static_flags=()
-[[ "$CEILING" == constant ]] && static_flags=(-constant)
+static_flags=() capture_flags=()
+[[ "$CEILING" == constant ]] && static_flags=(-constant) capture_flags=(-answers=false)
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -59,8 +59,20 @@ if [ "$(nproc)" -lt 2 ]; then
   echo "bench.sh: needs 2 cores to pin servers and wrk apart" >&2; exit 1
 fi
 
+# PROFILE=DIR: the simulator is built with -tags pprof (net/http/pprof on a
+# second listener, cmd/simulator/pprof.go), and the first round of each
+# case writes a CPU profile of it under that load to DIR/PHASE-CASE.pprof
+# (go tool pprof -top FILE).
+PROFILE=${PROFILE:-}
+
 cd "$root"
-go build -o "$work/simulator" ./cmd/simulator
+if [[ -n "$PROFILE" ]]; then
+  mkdir -p "$PROFILE"
+  PROFILE=$(cd "$PROFILE" && pwd)
+  go build -tags pprof -o "$work/simulator" ./cmd/simulator
+else
+  go build -o "$work/simulator" ./cmd/simulator
+fi
 go build -o "$work/static" ./ci/load/static
 HZ=$(getconf CLK_TCK)
 
@@ -70,7 +82,7 @@ start_phase() {
   local dir="$work/$1"
   shift
   mkdir -p "$dir"
-  GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/simulator" --addr 127.0.0.1:0 \
+  TCM_PPROF_FILE="$dir/pprof.txt" GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/simulator" --addr 127.0.0.1:0 \
     --feed-limit -1 --videos-limit -1 --log-level warn --info-file "$dir/info.json" "$@" ${sim_flags[@]+"${sim_flags[@]}"} >/dev/null &
   pids+=($!)
   sim_pid=$!
@@ -78,7 +90,7 @@ start_phase() {
   [ -s "$dir/info.json" ] || { echo "bench.sh: the simulator did not start" >&2; exit 1; }
   url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$dir/info.json")
   key=$(sed -n 's/.*"proKey": "\([^"]*\)".*/\1/p' "$dir/info.json")
-  "$work/static" -capture -url "$url" -key "$key" -dir "$dir" -deep "$DEEP" -sets "$SETS"
+  "$work/static" -capture -url "$url" -key "$key" -dir "$dir" -deep "$DEEP" -sets "$SETS" ${capture_flags[@]+"${capture_flags[@]}"}
   GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/static" -addr 127.0.0.1:0 -dir "$dir" ${static_flags[@]+"${static_flags[@]}"} &
   pids+=($!)
   static_pid=$!
@@ -152,10 +164,16 @@ run_phase() {
   for round in $(seq "$ROUNDS"); do
     for c in "$@"; do
       for k in "static_$phase-$c" "sim_$phase-$c"; do
+        profiling=""
+        if [[ -n "$PROFILE" && $k == sim_* && $round == 1 ]]; then
+          curl -fs -o "$PROFILE/$phase-$c.pprof" "http://$(cat "$dir/pprof.txt")/debug/pprof/profile?seconds=${DURATION%s}" &
+          profiling=$!
+        fi
         case $k in
           static_*) m=$(measure "$static_pid" "$static_url" "$dir/$c.lua") || exit 1 ;;
           sim_*) m=$(measure "$sim_pid" "$url" "$dir/$c.lua") || exit 1 ;;
         esac
+        [[ -z "$profiling" ]] || wait "$profiling" || true
         read -r r e l <<<"$m"
         rps[$k]=$(best "${rps[$k]}" "$r")
         eff[$k]=$(best "${eff[$k]}" "$e")
@@ -166,9 +184,13 @@ run_phase() {
   done
 }
 
-start_phase still --speed 0
-run_phase still first one
-stop_servers
+# PHASES: the phases to run (default both; "live" for the targets alone).
+PHASES=${PHASES:-still live}
+if [[ " $PHASES " == *" still "* ]]; then
+  start_phase still --speed 0
+  run_phase still first one
+  stop_servers
+fi
 start_phase live --speed 60 --history "$LIVE_HISTORY"
 run_phase live first deep one random
 pages=$(wc -l <"$work/live/deep.txt")
@@ -181,8 +203,10 @@ row() {
     -v lp="${p99[sim_$2]}" -v sp="${p99[static_$2]}" \
     'BEGIN { printf "%-38s %10.0f %10.0f %5.0f%% %13.0f %11.0f %5.0f%% %7s %6.2fms %6.2fms\n", n, s, m, 100*m/s, se, me, 100*me/se, t, lp, sp }'
 }
-row "still: first feed page (limit=50)" still-first -
-row "still: videos, one set of 20 ids" still-one -
+if [[ " $PHASES " == *" still "* ]]; then
+  row "still: first feed page (limit=50)" still-first -
+  row "still: videos, one set of 20 ids" still-one -
+fi
 row "live: first feed page" live-first -
 row "live: deep pages ($pages cursors, at random)" live-deep 65%
 row "live: videos, one set of 20 ids" live-one -

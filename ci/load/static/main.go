@@ -52,10 +52,11 @@ func main() {
 	key := flag.String("key", "", "Pro API key (with -capture)")
 	sets := flag.Int("sets", 500, "random sets of 20 ids to capture")
 	deep := flag.Int("deep", 0, "deep cursors to keep, drawn from the whole walk (0: every one)")
+	keep := flag.Bool("answers", true, "keep the answers of the random sets (-constant serves none of them; 5,000 are over 1 GB)")
 	constant := flag.Bool("constant", false, "answer every feed request with the first page and every videos request with the first set's answer (a ceiling with no lookup and one hot answer)")
 	flag.Parse()
 	if *capture {
-		if err := captureFrom(*url, *key, *dir, *sets, *deep); err != nil {
+		if err := captureFrom(*url, *key, *dir, *sets, *deep, *keep); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -117,7 +118,7 @@ func serve(w http.ResponseWriter, body []byte) {
 }
 
 // captureFrom walks the feed and asks for the videos sets.
-func captureFrom(base, key, dir string, sets, deep int) error {
+func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 	a := answers{Feed: map[string]string{}, Videos: map[string]string{}}
 	var targets, ids []string
 	seen := map[string]bool{}
@@ -166,12 +167,15 @@ func captureFrom(base, key, dir string, sets, deep int) error {
 			}
 		}
 		body, _ := json.Marshal(map[string][]string{"videoIds": set})
+		bodies = append(bodies, string(body))
+		if n > 0 && !keep {
+			continue
+		}
 		answer, err := fetch("POST", base+schemas.PathVideos, key, body)
 		if err != nil {
 			return err
 		}
 		a.Videos[string(body)] = string(answer)
-		bodies = append(bodies, string(body))
 	}
 	a.First = bodies[0]
 	raw, err := json.Marshal(a)
@@ -199,8 +203,8 @@ func captureFrom(base, key, dir string, sets, deep int) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes; %d deep cursors kept), %d videos answers (first %d bytes), %d ids\n",
-		len(targets), len(a.Feed[query]), len(deeper), len(bodies), len(a.Videos[bodies[0]]), len(ids))
+	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes; %d deep cursors kept), %d videos sets (%d answers kept, the first %d bytes), %d ids\n",
+		len(targets), len(a.Feed[query]), len(deeper), len(bodies), len(a.Videos), len(a.Videos[bodies[0]]), len(ids))
 	return nil
 }
 
