@@ -104,7 +104,8 @@
 //     (it was first seen before the window began) or the plan is not Pro;
 //   - events are all of the video's events, newest first, as in the feed.
 //
-// An encoded entry is cached per video and plan (64 MiB at most in all) and
+// An encoded entry is cached per video and plan (room for about one entry
+// a video in all, 64 MiB at least) and
 // served again while neither the video nor its channel changed and the
 // moving window has not cut a sample off; a test compares every cached
 // answer with a fresh one. FeedPage and Videos allocate their answer;
