@@ -20,7 +20,9 @@ import (
 type answerCache struct {
 	// evict: a full cache drops answers it holds (any) to keep a new
 	// one, rather than keep no more.
-	evict  bool
+	evict bool
+	// room is the bytes it may hold (nil: maxCacheBytes).
+	room   func() int
 	mu     sync.Mutex
 	moment cacheMoment
 	bytes  int
@@ -33,8 +35,16 @@ type cacheMoment struct {
 	changes uint64 // state.changes
 }
 
-// maxCacheBytes bounds the answers kept for one moment.
+// maxCacheBytes bounds the answers kept for one moment, unless the
+// cache says otherwise (room).
 const maxCacheBytes = 32 << 20
+
+func (c *answerCache) limit() int {
+	if c.room == nil {
+		return maxCacheBytes
+	}
+	return c.room()
+}
 
 func (c *answerCache) Get(m cacheMoment, key string) ([]byte, bool) {
 	c.mu.Lock()
@@ -50,7 +60,7 @@ func (c *answerCache) Get(m cacheMoment, key string) ([]byte, bool) {
 func (c *answerCache) hasRoom(m cacheMoment) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.moment != m || c.evict || c.bytes < maxCacheBytes-maxPooledAnswer
+	return c.moment != m || c.evict || c.bytes < c.limit()-maxPooledAnswer
 }
 
 func (c *answerCache) Put(m cacheMoment, key string, body []byte) {
@@ -59,17 +69,18 @@ func (c *answerCache) Put(m cacheMoment, key string, body []byte) {
 	if c.moment != m || c.byKey == nil {
 		c.moment, c.bytes, c.byKey = m, 0, map[string][]byte{}
 	}
-	if len(body) > maxCacheBytes {
+	limit := c.limit()
+	if len(body) > limit {
 		return
 	}
 	for k, b := range c.byKey { // in no order: any answers make room
-		if c.bytes+len(body) <= maxCacheBytes || !c.evict {
+		if c.bytes+len(body) <= limit || !c.evict {
 			break
 		}
 		delete(c.byKey, k)
 		c.bytes -= len(b)
 	}
-	if c.bytes+len(body) > maxCacheBytes {
+	if c.bytes+len(body) > limit {
 		return
 	}
 	if old, ok := c.byKey[key]; ok {

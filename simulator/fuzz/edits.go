@@ -24,6 +24,9 @@ func jsonAnswer(v any) *answer {
 // on a feed page, the cursor cycle and the step, and keeps the walk's
 // pages and the events served.
 func (s *Schedule) after(x *exchange, a *answer) {
+	if a.Status == http.StatusOK && s.unedited(x, a) {
+		return
+	}
 	obj, ok := s.document(x, a)
 	if !ok {
 		return

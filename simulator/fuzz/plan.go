@@ -14,7 +14,8 @@
 //
 // # What the input decides
 //
-// The world (World): its seed, 2 to 8 channels, a history of nothing (an
+// The lead step (its first byte): trouble on the feed from one of the
+// first four requests, any kind of step, or none (0). The world (World): its seed, 2 to 8 channels, a history of nothing (an
 // empty feed until the clock moves) to 30 days, the edge rate (emoji,
 // combining marks and right-to-left titles, 12- to 32-character ids, null
 // counts, avatars missing), a cap on the feed (a walk sees its newest 0,
@@ -154,12 +155,12 @@ const MaxSteps = 12
 // SeedInputLen is how many bytes of input a seed stands for.
 const SeedInputLen = 40
 
-// FromSeed is the plan of seed n: the plan of SeedInputLen bytes drawn
-// from n.
+// FromSeed is the plan of seed n: the plan of a 0 (no lead step) and
+// SeedInputLen bytes drawn from n.
 func FromSeed(n int64, o Options) Plan {
 	r := rand.New(rand.NewPCG(uint64(n), 0x66757a7a))
-	b := make([]byte, SeedInputLen)
-	for i := 0; i < len(b); i += 8 {
+	b := make([]byte, 1+SeedInputLen)
+	for i := 1; i < len(b); i += 8 {
 		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
 	}
 	p := FromBytes(b, o)
@@ -186,10 +187,21 @@ func (t *tape) left() bool { return t.i < len(t.b) }
 func pick[T any](t *tape, list ...T) T { return list[t.byte()%len(list)] }
 
 // FromBytes decodes an input into a plan. Every input is a plan: the
-// first bytes make the world, each next four a step.
+// first byte is the lead step (0: none), the next seven make the world,
+// each next four a step.
+//
+// The lead step is trouble on the feed from one of the first four
+// requests, kind, request and parameter from that one byte: a fuzzer that changes one byte of a calm
+// input reaches any kind of trouble at once, instead of having to grow
+// the input by a whole step and land it on a request the client makes.
 func FromBytes(data []byte, o Options) Plan {
 	t := &tape{b: data}
 	p := Plan{Input: append([]byte(nil), data...), Opts: o}
+	kinds := Trouble
+	if o.Break {
+		kinds = append(append([]Kind(nil), Trouble...), Broken...)
+	}
+	lead := t.byte()
 	w := &p.World
 	w.Seed = int64(t.byte()<<8 | t.byte())
 	w.Channels = 2 + t.byte()%7
@@ -204,9 +216,13 @@ func FromBytes(data []byte, o Options) Plan {
 	case flags&1 != 0:
 		w.Ties = time.Minute
 	}
-	kinds := Trouble
-	if o.Break {
-		kinds = append(append([]Kind(nil), Trouble...), Broken...)
+	if lead > 0 {
+		// The rest of the byte: the request (1 to 4, so that a step on a
+		// page reaches past the first page too) and the parameter.
+		q := (lead - 1) / len(kinds)
+		s := Step{At: 1 + q%4, Kind: kinds[(lead-1)%len(kinds)], Op: simulator.OpFeed}
+		s.Param = s.param(q/4, o)
+		p.Steps = append(p.Steps, s)
 	}
 	at := 1
 	for t.left() && len(p.Steps) < MaxSteps {

@@ -21,14 +21,28 @@ type head struct {
 	typ       uint8 // index into schemas.EventTypes
 }
 
-const chunkSize = 4 << 20
+// A log's chunks double from minChunk to chunkSize: a small world (a
+// fuzz input's, a test's) does not clear 4 MB for its first event.
+const (
+	minChunk  = 128 << 10
+	chunkSize = 4 << 20
+)
+
+// nextChunk is the capacity of the log's next chunk, at least n.
+func (l *eventLog) nextChunk(n int) int {
+	size := chunkSize
+	if k := len(l.chunks); k < 5 {
+		size = minChunk << k
+	}
+	return max(size, n)
+}
 
 // tail is the free end of the last chunk, with room for any usual event:
 // events are encoded in place, not copied in.
 func (l *eventLog) tail() []byte {
 	last := len(l.chunks) - 1
 	if last < 0 || cap(l.chunks[last])-len(l.chunks[last]) < maxInPlace {
-		l.chunks = append(l.chunks, make([]byte, 0, chunkSize))
+		l.chunks = append(l.chunks, make([]byte, 0, l.nextChunk(0)))
 		last++
 	}
 	c := l.chunks[last]
@@ -55,7 +69,7 @@ func (l *eventLog) commitTail(h head, b []byte) {
 func (l *eventLog) add(h head, raw []byte) {
 	last := len(l.chunks) - 1
 	if last < 0 || len(l.chunks[last])+len(raw) > cap(l.chunks[last]) {
-		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(raw))))
+		l.chunks = append(l.chunks, make([]byte, 0, l.nextChunk(len(raw))))
 		last++
 	}
 	c := l.chunks[last]

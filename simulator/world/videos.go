@@ -80,7 +80,8 @@ type entryCache struct {
 	b            []byte
 }
 
-// entryCacheBudget bounds the bytes of all cached entries.
+// entryCacheBudget is the least bound of the bytes of all cached entries
+// (entryBudget).
 const entryCacheBudget = 64 << 20
 
 func (w *World) appendEntry(b []byte, v *video, p Plan, now int64) ([]byte, error) {
@@ -143,7 +144,7 @@ func (w *World) storeEntry(v *video, e *entryCache) {
 	if old != nil {
 		delta -= int64(len(old.b))
 	}
-	if w.cacheBytes.Load()+delta > entryCacheBudget {
+	if w.cacheBytes.Load()+delta > w.entryBudget() {
 		if old != nil && v.cache.CompareAndSwap(old, nil) {
 			w.cacheBytes.Add(-int64(len(old.b)))
 		}

@@ -104,7 +104,8 @@
 //     (it was first seen before the window began) or the plan is not Pro;
 //   - events are all of the video's events, newest first, as in the feed.
 //
-// An encoded entry is cached per video and plan (64 MiB at most in all) and
+// An encoded entry is cached per video and plan (room for about one entry
+// a video in all, 64 MiB at least) and
 // served again while neither the video nor its channel changed and the
 // moving window has not cut a sample off; a test compares every cached
 // answer with a fresh one. FeedPage and Videos allocate their answer;
@@ -236,12 +237,23 @@ type World struct {
 }
 
 // New builds a world: seeded channels and videos, and History back-filled by
-// polling from Start-History to Start.
+// polling from Start-History to Start. A small world is built once per
+// Config and copied after (clone.go).
 func New(cfg Config) (*World, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
 		return nil, err
 	}
+	if w := fromTemplate(cfg); w != nil {
+		return w, nil
+	}
+	w := build(cfg)
+	keepTemplate(cfg, w)
+	return w, nil
+}
+
+// build builds the world of a normalized Config.
+func build(cfg Config) *World {
 	w := newEmpty(cfg)
 	w.edgeRate = cfg.EdgeRate
 	t0 := cfg.Start.Add(-cfg.History).UnixMilli()
@@ -252,7 +264,7 @@ func New(cfg Config) (*World, error) {
 	w.runUntil(cfg.Start.UnixMilli())
 	w.mu.Unlock()
 	w.raiseNow(cfg.Start.UnixMilli())
-	return w, nil
+	return w
 }
 
 func (c Config) normalize() (Config, error) {

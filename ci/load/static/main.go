@@ -11,8 +11,12 @@
 // set of 20 video ids and -sets random sets of 20. It writes answers.json
 // (feed answers by query, videos answers by request body) for the server,
 // and for wrk: first.txt (the first page's target), deep.txt (every other
-// page's target), one.txt (one videos request body) and random.txt (the
-// random ones), a line each.
+// page's target, or -deep of them drawn at random), one.txt (one videos
+// request body) and random.txt (the random ones), a line each.
+//
+// With -constant it answers every feed request with the first page and
+// every videos request with the first set's answer, whatever was asked:
+// the ceiling of issue 27, a server with no lookup and one hot answer.
 package main
 
 import (
@@ -37,6 +41,7 @@ import (
 type answers struct {
 	Feed   map[string]string `json:"feed"`   // raw query → page
 	Videos map[string]string `json:"videos"` // request body → answer
+	First  string            `json:"first"`  // the body of the first set
 }
 
 func main() {
@@ -46,10 +51,12 @@ func main() {
 	url := flag.String("url", "", "simulator base URL (with -capture)")
 	key := flag.String("key", "", "Pro API key (with -capture)")
 	sets := flag.Int("sets", 500, "random sets of 20 ids to capture")
-	constant := flag.Bool("constant", false, "answer every feed request with the first page (a ceiling with no lookup and one hot page)")
+	deep := flag.Int("deep", 0, "deep cursors to keep, drawn from the whole walk (0: every one)")
+	keep := flag.Bool("answers", true, "keep the answers of the random sets (-constant serves none of them; 5,000 are over 1 GB)")
+	constant := flag.Bool("constant", false, "answer every feed request with the first page and every videos request with the first set's answer (a ceiling with no lookup and one hot answer)")
 	flag.Parse()
 	if *capture {
-		if err := captureFrom(*url, *key, *dir, *sets); err != nil {
+		if err := captureFrom(*url, *key, *dir, *sets, *deep, *keep); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -65,6 +72,7 @@ func main() {
 	feed, videos := bytesOf(a.Feed), bytesOf(a.Videos)
 	mux := http.NewServeMux()
 	first := feed["limit="+strconv.Itoa(schemas.DefaultPageSize)]
+	oneSet := videos[a.First]
 	mux.HandleFunc("GET "+schemas.PathFeed, func(w http.ResponseWriter, r *http.Request) {
 		if *constant {
 			serve(w, first)
@@ -74,6 +82,10 @@ func main() {
 	})
 	mux.HandleFunc("POST "+schemas.PathVideos, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if *constant {
+			serve(w, oneSet)
+			return
+		}
 		serve(w, videos[string(body)])
 	})
 	ln, err := net.Listen("tcp", *addr)
@@ -106,7 +118,7 @@ func serve(w http.ResponseWriter, body []byte) {
 }
 
 // captureFrom walks the feed and asks for the videos sets.
-func captureFrom(base, key, dir string, sets int) error {
+func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 	a := answers{Feed: map[string]string{}, Videos: map[string]string{}}
 	var targets, ids []string
 	seen := map[string]bool{}
@@ -155,21 +167,34 @@ func captureFrom(base, key, dir string, sets int) error {
 			}
 		}
 		body, _ := json.Marshal(map[string][]string{"videoIds": set})
+		bodies = append(bodies, string(body))
+		if n > 0 && !keep {
+			continue
+		}
 		answer, err := fetch("POST", base+schemas.PathVideos, key, body)
 		if err != nil {
 			return err
 		}
 		a.Videos[string(body)] = string(answer)
-		bodies = append(bodies, string(body))
 	}
+	a.First = bodies[0]
 	raw, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
+	deeper := targets[1:]
+	if deep > 0 && deep < len(deeper) {
+		// deep cursors drawn from the whole walk, seeded
+		picked := make([]string, deep)
+		for i, j := range rng.Perm(len(deeper))[:deep] {
+			picked[i] = deeper[j]
+		}
+		deeper = picked
+	}
 	files := map[string]string{
 		"answers.json": string(raw),
 		"first.txt":    targets[0] + "\n",
-		"deep.txt":     strings.Join(targets[1:], "\n") + "\n",
+		"deep.txt":     strings.Join(deeper, "\n") + "\n",
 		"one.txt":      bodies[0] + "\n",
 		"random.txt":   strings.Join(bodies[1:], "\n") + "\n",
 	}
@@ -178,8 +203,8 @@ func captureFrom(base, key, dir string, sets int) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes), %d videos answers (first %d bytes), %d ids\n",
-		len(targets), len(a.Feed[query]), len(bodies), len(a.Videos[bodies[0]]), len(ids))
+	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes; %d deep cursors kept), %d videos sets (%d answers kept, the first %d bytes), %d ids\n",
+		len(targets), len(a.Feed[query]), len(deeper), len(bodies), len(a.Videos), len(a.Videos[bodies[0]]), len(ids))
 	return nil
 }
 
