@@ -1,12 +1,17 @@
 package client_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"io/fs"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -83,18 +88,6 @@ func heavyVideos(eventsPer, samples int) []byte {
 	return []byte(`{"videos":[` + strings.Join(entries, ",") + `],"missingVideoIds":[],"object":"video_list"}`)
 }
 
-// The heavy world validates: the benchmark below measures a valid one.
-func TestHeavyWorldValidates(t *testing.T) {
-	for name, c := range map[string]struct {
-		res  schemas.Resource
-		body []byte
-	}{"feed": {schemas.FeedPage, heavyFeedPage()}, "videos": {schemas.VideosResponse, heavyVideos(12, 720)}} {
-		if err := (&client.Response{Body: c.body}).Validate(c.res); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
 // BenchmarkValidateHeavyWorld validates the answers of a heavy world: a
 // feed page of 200 events and tracked-videos answers of 20 VideoEntries
 // whose events include channel-level ones, with 300-character Unicode
@@ -125,6 +118,126 @@ func BenchmarkValidateHeavyWorld(b *testing.B) {
 			if cpu := cpuTime() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(c.events*b.N)/cpu.Seconds(), "events/cpu-s")
+			}
+		})
+	}
+}
+
+// Validating an answer hands each of its values to the validator about
+// once, whatever its shape: the work grows linearly with the answer. (It
+// once validated everything outside the largest array again for each of
+// its pieces: exponential in the number of large arrays.)
+func TestValidationWorkIsLinear(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		res  schemas.Resource
+		body []byte
+	}{
+		{"feed page", schemas.FeedPage, heavyFeedPage()},
+		{"20 entries, 48 samples", schemas.VideosResponse, heavyVideos(12, 48)},
+		{"20 entries, 240 samples", schemas.VideosResponse, heavyVideos(12, 240)},
+
+		{"20 entries of 60 events", schemas.VideosResponse, heavyVideos(60, 24)},
+		{"a page of 3,000 events", schemas.FeedPage, []byte(`{"events":[` + strings.Repeat(`{"id":"e","createdAt":1,"type":"title_ab_test","channel":`+heavyChannel+`,"video":{"platformVideoId":"v","currentTitle":"t","currentThumbnailUrl":"https://i.example.com/v.jpg","publishedAt":1},"titles":["a","b"]},`, 3000) + `1],"nextCursor":null}`)},
+		{"arrays in arrays", schemas.FeedPage, []byte(`{"events":[` + strings.Repeat(`[`+strings.Repeat(`[1,2,3,4],`, 600)+`1],`, 15) + `1],"nextCursor":null}`)},
+	} {
+		doc, err := jsondoc.Decode(c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values, work := client.CountValues(doc), client.ValidationWork(c.res, doc)
+		t.Logf("%s: %d values, %d validated", c.name, values, work)
+		// the skeleton and the pieces' contexts repeat a few values
+		if work < values || work > values+values/10+1000 {
+			t.Errorf("%s: %d values, %d handed to the validator", c.name, values, work)
+		}
+	}
+}
+
+// An answer of a heavy world that breaks rules deep in its pieces (items
+// of an A/B test's titles, which only the event's type makes a rule of,
+// one of them in a piece of its own; a stat sample; a channel-level event
+// with a video) has the same
+// violations, at the same pointers, with the same values and event types,
+// as validating it whole finds.
+func TestHeavyAnswerValidatesInPiecesAlike(t *testing.T) {
+	doc, err := jsondoc.Decode(heavyVideos(24, 240))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the first event of a type in an entry
+	event := func(entry int, typ string) string {
+		for i, e := range jsondoc.Items(doc, fmt.Sprintf("/videos/%d/events", entry)) {
+			if got, _ := jsondoc.String(e, "/type"); got == typ {
+				return fmt.Sprintf("/videos/%d/events/%d", entry, i)
+			}
+		}
+		t.Fatalf("no %s in entry %d", typ, entry)
+		return ""
+	}
+	// an A/B test of 300 titles, split off in pieces of its own
+	abTest, _ := jsondoc.Decode([]byte(heavyEvent(3, heavyChannel)))
+	titles := make([]any, 300)
+	for i := range titles {
+		titles[i] = heavyTitle(i)
+	}
+	titles[150] = json.Number("7")
+	abTest.(map[string]any)["titles"] = titles
+	for ptr, v := range map[string]any{
+		"/videos/0/events/0":                                  abTest,
+		event(7, "title_ab_test") + "/titles/1":               json.Number("5"),
+		event(19, "channel_avatar_changed") + "/newAvatarUrl": "not a uri",
+		event(4, "subscriber_change") + "/video":              map[string]any{},
+		"/videos/13/statSamples/200/viewCount":                json.Number("-1"),
+		"/videos/0/statSamples/5/createdAt":                   "x",
+		"/videos/11/firstSeenAt":                              "yesterday",
+		"/missingVideoIds":                                    []any{json.Number("1")},
+	} {
+		if doc, err = jsondoc.Set(doc, ptr, v); err != nil {
+			t.Fatal(ptr, err)
+		}
+	}
+	if !jsondoc.Delete(doc, event(2, "title_changed")+"/newTitle") {
+		t.Fatal("nothing deleted")
+	}
+	body := jsondoc.Encode(doc)
+	if client.CountValues(doc) <= 20_000 {
+		t.Fatal("the answer is small enough to validate whole: it tests nothing")
+	}
+	want := schemas.ValidateJSON(schemas.VideosResponse, body)
+	got := (&client.Response{Body: body}).Validate(schemas.VideosResponse)
+	wv, gv := want.(*schemas.Error).Violations, got.(*schemas.Error).Violations
+	if len(wv) < 8 {
+		t.Fatalf("whole: only %d violations: %v", len(wv), wv)
+	}
+	if !reflect.DeepEqual(wv, gv) {
+		t.Errorf("in pieces:\n%v\nwhole:\n%v", gv, wv)
+	}
+}
+
+// A large answer is validated in pieces (bounded.go), which is validating
+// it whole only while no schema of an answer judges an array item by its
+// siblings or by anything but its ancestors' scalars: none of these
+// keywords may appear in one. (videos-request.json is a request's.)
+func TestSchemasJudgeItemsAlone(t *testing.T) {
+	forbidden := []string{"minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "prefixItems",
+		"unevaluatedItems", "unevaluatedProperties", "dependentSchemas", "dependentRequired"}
+	names, err := fs.Glob(schemas.FS(), "*.json")
+	if err != nil || len(names) < len(schemas.Resources) {
+		t.Fatalf("schema files %v: %v", names, err)
+	}
+	for _, name := range names {
+		raw, err := fs.ReadFile(schemas.FS(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsondoc.Decode(raw)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		jsondoc.Walk(doc, func(ptr string, _ any) {
+			if slices.Contains(forbidden, jsondoc.Last(ptr)) && name != string(schemas.VideosRequest) {
+				t.Errorf("%s#%s: an answer's schema judges array items together; suites/client validates large answers in pieces that do not", name, ptr)
 			}
 		})
 	}

@@ -1,0 +1,14 @@
+package client
+
+import "github.com/tcmkit/tcmkit/schemas"
+
+// ValidationWork validates doc as Response.Validate does and returns how
+// many values were handed to the validator, contexts of pieces included.
+func ValidationWork(res schemas.Resource, doc any) int {
+	vs := &violationSet{}
+	vs.validate(res, doc, func(p string) (string, bool) { return p, true })
+	return vs.validated
+}
+
+// CountValues counts the values of a document.
+func CountValues(doc any) int { return count(doc, -1) }
