@@ -125,6 +125,11 @@ type Draw struct {
 	ContentType string // the media type of 200 answers
 	Headers     bool   // X-Request-Id, Cache-Control and API-Version on every answer
 	Close       bool   // Connection: close on every answer
+
+	// Heavy worlds (heavy.go).
+	Titles             string // server, long (300+ characters), unicode, long-unicode
+	EntryChannelEvents bool   // a VideoEntry's events include its channel's channel-level events
+	HourlySamples      bool   // statSamples hourly over the last week
 }
 
 // The values drawn from, in words (the first entry of most lists is the
@@ -213,6 +218,10 @@ func New(n uint64) Draw {
 	d.ContentType = pick(contentTypes)
 	d.Headers = coin()
 	d.Close = r.IntN(4) == 0
+
+	d.Titles = pick(titleStyles)
+	d.EntryChannelEvents = coin()
+	d.HourlySamples = coin()
 	return d
 }
 
@@ -256,6 +265,8 @@ func (d Draw) String() string {
 	line("Retry-After", "%s", map[string]string{"exact": "delta-seconds, exactly when the next request passes", "padded": fmt.Sprintf("delta-seconds, %d s more than needed", d.RetryPad), "date": "an HTTP-date, that many seconds after the Date header"}[d.RetryAfter])
 	line("framing", "%s, Content-Type %q%s%s", map[string]string{"length": "Content-Length", "chunked": "chunked (no Content-Length)", "gzip": "gzip when the client accepts it, else Content-Length"}[d.Framing], d.ContentType,
 		yes(d.Headers, ", X-Request-Id, Cache-Control and API-Version headers", ""), yes(d.Close, ", Connection: close", ""))
+	line("titles", "%s", d.titleNote())
+	line("heavy", "%s", d.heavyNote())
 	return b.String()
 }
 
