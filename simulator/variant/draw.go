@@ -129,7 +129,7 @@ type Draw struct {
 	// Heavy worlds (heavy.go).
 	Titles             string // server, long (300+ characters), unicode, long-unicode
 	EntryChannelEvents bool   // a VideoEntry's events include its channel's channel-level events
-	HourlySamples      bool   // statSamples hourly over the last week
+	HourlySamples      bool   // statSamples hourly over the last 30 days
 }
 
 // The values drawn from, in words (the first entry of most lists is the

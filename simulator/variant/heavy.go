@@ -197,7 +197,7 @@ func clone(v any) any {
 
 // hourlyFor is how far back the draw serves stat samples hourly (the
 // server: the last 48 hours, then one a day).
-const hourlyFor = 7 * 24 * time.Hour
+const hourlyFor = 30 * 24 * time.Hour
 
 // hourly fills the gaps of more than an hour between the samples of the
 // last hourlyFor (oldest first, as the server serves them) with hourly
@@ -218,7 +218,7 @@ func hourly(samples []any, now time.Time) []any {
 		}
 		ta, tb := createdAt(a), createdAt(b)
 		start := ta + hour
-		if from > start { // the first hour after a within the last week
+		if from > start { // the first hour after a within hourlyFor
 			start = ta + (from-ta+hour-1)/hour*hour
 		}
 		for t := start; t < tb; t += hour {
@@ -264,7 +264,7 @@ func (d Draw) heavyNote() string {
 		parts = append(parts, "VideoEntries carry their channel's channel-level events")
 	}
 	if d.HourlySamples {
-		parts = append(parts, "statSamples hourly over the last week")
+		parts = append(parts, "statSamples hourly over the last 30 days")
 	}
 	if len(parts) == 0 {
 		return "none"

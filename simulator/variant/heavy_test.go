@@ -17,7 +17,7 @@ import (
 // titles of 300+ characters with combining marks, emoji sequences,
 // right-to-left and zero-width characters, in the feed and in VideoEntries;
 // channel-level events in VideoEntries; hourly stat samples over
-// the last week; members the contract does not list on every event.
+// the last 30 days; members the contract does not list on every event.
 func TestHeavyDrawServesAHeavyWorld(t *testing.T) {
 	d := New(3).Heavy()
 	d.Escape, d.EdgeRate, d.Channels, d.History = "minimal", 0, 6, 14*24*time.Hour
@@ -81,6 +81,6 @@ func TestHeavyDrawServesAHeavyWorld(t *testing.T) {
 		t.Error("no VideoEntry holds a channel-level event")
 	}
 	if hourlyWeek == 0 {
-		t.Error("no VideoEntry has hourly samples over the last week")
+		t.Error("no VideoEntry has a week of hourly samples")
 	}
 }

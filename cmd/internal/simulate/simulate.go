@@ -94,7 +94,7 @@ type Settings struct {
 	LogFormat      string        `ff:"long=log-format, usage='log format on stderr: text or json'"`
 	LogLevel       string        `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
 	// A conforming server drawn from a number (package simulator/variant).
-	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health); it sets the world and the limits; the banner lists it'"`
+	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health, titles); N:heavy makes every heavy choice (300-character Unicode titles, channel events in VideoEntries, hourly samples, extra members); it sets the world and the limits; the banner lists it'"`
 	// The fuzz schedule (package simulator/fuzz, ci/fuzz-seeds.sh).
 	FuzzSeed string `ff:"placeholder=N, long=fuzz-seed, usage='serve the fuzz schedule of seed N: a world at the edges of the contract (in place of --seed, --channels, --history, --edge-rate), 429s, 5xx, slow and cut answers, a key revoked mid-walk; N:break also breaks the contract; GET /_control/fuzz says what was served'"`
 }
@@ -183,11 +183,15 @@ func (s Settings) options() (options, error) {
 		}
 	}
 	if s.ConformingDraw != "" {
-		n, err := strconv.ParseUint(strings.TrimSpace(s.ConformingDraw), 10, 64)
+		num, heavy := strings.CutSuffix(strings.TrimSpace(s.ConformingDraw), ":heavy")
+		n, err := strconv.ParseUint(num, 10, 64)
 		if err != nil {
-			return o, fmt.Errorf("invalid value %q for --conforming-draw: want a whole number of 0 or more", s.ConformingDraw)
+			return o, fmt.Errorf("invalid value %q for --conforming-draw: want a whole number of 0 or more, or N:heavy", s.ConformingDraw)
 		}
 		d := variant.New(n)
+		if heavy {
+			d = d.Heavy()
+		}
 		o.draw = &d
 	}
 	if len(o.faults) > 0 {
