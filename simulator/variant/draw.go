@@ -221,7 +221,7 @@ func New(n uint64) Draw {
 
 	d.Titles = pick(titleStyles)
 	d.EntryChannelEvents = coin()
-	d.HourlySamples = coin()
+	d.HourlySamples = r.IntN(4) == 0
 	return d
 }
 
