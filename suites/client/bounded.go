@@ -62,8 +62,9 @@ type violationSet struct {
 	out     []schemas.Violation
 	stopped bool
 	// validated counts the values handed to the validator, pieces'
-	// contexts included: the work, which stays linear in the document.
-	validated int
+	// contexts included: the work, which stays linear in the document;
+	// largest is the most handed to it at once.
+	validated, largest int
 }
 
 // validate validates doc, in pieces when it is large: first its skeleton
@@ -125,7 +126,8 @@ func (vs *violationSet) validate(res schemas.Resource, doc any, fix func(string)
 
 // whole validates doc at once.
 func (vs *violationSet) whole(res schemas.Resource, doc any, fix func(string) (string, bool)) error {
-	vs.validated += count(doc, -1)
+	n := count(doc, -1)
+	vs.validated, vs.largest = vs.validated+n, max(vs.largest, n)
 	err := schemas.Validate(res, doc)
 	var se *schemas.Error
 	if err != nil && !errors.As(err, &se) {
@@ -146,9 +148,9 @@ type cut struct {
 }
 
 // skeleton is doc with every array that is not under a large object (see
-// context) and whose items after the first hold cutMin values or more cut
-// to its first item, and what was cut. The arrays inside the items cut are
-// left whole: a piece that is still too large is split again.
+// pieceContext) and whose items after the first hold cutMin values or more
+// cut to its first item, and what was cut. The arrays inside the items cut
+// are left whole: a piece that is still too large is split again.
 func skeleton(doc any) (any, []cut) {
 	var cuts []cut
 	var path []string
@@ -165,14 +167,19 @@ func skeleton(doc any) (any, []cut) {
 			}
 			return c
 		case []any:
-			if len(t) < 2 || !splittable || count(t[1:], cutMin) < cutMin {
+			if len(t) == 0 || !splittable {
 				return t
 			}
-			cuts = append(cuts, cut{path: slices.Clone(path), first: 1, items: t[1:]})
+			c := []any{nil}
+			if len(t) > 1 && count(t[1:], cutMin) < cutMin {
+				c = slices.Clone(t) // few values after the first item: kept
+			} else if len(t) > 1 {
+				cuts = append(cuts, cut{path: slices.Clone(path), first: 1, items: t[1:]})
+			}
 			path = append(path, "0")
-			first := walk(t[0], splittable)
+			c[0] = walk(t[0], splittable) // it may be large
 			path = path[:len(path)-1]
-			return []any{first}
+			return c
 		}
 		return v
 	}

@@ -68,11 +68,11 @@ func heavyFeedPage() []byte {
 	return []byte(`{"events":[` + strings.Join(events, ",") + `],"nextCursor":"c","object":"feed_page"}`)
 }
 
-// heavyVideos is a tracked-videos answer of 20 VideoEntries, each with
+// heavyVideos is a tracked-videos answer of n VideoEntries, each with
 // eventsPer events of every type (channel-level ones too) and samples
 // hourly stat samples.
-func heavyVideos(eventsPer, samples int) []byte {
-	entries := make([]string, schemas.MaxVideoIDs)
+func heavyVideos(n, eventsPer, samples int) []byte {
+	entries := make([]string, n)
 	for e := range entries {
 		events := make([]string, eventsPer)
 		for i := range events {
@@ -102,9 +102,9 @@ func BenchmarkValidateHeavyWorld(b *testing.B) {
 		events int
 	}{
 		{"feed200", schemas.FeedPage, heavyFeedPage(), schemas.MaxPageSize},
-		{"videos20x12ev48samples", schemas.VideosResponse, heavyVideos(12, 48), 20 * 12},
-		{"videos20x12ev240samples", schemas.VideosResponse, heavyVideos(12, 240), 20 * 12},
-		{"videos20x12ev720samples", schemas.VideosResponse, heavyVideos(12, 720), 20 * 12},
+		{"videos20x12ev48samples", schemas.VideosResponse, heavyVideos(20, 12, 48), 20 * 12},
+		{"videos20x12ev240samples", schemas.VideosResponse, heavyVideos(20, 12, 240), 20 * 12},
+		{"videos20x12ev720samples", schemas.VideosResponse, heavyVideos(20, 12, 720), 20 * 12},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			cpu0 := cpuTime()
@@ -124,9 +124,11 @@ func BenchmarkValidateHeavyWorld(b *testing.B) {
 }
 
 // Validating an answer hands each of its values to the validator about
-// once, whatever its shape: the work grows linearly with the answer. (It
-// once validated everything outside the largest array again for each of
-// its pieces: exponential in the number of large arrays.)
+// once, whatever its shape, in pieces of at most about validateChunk
+// values: the work grows linearly with the answer, and the memory of one
+// validation is bounded. (It once validated everything outside the largest
+// array again for each of its pieces: exponential in the number of large
+// arrays.)
 func TestValidationWorkIsLinear(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -134,10 +136,11 @@ func TestValidationWorkIsLinear(t *testing.T) {
 		body []byte
 	}{
 		{"feed page", schemas.FeedPage, heavyFeedPage()},
-		{"20 entries, 48 samples", schemas.VideosResponse, heavyVideos(12, 48)},
-		{"20 entries, 240 samples", schemas.VideosResponse, heavyVideos(12, 240)},
+		{"20 entries, 48 samples", schemas.VideosResponse, heavyVideos(20, 12, 48)},
+		{"20 entries, 240 samples", schemas.VideosResponse, heavyVideos(20, 12, 240)},
 
-		{"20 entries of 60 events", schemas.VideosResponse, heavyVideos(60, 24)},
+		{"20 entries of 60 events", schemas.VideosResponse, heavyVideos(20, 60, 24)},
+		{"one entry of 6,000 samples", schemas.VideosResponse, heavyVideos(1, 12, 6000)},
 		{"a page of 3,000 events", schemas.FeedPage, []byte(`{"events":[` + strings.Repeat(`{"id":"e","createdAt":1,"type":"title_ab_test","channel":`+heavyChannel+`,"video":{"platformVideoId":"v","currentTitle":"t","currentThumbnailUrl":"https://i.example.com/v.jpg","publishedAt":1},"titles":["a","b"]},`, 3000) + `1],"nextCursor":null}`)},
 		{"arrays in arrays", schemas.FeedPage, []byte(`{"events":[` + strings.Repeat(`[`+strings.Repeat(`[1,2,3,4],`, 600)+`1],`, 15) + `1],"nextCursor":null}`)},
 	} {
@@ -145,11 +148,15 @@ func TestValidationWorkIsLinear(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		values, work := client.CountValues(doc), client.ValidationWork(c.res, doc)
-		t.Logf("%s: %d values, %d validated", c.name, values, work)
+		values := client.CountValues(doc)
+		work, largest := client.ValidationWork(c.res, doc)
 		// the skeleton and the pieces' contexts repeat a few values
 		if work < values || work > values+values/10+1000 {
 			t.Errorf("%s: %d values, %d handed to the validator", c.name, values, work)
+		}
+		// and each piece is small (a few more values: its context)
+		if largest > client.ValidateChunk+100 {
+			t.Errorf("%s: %d values validated at once", c.name, largest)
 		}
 	}
 }
@@ -161,7 +168,7 @@ func TestValidationWorkIsLinear(t *testing.T) {
 // violations, at the same pointers, with the same values and event types,
 // as validating it whole finds.
 func TestHeavyAnswerValidatesInPiecesAlike(t *testing.T) {
-	doc, err := jsondoc.Decode(heavyVideos(24, 240))
+	doc, err := jsondoc.Decode(heavyVideos(20, 24, 240))
 	if err != nil {
 		t.Fatal(err)
 	}
