@@ -1,6 +1,7 @@
 package variant
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -123,7 +124,8 @@ func (x *exchange) channelEvents() map[string][]*object {
 				continue
 			}
 			ch, _ := ev.get("channel")
-			id := ch.(*object).str("id")
+			chObj, _ := ch.(*object)
+			id := chObj.str("id")
 			if len(out[id]) < entryChannelEvents {
 				out[id] = append(out[id], ev)
 			}
@@ -154,7 +156,7 @@ func addChannelEvents(entry *object, byChannel map[string][]*object) {
 	for _, ev := range byChannel[chObj.str("id")] {
 		events = append(events, clone(ev))
 	}
-	slices.SortStableFunc(events, func(a, b any) int { return -compareNumbers(createdAt(a), createdAt(b)) })
+	slices.SortStableFunc(events, func(a, b any) int { return cmp.Compare(createdAt(b), createdAt(a)) })
 	entry.set("events", events)
 }
 
@@ -164,16 +166,6 @@ func createdAt(ev any) int64 {
 	n, _ := v.(json.Number)
 	i, _ := n.Int64()
 	return i
-}
-
-func compareNumbers(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // clone copies a document of objects and lists.
