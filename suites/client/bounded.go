@@ -68,9 +68,9 @@ type violationSet struct {
 }
 
 // validate validates doc, in pieces when it is large: first its skeleton
-// (every array cut to its first item), then the items cut off, in runs of
-// about validateChunk values, each in a context that holds its ancestors
-// and their scalar members only. Every value is validated once, with the
+// (every array of many items cut to its first), then the items cut off,
+// in runs of about validateChunk values, each in a context that holds its
+// ancestors and their scalar members only. Every value is validated once, with the
 // schema it meets in the whole document, so the violations are those of
 // validating it whole. (Splitting the largest array and keeping the rest
 // whole, as this once did, validated the rest again for every piece: 20
