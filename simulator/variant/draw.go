@@ -219,7 +219,10 @@ func New(n uint64) Draw {
 	d.Headers = coin()
 	d.Close = r.IntN(4) == 0
 
-	d.Titles = pick(titleStyles)
+	d.Titles = titleStyles[0]
+	if coin() { // heavy titles cost every page: half the draws
+		d.Titles = pick(titleStyles[1:])
+	}
 	d.EntryChannelEvents = coin()
 	d.HourlySamples = r.IntN(4) == 0
 	return d

@@ -88,10 +88,11 @@ func (x *exchange) titles(o *object) {
 }
 
 // Bounds of the channel-level events a VideoEntry carries: the newest of
-// its channel, from the first pages of the account's feed.
+// its channel, from the first page(s) of the account's feed (each read
+// again for every tracked-videos request: one page of 200 keeps that cheap).
 const (
 	entryChannelEvents = 4
-	entryFeedPages     = 3
+	entryFeedPages     = 1
 )
 
 // channelEvents are the channel-level events of the account's feed (its

@@ -1,6 +1,7 @@
 package variant
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -82,5 +83,28 @@ func TestHeavyDrawServesAHeavyWorld(t *testing.T) {
 	}
 	if hourlyWeek == 0 {
 		t.Error("no VideoEntry has a week of hourly samples")
+	}
+}
+
+// A string written in each escaping reads back as itself, and holds no
+// character that escaping forbids.
+func TestStringsEscapeAndReadBack(t *testing.T) {
+	texts := []string{"", "plain", "e\u0301 👨\u200d👩\u200d👧 \u202bשלום\u202c </script> & a/b \"q\" \\ \n\r\t\x01 \u2028\u2029 𝔘", New(1).Heavy().title("x")}
+	for _, esc := range escapes {
+		d := Draw{Escape: esc}
+		for _, s := range texts {
+			var b bytes.Buffer
+			d.str(&b, s)
+			var back string
+			if err := json.Unmarshal(b.Bytes(), &back); err != nil || back != s {
+				t.Errorf("%s: %q wrote %s, read back %q (%v)", esc, s, b.Bytes(), back, err)
+			}
+			out := b.String()
+			if esc == "ascii" && strings.ContainsFunc(out, func(r rune) bool { return r >= 0x80 }) ||
+				esc == "html" && strings.ContainsAny(out, "<>&") || esc == "slash" && strings.Contains(strings.ReplaceAll(out, `\/`, ""), "/") ||
+				strings.ContainsAny(out, "\n\r\t\x01\u2028\u2029") {
+				t.Errorf("%s: %q wrote %s", esc, s, out)
+			}
+		}
 	}
 }
