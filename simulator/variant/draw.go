@@ -126,6 +126,11 @@ type Draw struct {
 	ContentType string // the media type of 200 answers
 	Headers     bool   // X-Request-Id, Cache-Control and API-Version on every answer
 	Close       bool   // Connection: close on every answer
+
+	// Heavy worlds (heavy.go).
+	Titles             string // server, long (300+ characters), unicode, long-unicode
+	EntryChannelEvents bool   // a VideoEntry's events include its channel's channel-level events
+	HourlySamples      bool   // statSamples hourly over the last 30 days
 }
 
 // The values drawn from, in words (the first entry of most lists is the
@@ -225,6 +230,13 @@ func newDraw(n uint64) (Draw, []string) {
 	d.ContentType = oneOf(r, "content type", contentTypes...)
 	d.Headers = r.oneIn("headers", 2)
 	d.Close = r.oneIn("close", 4)
+
+	d.Titles = titleStyles[0]
+	if r.oneIn("heavy titles", 2) { // heavy titles cost every page: half the draws
+		d.Titles = oneOf(r, "titles", titleStyles[1:]...)
+	}
+	d.EntryChannelEvents = r.oneIn("entry channel events", 2)
+	d.HourlySamples = r.oneIn("hourly samples", 4)
 	return d, r.names
 }
 
@@ -290,6 +302,8 @@ func (d Draw) String() string {
 	line("Retry-After", "%s", map[string]string{"exact": "delta-seconds, exactly when the next request passes", "padded": fmt.Sprintf("delta-seconds, %d s more than needed", d.RetryPad), "date": "an HTTP-date, that many seconds after the Date header"}[d.RetryAfter])
 	line("framing", "%s, Content-Type %q%s%s", map[string]string{"length": "Content-Length", "chunked": "chunked (no Content-Length)", "gzip": "gzip when the client accepts it, else Content-Length"}[d.Framing], d.ContentType,
 		yes(d.Headers, ", X-Request-Id, Cache-Control and API-Version headers", ""), yes(d.Close, ", Connection: close", ""))
+	line("titles", "%s", d.titleNote())
+	line("heavy", "%s", d.heavyNote())
 	return b.String()
 }
 

@@ -238,7 +238,8 @@ func (d Draw) keyHash(k string) uint64 {
 
 const hexDigits = "0123456789abcdef"
 
-// str writes a JSON string with the draw's escaping.
+// str writes a JSON string with the draw's escaping: runs of characters
+// that need no escape are written whole (titles may be long).
 func (d Draw) str(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	u := func(r rune) {
@@ -247,35 +248,44 @@ func (d Draw) str(b *bytes.Buffer, s string) {
 			b.WriteByte(hexDigits[(r>>shift)&0xf])
 		}
 	}
-	for _, r := range s {
+	plain := 0 // where the run of unescaped characters began
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		var esc string
 		switch {
 		case r == '"':
-			b.WriteString(`\"`)
+			esc = `\"`
 		case r == '\\':
-			b.WriteString(`\\`)
+			esc = `\\`
 		case r == '\n':
-			b.WriteString(`\n`)
+			esc = `\n`
 		case r == '\r':
-			b.WriteString(`\r`)
+			esc = `\r`
 		case r == '\t':
-			b.WriteString(`\t`)
+			esc = `\t`
 		case r < 0x20 || r == 0x2028 || r == 0x2029 || r == utf8.RuneError:
-			u(r)
 		case r == '/' && d.Escape == "slash":
-			b.WriteString(`\/`)
+			esc = `\/`
 		case (r == '<' || r == '>' || r == '&') && d.Escape == "html":
-			u(r)
 		case r >= 0x80 && d.Escape == "ascii":
-			if r > 0xffff {
-				r -= 0x10000
-				u(0xd800 + (r>>10)&0x3ff)
-				u(0xdc00 + r&0x3ff)
-			} else {
-				u(r)
-			}
 		default:
-			b.WriteRune(r)
+			i += size
+			continue
 		}
+		b.WriteString(s[plain:i])
+		switch {
+		case esc != "":
+			b.WriteString(esc)
+		case r > 0xffff:
+			r -= 0x10000
+			u(0xd800 + (r>>10)&0x3ff)
+			u(0xdc00 + r&0x3ff)
+		default:
+			u(r)
+		}
+		i += size
+		plain = i
 	}
+	b.WriteString(s[plain:])
 	b.WriteByte('"')
 }

@@ -305,7 +305,14 @@ func (x *exchange) videos() *answer {
 	doc, _ := in.doc.(*object)
 	entries := doc.list("videos")
 	missing := doc.list("missingVideoIds")
+	var byChannel map[string][]*object
+	if d.EntryChannelEvents {
+		byChannel = x.channelEvents()
+	}
 	for _, e := range entries {
+		if o, _ := e.(*object); o != nil && byChannel != nil {
+			addChannelEvents(o, byChannel)
+		}
 		x.entry(e)
 	}
 	switch d.VideoOrder {
@@ -345,6 +352,12 @@ func (x *exchange) entry(e any) {
 		ch, _ := v.(*object).get("channel")
 		x.channel(ch)
 	}
+	if v, _ := o.get("video"); v != nil {
+		x.titles(v.(*object))
+	}
+	if d.HourlySamples {
+		o.set("statSamples", hourly(o.list("statSamples"), x.b.srv.Now()))
+	}
 	if d.EntrySamples == "newest" {
 		slices.Reverse(o.list("statSamples"))
 	}
@@ -373,6 +386,7 @@ func (x *exchange) event(ev any) {
 			x.channel(ch)
 		}
 	}
+	x.titles(o)
 	if d.ChannelVideoNull && schemas.IsChannelLevel(o.str("type")) {
 		o.set("video", nil)
 	}

@@ -27,7 +27,7 @@ func TestDrawIsDeterministicAndDescribed(t *testing.T) {
 		if a.String() != b.String() {
 			t.Fatalf("draw %d differs between two derivations", n)
 		}
-		for _, dim := range []string{"world", "live growth", "error codes", "messages", "details", "key order", "layout", "escaping", "extra fields", "ids", "cursors", "unknown cursor", "bad limit", "precedence", "rate scope", "health", "Retry-After", "framing", "entry order", "entry window"} {
+		for _, dim := range []string{"world", "live growth", "error codes", "messages", "details", "key order", "layout", "escaping", "extra fields", "ids", "cursors", "unknown cursor", "bad limit", "precedence", "rate scope", "health", "Retry-After", "framing", "entry order", "entry window", "titles", "heavy"} {
 			if !strings.Contains(a.String(), "  "+dim+":") {
 				t.Errorf("draw %d: String does not say %q:\n%s", n, dim, a)
 			}
@@ -53,9 +53,10 @@ func TestDrawIsDeterministicAndDescribed(t *testing.T) {
 		note("order", d.KeyOrder)
 		note("escape", d.Escape)
 		note("limit", d.BadLimit)
+		note("titles", d.Titles)
 	}
 	for dim, list := range map[string][]string{"vocabulary": vocabularies, "message": messages, "details": detailStyles, "cursor": cursorFormats,
-		"retry": retryForms, "framing": framings, "health": healthKeys, "order": keyOrders, "escape": escapes, "limit": badLimits} {
+		"retry": retryForms, "framing": framings, "health": healthKeys, "order": keyOrders, "escape": escapes, "limit": badLimits, "titles": titleStyles} {
 		for _, v := range list {
 			if !seen[dim][v] {
 				t.Errorf("no draw of 400 has %s %q", dim, v)

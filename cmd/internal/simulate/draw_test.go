@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/tcmkit/tcmkit/simulator/variant"
 )
 
 func TestConformingDrawSetting(t *testing.T) {
@@ -17,5 +19,9 @@ func TestConformingDrawSetting(t *testing.T) {
 	}
 	if _, err := parseOptions("simulator", []string{"--conforming-draw", "-1"}, io.Discard); err == nil || !strings.Contains(err.Error(), "--conforming-draw") {
 		t.Errorf("--conforming-draw -1: %v", err)
+	}
+	o, err = parseOptions("simulator", []string{"--conforming-draw", "5:heavy"}, io.Discard)
+	if err != nil || o.draw == nil || o.draw.N != 5 || *o.draw != variant.New(5).Heavy() || variant.New(5) == variant.New(5).Heavy() {
+		t.Errorf("--conforming-draw 5:heavy: %+v, %v", o.draw, err)
 	}
 }

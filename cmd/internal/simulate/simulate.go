@@ -83,7 +83,7 @@ type Settings struct {
 	LogFormat     string   `ff:"long=log-format, usage='log format on stderr: text or json'"`
 	LogLevel      string   `ff:"long=log-level, usage='log level: debug (a line a request), info, warn or error'"`
 	// A conforming server drawn from a number (package simulator/variant).
-	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health); it sets the world and the limits; the banner lists it'"`
+	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health, titles); N:heavy makes every heavy choice (300-character Unicode titles, channel events in VideoEntries, hourly samples, extra members); it sets the world and the limits; the banner lists it'"`
 	// A world of data: a recording (tcmkit record) or an export.
 	World  string `ff:"placeholder=FILE, long=world, usage='serve this world: a recording (tcmkit record) or an export (GET /_control/world); the clock starts at its time'"`
 	Frozen bool   `ff:"long=frozen, usage='the world polls no more: time passes, nothing new happens (a recording served as it was recorded)'"`
@@ -139,11 +139,15 @@ func (s *Settings) check() error {
 	}
 	s.Sim.Frozen = s.Frozen
 	if s.ConformingDraw != "" {
-		n, err := strconv.ParseUint(strings.TrimSpace(s.ConformingDraw), 10, 64)
+		num, heavy := strings.CutSuffix(strings.TrimSpace(s.ConformingDraw), ":heavy")
+		n, err := strconv.ParseUint(num, 10, 64)
 		if err != nil {
-			return fmt.Errorf("invalid value %q for --conforming-draw: want a whole number of 0 or more", s.ConformingDraw)
+			return fmt.Errorf("invalid value %q for --conforming-draw: want a whole number of 0 or more, or N:heavy", s.ConformingDraw)
 		}
 		d := variant.New(n)
+		if heavy {
+			d = d.Heavy()
+		}
 		s.draw = &d
 	}
 	if len(s.faults) > simulator.MaxFaults {
