@@ -12,18 +12,18 @@ type Oracle string
 
 // The oracles.
 const (
-	OracleAuth        Oracle = "status of the key"         // 401 for a bad key, never 401 for a valid one, 403 for a free key on tracked videos
-	OracleInput       Oracle = "status of the input"       // 200, 400, or either, as the input's verdict says, and what the input asks (page size, cap, details)
-	OracleErrorBody   Oracle = "error body"                // every error answer is an ErrorBody
-	OracleContentType Oracle = "content type"              // every answer is JSON
-	OracleSchema      Oracle = "schema"                    // every 200 validates (the requirement's part of the schema)
-	OraclePageSize    Oracle = "page size"                 // default 50, limit n, capped at 200, fewer only on the last page
-	OracleOrder       Oracle = "order"                     // newest first
-	OracleWalk        Oracle = "walk"                      // each event once, to a null nextCursor
-	OracleTenant      Oracle = "tenant"                    // no event or video of another account
+	OracleAuth        Oracle = "status of the key"          // 401 for a bad key, never 401 for a valid one, 403 for a free key on tracked videos
+	OracleInput       Oracle = "status of the input"        // 200, 400, or either, as the input's verdict says, and what the input asks (page size, cap, details)
+	OracleErrorBody   Oracle = "error body"                 // every error answer is an ErrorBody
+	OracleContentType Oracle = "content type"               // every answer is JSON
+	OracleSchema      Oracle = "schema"                     // every 200 validates (the requirement's part of the schema)
+	OraclePageSize    Oracle = "page size"                  // default 50, limit n, capped at 200, fewer only on the last page
+	OracleOrder       Oracle = "order"                      // newest first
+	OracleWalk        Oracle = "walk"                       // each event once, to a null nextCursor
+	OracleTenant      Oracle = "tenant"                     // no event or video of another account
 	OracleLists       Oracle = "videos and missingVideoIds" // each id answered once, as sent
-	OracleRate        Oracle = "rate accounting"           // no more admitted than any 20-a-minute limiter admits; 429 with Retry-After
-	OracleHealth      Oracle = "health"                    // {"status":"ok"}
+	OracleRate        Oracle = "rate accounting"            // no more admitted than any 20-a-minute limiter admits; 429 with Retry-After
+	OracleHealth      Oracle = "health"                     // {"status":"ok"}
 )
 
 // oracles is each must requirement's oracle: the one table of the
@@ -209,18 +209,19 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 		}
 		return shape == FirstPage
 	case OracleRate:
-		// The free key is the one the suite exhausts (its Pro key walks);
-		// the other operation comes into the sequences, not as an input.
-		if role != Free || in.Class != Default || in.Op != Feed {
+		// Lockouts on the free key, the one the suite exhausts (the Pro key
+		// walks meanwhile); the operations interleaved on the Pro key, whose
+		// tracked videos answer 200 (a free key's get 403).
+		if in.Class != Default || in.Op != Feed {
 			return false
 		}
-		switch id {
-		case catalogue.RatePerKey, catalogue.RateAllows20:
-			return shape == AfterBurst
-		case catalogue.RateRetryAfter:
-			return shape == AfterBurst || shape == BothOps
+		switch shape {
+		case AfterBurst:
+			return role == Free
+		case BothOps:
+			return role == Pro && (id == catalogue.RateLimit429 || id == catalogue.RateRetryAfter)
 		}
-		return shape == AfterBurst || shape == BothOps
+		return false
 	}
 	return false
 }

@@ -58,6 +58,9 @@ func BudgetOf(p Profile) Budget {
 type Cost struct {
 	Keyed   map[Role]int // requests on each valid key
 	Unkeyed int          // requests with a bad key or none
+	// Videos are the tracked-videos requests among Keyed: whether they
+	// share the feed's limit is open, so the windows count them apart.
+	Videos map[Role]int
 }
 
 // Total is every request of the cost.
@@ -68,6 +71,8 @@ func (c Cost) Total() int {
 	}
 	return n
 }
+
+func newCost() Cost { return Cost{Keyed: map[Role]int{}, Videos: map[Role]int{}} }
 
 // LongWalkCursors is how many cursors a long walk follows: past 100,
 // where a cursor store of a fixed size fills.
@@ -129,7 +134,7 @@ type Plan struct {
 // not fit left untried.
 func MakePlan(probes []Probe, profile Profile) *Plan {
 	pl := &Plan{Profile: profile, Budget: BudgetOf(profile), Selected: map[string]bool{},
-		Spent: Cost{Keyed: map[Role]int{}}, All: Cost{Keyed: map[Role]int{}}}
+		Spent: newCost(), All: newCost()}
 	order := slices.Clone(probes)
 	slices.SortStableFunc(order, func(a, b Probe) int {
 		// weight per request, compared without division
@@ -173,6 +178,9 @@ func (c *Cost) add(p Probe) {
 		return
 	}
 	c.Keyed[p.Role] += p.requests()
+	if p.Input.Op == Videos {
+		c.Videos[p.Role] += p.requests()
+	}
 }
 
 func (pl *Plan) fits(p Probe) bool {
@@ -183,11 +191,20 @@ func (pl *Plan) fits(p Probe) bool {
 	return b.PerKey == 0 || pl.Spent.Keyed[p.Role]+p.requests() <= b.PerKey
 }
 
-// Windows is how many rate windows a cost takes on a server of 20
-// requests a minute: the keys spend theirs at once.
-func (c Cost) Windows() int {
+// Windows is how many rate windows a cost takes on a server of 20 feed
+// requests a minute: the keys spend theirs at once. SharedWindows is the
+// same on a server whose tracked videos share the feed's budget.
+func (c Cost) Windows() int { return c.windows(false) }
+
+// SharedWindows: see Windows.
+func (c Cost) SharedWindows() int { return c.windows(true) }
+
+func (c Cost) windows(shared bool) int {
 	most := 0
-	for _, n := range c.Keyed {
+	for role, n := range c.Keyed {
+		if !shared {
+			n -= c.Videos[role]
+		}
 		most = max(most, n)
 	}
 	return (most + schemas.FeedRequestsPerMinute - 1) / schemas.FeedRequestsPerMinute
@@ -219,7 +236,7 @@ func (pl *Plan) Summary() string {
 		}
 		fmt.Fprintf(&b, "; %s (%d)", c, byCell[c])
 	}
-	fmt.Fprintf(&b, "\n--profile thorough runs all %d: %d requests (Pro %d, free %d, without a valid key %d), about %d rate windows (%d min) of a 20-a-minute server",
-		len(pl.Selected)+len(pl.Untried), pl.All.Total(), pl.All.Keyed[Pro], pl.All.Keyed[Free], pl.All.Unkeyed, pl.All.Windows(), pl.All.Windows())
+	fmt.Fprintf(&b, "\n--profile thorough runs all %d: %d requests (Pro %d, free %d, without a valid key %d), about %d rate windows (%d min) of a 20-a-minute server, %d if tracked videos share the feed's budget",
+		len(pl.Selected)+len(pl.Untried), pl.All.Total(), pl.All.Keyed[Pro], pl.All.Keyed[Free], pl.All.Unkeyed, pl.All.Windows(), pl.All.Windows(), pl.All.SharedWindows())
 	return b.String()
 }

@@ -48,14 +48,14 @@ func TestGenerateCoversEveryMust(t *testing.T) {
 	}
 	// The classes that slipped past the suite (issue 24), each a cell.
 	for _, c := range []string{
-		"AUTH-REVOKED × revoked × after-burst × default",      // a limiter before authentication, keyed by the raw token
+		"AUTH-REVOKED × revoked × after-burst × default",       // a limiter before authentication, keyed by the raw token
 		"AUTH-REVOKED × revoked × read-by-other-key × default", // an edge cache
-		"RATE-LIMIT-429 × free × both-operations × default",   // tracked videos resets the feed's window
-		"RATE-LIMIT-429 × free × after-burst × default",       // a window of half a minute
-		"FEED-CURSOR-WALK × pro × long-walk × default",        // a cursor store that fills
-		"FEED-LIMIT × free × first-page × n",                  // the free key's limit capped at 100
-		"FEED-PAGE-DEFAULT × free × first-page × default",     // free pages under 50 with a null cursor
-		"FEED-CURSOR-WALK × pro × live-head × default",        // offset cursors on a growing feed
+		"RATE-LIMIT-429 × free × both-operations × default",    // tracked videos resets the feed's window
+		"RATE-LIMIT-429 × free × after-burst × default",        // a window of half a minute
+		"FEED-CURSOR-WALK × pro × long-walk × default",         // a cursor store that fills
+		"FEED-LIMIT × free × first-page × n",                   // the free key's limit capped at 100
+		"FEED-PAGE-DEFAULT × free × first-page × default",      // free pages under 50 with a null cursor
+		"FEED-CURSOR-WALK × pro × live-head × default",         // offset cursors on a growing feed
 	} {
 		if !cells[c] {
 			t.Errorf("no probe in the cell %s", c)
