@@ -50,7 +50,7 @@ func TestGenerateCoversEveryMust(t *testing.T) {
 	for _, c := range []string{
 		"AUTH-REVOKED × revoked × after-burst × default",       // a limiter before authentication, keyed by the raw token
 		"AUTH-REVOKED × revoked × read-by-other-key × default", // an edge cache
-		"RATE-LIMIT-429 × free × both-operations × default",    // tracked videos resets the feed's window
+		"RATE-LIMIT-429 × pro × both-operations × default",     // tracked videos resets the feed's window
 		"RATE-LIMIT-429 × free × after-burst × default",        // a window of half a minute
 		"FEED-CURSOR-WALK × pro × long-walk × default",         // a cursor store that fills
 		"FEED-LIMIT × free × first-page × n",                   // the free key's limit capped at 100
