@@ -17,6 +17,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Session is the state of one run of the suite in one process, as
@@ -171,6 +172,9 @@ func (s *Session) controlHTTP() *http.Client {
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
 	errs := s.Target().validate()
+	if _, err := probe.ParseProfile(s.cfg.Profile); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if s.cfg.MaxPages < 1 {
 		errs = append(errs, fmt.Sprintf("max-pages %d: must be at least 1", s.cfg.MaxPages))
 	}

@@ -154,7 +154,7 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 		return authRequirement[role] == id && in.Op != Health
 	case OracleInput:
 		// The input's own rule, with a key that may ask it.
-		return in.Owner == id && shape == FirstPage && (role == Pro || in.Op == Feed)
+		return in.Owner == id && shape == FirstPage && !role.Bad() && (role == Pro || in.Op == Feed)
 	case OracleErrorBody:
 		// Where the answer may be an error.
 		return role.Bad() || in.Verdict != Valid || role == Free && in.Op == Videos || shape == AfterBurst && !role.Bad() && in.Op != Health
