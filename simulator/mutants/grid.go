@@ -19,10 +19,10 @@ import (
 // which it can be broken.
 var applies = map[catalogue.ID][]string{
 	catalogue.HealthOK:            nil,
-	catalogue.AuthMissing:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
-	catalogue.AuthMalformed:       {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
-	catalogue.AuthUnknown:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
-	catalogue.AuthRevoked:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos},
+	catalogue.AuthMissing:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
+	catalogue.AuthMalformed:       {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
+	catalogue.AuthUnknown:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
+	catalogue.AuthRevoked:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
 	catalogue.AuthValid:           {ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeAfterBurst, ShapeVideos, ShapeLargeBatch, ShapeDuplicateIDs},
 	catalogue.ProGate:             {ShapeOtherKey, ShapeLargeBatch},
 	catalogue.FeedPageSchema:      {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage},

@@ -233,7 +233,13 @@ func TestKillMatrix(t *testing.T) {
 			// Only the specs of the broken requirement run: the kill is
 			// judged by them alone, and the rest would cost the time of a
 			// whole run per fault (the faultless run runs every spec).
-			o, err := rn.run(ctx, name, []string{name}, "--ginkgo.label-filter="+requirement)
+			// A fault that hides where only the thorough profile looks (a
+			// long walk, lockouts) is judged under it, on the manual clock.
+			args := []string{"--ginkgo.label-filter=" + requirement}
+			if p := mutants.Profile(name); p != "" {
+				args = append(args, "--profile="+p)
+			}
+			o, err := rn.run(ctx, name, []string{name}, args...)
 			if err != nil {
 				fail(err)
 				m.Verdicts[i] = verdict{Fault: name, Requirement: requirement, Errored: err.Error()}
