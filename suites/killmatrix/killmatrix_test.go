@@ -14,6 +14,7 @@
 //
 //	go test ./suites/killmatrix -v -count=1
 //	TCM_KILLMATRIX_FAULTS=oldest-first,no-pro-gate go test ./suites/killmatrix -v   # some faults only
+//	TCM_KILLMATRIX=cells go test ./suites/killmatrix -timeout 60m   # a fault in every cell of the probe grid
 package killmatrix
 
 import (
@@ -154,11 +155,13 @@ func selectedFaults(t *testing.T) []string {
 	if only == "" {
 		switch mode := os.Getenv("TCM_KILLMATRIX"); mode {
 		case "all":
-			return all
+			return append(all, makeCellGrid(t).cellFaults()...)
+		case "cells":
+			return makeCellGrid(t).cellFaults()
 		case "generated", "":
 			return slices.DeleteFunc(all, func(n string) bool { return mutants.Generated(n) != (mode == "generated") })
 		default:
-			t.Fatalf("TCM_KILLMATRIX=%q: all, generated or unset", mode)
+			t.Fatalf("TCM_KILLMATRIX=%q: all, generated, cells or unset", mode)
 		}
 	}
 	var out []string
@@ -167,7 +170,7 @@ func selectedFaults(t *testing.T) []string {
 		if name == "" {
 			continue
 		}
-		if !slices.Contains(all, name) {
+		if _, ok := mutants.Lookup(name); !ok {
 			t.Fatalf("TCM_KILLMATRIX_FAULTS names %q, which is no fault (known: %s)", name, strings.Join(all, ", "))
 		}
 		out = append(out, name)
@@ -238,6 +241,8 @@ func TestKillMatrix(t *testing.T) {
 			args := []string{"--ginkgo.label-filter=" + requirement}
 			if p := mutants.Profile(name); p != "" {
 				args = append(args, "--profile="+p)
+			} else if _, named := namedFault(name); !named {
+				args = append(args, "--profile=thorough") // a cell's fault: every probe of its requirement
 			}
 			o, err := rn.run(ctx, name, []string{name}, args...)
 			if err != nil {
@@ -259,9 +264,14 @@ func TestKillMatrix(t *testing.T) {
 	m.Took = time.Since(started)
 
 	g := makeGrid(mustIDs(t), m.Verdicts)
+	cg := makeCellGrid(t)
 	t.Logf("kill matrix (%s):\n%s", m.Mode, m.Text())
 	t.Logf("requirement × shape:\n%s", g.Text())
-	writeMatrix(t, dir, m.Markdown()+"\n"+g.Markdown())
+	t.Logf("%s", cg.Markdown(m.Verdicts))
+	writeMatrix(t, dir, m.Markdown()+"\n"+g.Markdown()+"\n"+cg.Markdown(m.Verdicts))
+	for _, h := range cg.holes(m.Verdicts) {
+		t.Errorf("hole in requirement × role × shape × input class: %s", h)
+	}
 	for _, err := range problems {
 		t.Error(err)
 	}
