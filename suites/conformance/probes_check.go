@@ -250,8 +250,13 @@ func eventsOf(resps []*client.Response) (ids []string, enc []string, where []str
 
 func (pr *prober) checkWalk(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
 	pages := slices.Concat(r.context, r.judged)
-	if p.Shape == probe.LiveHead && len(r.judged) == 2 {
-		pages = []*client.Response{r.context[0], r.judged[1]} // the first page and its cursor page, across the growth
+	if p.Shape == probe.LiveHead {
+		// the first page and its cursor page, across the growth; the new
+		// head shows the first page's events again, as it should
+		if len(r.judged) < 2 {
+			return nil, "the first page had no nextCursor to follow once new events arrived"
+		}
+		pages = []*client.Response{r.context[0], r.judged[1]}
 	}
 	var out []string
 	switch p.Requirement {
