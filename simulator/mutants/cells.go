@@ -12,6 +12,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/simulator"
 )
 
@@ -60,6 +61,14 @@ var cellBases = func() map[catalogue.ID]base {
 		{"cursor-any-account", catalogue.FeedTenant, "a cursor of one key is honoured for any key", feedOnly, cursorAnyAccount},
 		{"retry-after-missing", catalogue.RateRetryAfter, "429s carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.header.Del("Retry-After") })},
 		{"rate-limit-shared", catalogue.RatePerKey, "one key's 429 throttles every key", feedOnly, rateLimitShared},
+		// Faults of every event, not of one type: a page of a cell may hold
+		// no event of a given type.
+		{"events-without-channel", catalogue.EventSchema, "events carry no channel", keyed, eventEdit(drop("channel"))},
+		{"every-type-unknown", catalogue.EventTypes, "every event's type is members_only_toggled", keyed, eventEdit(set("type", "members_only_toggled"))},
+		{"video-events-without-video", catalogue.EventChannelNoVideo, "events of a video carry no video object", keyed, eventEdit(drop("video"))},
+		{"ids-shared-in-pairs", catalogue.EventIDUnique, "every second event of a page has the id of the one before", keyed, editOK(idsInPairs)},
+		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401, whatever else the request holds", keyed, refuseAlways},
+		{"clamped-no-next-cursor", catalogue.FeedPageSchema, "pages carry no nextCursor; a limit that is no integer gets the default page (clamped), without one too", feedOnly, clampedNoCursor},
 	} {
 		m[b.req] = b
 	}
@@ -368,6 +377,45 @@ var gateBothWays = stateless(func(x *exchange) *answer {
 		return anonymous(x)
 	case x.r.URL.Path == schemas.PathFeed && a.status == http.StatusOK:
 		a.setError(http.StatusForbidden, simulator.CodeProRequired, "a Pro plan is required", nil)
+	}
+	return a
+})
+
+// idsInPairs gives every second event of a page the id of the one before.
+func idsInPairs(_ *http.Request, doc any) bool {
+	obj, _ := doc.(map[string]any)
+	evs, _ := obj["events"].([]any)
+	changed := false
+	for i := 1; i < len(evs); i += 2 {
+		prev, _ := evs[i-1].(map[string]any)
+		ev, _ := evs[i].(map[string]any)
+		if prev != nil && ev != nil {
+			ev["id"], changed = prev["id"], true
+		}
+	}
+	return changed
+}
+
+// refuseAlways answers the request 401 unless the server did.
+var refuseAlways = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.status != http.StatusUnauthorized {
+		a.header.Set("WWW-Authenticate", `Bearer realm="api"`)
+		a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
+	}
+	return a
+})
+
+// clampedNoCursor serves a feed request the server refused for its query
+// as the default page (clamping is conforming), and drops nextCursor from
+// every page (which is not).
+var clampedNoCursor = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.status == http.StatusBadRequest && a.code() == simulator.CodeInvalidQuery {
+		a = x.feedAs(schemas.DefaultPageSize, "")
+	}
+	if doc := a.doc(); a.status == http.StatusOK && dropNextCursor(x.r, doc) {
+		a.body = jsondoc.Encode(doc)
 	}
 	return a
 })

@@ -336,8 +336,19 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 				return
 			}
 		}
-		if resp := cached(request(in, auth, cursor)); resp != nil {
-			r.judged = []*client.Response{resp}
+		// the page the cursor leads to, and the one after it (a fault of
+		// deep pages shows across their boundary); to the end for the
+		// probes of where a walk ends
+		for n := 0; cursor != "" && (n < 2 || p.Sequence() != string(p.Shape) && n < s.cfg.MaxPages); n++ {
+			resp := cached(request(in, auth, cursor))
+			if resp == nil {
+				return
+			}
+			r.judged = append(r.judged, resp)
+			if resp.Status != http.StatusOK {
+				break
+			}
+			_, cursor = pageShape(resp)
 		}
 	case probe.LiveHead:
 		if !s.virtualClock() {

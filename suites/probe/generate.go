@@ -133,6 +133,10 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	if role.Bad() && (shape == LiveHead || shape == LongWalk) {
 		return false
 	}
+	// A URL another key read: the Pro key is the one that read it.
+	if role == Pro && shape == ReadByKey {
+		return false
+	}
 	// The free account's feed is short: its long walks are the Pro's. Its
 	// inputs are the valid ones: the plan gate and its own pages are what
 	// vary; where a body or a parameter is invalid, which error wins is
@@ -143,7 +147,8 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	// What the oracle judges.
 	switch o {
 	case OracleHealth:
-		return in.Op == Health
+		// what health answers to a body that is no object is open
+		return in.Op == Health && in.Verdict == Valid
 	case OracleAuth:
 		switch id {
 		case catalogue.AuthValid:

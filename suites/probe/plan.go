@@ -87,8 +87,13 @@ const Lockouts = 4
 // no other probe sent it.
 func (p Probe) requests() int {
 	switch p.Shape {
-	case CursorPage, DeepPage:
+	case CursorPage:
 		return 1 // the walk that hands the cursor is the suite's own
+	case DeepPage:
+		if p.Sequence() != string(DeepPage) {
+			return 10 // a walk to its end
+		}
+		return 2 // the 4th page and the 5th
 	case LiveHead:
 		return 2 // a first page, then its cursor page once the head moved
 	case BothOps:

@@ -159,8 +159,11 @@ func (p Probe) Request() string {
 // Sequence names what the probe's shape sends: the shape, or for the rate
 // oracle the lockouts that measure the limiter on it.
 func (p Probe) Sequence() string {
-	if p.Oracle == OracleRate {
+	switch {
+	case p.Oracle == OracleRate:
 		return string(p.Shape) + " (lockouts)"
+	case p.Requirement == catalogue.FeedCursorEnd && p.Shape == DeepPage:
+		return string(p.Shape) + " (to the end)"
 	}
 	return string(p.Shape)
 }
