@@ -196,6 +196,9 @@ func (t *cellTracker) shaped(x *exchange, c Cell) bool {
 	case "deep-page":
 		return t.is(x, ShapeDeepPage)
 	case "live-head":
+		if feed && !live && !t.is(x, ShapeCursorPage) {
+			live = t.moved(x) // the head, as the server would answer it now
+		}
 		return feed && live
 	case "both-operations":
 		return op != "" && op != x.r.URL.Path
@@ -207,6 +210,29 @@ func (t *cellTracker) shaped(x *exchange, c Cell) bool {
 		return t.is(x, ShapeLongWalk)
 	}
 	return false
+}
+
+// moved reports whether the key's first page has a new head since the
+// key last read it (asking the server once more).
+func (t *cellTracker) moved(x *exchange) bool {
+	t.mu.Lock()
+	before := t.head[x.auth()]
+	t.mu.Unlock()
+	if before == "" {
+		return false
+	}
+	pg, ok := readPage(x.serve())
+	if !ok || len(pg.events) == 0 {
+		return false
+	}
+	id, _ := pg.events[0].(map[string]any)["id"].(string)
+	if id == before {
+		return false
+	}
+	t.mu.Lock()
+	t.live[x.auth()] = true
+	t.mu.Unlock()
+	return true
 }
 
 // handed reports whether the request's cursor is one the server handed out.
@@ -227,7 +253,9 @@ func (t *cellTracker) saw(x *exchange, a *answer) {
 		t.sent, t.lastOp, t.head = map[string]int{}, map[string]string{}, map[string]string{}
 	}
 	t.sent[auth]++
-	t.lastOp[auth] = x.r.URL.Path
+	if a.status != http.StatusTooManyRequests {
+		t.lastOp[auth] = x.r.URL.Path // a retry after a 429 is the same request
+	}
 	if a.status != http.StatusUnauthorized {
 		t.valid[auth] = true
 	}

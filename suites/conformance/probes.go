@@ -374,10 +374,8 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		}
 	case probe.LongWalk:
 		cursor := ""
-		one := in
-		one.NoLimit, one.Limit = false, "1" // a cursor for every event
 		for range probe.LongWalkCursors + 1 {
-			page := cached(request(one, auth, cursor))
+			page := cached(request(in, auth, cursor))
 			if page == nil {
 				return
 			}

@@ -22,6 +22,13 @@ import (
 
 func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
 	switch p.Oracle {
+	case probe.OracleSchema, probe.OracleOrder, probe.OracleLists:
+		// what judges the pages' content needs a page
+		if len(ok200(r.judged)) == 0 && len(r.judged) > 0 && limited(r.judged[len(r.judged)-1]) {
+			return nil, fmt.Sprintf("%s answered 429: the key's window was full", r.judged[len(r.judged)-1].Request)
+		}
+	}
+	switch p.Oracle {
 	case probe.OracleAuth:
 		return pr.checkAuth(p, r), ""
 	case probe.OracleInput:

@@ -124,8 +124,18 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 		if in.Field != "limit" || in.Verdict != Valid {
 			return false // a page of a walk takes a valid page size
 		}
+	case shape == LongWalk:
+		if in.Field != "limit" || in.Limit != "1" {
+			return false // a cursor for every event: past 100 cursors soonest
+		}
 	case shape != FirstPage && in.Class != Default:
 		return false // the other shapes take the usage shown: the shape is what varies
+	}
+	// Past 20 requests in a minute a valid key's answers are 429s: what
+	// they say of the key, their bodies and the limiter is judged there,
+	// not the pages they do not hold.
+	if shape == AfterBurst && !role.Bad() && (o == OracleSchema || o == OraclePageSize || o == OracleOrder || o == OracleWalk || o == OracleLists || o == OracleTenant) {
+		return false
 	}
 	// Which roles send what. A bad key is refused whatever it asks: its
 	// probes send the shapes where a limiter, a cache or a cursor may
@@ -191,7 +201,7 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	case OracleOrder:
 		return !role.Bad() && in.Op == Feed && in.Verdict == Valid && shape != AfterBurst && shape != ReadByKey && shape != BothOps
 	case OracleWalk:
-		if role.Bad() || in.Op != Feed || in.Class != Default {
+		if role.Bad() || in.Op != Feed || in.Class != Default && shape != LongWalk {
 			return false
 		}
 		switch id {
