@@ -52,7 +52,7 @@ func TestGenerateCoversEveryMust(t *testing.T) {
 		"AUTH-REVOKED × revoked × read-by-other-key × default", // an edge cache
 		"RATE-LIMIT-429 × pro × both-operations × default",     // tracked videos resets the feed's window
 		"RATE-LIMIT-429 × free × after-burst × default",        // a window of half a minute
-		"FEED-CURSOR-WALK × pro × long-walk × default",         // a cursor store that fills
+		"FEED-CURSOR-WALK × pro × long-walk × n",               // a cursor store that fills
 		"FEED-LIMIT × free × first-page × n",                   // the free key's limit capped at 100
 		"FEED-PAGE-DEFAULT × free × first-page × default",      // free pages under 50 with a null cursor
 		"FEED-CURSOR-WALK × pro × live-head × default",         // offset cursors on a growing feed
