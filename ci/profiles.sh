@@ -24,7 +24,7 @@ run() {
 	printf '%-22s exit %d, %6.1f s, %s requests by the specs, outcome %s\n' "$name" "$code" "$(echo "$(date +%s.%N) - $t0" | bc)" \
 		"$(jq -r .totals.requests "$work/$name/conformance-report.json" 2>/dev/null || echo '?')" \
 		"$(jq -r .outcome "$work/$name/conformance-report.json" 2>/dev/null || echo '?')"
-	grep -A3 '^probes: ' "$work/$name.log" | sed 's/^/    /' || true
+	grep -o -A2 'probes: profile.*' "$work/$name.log" | sed 's/^/    /' || true
 	[[ $code -eq 0 ]] || { grep -E "\[FAIL\]" "$work/$name.log" | head -20; return 1; }
 }
 
