@@ -18,7 +18,7 @@ run() {
 	shift 2
 	local t0 code=0
 	t0=$(date +%s.%N)
-	(cd "$work" && timeout 1800 "$work/suite.test" --target "$(field "$sim" url)" --pro-key "$(field "$sim" proKey)" \
+	(cd "$work" && timeout 2700 "$work/suite.test" --target "$(field "$sim" url)" --pro-key "$(field "$sim" proKey)" \
 		--free-key "$(field "$sim" freeKey)" --revoked-key "$(field "$sim" revokedKey)" \
 		--report-dir "$work/$name" --ginkgo.no-color "$@" >"$work/$name.log" 2>&1) || code=$?
 	printf '%-22s exit %d, %6.1f s, %s requests by the specs, outcome %s\n' "$name" "$code" "$(echo "$(date +%s.%N) - $t0" | bc)" \
@@ -37,6 +37,6 @@ start "manual-none" --speed 0
 run manual-none "no probes (manual clock)" --control-clock --ginkgo.label-filter='!probe' || failed=1
 if [[ -n "${REALTIME:-}" ]]; then
 	start realtime --speed 1
-	run realtime "$REALTIME (real time)" --profile "$REALTIME" || failed=1
+	run realtime "$REALTIME (real time)" --profile "$REALTIME" --run-deadline 45m || failed=1
 fi
 exit $failed
