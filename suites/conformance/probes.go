@@ -128,7 +128,18 @@ func (pr *prober) planned() *probe.Plan {
 				mine = append(mine, p)
 			}
 		}
-		pr.plan = probe.MakePlan(mine, profile)
+		budget := probe.BudgetOf(profile)
+		if profile == probe.Quick && !pr.s.virtualClock() {
+			// In real time quick waits for no window: each key gets what its
+			// window has room for now, by what the suite sent on it.
+			budget.Room = map[probe.Role]int{}
+			for _, role := range []probe.Role{probe.Pro, probe.Free} {
+				if key := pr.keyOf(role); key != "" {
+					budget.Room[role] = schemas.FeedRequestsPerMinute - len(pr.s.c.RecentUses(key, schemas.RateWindow))
+				}
+			}
+		}
+		pr.plan = probe.MakePlanWithin(mine, budget, profile)
 		line := "probes: " + strings.ReplaceAll(pr.plan.Summary(), "\n", "\n  ") + "\n"
 		fmt.Fprint(pr.s.logWriter(), line)
 		pr.s.logWriter().Flush()
@@ -183,7 +194,11 @@ func budgetSays(b probe.Budget) string {
 	if b.PerKey == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%d requests of each valid key, %d without one", b.PerKey, b.Unkeyed)
+	s := fmt.Sprintf("%d requests of each valid key, %d without one", b.PerKey, b.Unkeyed)
+	if b.Room != nil {
+		s += fmt.Sprintf("; in real time what each key's window had room for: Pro %d, free %d", max(b.Room[probe.Pro], 0), max(b.Room[probe.Free], 0))
+	}
+	return s
 }
 
 // probeRun is what one request sequence got.

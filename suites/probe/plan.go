@@ -40,6 +40,9 @@ type Budget struct {
 	// PerKey bounds the requests on each valid key (the rate-limited
 	// ones); 0 is no bound.
 	PerKey int
+	// Room, when set, bounds a key's requests further: what its current
+	// window has room for, so that quick waits for no window in real time.
+	Room map[Role]int
 	// Unkeyed bounds the requests with a bad key or none (no key's
 	// window pays for them, but each takes a round trip); 0 is no bound.
 	Unkeyed int
@@ -138,7 +141,12 @@ type Plan struct {
 // (the client answers it from its cache), and a probe whose requests do
 // not fit left untried.
 func MakePlan(probes []Probe, profile Profile) *Plan {
-	pl := &Plan{Profile: profile, Budget: BudgetOf(profile), Selected: map[string]bool{},
+	return MakePlanWithin(probes, BudgetOf(profile), profile)
+}
+
+// MakePlanWithin is MakePlan with another budget.
+func MakePlanWithin(probes []Probe, budget Budget, profile Profile) *Plan {
+	pl := &Plan{Profile: profile, Budget: budget, Selected: map[string]bool{},
 		Spent: newCost(), All: newCost()}
 	order := slices.Clone(probes)
 	slices.SortStableFunc(order, func(a, b Probe) int {
@@ -193,7 +201,14 @@ func (pl *Plan) fits(p Probe) bool {
 	if p.Role.Bad() {
 		return b.Unkeyed == 0 || pl.Spent.Unkeyed+p.requests() <= b.Unkeyed
 	}
-	return b.PerKey == 0 || pl.Spent.Keyed[p.Role]+p.requests() <= b.PerKey
+	most := b.PerKey
+	if room, ok := b.Room[p.Role]; ok && (most == 0 || room < most) {
+		most = max(room, 0)
+		if most == 0 {
+			return false
+		}
+	}
+	return most == 0 || pl.Spent.Keyed[p.Role]+p.requests() <= most
 }
 
 // Windows is how many rate windows a cost takes on a server of 20 feed
@@ -221,6 +236,9 @@ func (pl *Plan) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile %s: %d of %d probes, %d requests (Pro %d, free %d, without a valid key %d), about %d rate window(s) of a 20-a-minute server",
 		pl.Profile, len(pl.Selected), len(pl.Selected)+len(pl.Untried), pl.Spent.Total(), pl.Spent.Keyed[Pro], pl.Spent.Keyed[Free], pl.Spent.Unkeyed, pl.Spent.Windows())
+	if pl.Budget.Room != nil {
+		fmt.Fprintf(&b, ", within what the keys' windows had room for (Pro %d, free %d)", max(pl.Budget.Room[Pro], 0), max(pl.Budget.Room[Free], 0))
+	}
 	if len(pl.Untried) == 0 {
 		return b.String()
 	}

@@ -133,6 +133,19 @@ func TestPlanBudget(t *testing.T) {
 	t.Logf("%s\n%s", quick.Summary(), thorough.Summary())
 }
 
+// In real time quick keeps within what each key's window has room for.
+func TestPlanRoom(t *testing.T) {
+	b := BudgetOf(Quick)
+	b.Room = map[Role]int{Pro: 0, Free: 3}
+	pl := MakePlanWithin(generate(t), b, Quick)
+	if pl.Spent.Keyed[Pro] != 0 || pl.Spent.Keyed[Free] > 3 || pl.Spent.Keyed[Free] == 0 {
+		t.Errorf("room Pro 0, free 3: spent Pro %d, free %d", pl.Spent.Keyed[Pro], pl.Spent.Keyed[Free])
+	}
+	if !strings.Contains(pl.Summary(), "room for (Pro 0, free 3)") {
+		t.Errorf("the summary does not say the room:\n%s", pl.Summary())
+	}
+}
+
 func TestParseProfile(t *testing.T) {
 	for in, want := range map[string]Profile{"": Quick, "quick": Quick, " Thorough ": Thorough} {
 		if got, err := ParseProfile(in); err != nil || got != want {
