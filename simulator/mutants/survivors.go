@@ -3,6 +3,7 @@ package mutants
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -38,6 +39,12 @@ var survivors = []Mutant{
 	derive("free-limit-100", catalogue.FeedLimit, ShapeOtherKey, "the other key's (the free plan's) limit is capped at 100: limit=101..200 gives 100 events and a nextCursor", feedOnly,
 		feedRewrite(func(q simulator.FeedQuery) (int, bool) { return 100, q.HasLimit && q.Limit > 100 })),
 	derive("free-pages-short", catalogue.FeedPageDefault, ShapeOtherKey, "without limit, the other key's (the free plan's) pages hold 30 events and a null nextCursor: the rest of its feed is never shown", feedOnly, shortLastPages),
+}
+
+// Escaped reports whether a fault is one of those that escaped the suite
+// before its probes were generated: the kill matrix judges it with them.
+func Escaped(name string) bool {
+	return slices.ContainsFunc(survivors, func(m Mutant) bool { return m.Name == name })
 }
 
 // Profile names, for the faults that hide where only --profile thorough
