@@ -139,7 +139,12 @@ func (pr *prober) planned() *probe.Plan {
 				}
 			}
 		}
-		pr.plan = probe.MakePlanWithin(mine, budget, profile)
+		// A first page or plain request the suite sent already costs nothing.
+		known := func(p probe.Probe) bool {
+			auth, skip := pr.auth(p.Role)
+			return p.Shape == probe.FirstPage && skip == "" && pr.s.c.Known(request(p.Input, auth, ""))
+		}
+		pr.plan = probe.MakePlanWithin(mine, budget, profile, known)
 		line := "probes: " + strings.ReplaceAll(pr.plan.Summary(), "\n", "\n  ") + "\n"
 		fmt.Fprint(pr.s.logWriter(), line)
 		pr.s.logWriter().Flush()

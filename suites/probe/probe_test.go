@@ -141,6 +141,11 @@ func TestPlanRoom(t *testing.T) {
 	if pl.Spent.Keyed[Pro] != 0 || pl.Spent.Keyed[Free] > 3 || pl.Spent.Keyed[Free] == 0 {
 		t.Errorf("room Pro 0, free 3: spent Pro %d, free %d", pl.Spent.Keyed[Pro], pl.Spent.Keyed[Free])
 	}
+	// a request the suite sent already is free, whatever the room
+	free := func(p Probe) bool { return p.Role == Free && p.Shape == FirstPage && p.Input.Limit == "199" }
+	if got := MakePlanWithin(generate(t), b, Quick, free); !got.Selected["FEED-LIMIT × free × first-page × feed: limit=199"] {
+		t.Error("a probe whose request was answered already is not selected")
+	}
 	if !strings.Contains(pl.Summary(), "room for (Pro 0, free 3)") {
 		t.Errorf("the summary does not say the room:\n%s", pl.Summary())
 	}
