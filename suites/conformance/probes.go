@@ -42,6 +42,7 @@ type probeGroup struct {
 // distinct request sequence, sent once and judged by every probe of it.
 type prober struct {
 	s        *suite
+	cat      catalogue.Catalogue
 	all      []probe.Probe
 	planOnce sync.Once
 	plan     *probe.Plan
@@ -60,7 +61,7 @@ func (s *suite) probeSpecs() {
 		It("generates the probes from the catalogue", Label(probeLabel), func() { s.failf("%v", err) })
 		return
 	}
-	pr := &prober{s: s, all: probes, runs: map[string]*probeRun{}}
+	pr := &prober{s: s, cat: cat, all: probes, runs: map[string]*probeRun{}}
 	for _, g := range groupProbes(probes) {
 		args := []any{requires(g.id), Label(probeLabel)}
 		if g.shape == probe.AfterBurst || g.shape == probe.BothOps {
@@ -186,10 +187,8 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 		blocked(blocks[0])
 	}
 	text := string(g.id)
-	if cat, err := catalogue.Load(); err == nil {
-		if r, ok := cat.Lookup(g.id); ok {
-			text = r.Text
-		}
+	if r, ok := pr.cat.Lookup(g.id); ok {
+		text = r.Text
 	}
 	s := pr.s
 	s.noneOf(fmt.Sprintf("rule (%s): %s\nprobed with %s %s", g.id, text, roleSays[g.role], shapeSays[g.shape]), slices.Compact(problems))
