@@ -164,7 +164,7 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 		}
 	}
 	if len(run) == 0 {
-		Skip(fmt.Sprintf("untried under --profile %s (its budget: %s); --profile thorough runs it", plan.Profile, budgetSays(plan.Budget)))
+		Skip(fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
 	}
 	var problems, blocks []string
 	judged := 0

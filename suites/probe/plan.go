@@ -266,7 +266,12 @@ func (pl *Plan) Summary() string {
 		}
 		fmt.Fprintf(&b, "; %s (%d)", c, byCell[c])
 	}
-	fmt.Fprintf(&b, "\n--profile thorough runs all %d: %d requests (Pro %d, free %d, without a valid key %d), about %d rate windows (%d min) of a 20-a-minute server, %d if tracked videos share the feed's budget",
-		len(pl.Selected)+len(pl.Untried), pl.All.Total(), pl.All.Keyed[Pro], pl.All.Keyed[Free], pl.All.Unkeyed, pl.All.Windows(), pl.All.Windows(), pl.All.SharedWindows())
+	b.WriteString("\n" + pl.ThoroughCost())
 	return b.String()
+}
+
+// ThoroughCost says what running every probe costs.
+func (pl *Plan) ThoroughCost() string {
+	return fmt.Sprintf("--profile thorough runs all %d: %d requests (Pro %d, free %d, without a valid key %d), about %d rate windows (%d min) of a 20-a-minute server, %d if tracked videos share the feed's budget",
+		len(pl.Selected)+len(pl.Untried), pl.All.Total(), pl.All.Keyed[Pro], pl.All.Keyed[Free], pl.All.Unkeyed, pl.All.Windows(), pl.All.Windows(), pl.All.SharedWindows())
 }
