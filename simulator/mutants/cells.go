@@ -81,13 +81,15 @@ func CellFault(c Cell) (Mutant, bool) {
 	if !ok {
 		return Mutant{}, false
 	}
+	// The tracker sees both keyed operations (a key's role and the
+	// operations in turn are learnt from both); the fault acts on its own.
 	ops := keyed
 	if b.req == catalogue.HealthOK {
 		ops = healthOnly
 	}
 	return Mutant{Name: b.fault + "@" + c.String(), Requirement: c.Requirement, Ops: ops,
 		Does:  fmt.Sprintf("%s, on requests of %s × %s × %s", b.does, c.Role, c.Shape, c.Class),
-		fresh: within(c, b.f)}, true
+		fresh: within(c, b.ops, b.f)}, true
 }
 
 // lookupCell reads the name of a cell fault.
@@ -110,12 +112,12 @@ func lookupCell(name string) (Mutant, bool) {
 // within confines a fault to the requests of one cell: a request of the
 // cell's role, shape and input class gets the fault's answer, any other
 // the server's.
-func within(c Cell, fault func() serveFunc) func() serveFunc {
+func within(c Cell, ops []simulator.Operation, fault func() serveFunc) func() serveFunc {
 	return func() serveFunc {
 		t, f := newCellTracker(), fault()
 		return func(x *exchange) *answer {
 			var a *answer
-			if t.in(x, c) {
+			if slices.Contains(ops, operationOf(x)) && t.in(x, c) {
 				a = f(x)
 			} else {
 				a = x.serve()
@@ -124,6 +126,17 @@ func within(c Cell, fault func() serveFunc) func() serveFunc {
 			return a
 		}
 	}
+}
+
+// operationOf is the operation of a request, by its path.
+func operationOf(x *exchange) simulator.Operation {
+	switch x.r.URL.Path {
+	case schemas.PathFeed:
+		return simulator.OpFeed
+	case schemas.PathVideos:
+		return simulator.OpVideos
+	}
+	return simulator.OpHealth
 }
 
 // cellTracker learns what the shapes need beyond the grid's tracker: which

@@ -109,6 +109,9 @@ func faultCell(m mutants.Mutant) mutants.Cell {
 	if c, ok := classOf[baseName(m.Name)]; ok {
 		class = c
 	}
+	if faultShape(m) == string(probe.LongWalk) {
+		class = probe.At // the long walk is at limit=1
+	}
 	return mutants.Cell{Requirement: m.Requirement, Role: faultRole(m), Shape: faultShape(m), Class: string(class)}
 }
 
