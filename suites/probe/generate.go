@@ -121,8 +121,8 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	case in.ReplaceCursor && shape != FirstPage:
 		return false // the input is the cursor: shapes that set one do not meet it
 	case shape == CursorPage || shape == DeepPage:
-		if in.Field != "limit" || in.Verdict != Valid {
-			return false // a page of a walk takes a valid page size
+		if in.Field != "limit" || in.Verdict != Valid || in.Class == FarPast {
+			return false // a page of a walk takes a valid page size; far past the cap is the cap's (first pages)
 		}
 	case shape == LongWalk:
 		if in.Field != "limit" || in.Limit != "1" {

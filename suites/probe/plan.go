@@ -96,7 +96,10 @@ func (p Probe) requests() int {
 		if p.Sequence() != string(DeepPage) {
 			return 10 // a walk to its end
 		}
-		return 2 // the 4th page and the 5th
+		if p.Input.Class != Default && p.Input.Limit != "200" {
+			return 5 // its own walk to the 4th page, and the 5th
+		}
+		return 2 // the 4th page and the 5th of a walk the suite makes
 	case LiveHead:
 		return 2 // a first page, then its cursor page once the head moved
 	case BothOps:
@@ -105,7 +108,7 @@ func (p Probe) requests() int {
 		}
 		return 3 // feed, tracked videos, feed
 	case AfterBurst:
-		if p.Role.Bad() {
+		if p.Oracle != OracleRate {
 			return schemas.FeedRequestsPerMinute + 1
 		}
 		return Lockouts * (schemas.FeedRequestsPerMinute + 1)
