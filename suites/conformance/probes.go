@@ -466,7 +466,7 @@ func videoIDsOf(resp *client.Response) []string {
 	if resp == nil || resp.Status != http.StatusOK {
 		return nil
 	}
-	page, _ := readPage(resp, 0)
+	page, _ := probePage(resp)
 	var out []string
 	for _, e := range page.Events {
 		if id := e.Video; id != "" && len(id) <= schemas.MaxVideoIDLen && !slices.Contains(out, id) {

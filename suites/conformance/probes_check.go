@@ -56,7 +56,7 @@ func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]stri
 	case probe.OracleOrder:
 		var out []string
 		for _, resp := range ok200(r.judged) {
-			page, _ := readPage(resp, 0)
+			page, _ := probePage(resp)
 			for i := 1; i < len(page.Events); i++ {
 				a, b := page.Events[i-1], page.Events[i]
 				if a.HasTime && b.HasTime && b.CreatedAt > a.CreatedAt {
@@ -90,6 +90,18 @@ func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]stri
 		return out, ""
 	}
 	return nil, "no oracle " + string(p.Oracle)
+}
+
+// probePage reads a feed answer as a walk does, bounded: a page of more
+// events than maxPageEvents is not read (a page-size oracle says so), so
+// that a hostile target's pages of 100,000 events cost no memory here.
+func probePage(resp *client.Response) (walkPage, bool) {
+	doc, err := resp.JSON()
+	if err != nil || len(jsondoc.Items(doc, "/events")) > maxPageEvents {
+		return walkPage{}, false
+	}
+	page, err := readPage(resp, 0)
+	return page, err == nil
 }
 
 // ok200 are the answers with status 200.
@@ -218,8 +230,8 @@ func (pr *prober) knownEvents(ctx context.Context, role probe.Role) int {
 // olderThan counts the events of the role's walk that are older than the
 // page's oldest and not on it: a page with a null nextCursor left them out.
 func (pr *prober) olderThan(ctx context.Context, role probe.Role, resp *client.Response) int {
-	page, err := readPage(resp, 0)
-	if err != nil || len(page.Events) == 0 {
+	page, ok := probePage(resp)
+	if !ok || len(page.Events) == 0 {
 		return 0
 	}
 	oldest, on := page.Events[0].CreatedAt, map[string]bool{}
@@ -274,7 +286,7 @@ func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun)
 func eventsOf(resps []*client.Response) (ids []string, enc []string, where []string) {
 	for _, resp := range ok200(resps) {
 		doc, err := resp.JSON()
-		if err != nil {
+		if _, ok := probePage(resp); err != nil || !ok {
 			continue
 		}
 		for i, ev := range jsondoc.Items(doc, "/events") {
@@ -387,7 +399,7 @@ func (pr *prober) checkTenant(ctx context.Context, p probe.Probe, r *probeRun) (
 		}
 	}
 	for _, resp := range ok200(r.judged) {
-		page, _ := readPage(resp, 0)
+		page, _ := probePage(resp)
 		for i, e := range page.Events {
 			if theirs[e.ID] {
 				out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the Pro account's feed that the free account's feed does not show, served to the free key", resp.Request, i, e.ID, e.Channel))
