@@ -48,6 +48,7 @@ type prober struct {
 	plan     *probe.Plan
 	mu       sync.Mutex
 	runs     map[string]*probeRun
+	facts    factsMemo
 }
 
 // probeSpecs declares the generated probes.

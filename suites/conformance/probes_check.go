@@ -36,7 +36,7 @@ func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]stri
 	case probe.OracleErrorBody:
 		var out []string
 		for _, resp := range r.judged {
-			if resp.Status >= 400 && !isErrorBody(resp) {
+			if resp.Status >= 400 && !pr.facts.of(resp).errorBody {
 				out = append(out, fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message strings): %s", resp.Request, resp.Status, resp.Excerpt()))
 			}
 		}
@@ -56,7 +56,7 @@ func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]stri
 	case probe.OracleOrder:
 		var out []string
 		for _, resp := range ok200(r.judged) {
-			page, _ := probePage(resp)
+			page := pr.facts.of(resp).page
 			for i := 1; i < len(page.Events); i++ {
 				a, b := page.Events[i-1], page.Events[i]
 				if a.HasTime && b.HasTime && b.CreatedAt > a.CreatedAt {
@@ -197,7 +197,7 @@ func (pr *prober) checkSchema(ctx context.Context, p probe.Probe, r *probeRun) [
 			js = append(js, judged{resp, res})
 		}
 	}
-	fs := schemaFindings(js, schemaRule(p.Requirement))
+	fs := pr.facts.findings(js, schemaRule(p.Requirement))
 	if p.Requirement == catalogue.TimestampEpochMs {
 		fs = append(fs, timestampFindings(js, pr.s.now(ctx))...)
 	}
@@ -230,8 +230,9 @@ func (pr *prober) knownEvents(ctx context.Context, role probe.Role) int {
 // olderThan counts the events of the role's walk that are older than the
 // page's oldest and not on it: a page with a null nextCursor left them out.
 func (pr *prober) olderThan(ctx context.Context, role probe.Role, resp *client.Response) int {
-	page, ok := probePage(resp)
-	if !ok || len(page.Events) == 0 {
+	f := pr.facts.of(resp)
+	page := f.page
+	if !f.pageOK || len(page.Events) == 0 {
 		return 0
 	}
 	oldest, on := page.Events[0].CreatedAt, map[string]bool{}
@@ -283,10 +284,10 @@ func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun)
 }
 
 // eventsOf are the events of feed pages with their encoding, in order.
-func eventsOf(resps []*client.Response) (ids []string, enc []string, where []string) {
+func (pr *prober) eventsOf(resps []*client.Response) (ids []string, enc []string, where []string) {
 	for _, resp := range ok200(resps) {
 		doc, err := resp.JSON()
-		if _, ok := probePage(resp); err != nil || !ok {
+		if err != nil || !pr.facts.of(resp).pageOK {
 			continue
 		}
 		for i, ev := range jsondoc.Items(doc, "/events") {
@@ -316,7 +317,7 @@ func (pr *prober) checkWalk(ctx context.Context, p probe.Probe, r *probeRun) ([]
 				out = append(out, fmt.Sprintf("%s: status %d: a cursor the server handed out is refused\n    response body: %s", resp.Request, resp.Status, resp.Excerpt()))
 			}
 		}
-		ids, enc, where := eventsOf(pages)
+		ids, enc, where := pr.eventsOf(pages)
 		first := map[string]int{}
 		for i, id := range ids {
 			if j, ok := first[id]; ok && id != "" && enc[i] == enc[j] {
@@ -346,7 +347,7 @@ func (pr *prober) checkWalk(ctx context.Context, p probe.Probe, r *probeRun) ([]
 			}
 		}
 	case catalogue.EventIDUnique:
-		ids, enc, where := eventsOf(pages)
+		ids, enc, where := pr.eventsOf(pages)
 		first := map[string]int{}
 		for i, id := range ids {
 			if j, ok := first[id]; ok && id != "" && enc[i] != enc[j] {
@@ -399,7 +400,7 @@ func (pr *prober) checkTenant(ctx context.Context, p probe.Probe, r *probeRun) (
 		}
 	}
 	for _, resp := range ok200(r.judged) {
-		page, _ := probePage(resp)
+		page := pr.facts.of(resp).page
 		for i, e := range page.Events {
 			if theirs[e.ID] {
 				out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the Pro account's feed that the free account's feed does not show, served to the free key", resp.Request, i, e.ID, e.Channel))
