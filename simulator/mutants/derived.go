@@ -44,6 +44,7 @@ const (
 	ShapeMissingIDs   = "missing-ids"
 	ShapeEmptyArrays  = "empty-arrays"
 	ShapeBigCounts    = "big-counts"
+	ShapeReadByOther  = "read-by-other-key"
 )
 
 // deepDepth is the depth from which a page is deep: the 4th page of a walk
@@ -70,6 +71,7 @@ var Shapes = []Shape{
 	{ShapeMissingIDs, "a tracked-videos answer that lists a missing id", videosOnly},
 	{ShapeEmptyArrays, "a tracked-videos answer with an empty list", videosOnly},
 	{ShapeBigCounts, "a count past 2^31", videosOnly},
+	{ShapeReadByOther, "a request for the URL (and body) the server answered 200 just before to another key", keyed},
 }
 
 // tracker learns, from what passes, which shape a request has: the depth
@@ -82,6 +84,8 @@ type tracker struct {
 	first     string          // the Authorization of the first 200 on the feed
 	throttled map[string]bool // Authorization → its last limited answer was a 429
 	lockouts  map[string]int  // Authorization → lockouts begun (a 429 after a 200)
+	lastURL   string          // the URL and body of the last 200, and its Authorization
+	lastAuth  string
 }
 
 func newTracker() *tracker {
@@ -121,10 +125,17 @@ func (t *tracker) is(x *exchange, shape string) bool {
 	case ShapeDuplicateIDs:
 		ids, _ := x.ids()
 		return !feed && len(dedupe(ids)) < len(ids)
+	case ShapeReadByOther:
+		return t.lastURL == urlOf(x) && x.auth() != t.lastAuth
 	case ShapeMissingIDs, ShapeEmptyArrays, ShapeBigCounts:
 		return !feed // shapes of the answer: the fault changes only answers that have them
 	}
 	return false
+}
+
+// urlOf is what a cache by URL keys a request by: method, URI and body.
+func urlOf(x *exchange) string {
+	return x.r.Method + " " + x.r.URL.RequestURI() + "\x00" + string(x.raw)
 }
 
 func mapValues[V any](m map[string]V) []V {
@@ -150,6 +161,7 @@ func (t *tracker) saw(x *exchange, a *answer) {
 		}
 		t.throttled[auth] = true
 	case http.StatusOK:
+		t.lastURL, t.lastAuth = urlOf(x), auth
 		t.throttled[auth] = false
 		if t.first == "" && x.r.URL.Path == schemas.PathFeed {
 			t.first = auth
@@ -398,6 +410,7 @@ func videosResetsFeed() serveFunc {
 
 func init() {
 	table = append(table, derived...)
+	table = append(table, survivors...)
 	gen := generated(table)
 	for _, m := range gen {
 		isGenerated[m.Name] = true

@@ -66,7 +66,7 @@ func Names() []string {
 func Lookup(name string) (Mutant, bool) {
 	i := slices.IndexFunc(table, func(m Mutant) bool { return m.Name == name })
 	if i < 0 {
-		return Mutant{}, false
+		return lookupCell(name)
 	}
 	return table[i], true
 }

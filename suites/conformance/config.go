@@ -63,6 +63,9 @@ type Config struct {
 	// the suite moves its clock through /_control/clock/advance instead of
 	// sleeping (used when Clock is nil).
 	ControlClock bool `ff:"long=control-clock, usage='the target is a tcmkit simulator in manual mode: advance its clock through /_control/ instead of sleeping'"`
+	// Profile is how much of the generated probe grid a run spends its
+	// requests on (package suites/probe): quick, the default, or thorough.
+	Profile string `ff:"placeholder=NAME, long=profile, usage='quick (default: the generated probes get one window of each key) or thorough (every generated probe; about 20 minutes against a 20-a-minute server, for nightly CI)'"`
 
 	// BurstKey is the key the rate-limit specs exhaust. Empty: the free key
 	// when given, else the Pro key.

@@ -68,6 +68,7 @@ func TestSpecOrder(t *testing.T) {
 		"tenant isolation",
 		"errors and media types",
 		"where the spec is silent, as the simulator chose",
+		"generated probes",
 		"rate limit, a second lockout",
 	}
 	var groups []string

@@ -17,6 +17,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Session is the state of one run of the suite in one process, as
@@ -189,6 +190,9 @@ func (s *Session) controlHTTP() *http.Client {
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
 	errs := append(s.Target().validate(), s.cfg.rangeErrors()...)
+	if _, err := probe.ParseProfile(s.cfg.Profile); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

@@ -52,6 +52,7 @@ func Register(cfg *Config) *Session {
 		Describe("tenant isolation", Label("isolation"), s.isolationSpecs)
 		Describe("errors and media types", Label("errors"), s.errorSpecs)
 		Describe(silent, Label(strict), s.simulatorChoices)
+		Describe("generated probes", Label(probeLabel), s.probeSpecs)
 		// Last: the burst key's second lockout delays no spec after it.
 		Describe("rate limit, a second lockout", Label("rate-limit", "hidden"), Ordered, Serial, ContinueOnFailure, s.lockoutSpecs)
 	})

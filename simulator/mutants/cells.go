@@ -1,0 +1,495 @@
+package mutants
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/simulator"
+)
+
+// Cell faults: the suite generates its probes over requirement × key role
+// × request shape × input class (suites/probe); for each cell of that grid
+// the kill matrix asks for a fault that a probe of the cell kills. CellFault
+// makes it from the requirement's base fault, confined by a combinator
+// (within) to requests of the cell's role, shape and input class, as the
+// simulator sees them. Cell faults are not in the table (there are
+// hundreds): Lookup and Layers know them by name, FAULT@ROLE.SHAPE.CLASS.
+
+// Cell is one cell of the probe grid. Role, Shape and Class are the names
+// of suites/probe (pro, free, revoked, unknown, malformed, none; first-page,
+// cursor-page, deep-page, live-head, both-operations, after-burst,
+// read-by-other-key, long-walk; default, json-type, empty, whitespace, n-1,
+// n, n+1, far-past, unicode).
+type Cell struct {
+	Requirement        catalogue.ID
+	Role, Shape, Class string
+}
+
+func (c Cell) String() string { return c.Role + "." + c.Shape + "." + c.Class }
+
+// cellBases is each must requirement's fault on a cell's requests: the
+// base fault of the grid (bases) where it shows on any request of the
+// cell, another where it would not (an input's verdict, the plan gate on
+// the feed, videos of ids that name none).
+var cellBases = func() map[catalogue.ID]base {
+	m := map[catalogue.ID]base{}
+	for _, b := range bases {
+		if _, ok := m[b.req]; !ok {
+			m[b.req] = b
+		}
+	}
+	for _, b := range []base{
+		{"health-unavailable", catalogue.HealthOK, "the health check answers 503", healthOnly, healthUnavailable},
+		{"gate-both-ways", catalogue.ProGate, "the plan gate is turned round: a free key's feed 403, its tracked videos served", keyed, gateBothWays},
+		{"limit-not-capped", catalogue.FeedLimitCap, "a limit above 200 is honoured up to 400", feedOnly, notCapped(false)},
+		{"bad-param-500", catalogue.FeedBadParam, "the feed answers 500 to any query", feedOnly, answer500},
+		{"ids-min-flipped", catalogue.VideosIDsMin, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
+		{"ids-max-flipped", catalogue.VideosIDsMax, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
+		{"id-len-flipped", catalogue.VideosIDLen, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
+		{"bad-body-flipped", catalogue.VideosBadBody, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
+		{"empty-list-omitted", catalogue.VideosEntrySchema, "an empty videos or missingVideoIds is left out", videosOnly, editOK(omitEmptyLists)},
+		{"missing-not-listed", catalogue.VideosPartition, "ids of no video are in neither list", videosOnly, editOK(dropMissing)},
+		{"cursor-any-account", catalogue.FeedTenant, "a cursor of one key is honoured for any key", feedOnly, cursorAnyAccount},
+		{"retry-after-missing", catalogue.RateRetryAfter, "429s carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.Header.Del("Retry-After") })},
+		{"rate-limit-shared", catalogue.RatePerKey, "one key's 429 throttles every key", feedOnly, rateLimitShared},
+		// Faults of every event, not of one type: a page of a cell may hold
+		// no event of a given type.
+		{"events-without-channel", catalogue.EventSchema, "events carry no channel", keyed, eventEdit(drop("channel"))},
+		{"every-type-unknown", catalogue.EventTypes, "every event's type is members_only_toggled", keyed, eventEdit(set("type", "members_only_toggled"))},
+		{"video-events-without-video", catalogue.EventChannelNoVideo, "events of a video carry no video object", keyed, eventEdit(drop("video"))},
+		{"ids-shared-in-pairs", catalogue.EventIDUnique, "every second event of a page has the id of the one before", keyed, editOK(idsInPairs)},
+		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401, whatever else the request holds", keyed, refuseAlways},
+		{"clamped-no-next-cursor", catalogue.FeedPageSchema, "pages carry no nextCursor; a limit that is no integer gets the default page (clamped), without one too", feedOnly, clampedNoCursor},
+	} {
+		m[b.req] = b
+	}
+	return m
+}()
+
+// CellFault is the fault of a cell.
+func CellFault(c Cell) (Mutant, bool) {
+	b, ok := cellBases[c.Requirement]
+	if !ok {
+		return Mutant{}, false
+	}
+	// The tracker sees both keyed operations (a key's role and the
+	// operations in turn are learnt from both); the fault acts on its own.
+	ops := keyed
+	if b.req == catalogue.HealthOK {
+		ops = healthOnly
+	}
+	return Mutant{Name: b.fault + "@" + c.String(), Requirement: c.Requirement, Ops: ops,
+		Does:  fmt.Sprintf("%s, on requests of %s × %s × %s", b.does, c.Role, c.Shape, c.Class),
+		fresh: within(c, b.ops, b.f)}, true
+}
+
+// lookupCell reads the name of a cell fault.
+func lookupCell(name string) (Mutant, bool) {
+	fault, cell, ok := strings.Cut(name, "@")
+	parts := strings.Split(cell, ".")
+	if !ok || len(parts) != 3 {
+		return Mutant{}, false
+	}
+	for id, b := range cellBases {
+		if b.fault == fault {
+			if m, ok := CellFault(Cell{id, parts[0], parts[1], parts[2]}); ok && m.Name == name {
+				return m, true
+			}
+		}
+	}
+	return Mutant{}, false
+}
+
+// within confines a fault to the requests of one cell: a request of the
+// cell's role, shape and input class gets the fault's answer, any other
+// the server's.
+func within(c Cell, ops []simulator.Operation, fault func() serveFunc) func() serveFunc {
+	return func() serveFunc {
+		t, f := newCellTracker(), fault()
+		return func(x *exchange) *answer {
+			var a *answer
+			if slices.Contains(ops, operationOf(x)) && t.in(x, c) {
+				a = f(x)
+			} else {
+				a = x.serve()
+			}
+			t.saw(x, a)
+			return a
+		}
+	}
+}
+
+// operationOf is the operation of a request, by its path.
+func operationOf(x *exchange) simulator.Operation {
+	switch x.r.URL.Path {
+	case schemas.PathFeed:
+		return simulator.OpFeed
+	case schemas.PathVideos:
+		return simulator.OpVideos
+	}
+	return simulator.OpHealth
+}
+
+// cellTracker learns what the shapes need beyond the grid's tracker: which
+// keys are valid, each token's count, each key's last operation and head.
+type cellTracker struct {
+	*tracker
+	mu     sync.Mutex
+	valid  map[string]bool
+	sent   map[string]int
+	lastOp map[string]string
+	head   map[string]string
+	live   map[string]bool
+}
+
+func newCellTracker() *cellTracker {
+	return &cellTracker{tracker: newTracker(), valid: map[string]bool{}, sent: map[string]int{}, lastOp: map[string]string{}, head: map[string]string{}, live: map[string]bool{}}
+}
+
+var roleOfCode = map[string]string{
+	simulator.CodeRevokedKey:   "revoked",
+	simulator.CodeUnknownKey:   "unknown",
+	simulator.CodeMalformedKey: "malformed",
+	simulator.CodeMissingKey:   "none",
+}
+
+// role is the key role of a request; a key not yet known valid is asked
+// of the server (a refused key costs no window).
+func (t *cellTracker) role(x *exchange) string {
+	auth := x.auth()
+	if auth == "" {
+		return "none"
+	}
+	t.mu.Lock()
+	valid := t.valid[auth]
+	t.mu.Unlock()
+	if !valid {
+		if a := x.serve(); a.Status == http.StatusUnauthorized {
+			return roleOfCode[a.code()]
+		}
+		t.mu.Lock()
+		t.valid[auth] = true
+		t.mu.Unlock()
+	}
+	t.tracker.mu.Lock()
+	first := t.first
+	t.tracker.mu.Unlock()
+	if first == "" || auth == first {
+		return "pro"
+	}
+	return "free"
+}
+
+func (t *cellTracker) in(x *exchange, c Cell) bool {
+	if !slices.Contains(inputClasses(x), c.Class) || !t.shaped(x, c) {
+		return false
+	}
+	return t.role(x) == c.Role
+}
+
+func (t *cellTracker) shaped(x *exchange, c Cell) bool {
+	feed := x.r.URL.Path == schemas.PathFeed
+	t.mu.Lock()
+	op, n, live := t.lastOp[x.auth()], t.sent[x.auth()], t.live[x.auth()]
+	t.mu.Unlock()
+	switch c.Shape {
+	case "first-page":
+		return !feed || !t.is(x, ShapeCursorPage) || !t.handed(x)
+	case "cursor-page":
+		return t.is(x, ShapeCursorPage) && t.handed(x) && !t.is(x, ShapeDeepPage)
+	case "deep-page":
+		return t.is(x, ShapeDeepPage)
+	case "live-head":
+		if feed && !live && !t.is(x, ShapeCursorPage) {
+			live = t.moved(x) // the head, as the server would answer it now
+		}
+		return feed && live
+	case "both-operations":
+		return op != "" && op != x.r.URL.Path
+	case "after-burst":
+		return n >= schemas.FeedRequestsPerMinute || t.is(x, ShapeAfterBurst)
+	case "read-by-other-key":
+		return t.is(x, ShapeReadByOther)
+	case "long-walk":
+		return t.is(x, ShapeLongWalk)
+	}
+	return false
+}
+
+// moved reports whether the key's first page has a new head since the
+// key last read it (asking the server once more).
+func (t *cellTracker) moved(x *exchange) bool {
+	t.mu.Lock()
+	before := t.head[x.auth()]
+	t.mu.Unlock()
+	if before == "" {
+		return false
+	}
+	pg, ok := readPage(x.serve())
+	if !ok || len(pg.events) == 0 {
+		return false
+	}
+	id, _ := pg.events[0].(map[string]any)["id"].(string)
+	if id == before {
+		return false
+	}
+	t.mu.Lock()
+	t.live[x.auth()] = true
+	t.mu.Unlock()
+	return true
+}
+
+// handed reports whether the request's cursor is one the server handed out.
+func (t *cellTracker) handed(x *exchange) bool {
+	q, _ := x.feed()
+	t.tracker.mu.Lock()
+	defer t.tracker.mu.Unlock()
+	_, ok := t.depth[q.Cursor]
+	return ok
+}
+
+func (t *cellTracker) saw(x *exchange, a *answer) {
+	t.tracker.saw(x, a)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	auth := x.auth()
+	if len(t.sent) > maxRemembered {
+		t.sent, t.lastOp, t.head = map[string]int{}, map[string]string{}, map[string]string{}
+	}
+	t.sent[auth]++
+	if a.Status != http.StatusTooManyRequests {
+		t.lastOp[auth] = x.r.URL.Path // a retry after a 429 is the same request
+	}
+	if a.Status != http.StatusUnauthorized {
+		t.valid[auth] = true
+	}
+	if pg, ok := readPage(a); ok && x.r.URL.Query().Get("cursor") == "" && len(pg.events) > 0 {
+		id, _ := pg.events[0].(map[string]any)["id"].(string)
+		if before := t.head[auth]; before != "" && before != id {
+			t.live[auth] = true // new events arrived at the head
+		}
+		t.head[auth] = id
+	}
+}
+
+// inputClasses are the input classes of a request, as the probes name
+// them: a request may have several (one id of 24 characters is the usage
+// shown and a count at its bound).
+func inputClasses(x *exchange) []string {
+	switch x.r.URL.Path {
+	case schemas.PathFeed:
+		q := x.r.URL.Query()
+		if c, ok := q["cursor"]; ok && (len(c) != 1 || !plainCursor(c[0])) {
+			return []string{textClass(c[0])}
+		}
+		l, ok := q["limit"]
+		if !ok {
+			return []string{"default"}
+		}
+		return []string{numberClass(l[0], 1, schemas.MaxPageSize, 1000)}
+	case schemas.PathHealth:
+		raw := string(x.raw)
+		switch {
+		case strings.TrimSpace(raw) != raw:
+			return []string{"whitespace"}
+		case raw == "{}":
+			return []string{"default"}
+		case raw == "":
+			return []string{"empty"}
+		}
+		return []string{"json-type"}
+	}
+	raw := string(x.raw)
+	if strings.TrimSpace(raw) != raw {
+		return []string{"whitespace"}
+	}
+	var body struct {
+		VideoIDs any `json:"videoIds"`
+	}
+	if raw == "" || raw == "{}" {
+		return []string{"empty"}
+	}
+	if json.Unmarshal(x.raw, &body) != nil {
+		return []string{"json-type"}
+	}
+	items, ok := body.VideoIDs.([]any)
+	if !ok {
+		return []string{"json-type"}
+	}
+	classes := []string{numberClass(strconv.Itoa(len(items)), schemas.MinVideoIDs, schemas.MaxVideoIDs, 100)}
+	for _, it := range items {
+		id, ok := it.(string)
+		if !ok {
+			return []string{"json-type"}
+		}
+		switch {
+		case strings.TrimSpace(id) != id || id != "" && strings.TrimSpace(id) == "":
+			classes = append(classes, "whitespace")
+		case !isASCII(id):
+			classes = append(classes, "unicode")
+		default:
+			classes = append(classes, numberClass(strconv.Itoa(utf8.RuneCountInString(id)), schemas.MinVideoIDLen, schemas.MaxVideoIDLen, 1000))
+		}
+	}
+	if len(items) == 1 {
+		if id, _ := items[0].(string); len(id) == 24 && isASCII(id) {
+			classes = append(classes, "default") // the usage shown: one id
+		}
+	}
+	return slices.Compact(classes)
+}
+
+// plainCursor: a cursor value that is none of the probes' inputs (a
+// cursor a server handed out is opaque; the probes' are not).
+func plainCursor(c string) bool {
+	return c != "" && c != "null" && strings.TrimSpace(c) == c && isASCII(c) && len(c) < 4096 && c != "tcmkit-no-such-cursor"
+}
+
+func textClass(v string) string {
+	switch {
+	case v == "":
+		return "empty"
+	case strings.TrimSpace(v) != v || strings.TrimSpace(v) == "":
+		return "whitespace"
+	case v == "null":
+		return "json-type"
+	case len(v) >= 4096:
+		return "far-past"
+	}
+	return "unicode"
+}
+
+// numberClass is the class of a number between the bounds lo and hi:
+// n-1, n and n+1 at each, far past from far (or below -far), default
+// between; a value that is no integer is of its own class.
+func numberClass(v string, lo, hi, far int) string {
+	switch {
+	case v == "":
+		return "empty"
+	case strings.TrimSpace(v) != v:
+		return "whitespace"
+	case !isASCII(v):
+		return "unicode"
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		if digits := strings.TrimPrefix(v, "-"); digits != "" && strings.Trim(digits, "0123456789") == "" {
+			return "far-past" // an integer past what an int holds
+		}
+		return "json-type"
+	}
+	switch {
+	case n >= far || n <= -far:
+		return "far-past"
+	case n == lo-1 || n == hi-1:
+		return "n-1"
+	case n == lo || n == hi:
+		return "n"
+	case n == lo+1 || n == hi+1:
+		return "n+1"
+	}
+	return "default"
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// gateBothWays: a free key's feed pages are answered 403, its tracked
+// videos served (every id missing).
+var gateBothWays = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	switch {
+	case a.Status == http.StatusForbidden && a.code() == simulator.CodeProRequired:
+		return anonymous(x)
+	case x.r.URL.Path == schemas.PathFeed && a.Status == http.StatusOK:
+		a.setError(http.StatusForbidden, simulator.CodeProRequired, "a Pro plan is required", nil)
+	}
+	return a
+})
+
+// idsInPairs gives every second event of a page the id of the one before.
+func idsInPairs(_ *http.Request, doc any) bool {
+	obj, _ := doc.(map[string]any)
+	evs, _ := obj["events"].([]any)
+	changed := false
+	for i := 1; i < len(evs); i += 2 {
+		prev, _ := evs[i-1].(map[string]any)
+		ev, _ := evs[i].(map[string]any)
+		if prev != nil && ev != nil {
+			ev["id"], changed = prev["id"], true
+		}
+	}
+	return changed
+}
+
+// refuseAlways answers the request 401 unless the server did.
+var refuseAlways = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.Status != http.StatusUnauthorized {
+		a.Header.Set("WWW-Authenticate", `Bearer realm="api"`)
+		a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
+	}
+	return a
+})
+
+// clampedNoCursor serves a feed request the server refused for its query
+// as the default page (clamping is conforming), and drops nextCursor from
+// every page (which is not).
+var clampedNoCursor = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.Status == http.StatusBadRequest && a.code() == simulator.CodeInvalidQuery {
+		a = x.feedAs(schemas.DefaultPageSize, "")
+	}
+	if doc := a.doc(); a.Status == http.StatusOK && dropNextCursor(x.r, doc) {
+		a.Body = jsondoc.Encode(doc)
+	}
+	return a
+})
+
+// answer500 answers 500 to a feed request the server did not refuse for
+// its key.
+var answer500 = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.Status == http.StatusOK || a.Status == http.StatusBadRequest {
+		a.setError(http.StatusInternalServerError, simulator.CodeInternal, "the query could not be processed", nil)
+	}
+	return a
+})
+
+// flipVerdict refuses a body the server served with 400, and serves one
+// it refused with 400 (every id it holds missing).
+var flipVerdict = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	switch a.Status {
+	case http.StatusOK:
+		a.setError(http.StatusBadRequest, simulator.CodeInvalidBody, "invalid request body", map[string]any{"invalid": []string{"videoIds"}})
+	case http.StatusBadRequest:
+		var body struct {
+			VideoIDs []any `json:"videoIds"`
+		}
+		_ = json.Unmarshal(x.raw, &body)
+		missing := []string{}
+		for _, it := range body.VideoIDs {
+			if s, ok := it.(string); ok {
+				missing = append(missing, s)
+			}
+		}
+		return jsonOK(map[string]any{"videos": []any{}, "missingVideoIds": missing})
+	}
+	return a
+})

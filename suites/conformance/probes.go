@@ -1,0 +1,472 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
+)
+
+// The generated probes (package suites/probe): every must requirement ×
+// key role × request shape × input class that applies, one Ginkgo spec per
+// requirement × role × shape, labelled with that one requirement. The
+// profile (--profile) decides which run: quick spends one window of each
+// key by priority, thorough runs them all. A probe whose precondition
+// failed (a key not given, a walk too short) is blocked, not failed.
+
+// probeLabel is the feature label of the generated probes.
+const probeLabel = "probe"
+
+// probeGroup is one spec: the probes of one requirement, role and shape.
+type probeGroup struct {
+	id     catalogue.ID
+	role   probe.Role
+	shape  probe.Shape
+	probes []probe.Probe
+}
+
+// prober runs the probes of a session: the plan, made once when the first
+// probe runs (the profile and the label filter are known then), and each
+// distinct request sequence, sent once and judged by every probe of it.
+type prober struct {
+	s        *suite
+	cat      catalogue.Catalogue
+	all      []probe.Probe
+	planOnce sync.Once
+	plan     *probe.Plan
+	mu       sync.Mutex
+	runs     map[string]*probeRun
+	facts    factsMemo
+}
+
+// probeSpecs declares the generated probes.
+func (s *suite) probeSpecs() {
+	cat, err := catalogue.Load()
+	var probes []probe.Probe
+	if err == nil {
+		probes, err = probe.Generate(cat)
+	}
+	if err != nil {
+		It("generates the probes from the catalogue", Label(probeLabel), func() { s.failf("%v", err) })
+		return
+	}
+	pr := &prober{s: s, cat: cat, all: probes, runs: map[string]*probeRun{}}
+	for _, g := range groupProbes(probes) {
+		args := []any{requires(g.id), Label(probeLabel)}
+		if g.shape == probe.AfterBurst || g.shape == probe.BothOps {
+			args = append(args, Serial) // they spend a key's window
+		}
+		args = append(args, func(ctx SpecContext) { pr.judge(ctx, g) })
+		It(fmt.Sprintf("%s, %s %s", g.id, roleSays[g.role], shapeSays[g.shape]), args...)
+	}
+}
+
+// groupProbes groups the probes by requirement, role and shape, in the
+// order they were generated.
+func groupProbes(probes []probe.Probe) []*probeGroup {
+	var out []*probeGroup
+	index := map[string]*probeGroup{}
+	for _, p := range probes {
+		k := string(p.Requirement) + "|" + string(p.Role) + "|" + string(p.Shape)
+		g, ok := index[k]
+		if !ok {
+			g = &probeGroup{id: p.Requirement, role: p.Role, shape: p.Shape}
+			index[k] = g
+			out = append(out, g)
+		}
+		g.probes = append(g.probes, p)
+	}
+	return out
+}
+
+var roleSays = map[probe.Role]string{
+	probe.Pro:       "the Pro key",
+	probe.Free:      "the free key",
+	probe.Revoked:   "the revoked key",
+	probe.Unknown:   "a well-formed key of no account",
+	probe.Malformed: "a key without its prefix",
+	probe.None:      "no key",
+}
+
+var shapeSays = map[probe.Shape]string{
+	probe.FirstPage:  "on first pages and plain requests, every input class",
+	probe.CursorPage: "on a page reached through a cursor",
+	probe.DeepPage:   "on the 4th page of a walk",
+	probe.LiveHead:   "on the head and the next page after new events arrived",
+	probe.BothOps:    "with the feed and tracked videos in turn",
+	probe.AfterBurst: "past 20 requests in a minute",
+	probe.ReadByKey:  "on URLs the Pro key read just before",
+	probe.LongWalk:   fmt.Sprintf("on a walk of %d cursors", probe.LongWalkCursors),
+}
+
+
+// planned is the session's plan: the profile's choice among the probes the
+// label filter lets run.
+func (pr *prober) planned() *probe.Plan {
+	pr.planOnce.Do(func() {
+		profile, _ := probe.ParseProfile(pr.s.cfg.Profile) // validated by the preflight
+		match, err := types.ParseLabelFilter(GinkgoLabelFilter())
+		var mine []probe.Probe
+		for _, p := range pr.all {
+			if err != nil || match([]string{probeLabel, string(p.Requirement)}) {
+				mine = append(mine, p)
+			}
+		}
+		budget := probe.BudgetOf(profile)
+		if profile == probe.Quick && !pr.s.virtualClock() {
+			// In real time quick waits for no window: each key gets what its
+			// window has room for now, by what the suite sent on it.
+			budget.Room = map[probe.Role]int{}
+			for _, role := range []probe.Role{probe.Pro, probe.Free} {
+				if key := pr.keyOf(role); key != "" {
+					budget.Room[role] = schemas.FeedRequestsPerMinute - len(pr.s.c.RecentUses(key, schemas.RateWindow))
+				}
+			}
+		}
+		// A first page or plain request the suite sent already costs nothing.
+		known := func(p probe.Probe) bool {
+			auth, skip := pr.auth(p.Role)
+			return p.Shape == probe.FirstPage && skip == "" && pr.s.c.Known(request(p.Input, auth, ""))
+		}
+		pr.plan = probe.MakePlanWithin(mine, budget, profile, known)
+		line := "probes: " + strings.ReplaceAll(pr.plan.Summary(), "\n", "\n  ") + "\n"
+		fmt.Fprint(pr.s.logWriter(), line)
+		pr.s.logWriter().Flush()
+	})
+	return pr.plan
+}
+
+// judge runs the group's planned probes and judges them with their oracle.
+func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
+	GinkgoHelper()
+	plan := pr.planned()
+	var run []probe.Probe
+	for _, p := range g.probes {
+		if plan.Selected[p.Name()] {
+			run = append(run, p)
+		}
+	}
+	if len(run) == 0 {
+		Skip(fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
+	}
+	var problems, blocks []string
+	judged := 0
+	for _, p := range run {
+		r := pr.run(ctx, p)
+		if r.blocked != "" {
+			blocks = append(blocks, r.blocked)
+			continue
+		}
+		ps, block := pr.check(ctx, p, r)
+		if block != "" {
+			blocks = append(blocks, block)
+			continue
+		}
+		judged++
+		problems = append(problems, ps...)
+	}
+	AddReportEntry("probes", fmt.Sprintf("%d probe(s) judged, %d blocked, %d untried under --profile %s", judged, len(blocks), len(g.probes)-len(run), plan.Profile), ReportEntryVisibilityNever)
+	if judged == 0 {
+		pr.s.Block(blocks[0])
+	}
+	text := string(g.id)
+	if r, ok := pr.cat.Lookup(g.id); ok {
+		text = r.Text
+	}
+	s := pr.s
+	s.noneOf(fmt.Sprintf("rule (%s): %s\nprobed with %s %s", g.id, text, roleSays[g.role], shapeSays[g.shape]), slices.Compact(problems))
+}
+
+func budgetSays(b probe.Budget) string {
+	if b.PerKey == 0 {
+		return "none"
+	}
+	s := fmt.Sprintf("%d requests of each valid key, %d without one", b.PerKey, b.Unkeyed)
+	if b.Room != nil {
+		s += fmt.Sprintf("; in real time what each key's window had room for: Pro %d, free %d", max(b.Room[probe.Pro], 0), max(b.Room[probe.Free], 0))
+	}
+	return s
+}
+
+// probeRun is what one request sequence got.
+type probeRun struct {
+	once    sync.Once
+	judged  []*client.Response // the role's answers, which the oracles judge
+	context []*client.Response // answers the shape needed first (a walk's pages, the Pro key's read)
+	blocked string
+	rate    *admissions // the rate sequences'
+}
+
+// run sends the probe's request sequence, once for every probe of it.
+func (pr *prober) run(ctx context.Context, p probe.Probe) *probeRun {
+	pr.mu.Lock()
+	r, ok := pr.runs[p.Request()]
+	if !ok {
+		r = &probeRun{}
+		pr.runs[p.Request()] = r
+	}
+	pr.mu.Unlock()
+	r.once.Do(func() { pr.send(ctx, p, r) })
+	return r
+}
+
+// auth is the Authorization value of a role, or why it cannot be sent.
+func (pr *prober) auth(role probe.Role) (string, string) {
+	t := pr.s.tg
+	switch role {
+	case probe.Pro:
+		return client.Bearer(t.Pro), ""
+	case probe.Free:
+		if t.Free == "" {
+			return "", needs("free-key")
+		}
+		return client.Bearer(t.Free), ""
+	case probe.Revoked:
+		if t.Revoked == "" {
+			return "", needs("revoked-key")
+		}
+		return client.Bearer(t.Revoked), ""
+	case probe.Unknown:
+		return "Bearer " + t.unknownKey(), ""
+	case probe.Malformed:
+		return "Bearer " + t.unprefixedToken(), ""
+	}
+	return "", ""
+}
+
+// keyOf is the key of a valid role ("" for the others).
+func (pr *prober) keyOf(role probe.Role) string {
+	switch role {
+	case probe.Pro:
+		return pr.s.tg.Pro
+	case probe.Free:
+		return pr.s.tg.Free
+	}
+	return ""
+}
+
+// request is the input's request with an Authorization value, on the page
+// a cursor leads to ("" for the first).
+func request(in probe.Input, auth, cursor string) client.Request {
+	switch in.Op {
+	case probe.Videos:
+		return client.PostJSON(schemas.PathVideos, in.Body, auth)
+	case probe.Health:
+		return client.PostJSON(schemas.PathHealth, in.Body, auth)
+	}
+	q := url.Values{}
+	if !in.NoLimit {
+		q.Set("limit", in.Limit)
+	}
+	switch {
+	case in.ReplaceCursor:
+		q.Set("cursor", in.Cursor)
+	case cursor != "":
+		q.Set("cursor", cursor)
+	}
+	return client.Get(schemas.PathFeed, q, auth)
+}
+
+// send makes the sequence of the probe's shape.
+func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
+	s := pr.s
+	auth, skip := pr.auth(p.Role)
+	if skip != "" {
+		r.blocked = skip
+		return
+	}
+	in := p.Input
+	fail := func(err error) { r.blocked = "the target gave no answer to judge: " + s.Redactor().String(err.Error()) }
+	cached := func(req client.Request) *client.Response {
+		resp, err := s.c.Cached(ctx, req)
+		if err != nil {
+			fail(err)
+		}
+		return resp
+	}
+	sent := func(req client.Request, wait bool) *client.Response {
+		send := s.c.Send
+		if wait {
+			send = s.c.Do
+		}
+		resp, err := send(ctx, req)
+		if err != nil {
+			fail(err)
+		}
+		return resp
+	}
+	// The key whose walk hands the cursors: the role's own, or the Pro
+	// key's for a key that has no feed.
+	owner := auth
+	if p.Role.Bad() {
+		owner = client.Bearer(s.tg.Pro)
+	}
+	if p.Oracle == probe.OracleRate {
+		r.rate = pr.rateSequence(ctx, p)
+		if r.rate.blocked != "" {
+			r.blocked = r.rate.blocked
+		}
+		return
+	}
+	switch p.Shape {
+	case probe.FirstPage:
+		if resp := cached(request(in, auth, "")); resp != nil {
+			r.judged = []*client.Response{resp}
+		}
+	case probe.CursorPage, probe.DeepPage:
+		depth := 1
+		if p.Shape == probe.DeepPage {
+			depth = 3
+		}
+		lead := in
+		if p.Role.Bad() {
+			lead = probe.DefaultInput(probe.Feed)
+		}
+		cursor := ""
+		for range depth {
+			page := cached(request(lead, owner, cursor))
+			if page == nil {
+				return
+			}
+			if page.Status != http.StatusOK {
+				r.blocked = fmt.Sprintf("%s answered %d: no cursor to follow", page.Request, page.Status)
+				return
+			}
+			r.context = append(r.context, page)
+			if _, cursor = pageShape(page); cursor == "" {
+				r.blocked = fmt.Sprintf("the feed ends after %d page(s) at %s: no page %d to ask for", len(r.context), lead.Name, depth+1)
+				return
+			}
+		}
+		// the page the cursor leads to, and the one after it (a fault of
+		// deep pages shows across their boundary); to the end for the
+		// probes of where a walk ends
+		for n := 0; cursor != "" && (n < 2 || p.Sequence() != string(p.Shape) && n < s.cfg.MaxPages); n++ {
+			resp := cached(request(in, auth, cursor))
+			if resp == nil {
+				return
+			}
+			r.judged = append(r.judged, resp)
+			if resp.Status != http.StatusOK {
+				break
+			}
+			_, cursor = pageShape(resp)
+		}
+	case probe.LiveHead:
+		if !s.virtualClock() {
+			r.blocked = "needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive at the head; thorough's long walk judges a live feed as it grows"
+			return
+		}
+		first := sent(request(in, auth, ""), true)
+		if first == nil {
+			return
+		}
+		if err := s.targetClock().Wait(ctx, growth); err != nil {
+			fail(err)
+			return
+		}
+		r.context = []*client.Response{first}
+		if head := sent(request(in, auth, ""), true); head != nil {
+			r.judged = append(r.judged, head)
+		}
+		if _, next := pageShape(first); next != "" && first.Status == http.StatusOK {
+			if resp := sent(request(in, auth, next), true); resp != nil {
+				r.judged = append(r.judged, resp)
+			}
+		}
+	case probe.LongWalk:
+		cursor := ""
+		for range probe.LongWalkCursors + 1 {
+			page := cached(request(in, auth, cursor))
+			if page == nil {
+				return
+			}
+			r.judged = append(r.judged, page)
+			if page.Status != http.StatusOK {
+				return
+			}
+			if _, cursor = pageShape(page); cursor == "" {
+				return
+			}
+		}
+	case probe.BothOps:
+		feed := probe.DefaultInput(probe.Feed)
+		first := sent(request(feed, auth, ""), !p.Role.Bad())
+		if first == nil {
+			return
+		}
+		body := probe.DefaultInput(probe.Videos)
+		if ids := videoIDsOf(first); len(ids) > 0 && !p.Role.Bad() {
+			body.IDs, body.Body = ids[:1], string(videosRequest(ids[:1], "").Body)
+		}
+		videos := sent(request(body, auth, ""), !p.Role.Bad())
+		again := sent(request(feed, auth, ""), !p.Role.Bad())
+		for _, resp := range []*client.Response{first, videos, again} {
+			if resp != nil {
+				r.judged = append(r.judged, resp)
+			}
+		}
+	case probe.AfterBurst:
+		// As fast as the target answers: past 20 in a minute, a limiter
+		// that runs before authentication shows.
+		for range schemas.FeedRequestsPerMinute + 1 {
+			resp := sent(request(in, auth, ""), false)
+			if resp == nil {
+				return
+			}
+			r.judged = append(r.judged, resp)
+		}
+	case probe.ReadByKey:
+		pro := client.Bearer(s.tg.Pro)
+		urls := []client.Request{request(in, auth, "")}
+		if in.Op == probe.Feed {
+			if first := cached(request(probe.DefaultInput(probe.Feed), pro, "")); first != nil {
+				if _, next := pageShape(first); next != "" {
+					urls = append(urls, request(in, auth, next))
+				}
+			}
+		}
+		for _, req := range urls {
+			read := req
+			read.Auth = pro
+			// the Pro key reads it, and the role asks for it at once
+			if got := sent(read, true); got != nil {
+				r.context = append(r.context, got)
+			}
+			if resp := sent(req, !p.Role.Bad()); resp != nil {
+				r.judged = append(r.judged, resp)
+			}
+		}
+	}
+}
+
+// growth is how far the live-head probes move a simulator's clock: new
+// events are recorded at the head meanwhile.
+const growth = 2 * time.Hour
+
+// videoIDsOf are the video ids a feed page shows.
+func videoIDsOf(resp *client.Response) []string {
+	if resp == nil || resp.Status != http.StatusOK {
+		return nil
+	}
+	page, _ := probePage(resp)
+	var out []string
+	for _, e := range page.Events {
+		if id := e.Video; id != "" && len(id) <= schemas.MaxVideoIDLen && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,454 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
+)
+
+// The oracles of the generated probes: each judges one requirement, and
+// accepts every answer a conforming server may give where the contract is
+// silent (which error wins when two apply, a limit that is no integer, an
+// unknown cursor, whether health takes a key). It returns the problems, or
+// why the probe could not be judged.
+
+func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
+	switch p.Oracle {
+	case probe.OracleSchema, probe.OracleOrder, probe.OracleLists:
+		// what judges the pages' content needs a page
+		if len(ok200(r.judged)) == 0 && len(r.judged) > 0 && limited(r.judged[len(r.judged)-1]) {
+			return nil, fmt.Sprintf("%s answered 429: the key's window was full", r.judged[len(r.judged)-1].Request)
+		}
+	}
+	switch p.Oracle {
+	case probe.OracleAuth:
+		return pr.checkAuth(p, r), ""
+	case probe.OracleInput:
+		return checkInput(p, r.judged), ""
+	case probe.OracleErrorBody:
+		var out []string
+		for _, resp := range r.judged {
+			if resp.Status >= 400 && !pr.facts.of(resp).errorBody {
+				out = append(out, fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message strings): %s", resp.Request, resp.Status, resp.Excerpt()))
+			}
+		}
+		return out, ""
+	case probe.OracleContentType:
+		var out []string
+		for _, resp := range r.judged {
+			if ok, _ := HaveJSONContentType().Match(resp); !ok {
+				out = append(out, fmt.Sprintf("%s (status %d): Content-Type %q, want a JSON media type", resp.Request, resp.Status, resp.Header.Get("Content-Type")))
+			}
+		}
+		return out, ""
+	case probe.OracleSchema:
+		return pr.checkSchema(ctx, p, r), ""
+	case probe.OraclePageSize:
+		return pr.checkPageSize(ctx, p, r)
+	case probe.OracleOrder:
+		var out []string
+		for _, resp := range ok200(r.judged) {
+			page := pr.facts.of(resp).page
+			for i := 1; i < len(page.Events); i++ {
+				a, b := page.Events[i-1], page.Events[i]
+				if a.HasTime && b.HasTime && b.CreatedAt > a.CreatedAt {
+					out = append(out, fmt.Sprintf("%s: /events/%d (createdAt %d) is newer than /events/%d (createdAt %d)", resp.Request, i, b.CreatedAt, i-1, a.CreatedAt))
+				}
+			}
+		}
+		return out, ""
+	case probe.OracleWalk:
+		return pr.checkWalk(ctx, p, r)
+	case probe.OracleTenant:
+		return pr.checkTenant(ctx, p, r)
+	case probe.OracleLists:
+		return pr.checkLists(ctx, p, r)
+	case probe.OracleRate:
+		return r.rate.check(p.Requirement)
+	case probe.OracleHealth:
+		var out []string
+		for _, resp := range r.judged {
+			switch {
+			case resp.Status == http.StatusOK:
+				if ok, _ := ConformTo(schemas.HealthBody).Match(resp); !ok {
+					out = append(out, fmt.Sprintf("%s: status 200 with a body that is not {\"status\":\"ok\"}: %s", resp.Request, resp.Excerpt()))
+				}
+			case resp.Status == http.StatusUnauthorized:
+				// whether health takes a key is open (HEALTH-AUTH)
+			case p.Input.Verdict == probe.Valid:
+				out = append(out, fmt.Sprintf("%s: status %d, want 200 with {\"status\":\"ok\"} (a JSON object is the body the contract shows)\nresponse body: %s", resp.Request, resp.Status, resp.Excerpt()))
+			}
+		}
+		return out, ""
+	}
+	return nil, "no oracle " + string(p.Oracle)
+}
+
+// probePage reads a feed answer as a walk does, bounded: a page of more
+// events than maxPageEvents is not read (a page-size oracle says so), so
+// that a hostile target's pages of 100,000 events cost no memory here.
+func probePage(resp *client.Response) (walkPage, bool) {
+	doc, err := resp.JSON()
+	if err != nil || len(jsondoc.Items(doc, "/events")) > maxPageEvents {
+		return walkPage{}, false
+	}
+	page, err := readPage(resp, 0)
+	return page, err == nil
+}
+
+// ok200 are the answers with status 200.
+func ok200(resps []*client.Response) []*client.Response {
+	return slices.DeleteFunc(slices.Clone(resps), func(r *client.Response) bool { return r.Status != http.StatusOK })
+}
+
+// limited reports whether a valid key's answer is a 429 the client could
+// not wait out: the rate-limit probes judge those.
+func limited(resp *client.Response) bool { return resp.Status == http.StatusTooManyRequests }
+
+func (pr *prober) checkAuth(p probe.Probe, r *probeRun) []string {
+	var out []string
+	for _, resp := range r.judged {
+		st := resp.Status
+		switch {
+		case p.Role.Bad():
+			if st == http.StatusUnauthorized || st == http.StatusBadRequest && p.Input.Verdict != probe.Valid {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: status %d, want 401: the key is %s\n    response body: %s", resp.Request, st, roleSays[p.Role], resp.Excerpt()))
+		case p.Role == probe.Free && resp.Request.Path == schemas.PathVideos:
+			// the plan gate's: 403, whatever else the sequence asks
+			if p.Requirement != catalogue.ProGate || st == http.StatusForbidden || limited(resp) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: status %d, want 403: the key is a free plan's\n    response body: %s", resp.Request, st, resp.Excerpt()))
+		case st == http.StatusUnauthorized || st == http.StatusForbidden:
+			out = append(out, fmt.Sprintf("%s: status %d: %s is refused\n    response body: %s", resp.Request, st, roleSays[p.Role], resp.Excerpt()))
+		}
+	}
+	return out
+}
+
+// checkInput judges the status an input's verdict asks for, and for the
+// feed's open inputs what a 200 or a 400 must then be.
+func checkInput(p probe.Probe, judged []*client.Response) []string {
+	var out []string
+	in := p.Input
+	for _, resp := range judged {
+		st := resp.Status
+		switch {
+		case limited(resp):
+		case in.Verdict == probe.Valid && st != http.StatusOK:
+			out = append(out, fmt.Sprintf("%s: status %d, want 200: %s is valid\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
+		case in.Verdict == probe.Invalid && st != http.StatusBadRequest:
+			out = append(out, fmt.Sprintf("%s: status %d, want 400: %s is invalid\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
+		case in.Verdict == probe.Either && st != http.StatusOK && st != http.StatusBadRequest:
+			out = append(out, fmt.Sprintf("%s: status %d, want a page (200) or 400: the contract leaves %s open\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
+		case in.Op == probe.Feed && st == http.StatusBadRequest && !detailsMention(resp, in.Field):
+			out = append(out, fmt.Sprintf("%s (status 400): /details does not name the parameter %q\n    response body: %s", resp.Request, in.Field, resp.Excerpt()))
+		case in.Op == probe.Feed && st == http.StatusOK:
+			if size, _ := pageShape(resp); size > schemas.MaxPageSize {
+				out = append(out, fmt.Sprintf("%s: %d events, more than %d", resp.Request, size, schemas.MaxPageSize))
+			}
+		}
+	}
+	return out
+}
+
+// schemaRule picks, for a requirement, its part of the schema's
+// violations: a wrong event field is the Event table's, not the page's.
+func schemaRule(id catalogue.ID) func(schemas.Violation) bool {
+	eventRule := func(v schemas.Violation) bool {
+		return isTypeRule(v) || isVideoPresenceRule(v) || isCountRule(v) || isURIRule(v) || about(v, timestampFields...)
+	}
+	switch id {
+	case catalogue.EventTypes:
+		return isTypeRule
+	case catalogue.EventChannelNoVideo:
+		return isVideoPresenceRule
+	case catalogue.CountNonnegOrNull:
+		return isCountRule
+	case catalogue.URIFormat:
+		return func(v schemas.Violation) bool { return isURIRule(v) && !isCountRule(v) }
+	case catalogue.TimestampEpochMs:
+		return func(v schemas.Violation) bool { return about(v, timestampFields...) }
+	case catalogue.EventSchema:
+		return func(v schemas.Violation) bool { return inEvent(v) && !eventRule(v) }
+	}
+	// the page's or the answer's own members
+	return func(v schemas.Violation) bool { return !inEvent(v) }
+}
+
+func (pr *prober) checkSchema(ctx context.Context, p probe.Probe, r *probeRun) []string {
+	res := schemas.FeedPage
+	if p.Input.Op == probe.Videos {
+		res = schemas.VideosResponse
+	}
+	var js []judged
+	for _, resp := range ok200(r.judged) {
+		if resp.Request.Path == schemas.PathFeed || res == schemas.VideosResponse {
+			js = append(js, judged{resp, res})
+		}
+	}
+	fs := pr.facts.findings(js, schemaRule(p.Requirement))
+	if p.Requirement == catalogue.TimestampEpochMs {
+		fs = append(fs, timestampFindings(js, pr.s.now(ctx))...)
+	}
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.req+": "+f.line)
+	}
+	return out
+}
+
+// roleWalk is the role's whole walk (the Pro key's at limit=200, the free
+// key's at 199).
+func (pr *prober) roleWalk(ctx context.Context, role probe.Role) *walk {
+	if role == probe.Free {
+		return pr.s.freeWalk(ctx)
+	}
+	return pr.s.fullWalk(ctx)
+}
+
+// knownEvents is how many events the role's whole walk saw (-1 when it
+// did not reach the end).
+func (pr *prober) knownEvents(ctx context.Context, role probe.Role) int {
+	w := pr.roleWalk(ctx, role)
+	if !w.Complete {
+		return -1
+	}
+	return len(w.Events())
+}
+
+// olderThan counts the events of the role's walk that are older than the
+// page's oldest and not on it: a page with a null nextCursor left them out.
+func (pr *prober) olderThan(ctx context.Context, role probe.Role, resp *client.Response) int {
+	f := pr.facts.of(resp)
+	page := f.page
+	if !f.pageOK || len(page.Events) == 0 {
+		return 0
+	}
+	oldest, on := page.Events[0].CreatedAt, map[string]bool{}
+	for _, e := range page.Events {
+		if !e.HasTime {
+			return 0 // the timestamps' specs judge it
+		}
+		oldest = min(oldest, e.CreatedAt)
+		on[e.ID] = true
+	}
+	n := 0
+	for _, e := range pr.roleWalk(ctx, role).Events() {
+		if e.HasTime && e.CreatedAt < oldest && !on[e.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
+	in := p.Input
+	var out []string
+	for _, resp := range r.judged {
+		switch {
+		case limited(resp):
+			continue
+		case resp.Status == http.StatusBadRequest && in.Verdict == probe.Either:
+			continue // a number past what the server's integers hold may be refused
+		case resp.Status != http.StatusOK:
+			out = append(out, fmt.Sprintf("%s: status %d, want a page of %d events (%s)\n    response body: %s", resp.Request, resp.Status, in.Size, in.Name, resp.Excerpt()))
+			continue
+		}
+		size, next := pageShape(resp)
+		switch {
+		case size > in.Size:
+			out = append(out, fmt.Sprintf("%s: %d events, want at most %d (%s)", resp.Request, size, in.Size, in.Name))
+		case size < in.Size && next != "":
+			out = append(out, fmt.Sprintf("%s: %d events and a nextCursor, want %d (%s; fewer only on the last page)", resp.Request, size, in.Size, in.Name))
+		case size < in.Size && p.Shape == probe.FirstPage:
+			// A first page that ends the feed must hold all of it: the
+			// role's whole walk may show newer events (a live feed grows at
+			// its head), never older ones the page left out.
+			if older := pr.olderThan(ctx, p.Role, resp); older > 0 {
+				out = append(out, fmt.Sprintf("%s: %d events and a null nextCursor, want %d: %s's walk at limit=%d saw %d event(s) older than this page's last, which the feed's last page must hold", resp.Request, size, in.Size, roleSays[p.Role], schemas.MaxPageSize, older))
+			}
+		}
+	}
+	return out, ""
+}
+
+// eventsOf are the events of feed pages with their encoding, in order.
+func (pr *prober) eventsOf(resps []*client.Response) (ids []string, enc []string, where []string) {
+	for _, resp := range ok200(resps) {
+		doc, err := resp.JSON()
+		if err != nil || !pr.facts.of(resp).pageOK {
+			continue
+		}
+		for i, ev := range jsondoc.Items(doc, "/events") {
+			id, _ := jsondoc.String(ev, "/id")
+			ids, enc = append(ids, id), append(enc, string(jsondoc.Encode(ev)))
+			where = append(where, fmt.Sprintf("%s /events/%d", resp.Request, i))
+		}
+	}
+	return ids, enc, where
+}
+
+func (pr *prober) checkWalk(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
+	pages := slices.Concat(r.context, r.judged)
+	if p.Shape == probe.LiveHead {
+		// the first page and its cursor page, across the growth; the new
+		// head shows the first page's events again, as it should
+		if len(r.judged) < 2 {
+			return nil, "the first page had no nextCursor to follow once new events arrived"
+		}
+		pages = []*client.Response{r.context[0], r.judged[1]}
+	}
+	var out []string
+	switch p.Requirement {
+	case catalogue.FeedCursorWalk:
+		for _, resp := range r.judged {
+			if resp.Status != http.StatusOK && !limited(resp) && resp.Request.Query != "" && strings.Contains(resp.Request.Query, "cursor=") {
+				out = append(out, fmt.Sprintf("%s: status %d: a cursor the server handed out is refused\n    response body: %s", resp.Request, resp.Status, resp.Excerpt()))
+			}
+		}
+		ids, enc, where := pr.eventsOf(pages)
+		first := map[string]int{}
+		for i, id := range ids {
+			if j, ok := first[id]; ok && id != "" && enc[i] == enc[j] {
+				out = append(out, fmt.Sprintf("%s repeats the event of %s (id %q)", where[i], where[j], id))
+			} else if !ok {
+				first[id] = i
+			}
+		}
+		if p.Shape == probe.LongWalk && len(r.judged) > 0 {
+			last := r.judged[len(r.judged)-1]
+			_, next := pageShape(last)
+			if n := pr.knownEvents(ctx, p.Role); last.Status == http.StatusOK && next == "" && n > len(ids) {
+				out = append(out, fmt.Sprintf("%s: the walk at limit=1 ends after %d events (a null nextCursor), but the feed holds at least %d (the walk at limit=%d saw them)", last.Request, len(ids), n, schemas.MaxPageSize))
+			}
+			if len(r.judged) <= probe.LongWalkCursors && len(out) == 0 && next != "" {
+				return nil, "the walk stopped early: " + last.String()
+			}
+		}
+	case catalogue.FeedCursorEnd:
+		for i, resp := range pages {
+			size, next := pageShape(resp)
+			if i > 0 && resp.Status == http.StatusOK && size == 0 {
+				out = append(out, fmt.Sprintf("%s: an empty page: the nextCursor of the page before should have been null", resp.Request))
+			}
+			if resp.Status == http.StatusOK && next != "" && i == len(pages)-1 && p.Shape == probe.LongWalk && len(pages) <= probe.LongWalkCursors {
+				out = append(out, fmt.Sprintf("%s: the walk stopped on a page with a nextCursor", resp.Request))
+			}
+		}
+	case catalogue.EventIDUnique:
+		ids, enc, where := pr.eventsOf(pages)
+		first := map[string]int{}
+		for i, id := range ids {
+			if j, ok := first[id]; ok && id != "" && enc[i] != enc[j] {
+				out = append(out, fmt.Sprintf("%s has the id %q of another event, %s", where[i], id, where[j]))
+			} else if !ok {
+				first[id] = i
+			}
+		}
+	}
+	return out, ""
+}
+
+func (pr *prober) checkTenant(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
+	s := pr.s
+	if s.tg.Free == "" {
+		return nil, needs("free-key")
+	}
+	pro, free := s.fullWalk(ctx), s.freeWalk(ctx)
+	if !pro.Complete || !free.Complete {
+		return nil, fmt.Sprintf("a walk did not reach the end of its feed (raise --max-pages=%d): what an account tracks is learnt from its whole feed", s.cfg.MaxPages)
+	}
+	var out []string
+	if p.Requirement == catalogue.VideosTenant {
+		ids, _ := foreignVideos(free, pro, schemas.MaxVideoIDs)
+		if len(ids) == 0 {
+			return nil, "no video of a channel only the free account tracks"
+		}
+		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		if resp.Status != http.StatusOK {
+			return nil, fmt.Sprintf("%s answered %d", resp.Request, resp.Status)
+		}
+		for _, id := range ids {
+			if listed(resp, id) == "videos" {
+				out = append(out, fmt.Sprintf("%s: %q, a video of a channel only the free account tracks, is served to the Pro key", resp.Request, id))
+			}
+		}
+		return out, ""
+	}
+	// A page of the Pro key's, read with the free key: an event shown to
+	// be the Pro account's alone (in its walk, not in the free walk) is a
+	// leak; anything else is not shown to be one.
+	mine := map[string]bool{}
+	for _, e := range free.Events() {
+		mine[e.ID] = true
+	}
+	theirs := map[string]bool{}
+	for _, e := range pro.Events() {
+		if !mine[e.ID] {
+			theirs[e.ID] = true
+		}
+	}
+	for _, resp := range ok200(r.judged) {
+		page := pr.facts.of(resp).page
+		for i, e := range page.Events {
+			if theirs[e.ID] {
+				out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the Pro account's feed that the free account's feed does not show, served to the free key", resp.Request, i, e.ID, e.Channel))
+			}
+		}
+	}
+	return out, ""
+}
+
+func (pr *prober) checkLists(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
+	s := pr.s
+	var out []string
+	if p.Requirement == catalogue.VideosServed {
+		if p.Shape == probe.BothOps {
+			// the feed page, then tracked videos for its first video
+			if len(r.judged) < 2 {
+				return nil, "the sequence was cut short"
+			}
+			ids := videoIDsOf(r.judged[0])
+			if len(ids) == 0 {
+				return nil, "the first page shows no video"
+			}
+			if resp := r.judged[1]; resp.Status == http.StatusOK && listed(resp, ids[0]) != "videos" {
+				out = append(out, fmt.Sprintf("%s: %q, seen on the feed page just read, is not a VideoEntry", resp.Request, ids[0]))
+			}
+			return out, ""
+		}
+		ids := s.knownVideoIDs(ctx, 1)
+		if len(ids) == 0 {
+			return nil, "the feed shows no video to ask for"
+		}
+		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		if resp.Status == http.StatusOK && listed(resp, ids[0]) != "videos" {
+			out = append(out, fmt.Sprintf("%s: %q, seen in the feed, is not a VideoEntry", resp.Request, ids[0]))
+		}
+		return out, ""
+	}
+	for _, resp := range ok200(r.judged) {
+		switch p.Requirement {
+		case catalogue.VideosPartition:
+			out = append(out, partition(resp, p.Input.IDs)...)
+		case catalogue.VideosMissing:
+			for _, id := range p.Input.IDs {
+				if listed(resp, id) == "videos" {
+					out = append(out, fmt.Sprintf("%s: %q, an id that names no video, is served as a VideoEntry", resp.Request, jsondoc.Excerpt(id, 40)))
+				}
+			}
+		}
+	}
+	return out, ""
+}

@@ -1,0 +1,235 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
+)
+
+// The rate probes measure the limiter instead of poking it once: lockouts
+// one after the other (each burst until a 429, then the wait its
+// Retry-After asks), or the feed and tracked videos interleaved under the
+// limit. Whatever the limiter (a sliding window, a fixed one, a bucket),
+// no limiter of 20 a minute admits more than admitted(d) in any d; a
+// window of half a minute admits more within four lockouts, and so does a
+// limiter that the other operation resets.
+
+// admission is one feed request that passed, at the target's time.
+type admission struct {
+	at   time.Time
+	resp *client.Response
+}
+
+// admissions is what a rate sequence saw.
+type admissions struct {
+	key      string
+	admitted []admission
+	limited  []*client.Response // every 429
+	after    []*client.Response // the first answer after waiting a Retry-After
+	first    int                // admitted in the first lockout, from a fresh window
+	other    *client.Response   // the other key, while the key was throttled
+	stopped  *client.Response   // an answer that was neither 200 nor 429
+	over     string             // how the admissions broke the bound, "" if they did not
+	blocked  string
+}
+
+// mostAdmitted is the most requests any limiter of 20 a minute admits
+// within d: a fixed window admits 20 in every window the span touches
+// (floor(d/60)+2 of them), which is more than a sliding window or a bucket
+// of 20 refilled over a minute admit. A second covers the clocks' grain.
+func mostAdmittedIn(d time.Duration) int {
+	d += time.Second
+	return schemas.FeedRequestsPerMinute * (int(d/schemas.RateWindow) + 2)
+}
+
+// admit records a feed 200 and reports whether the admissions still keep
+// within every limiter's bound.
+func (a *admissions) admit(at time.Time, resp *client.Response) bool {
+	a.admitted = append(a.admitted, admission{at, resp})
+	last := a.admitted[len(a.admitted)-1]
+	for i, first := range a.admitted {
+		n := len(a.admitted) - i
+		if d := last.at.Sub(first.at); n > mostAdmittedIn(d) {
+			a.over = fmt.Sprintf("%s: %d feed requests of key %s passed within %s (from %s), more than any limiter of %d a minute admits in that time (%d)",
+				last.resp.Request, n, redact.Form(a.key), d.Round(time.Millisecond), first.resp.Request, schemas.FeedRequestsPerMinute, mostAdmittedIn(d))
+			return false
+		}
+	}
+	return true
+}
+
+// rateSequence sends the probe's sequence: lockouts on the free key
+// (after-burst), or the operations interleaved on the Pro key.
+func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
+	s := pr.s
+	key := pr.keyOf(p.Role)
+	a := &admissions{key: key}
+	if key == "" {
+		a.blocked = needs("free-key")
+		return a
+	}
+	now := func() time.Time {
+		t, err := s.targetClock().Now(ctx)
+		if err != nil {
+			return time.Now()
+		}
+		return t
+	}
+	// From a fresh window: on a virtual clock at no cost, else a window
+	// (the suite knows what it sent; the rest is the target's history).
+	wait := schemas.RateWindow
+	if !s.virtualClock() {
+		if uses := s.c.RecentUses(key, schemas.RateWindow); len(uses) > 0 {
+			wait = time.Until(uses[len(uses)-1].Add(schemas.RateWindow))
+		} else {
+			wait = 0
+		}
+	}
+	if err := s.wait(ctx, wait, "a fresh window for the rate probes"); err != nil {
+		a.blocked = err.Error()
+		return a
+	}
+	s.c.Forget(key)
+	send := func(req client.Request) *client.Response {
+		resp, err := s.c.Send(ctx, req)
+		if err != nil {
+			a.blocked = "the target gave no answer to judge: " + s.Redactor().String(err.Error())
+		}
+		return resp
+	}
+	// feed sends feed requests (limit 1 to 10, every other one following
+	// the cursor of the one before) until a 429, at most most of them pass.
+	feed := func(most int) (passed int, ok bool) {
+		cursor := ""
+		for i := 0; passed < most; i++ {
+			resp := send(pageRequest(strconv.Itoa(i%10+1), cursor, key))
+			if resp == nil {
+				return passed, false
+			}
+			switch resp.Status {
+			case http.StatusOK:
+				passed++
+				if !a.admit(now(), resp) {
+					return passed, false
+				}
+				if _, next := pageShape(resp); i%2 == 0 {
+					cursor = next
+				} else {
+					cursor = ""
+				}
+			case http.StatusTooManyRequests:
+				a.limited = append(a.limited, resp)
+				return passed, true
+			default:
+				a.stopped = resp
+				return passed, false
+			}
+		}
+		return passed, true
+	}
+	retryAfter := func(resp *client.Response) (time.Duration, bool) {
+		d, err := client.ParseRetryAfter(resp.Header.Get("Retry-After"), client.ServerTime(resp.Header, time.Now()))
+		return d, err == nil && d <= s.cfg.MaxWait
+	}
+	if p.Shape == probe.BothOps {
+		// Three times: tracked videos, then the feed up to one request
+		// under the limit. Whether the operations share the limit is
+		// open; that one resets the other's count is not.
+		ids := s.knownVideoIDs(ctx, 1)
+		if len(ids) == 0 {
+			ids = []string{inventedID(0, 24)}
+		}
+		for range 3 {
+			if send(videosRequest(ids, key)) == nil {
+				return a
+			}
+			if _, ok := feed(schemas.FeedRequestsPerMinute - 1); !ok {
+				return a
+			}
+		}
+		return a
+	}
+	for l := range probe.Lockouts {
+		passed, ok := feed(mostAdmittedIn(0) + 1)
+		if l == 0 {
+			a.first = passed
+		}
+		if !ok || len(a.limited) <= l {
+			return a
+		}
+		throttled := a.limited[len(a.limited)-1]
+		if l == 0 && pr.s.tg.Pro != key && len(s.c.RecentUses(s.tg.Pro, schemas.RateWindow)) < schemas.FeedRequestsPerMinute {
+			a.other = send(limitRequest("1", s.tg.Pro))
+		}
+		d, ok := retryAfter(throttled)
+		if !ok {
+			return a // the Retry-After specs judge it
+		}
+		if err := s.wait(ctx, d, "what Retry-After said, between the lockouts that measure the window"); err != nil {
+			a.blocked = err.Error()
+			return a
+		}
+		s.c.Forget(key)
+		if resp := send(limitRequest("1", key)); resp != nil {
+			a.after = append(a.after, resp)
+			switch resp.Status {
+			case http.StatusOK:
+				if !a.admit(now(), resp) {
+					return a
+				}
+			case http.StatusTooManyRequests:
+				a.limited = append(a.limited, resp)
+				return a
+			}
+		}
+	}
+	return a
+}
+
+// check judges one requirement on the sequence.
+func (a *admissions) check(id catalogue.ID) ([]string, string) {
+	if a.blocked != "" {
+		return nil, a.blocked
+	}
+	var out []string
+	switch id {
+	case catalogue.RateLimit429:
+		if a.over != "" {
+			out = append(out, a.over+" (rule: 20 requests per minute per key, cursor pages and all, whatever the other operation does)")
+		}
+		if a.stopped != nil {
+			out = append(out, fmt.Sprintf("%s: status %d, want 200 or, past the limit, 429\n    response body: %s", a.stopped.Request, a.stopped.Status, a.stopped.Excerpt()))
+		}
+	case catalogue.RateAllows20:
+		if a.first < schemas.FeedRequestsPerMinute && len(a.limited) > 0 {
+			out = append(out, fmt.Sprintf("%s: 429 after %d feed requests of key %s passed from a fresh window, want %d to pass", a.limited[0].Request, a.first, redact.Form(a.key), schemas.FeedRequestsPerMinute))
+		}
+	case catalogue.RateRetryAfter:
+		for _, resp := range a.limited {
+			if _, err := client.ParseRetryAfter(resp.Header.Get("Retry-After"), client.ServerTime(resp.Header, time.Now())); err != nil {
+				out = append(out, fmt.Sprintf("%s (status 429): %v", resp.Request, err))
+			}
+		}
+		for _, resp := range a.after {
+			if resp.Status == http.StatusTooManyRequests {
+				out = append(out, fmt.Sprintf("%s: 429 after waiting what Retry-After said (Retry-After: %q)", resp.Request, resp.Header.Get("Retry-After")))
+			}
+		}
+	case catalogue.RatePerKey:
+		if a.other == nil {
+			return nil, "the Pro key's own window was full, or no 429 came"
+		}
+		if a.other.Status == http.StatusTooManyRequests {
+			out = append(out, fmt.Sprintf("%s: 429 while key %s was throttled, and the suite had sent fewer than %d requests on this key in the minute before", a.other.Request, redact.Form(a.key), schemas.FeedRequestsPerMinute))
+		}
+	}
+	return out, ""
+}

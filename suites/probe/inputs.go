@@ -1,0 +1,257 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+)
+
+// The input boundaries of every request field, generated from the
+// contract's bounds (package schemas): n-1, n and n+1 at each bound and far
+// past it, every JSON type, empty and padded values, and each class of
+// Unicode.
+
+// bound is one numeric bound of a field: values at lo..hi are valid.
+type bound struct {
+	lo, hi int
+}
+
+// unicodeClass is a class of characters, one rune standing for it.
+type unicodeClass struct {
+	name string
+	r    string // one character of the class (a combining pair is two code points)
+	// exact: the class's length in characters is the same however a
+	// server counts (code points, graphemes); false for combining marks,
+	// whose count past a bound is open.
+	exact bool
+}
+
+var unicodeClasses = []unicodeClass{
+	{"ASCII", "a", true},
+	{"Latin-1 (2 bytes)", "é", true},
+	{"right-to-left (2 bytes)", "ع", true},
+	{"CJK (3 bytes)", "漢", true},
+	{"zero-width (3 bytes)", "\u200b", true},
+	{"beyond the BMP (4 bytes, 2 UTF-16 units)", "😀", true},
+	{"combining marks", "e\u0301", false},
+}
+
+// Inputs generates the inputs of every request field.
+func Inputs() []Input {
+	var out []Input
+	out = append(out, limitInputs()...)
+	out = append(out, cursorInputs()...)
+	out = append(out, videosInputs()...)
+	out = append(out, healthInputs()...)
+	return out
+}
+
+// DefaultInput is the usage shown for an operation.
+func DefaultInput(op Op) Input {
+	for _, in := range Inputs() {
+		if in.Op == op && in.Class == Default {
+			return in
+		}
+	}
+	panic("probe: no default input for " + op)
+}
+
+func limitInputs() []Input {
+	owner := func(n int) (catalogue.ID, Verdict) {
+		switch {
+		case n < 1:
+			return catalogue.FeedBadParam, Either
+		case n > schemas.MaxPageSize:
+			return catalogue.FeedLimitCap, Valid
+		}
+		return catalogue.FeedLimit, Valid
+	}
+	lim := func(class Class, v string, owner catalogue.ID, verdict Verdict, size int) Input {
+		q := strconv.Quote(v)
+		return Input{Op: Feed, Field: "limit", Class: class, Name: "limit=" + q[1:len(q)-1], Verdict: verdict, Owner: owner, Limit: v, Size: size}
+	}
+	out := []Input{{Op: Feed, Field: "limit", Class: Default, Name: "no limit", Verdict: Valid, Owner: catalogue.FeedPageDefault, NoLimit: true, Size: schemas.DefaultPageSize}}
+	b := bound{1, schemas.MaxPageSize}
+	for _, n := range []struct {
+		n     int
+		class Class
+	}{{b.lo - 1, Below}, {b.lo, At}, {b.lo + 1, Above}, {b.hi - 1, Below}, {b.hi, At}, {b.hi + 1, Above}} {
+		id, v := owner(n.n)
+		out = append(out, lim(n.class, strconv.Itoa(n.n), id, v, min(max(n.n, 0), schemas.MaxPageSize)))
+	}
+	// Far past: well past the cap, past 32-bit integers (strict: an
+	// integer, capped), past 64-bit ones (open: a server may refuse a
+	// number it cannot hold), and far below.
+	out = append(out,
+		lim(FarPast, "1000", catalogue.FeedLimitCap, Valid, schemas.MaxPageSize),
+		lim(FarPast, "2147483648", catalogue.FeedLimitCap, Valid, schemas.MaxPageSize),
+		lim(FarPast, "9223372036854775808", catalogue.FeedLimitCap, Either, schemas.MaxPageSize),
+		lim(FarPast, "-2147483649", catalogue.FeedBadParam, Either, 0),
+	)
+	// Not an integer: every JSON type as a query value, empty, padded,
+	// digits of other scripts. The contract is silent on each.
+	for _, v := range []struct {
+		class Class
+		v     string
+	}{
+		{JSONType, "null"}, {JSONType, "true"}, {JSONType, "1.5"}, {JSONType, "1e2"}, {JSONType, "abc"}, {JSONType, "[5]"}, {JSONType, "{}"},
+		{Empty, ""}, {Whitespace, " 5 "}, {Whitespace, "\t5"},
+		{Unicode, "٥"}, {Unicode, "５"},
+	} {
+		out = append(out, lim(v.class, v.v, catalogue.FeedBadParam, Either, 0))
+	}
+	return out
+}
+
+func cursorInputs() []Input {
+	cur := func(class Class, name, v string) Input {
+		return Input{Op: Feed, Field: "cursor", Class: class, Name: "cursor " + name, Verdict: Either, Owner: catalogue.FeedBadParam, Cursor: v, NoLimit: true, ReplaceCursor: true}
+	}
+	out := []Input{
+		cur(JSONType, "null", "null"),
+		cur(Empty, "empty", ""),
+		cur(Whitespace, "of spaces", "   "),
+		cur(FarPast, "of 4096 characters", strings.Repeat("c", 4096)),
+		cur(Unicode, "unknown (ASCII)", "tcmkit-no-such-cursor"),
+	}
+	for _, u := range unicodeClasses[1:] {
+		out = append(out, cur(Unicode, "of "+u.name, strings.Repeat(u.r, 8)))
+	}
+	return out
+}
+
+// videoIDs are n ids of length characters each, none of which can name a
+// video: '~' is in no platform's id alphabet (the ASCII class), and no
+// platform id holds the other classes' characters.
+func videoIDs(n, length int, u unicodeClass) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		if u.name == "ASCII" {
+			s := fmt.Sprintf("~probe~%d~", i)
+			for len(s) < length {
+				s += "x"
+			}
+			ids[i] = s[:max(length, 0)]
+			continue
+		}
+		// a distinct first character, then the class's
+		runes := []rune(strings.Repeat(u.r, length))
+		if !u.exact {
+			runes = []rune(strings.Repeat(u.r, (length+1)/2))[:length]
+		}
+		if length > 0 {
+			runes[0] = rune('A' + i%26)
+		}
+		ids[i] = string(runes)
+	}
+	return ids
+}
+
+func body(ids []string) string {
+	raw, _ := json.Marshal(map[string][]string{"videoIds": ids})
+	return string(raw)
+}
+
+func videosInputs() []Input {
+	ascii := unicodeClasses[0]
+	vid := func(class Class, name string, owner catalogue.ID, verdict Verdict, b string, ids []string) Input {
+		in := Input{Op: Videos, Field: "videoIds", Class: class, Name: name, Verdict: verdict, Owner: owner, Body: b}
+		if verdict != Invalid {
+			in.IDs = ids
+		}
+		return in
+	}
+	one := videoIDs(1, 24, ascii)
+	out := []Input{vid(Default, "1 id", catalogue.VideosIDsMin, Valid, body(one), one)}
+	// The body and videoIds of every other JSON type.
+	for _, v := range []struct {
+		class      Class
+		name, body string
+	}{
+		{JSONType, "a body of null", "null"},
+		{JSONType, "a body that is an array", `["` + one[0] + `"]`},
+		{JSONType, "a body that is a string", `"` + one[0] + `"`},
+		{Empty, "an empty body", ""},
+		{Empty, "an empty object", "{}"},
+		{JSONType, "videoIds null", `{"videoIds":null}`},
+		{JSONType, "videoIds a string", `{"videoIds":"` + one[0] + `"}`},
+		{JSONType, "videoIds a number", `{"videoIds":7}`},
+		{JSONType, "videoIds an object", `{"videoIds":{"0":"` + one[0] + `"}}`},
+		{JSONType, "an id null", `{"videoIds":[null]}`},
+		{JSONType, "an id a number", `{"videoIds":[42]}`},
+		{JSONType, "an id true", `{"videoIds":[true]}`},
+		{JSONType, "an id an array", `{"videoIds":[["` + one[0] + `"]]}`},
+	} {
+		out = append(out, vid(v.class, v.name, catalogue.VideosBadBody, Invalid, v.body, nil))
+	}
+	out = append(out, vid(Whitespace, "a valid body padded with whitespace", catalogue.VideosBadBody, Valid, " \n"+body(one)+"\t ", one))
+	// The count of ids: 1..20.
+	for _, n := range []struct {
+		n     int
+		class Class
+	}{{0, Below}, {1, At}, {2, Above}, {19, Below}, {20, At}, {21, Above}, {100, FarPast}} {
+		ids := videoIDs(n.n, 24, ascii)
+		owner, verdict := catalogue.VideosIDsMax, Valid
+		if n.n <= 2 {
+			owner = catalogue.VideosIDsMin
+		}
+		if n.n < schemas.MinVideoIDs || n.n > schemas.MaxVideoIDs {
+			verdict = Invalid
+		}
+		out = append(out, vid(n.class, fmt.Sprintf("%d ids", n.n), owner, verdict, body(ids), ids))
+	}
+	// The length of one id, 1..32 characters, in every class of Unicode.
+	for _, u := range unicodeClasses {
+		for _, n := range []struct {
+			n     int
+			class Class
+		}{{0, Below}, {1, At}, {2, Above}, {31, Below}, {32, At}, {33, Above}, {1000, FarPast}} {
+			if u.name != "ASCII" && n.n < 31 && n.n != 1 {
+				continue // the short bounds are the same in every class
+			}
+			if u.name != "ASCII" && n.n == 1 && !u.exact {
+				continue
+			}
+			class := n.class
+			if u.name != "ASCII" {
+				class = Unicode
+			}
+			ids := videoIDs(1, n.n, u)
+			verdict := Valid
+			if n.n < schemas.MinVideoIDLen || n.n > schemas.MaxVideoIDLen {
+				verdict = Invalid
+				if !u.exact && n.n <= 2*schemas.MaxVideoIDLen {
+					verdict = Either // counted in graphemes, it is short enough
+				}
+			}
+			out = append(out, vid(class, fmt.Sprintf("an id of %d characters (%s)", n.n, u.name), catalogue.VideosIDLen, verdict, body(ids), ids))
+		}
+	}
+	padded := []string{"  ~probe~padded~  "}
+	out = append(out,
+		vid(Whitespace, "an id padded with spaces", catalogue.VideosIDLen, Valid, body(padded), padded),
+		vid(Whitespace, "an id of one space", catalogue.VideosIDLen, Valid, body([]string{" "}), []string{" "}),
+	)
+	// 20 ids of 32 characters beyond the BMP: the largest valid body.
+	largest := videoIDs(schemas.MaxVideoIDs, schemas.MaxVideoIDLen, unicodeClasses[5])
+	out = append(out, vid(Unicode, "20 ids of 32 characters beyond the BMP", catalogue.VideosIDsMax, Valid, body(largest), largest))
+	return out
+}
+
+func healthInputs() []Input {
+	h := func(class Class, name, b string, verdict Verdict) Input {
+		return Input{Op: Health, Field: "body", Class: class, Name: name, Verdict: verdict, Owner: catalogue.HealthOK, Body: b}
+	}
+	return []Input{
+		h(Default, "{}", "{}", Valid),
+		h(Whitespace, "{} padded with whitespace", " {} \n", Valid),
+		h(JSONType, "an object with a member", `{"probe":"é😀"}`, Valid),
+		// not an object: the contract shows only the object
+		h(JSONType, "null", "null", Either),
+		h(Empty, "an empty body", "", Either),
+	}
+}

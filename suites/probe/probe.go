@@ -1,0 +1,169 @@
+// Package probe generates the conformance suite's probes from the
+// catalogue instead of picking them: every must requirement × key role ×
+// request shape × input class that the rules below let apply is a cell,
+// and each cell is one probe that owns one requirement and one oracle.
+// The dimensions are small tables (Roles, Shapes, Inputs); a cell that does
+// not apply is excluded by a rule (applies), never by a list of cells.
+//
+// The package knows no HTTP: the suite (suites/conformance, probes.go)
+// turns each probe into a Ginkgo spec, sends its requests and judges them.
+// Plan spends a profile's budget on the probes by priority (the likeliest
+// break per request first), counting each distinct request once.
+package probe
+
+import (
+	"fmt"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+)
+
+// Role is the key a probe sends.
+type Role string
+
+// The key roles: two valid keys (of a Pro and of a free account) and the
+// four credentials that must get 401.
+const (
+	Pro       Role = "pro"
+	Free      Role = "free"
+	Revoked   Role = "revoked"
+	Unknown   Role = "unknown"
+	Malformed Role = "malformed"
+	None      Role = "none"
+)
+
+// Roles lists every role, valid keys first.
+var Roles = []Role{Pro, Free, Revoked, Unknown, Malformed, None}
+
+// Bad reports whether the role's requests must be refused with 401.
+func (r Role) Bad() bool { return r != Pro && r != Free }
+
+// authRequirement is the requirement a bad role's 401 belongs to.
+var authRequirement = map[Role]catalogue.ID{
+	Revoked:   catalogue.AuthRevoked,
+	Unknown:   catalogue.AuthUnknown,
+	Malformed: catalogue.AuthMalformed,
+	None:      catalogue.AuthMissing,
+}
+
+// Shape is the request shape a probe sends its input in.
+type Shape string
+
+// The request shapes.
+const (
+	FirstPage  Shape = "first-page"        // a request without cursor (tracked videos: a plain request)
+	CursorPage Shape = "cursor-page"       // a feed page reached through the first page's cursor
+	DeepPage   Shape = "deep-page"         // a feed page past the 3rd of a walk
+	LiveHead   Shape = "live-head"         // a feed page after new events arrived at the head
+	BothOps    Shape = "both-operations"   // the feed and tracked videos interleaved on one key
+	AfterBurst Shape = "after-burst"       // past 20 requests of the role in a minute
+	ReadByKey  Shape = "read-by-other-key" // a URL the Pro key read just before
+	LongWalk   Shape = "long-walk"         // a page past the 100th cursor of a walk
+)
+
+// Shapes lists every shape, cheapest first.
+var Shapes = []Shape{FirstPage, CursorPage, ReadByKey, BothOps, AfterBurst, DeepPage, LiveHead, LongWalk}
+
+// Op is an operation of the API.
+type Op string
+
+// The operations.
+const (
+	Feed   Op = "feed"
+	Videos Op = "videos"
+	Health Op = "health"
+)
+
+// Verdict is what the contract says of an input.
+type Verdict string
+
+const (
+	// Valid inputs must be served.
+	Valid Verdict = "valid"
+	// Invalid inputs must be refused with 400.
+	Invalid Verdict = "invalid"
+	// Either: the contract is silent (a limit below 1 or not an integer,
+	// an unknown cursor, a count past what a server's integers hold): a
+	// page or 400 naming the parameter are both conforming.
+	Either Verdict = "either"
+)
+
+// Class is the kind of an input, the matrix's fourth dimension.
+type Class string
+
+// The input classes.
+const (
+	Default    Class = "default"    // the usage shown: no limit, no cursor, one id
+	JSONType   Class = "json-type"  // a value of another JSON type, null included
+	Empty      Class = "empty"      // an empty value
+	Whitespace Class = "whitespace" // a value padded with whitespace
+	Below      Class = "n-1"        // one under a bound
+	At         Class = "n"          // at a bound
+	Above      Class = "n+1"        // one past a bound
+	FarPast    Class = "far-past"   // far past a bound, and past what integers hold
+	Unicode    Class = "unicode"    // a value of one class of Unicode
+)
+
+// Classes lists every input class.
+var Classes = []Class{Default, JSONType, Empty, Whitespace, Below, At, Above, FarPast, Unicode}
+
+// Input is one value of one request field.
+type Input struct {
+	Op      Op
+	Field   string // limit, cursor, body, videoIds, videoIds[i]
+	Class   Class
+	Name    string // for people: "limit=201", "32 ids of 😀"
+	Verdict Verdict
+	// Owner is the requirement whose rule decides the input's answer.
+	Owner catalogue.ID
+	// Limit and Cursor are the feed query's values; Omit leaves them out.
+	Limit, Cursor string
+	NoLimit       bool
+	// Body is the tracked-videos or health body, as sent.
+	Body string
+	// IDs are the body's ids when it is a valid list of strings.
+	IDs []string
+	// Size is the page size a valid limit asks for (0: the default).
+	Size int
+	// ReplaceCursor: the input is the cursor itself (shapes that set the
+	// cursor do not apply).
+	ReplaceCursor bool
+}
+
+// Probe is one cell: a requirement judged on one role, shape and input.
+type Probe struct {
+	Requirement catalogue.ID
+	Role        Role
+	Shape       Shape
+	Input       Input
+	Oracle      Oracle
+}
+
+// Name is the probe's identity, unique in a generation.
+func (p Probe) Name() string {
+	return fmt.Sprintf("%s × %s × %s × %s: %s", p.Requirement, p.Role, p.Shape, p.Input.Op, p.Input.Name)
+}
+
+// Cell is the probe's place in the matrix (requirement × role × shape ×
+// input class).
+func (p Probe) Cell() string {
+	return fmt.Sprintf("%s × %s × %s × %s", p.Requirement, p.Role, p.Shape, p.Input.Class)
+}
+
+// Request is the identity of the request a probe sends: equal identities
+// are one request (the suite's client answers the second from its cache).
+// Probes of one request cost it once.
+func (p Probe) Request() string {
+	return fmt.Sprintf("%s|%s|%s|%s", p.Role, p.Input.Op, p.Sequence(), p.Input.Name)
+}
+
+// Sequence names what the probe's shape sends: the shape, or for the rate
+// oracle the lockouts that measure the limiter on it.
+func (p Probe) Sequence() string {
+	switch {
+	case p.Oracle == OracleRate:
+		return string(p.Shape) + " (lockouts)"
+	case p.Requirement == catalogue.FeedCursorEnd && p.Shape == DeepPage:
+		return string(p.Shape) + " (to the end)"
+	}
+	return string(p.Shape)
+}
