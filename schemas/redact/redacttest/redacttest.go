@@ -186,3 +186,65 @@ func Leaks(out, encoded, key string) string {
 	}
 	return ""
 }
+
+// Case is an encoded key to look for: Encoded, the text the key became.
+type Case struct{ Encoded, Key string }
+
+// FirstLeak is Leaks for many cases at once: the index of a case whose
+// key out still shows, and the piece, or -1. It reads out once for each
+// length of piece the cases need, whatever their number (Leaks reads it
+// once for each piece).
+func FirstLeak(out string, cases []Case) (int, string) {
+	bySize := map[int]map[string]int{}
+	add := func(s string, n, i int) {
+		if n <= 0 || len(s) < n {
+			return
+		}
+		m := bySize[n]
+		if m == nil {
+			m = map[string]int{}
+			bySize[n] = m
+		}
+		for j := 0; j+n <= len(s); j++ {
+			if _, ok := m[s[j:j+n]]; !ok {
+				m[s[j:j+n]] = i
+			}
+		}
+	}
+	for i, c := range cases {
+		out = strings.ReplaceAll(out, redact.Form(c.Key), "\x00")
+		n := int(float64(len(c.Encoded))/float64(len(c.Key))*float64(redact.MinSecret)) + 2
+		add(c.Encoded, n, i)
+		add(c.Key[strings.IndexByte(c.Key, '_')+1:], redact.MinSecret, i)
+	}
+	// A window whose first four bytes begin no piece is passed over at the
+	// cost of a bit: only the few others are looked up.
+	var starts [1 << 14]uint64
+	slot := func(b string) uint32 {
+		return (uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24) * 2654435761 >> 12
+	}
+	sizes := make([]int, 0, len(bySize))
+	for n, pieces := range bySize {
+		if n < 4 {
+			continue
+		}
+		sizes = append(sizes, n)
+		for p := range pieces {
+			h := slot(p)
+			starts[h/64] |= 1 << (h % 64)
+		}
+	}
+	for j := 0; j+4 <= len(out); j++ {
+		if h := slot(out[j:]); starts[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		for _, n := range sizes {
+			if j+n <= len(out) {
+				if i, ok := bySize[n][out[j:j+n]]; ok {
+					return i, out[j : j+n]
+				}
+			}
+		}
+	}
+	return -1, ""
+}
