@@ -91,7 +91,9 @@ run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/o
 # output is not filtered and it comes after the quick static checks.
 run "go test ./..." go test ./...
 run "the kill matrix's generated faults (TCM_KILLMATRIX=generated; go test ./... ran the others)" env TCM_KILLMATRIX=generated go test -count=1 -run TestKillMatrix ./suites/killmatrix
-run "the suite against 24 conforming servers drawn at random, each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
+run "the suite against 50 conforming servers drawn at random (every tenth heavy: long Unicode titles, channel events in VideoEntries, hourly samples, extra members), each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
+run "the generated probes under --profile thorough against 25 conforming draws, in-process: no false failure" env TCM_THOROUGH_DRAWS=101-125 go test -count=1 -run TestConformingDrawsPassThorough ./suites/selftest
+run "both profiles against a simulator process on its manual clock: requests, and what quick leaves untried (ci/profiles.sh)" ci/profiles.sh
 run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
 run "go install …/cmd/tcmkit@VERSION from a local module proxy on an empty module cache; the installed binary judges what it serves (ci/install.sh)" env KEEP_GOCACHE=1 ci/install.sh
