@@ -2,6 +2,7 @@ package clients
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -315,7 +316,7 @@ func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
 	for _, w := range c.walks {
 		ws = append(ws, w)
 	}
-	slices.SortFunc(ws, func(a, b *walk) int { return cmpUint(a.seq, b.seq) })
+	slices.SortFunc(ws, func(a, b *walk) int { return cmp.Compare(a.seq, b.seq) })
 	why := "the run ended"
 	if !final {
 		why = "the key sent no feed request for " + seconds(idle)
@@ -445,14 +446,4 @@ func eventIDs(body []byte) []string {
 		ids[i] = e.ID
 	}
 	return ids
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

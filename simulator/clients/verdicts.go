@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -198,7 +199,7 @@ func (j *Judge) Snapshot(final bool) Verdicts {
 	for _, c := range j.clients {
 		cs = append(cs, c)
 	}
-	slices.SortFunc(cs, func(a, b *client) int { return cmpUint(a.seq, b.seq) })
+	slices.SortFunc(cs, func(a, b *client) int { return cmp.Compare(a.seq, b.seq) })
 	failed := false
 	for _, c := range cs {
 		cv := j.verdict(c, final, now)

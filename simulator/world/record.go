@@ -1,6 +1,7 @@
 package world
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -94,7 +95,7 @@ func Recorded(o Observed) (*World, error) {
 	}
 	// Events only a video entry showed join the log at their time; the
 	// feeds' order stands among equal times.
-	slices.SortStableFunc(events, func(a, b *obsEvent) int { return cmpInt(a.CreatedAt, b.CreatedAt) })
+	slices.SortStableFunc(events, func(a, b *obsEvent) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
 	if len(events) == 0 && len(entries) == 0 {
 		return nil, errors.New("world: recording: the API showed no event and no video: nothing to serve")
 	}
@@ -113,16 +114,6 @@ func Recorded(o Observed) (*World, error) {
 		}
 	}
 	return b.world(events, o.Accounts)
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 type recBuilder struct {
@@ -237,7 +228,7 @@ func (b *recBuilder) entry(en *obsEntry) error {
 	v.Unknown = nil
 	b.now = max(b.now, en.FirstSeenAt, en.Video.PublishedAt)
 	samples := slices.Clone(en.Samples)
-	slices.SortStableFunc(samples, func(a, b obsSample) int { return cmpInt(a.CreatedAt, b.CreatedAt) })
+	slices.SortStableFunc(samples, func(a, b obsSample) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
 	v.Samples, v.ST, v.SV, v.SL, v.SC = nil, 0, 0, 0, 0
 	v.SHour = math.MinInt64
 	for _, sm := range samples {
