@@ -190,7 +190,7 @@ func TestFailuresBlameTheFaultAlone(t *testing.T) {
 				Specs   []struct {
 					Name    string
 					Failure *struct {
-						Problems []struct{ Requirement string }
+						Problems []struct{ Requirement, Actual string }
 						Evidence []struct{ Curl, Transcript string }
 						Rerun    string
 					}
@@ -208,7 +208,7 @@ func TestFailuresBlameTheFaultAlone(t *testing.T) {
 				failed++
 				for _, p := range f.Problems {
 					if p.Requirement != string(m.Requirement) {
-						t.Errorf("%s blames %s, the fault breaks %s", s.Name, p.Requirement, m.Requirement)
+						t.Errorf("%s blames %s, the fault breaks %s: %s", s.Name, p.Requirement, m.Requirement, p.Actual)
 						break
 					}
 				}
