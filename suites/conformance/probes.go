@@ -111,7 +111,6 @@ var shapeSays = map[probe.Shape]string{
 	probe.LongWalk:   fmt.Sprintf("on a walk of %d cursors", probe.LongWalkCursors),
 }
 
-
 // planned is the session's plan: the profile's choice among the probes the
 // label filter lets run.
 func (pr *prober) planned() *probe.Plan {
