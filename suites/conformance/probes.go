@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -171,7 +172,7 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 			blocks = append(blocks, r.blocked)
 			continue
 		}
-		block := pr.refused(p, r)
+		block := pr.refused(ctx, p, r)
 		var ps []string
 		if block == "" {
 			ps, block = pr.check(ctx, p, r)
@@ -200,7 +201,7 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 // answered 401, the plan gate where the key's plan does not close it, a 429
 // the client gave up on). Its own requirement's probes judge that answer;
 // the oracles of any answer's form (ErrorBody, Content-Type) judge it too.
-func (pr *prober) refused(p probe.Probe, r *probeRun) string {
+func (pr *prober) refused(ctx context.Context, p probe.Probe, r *probeRun) string {
 	if p.Oracle == probe.OracleErrorBody || p.Oracle == probe.OracleContentType {
 		return ""
 	}
@@ -213,7 +214,34 @@ func (pr *prober) refused(p probe.Probe, r *probeRun) string {
 			return fmt.Sprintf("%s answered %d to %s, which breaks %s: no answer for this probe to judge", resp.Request, resp.Status, roleSays[p.Role], id)
 		}
 	}
-	return ""
+	return pr.notOwnCursor(ctx, p, r)
+}
+
+// notOwnCursor is why the free key's cursor pages cannot be judged when
+// its cursor was refused: the page that handed the cursor out is, byte for
+// byte, the Pro key's answer to the same request (a cache by URL: the
+// FEED-TENANT probes judge it), so the cursor was never the free key's.
+func (pr *prober) notOwnCursor(ctx context.Context, p probe.Probe, r *probeRun) string {
+	if p.Role != probe.Free || p.Requirement == catalogue.FeedTenant || len(r.context) == 0 ||
+		len(ok200(r.judged)) == len(r.judged) {
+		return ""
+	}
+	lead := r.context[0]
+	if _, next := pageShape(lead); next == "" {
+		return ""
+	}
+	req := lead.Request
+	req.Auth = client.Bearer(pr.s.tg.Pro)
+	pro, err := pr.s.c.Cached(ctx, req)
+	if err != nil || pro.Status != http.StatusOK {
+		return ""
+	}
+	a, errA := lead.Bytes()
+	b, errB := pro.Bytes()
+	if errA != nil || errB != nil || !bytes.Equal(a, b) {
+		return ""
+	}
+	return fmt.Sprintf("%s answered the free key with the Pro key's page, its cursor included (FEED-TENANT's): the cursor it handed out is not the free key's to follow", lead.Request)
 }
 
 func budgetSays(b probe.Budget) string {

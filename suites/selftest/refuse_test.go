@@ -223,4 +223,4 @@ func TestFailuresBlameTheFaultAlone(t *testing.T) {
 	}
 }
 
-var faultsToBlame = []string{"oldest-first", "missing-field", "error-not-errorbody", "reject-valid-key", "gate-leaks@other-key", "cursor-cycles", "free-pages-short@other-key", "no-pro-gate", "bad-limit-500"}
+var faultsToBlame = []string{"page-cache-ignores-key", "oldest-first", "missing-field", "error-not-errorbody", "reject-valid-key", "gate-leaks@other-key", "cursor-cycles", "free-pages-short@other-key", "no-pro-gate", "bad-limit-500"}
