@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -164,11 +165,18 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 	judged := 0
 	for _, p := range run {
 		r := pr.run(ctx, p)
+		// A run is shared by every probe of its sequence and sent once:
+		// the spec is shown its answers, so that its failure shows them.
+		pr.s.c.Saw(ctx, r.responses()...)
 		if r.blocked != "" {
 			blocks = append(blocks, r.blocked)
 			continue
 		}
-		ps, block := pr.check(ctx, p, r)
+		block := pr.refused(ctx, p, r)
+		var ps []string
+		if block == "" {
+			ps, block = pr.check(ctx, p, r)
+		}
 		if block != "" {
 			blocks = append(blocks, block)
 			continue
@@ -186,6 +194,54 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 	}
 	s := pr.s
 	s.noneOf(fmt.Sprintf("rule (%s): %s\nprobed with %s %s", g.id, text, roleSays[g.role], shapeSays[g.shape]), slices.Compact(problems))
+}
+
+// refused is why the probe cannot judge its run: an answer it needs was
+// refused for another requirement's reason (statusCause: a valid key
+// answered 401, the plan gate where the key's plan does not close it, a 429
+// the client gave up on). Its own requirement's probes judge that answer;
+// the oracles of any answer's form (ErrorBody, Content-Type) judge it too.
+func (pr *prober) refused(ctx context.Context, p probe.Probe, r *probeRun) string {
+	if p.Oracle == probe.OracleErrorBody || p.Oracle == probe.OracleContentType {
+		return ""
+	}
+	for _, resp := range r.judged {
+		id, block := pr.s.statusCause(resp)
+		switch {
+		case block != "":
+			return block
+		case id != "" && id != p.Requirement:
+			return fmt.Sprintf("%s answered %d to %s, which breaks %s: no answer for this probe to judge", resp.Request, resp.Status, roleSays[p.Role], id)
+		}
+	}
+	return pr.notOwnCursor(ctx, p, r)
+}
+
+// notOwnCursor is why the free key's cursor pages cannot be judged when
+// its cursor was refused: the page that handed the cursor out is, byte for
+// byte, the Pro key's answer to the same request (a cache by URL: the
+// FEED-TENANT probes judge it), so the cursor was never the free key's.
+func (pr *prober) notOwnCursor(ctx context.Context, p probe.Probe, r *probeRun) string {
+	if p.Role != probe.Free || p.Requirement == catalogue.FeedTenant || len(r.context) == 0 ||
+		len(ok200(r.judged)) == len(r.judged) {
+		return ""
+	}
+	lead := r.context[0]
+	if _, next := pageShape(lead); next == "" {
+		return ""
+	}
+	req := lead.Request
+	req.Auth = client.Bearer(pr.s.tg.Pro)
+	pro, err := pr.s.c.Cached(ctx, req)
+	if err != nil || pro.Status != http.StatusOK {
+		return ""
+	}
+	a, errA := lead.Bytes()
+	b, errB := pro.Bytes()
+	if errA != nil || errB != nil || !bytes.Equal(a, b) {
+		return ""
+	}
+	return fmt.Sprintf("%s answered the free key with the Pro key's page, its cursor included (FEED-TENANT's): the cursor it handed out is not the free key's to follow", lead.Request)
 }
 
 func budgetSays(b probe.Budget) string {
@@ -206,6 +262,19 @@ type probeRun struct {
 	context []*client.Response // answers the shape needed first (a walk's pages, the Pro key's read)
 	blocked string
 	rate    *admissions // the rate sequences'
+}
+
+// responses are every answer of the run: those judged, those the shape
+// needed first, and the rate sequence's.
+func (r *probeRun) responses() []*client.Response {
+	out := slices.Concat(r.context, r.judged)
+	if a := r.rate; a != nil {
+		for _, ad := range a.admitted {
+			out = append(out, ad.resp)
+		}
+		out = append(slices.Concat(out, a.limited, a.after), a.other, a.stopped)
+	}
+	return slices.DeleteFunc(out, func(r *client.Response) bool { return r == nil })
 }
 
 // run sends the probe's request sequence, once for every probe of it.

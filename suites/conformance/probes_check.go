@@ -151,7 +151,8 @@ func checkInput(p probe.Probe, judged []*client.Response) []string {
 			out = append(out, fmt.Sprintf("%s: status %d, want 400: %s is invalid\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
 		case in.Verdict == probe.Either && st != http.StatusOK && st != http.StatusBadRequest:
 			out = append(out, fmt.Sprintf("%s: status %d, want a page (200) or 400: the contract leaves %s open\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
-		case in.Op == probe.Feed && st == http.StatusBadRequest && !detailsMention(resp, in.Field):
+		case in.Op == probe.Feed && st == http.StatusBadRequest && isErrorBody(resp) && !detailsMention(resp, in.Field):
+			// (a 400 that is no ErrorBody is ERROR-BODY's: its probes judge it)
 			out = append(out, fmt.Sprintf("%s (status 400): /details does not name the parameter %q\n    response body: %s", resp.Request, in.Field, resp.Excerpt()))
 		case in.Op == probe.Feed && st == http.StatusOK:
 			if size, _ := pageShape(resp); size > schemas.MaxPageSize {

@@ -151,6 +151,10 @@ func videoIDs(n, length int, u unicodeClass) []string {
 	return ids
 }
 
+// plainID goes with the id whose length a probe varies: a request of two
+// ids is at no bound of their count (one id is VIDEOS-IDS-MIN's bound).
+const plainID = "~probe~plain~"
+
 func body(ids []string) string {
 	raw, _ := json.Marshal(map[string][]string{"videoIds": ids})
 	return string(raw)
@@ -220,7 +224,7 @@ func videosInputs() []Input {
 			if u.name != "ASCII" {
 				class = Unicode
 			}
-			ids := videoIDs(1, n.n, u)
+			ids := append(videoIDs(1, n.n, u), plainID)
 			verdict := Valid
 			if n.n < schemas.MinVideoIDLen || n.n > schemas.MaxVideoIDLen {
 				verdict = Invalid
@@ -231,10 +235,11 @@ func videosInputs() []Input {
 			out = append(out, vid(class, fmt.Sprintf("an id of %d characters (%s)", n.n, u.name), catalogue.VideosIDLen, verdict, body(ids), ids))
 		}
 	}
-	padded := []string{"  ~probe~padded~  "}
+	padded := []string{"  ~probe~padded~  ", plainID}
+	space := []string{" ", plainID}
 	out = append(out,
 		vid(Whitespace, "an id padded with spaces", catalogue.VideosIDLen, Valid, body(padded), padded),
-		vid(Whitespace, "an id of one space", catalogue.VideosIDLen, Valid, body([]string{" "}), []string{" "}),
+		vid(Whitespace, "an id of one space", catalogue.VideosIDLen, Valid, body(space), space),
 	)
 	// 20 ids of 32 characters beyond the BMP: the largest valid body.
 	largest := videoIDs(schemas.MaxVideoIDs, schemas.MaxVideoIDLen, unicodeClasses[5])
