@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -145,9 +146,13 @@ func runArgs(t *testing.T, args []string) result {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
-	r := result{output: out.String(), dir: dir, wall: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	err := cmd.Start()
+	var hwm int64
+	if err == nil {
+		hwm = watchPeak(cmd.Process.Pid, func() { err = cmd.Wait() })
+	}
+	r := result{output: out.String(), dir: dir, wall: time.Since(start), maxRSS: hwm}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && hwm == 0 {
 		r.maxRSS = ru.Maxrss << 10 // KiB on Linux
 	}
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -253,4 +258,37 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// watchPeak runs wait while it reads the peak memory of process pid
+// (VmHWM, Linux) every 10 ms, and returns the last reading, 0 without
+// /proc. The rusage of a child is no measure here: Go starts it from a
+// vfork of this test process, whose own high-water mark it inherits.
+func watchPeak(pid int, wait func()) int64 {
+	done := make(chan struct{})
+	var peak atomic.Int64
+	go func() {
+		status := fmt.Sprintf("/proc/%d/status", pid)
+		for {
+			if b, err := os.ReadFile(status); err == nil {
+				for _, line := range strings.Split(string(b), "\n") {
+					if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+						var kib int64
+						fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kib)
+						if kib<<10 > peak.Load() {
+							peak.Store(kib << 10)
+						}
+					}
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	wait()
+	close(done)
+	return peak.Load()
 }
