@@ -2,7 +2,7 @@
 # The simulator judges real clients, as programs:
 #   1. the rude example client (ci/examples/clients/rude) against a
 #      simulator on a manual clock (its waits move the clock): the client
-#      report at exit must fail exactly the 8 client requirements, one
+#      report at exit must fail exactly the client requirements it breaks (all but the two a conforming server gives no cause to break), one
 #      finding each, and the simulator exit 3 (a client failed);
 #   2. the polite example client (ci/examples/clients/polite, built on
 #      tcmclient) against a simulator in real time at 20 requests a minute:
@@ -51,11 +51,14 @@ client rude rude --advance-clock >"$work/rude-client.log" 2>&1 || { echo "rude e
 stop 0 rude 3 || failed=1
 report="$work/rude-report/client-report.json"
 broke="$(jq -r '[.requirements[] | select(.result == "failed") | .id] | sort | join(" ")' "$report")"
-want="$(jq -r '[.requirements[] | select(.kind == "client") | .id] | sort | join(" ")' "$report")"
-once="$(jq -r '[.specs[] | select(.state == "failed")] | (length == 8) and all(.failure.message | startswith("1 finding, "))' "$report")"
+# Every client rule but the two a conforming server never gives cause to
+# break (a tight retry after errors, a cursor that leads back to itself:
+# the fuzz schedule serves those, ci/fuzz-planted.sh finds them).
+want="$(jq -r '[.requirements[] | select(.kind == "client" and .id != "CLIENT-BACKOFF" and .id != "CLIENT-CURSOR-CYCLE") | .id] | sort | join(" ")' "$report")"
+once="$(jq -r --argjson n "$(wc -w <<<"$want")" '[.specs[] | select(.state == "failed")] | (length == $n) and all(.failure.message | startswith("1 finding, "))' "$report")"
 echo "outcome $(jq -r .outcome "$report"); failed: $broke; one finding each: $once"
 if [[ "$broke" != "$want" || "$(jq -r .outcome "$report")" != failed || "$once" != true ]]; then
-	echo "the rude client must fail exactly the 8 client requirements, one finding each"; failed=1
+	echo "the rude client must fail exactly these client requirements, one finding each: $want"; failed=1
 fi
 
 echo "== 2. the polite client, real time, 20 requests a minute"
