@@ -57,6 +57,13 @@ type Exchange struct {
 	// real time plus the clock's advances in realtime mode): a judge of
 	// Retry-After compares two requests' RateTime.
 	RateTime time.Time
+	// Answered is when the answer began to go out (Entry.Time's clock;
+	// zero when none did). A client has its answer after Answered, not
+	// after Time + Micros: a body larger than net/http's buffers is on the
+	// wire before the handler returns, and Micros also counts the time
+	// the server takes to end the request, which on a loaded machine may
+	// be after the client's next request arrived.
+	Answered time.Time
 	// AuthProblem is why the Authorization header carries no well-formed
 	// Bearer key (missing_api_key, malformed_api_key); "" when it does.
 	AuthProblem string

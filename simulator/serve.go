@@ -340,6 +340,7 @@ type meter struct {
 	http.ResponseWriter
 	ctx     context.Context // the request's: done when the client is gone
 	gone    bool            // the client was gone when the answer began
+	began   time.Time       // when the answer began (its header went out)
 	wrote   bool
 	status  int
 	errCode string // the ErrorBody's error
@@ -354,6 +355,7 @@ type meter struct {
 func (w *meter) begin() {
 	if !w.wrote {
 		w.gone = w.ctx != nil && w.ctx.Err() != nil
+		w.began = time.Now()
 	}
 }
 
@@ -470,6 +472,9 @@ func (s *Server) end(c *call, r *http.Request) {
 	}
 	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: c.Header(), ResponseBody: c.kept,
 		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, Breaks: c.breaks, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), redact: s.redactKeys}
+	if c.wrote {
+		x.Answered = e.Time.Add(c.began.Sub(rec.start)) // on x.Time's clock
+	}
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
