@@ -87,7 +87,8 @@ type Exchange struct {
 }
 
 // Observer sees every exchange of the API, in the request's goroutine,
-// after the answer was written (Config.Observers). A judge of a client's
+// after the answer was written (Config.Observers), in the order the
+// requests arrived (observeOrder) unless they overlapped. A judge of a client's
 // behaviour is one: Entry.KeyID tells whose request it is, the virtual
 // and real times tell when, the bodies tell what was asked and given.
 type Observer func(*Exchange)
