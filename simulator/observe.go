@@ -3,6 +3,7 @@ package simulator
 import (
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -57,6 +58,13 @@ type Exchange struct {
 	// real time plus the clock's advances in realtime mode): a judge of
 	// Retry-After compares two requests' RateTime.
 	RateTime time.Time
+	// Answered is when the answer began to go out (Entry.Time's clock;
+	// zero when none did). A client has its answer after Answered, not
+	// after Time + Micros: a body larger than net/http's buffers is on the
+	// wire before the handler returns, and Micros also counts the time
+	// the server takes to end the request, which on a loaded machine may
+	// be after the client's next request arrived.
+	Answered time.Time
 	// AuthProblem is why the Authorization header carries no well-formed
 	// Bearer key (missing_api_key, malformed_api_key); "" when it does.
 	AuthProblem string
@@ -79,7 +87,8 @@ type Exchange struct {
 }
 
 // Observer sees every exchange of the API, in the request's goroutine,
-// after the answer was written (Config.Observers). A judge of a client's
+// after the answer was written (Config.Observers), in the order the
+// requests arrived (observeOrder) unless they overlapped. A judge of a client's
 // behaviour is one: Entry.KeyID tells whose request it is, the virtual
 // and real times tell when, the bodies tell what was asked and given.
 type Observer func(*Exchange)
@@ -118,4 +127,61 @@ func (s *Server) Settle(max time.Duration) bool {
 		time.Sleep(200 * time.Microsecond)
 	}
 	return true
+}
+
+// observeOrder hands answered requests to the observers in the order they
+// arrived. Observers run once the answer is written, and a client has its
+// answer, and may send its next request, before the server ends the one
+// it answered: on a loaded machine a sequential client's next request was
+// observed before the one it followed (a walk's second page before its
+// first), and a judge of what a client did next saw it out of order. An
+// exchange waits for the ones that arrived before it and are answered but
+// not yet observed; not for those still being served (slow answers), which
+// no sequential client can follow.
+type observeOrder struct {
+	mu     sync.Mutex
+	next   uint64
+	flight map[uint64]*meter // begun, not yet observed
+}
+
+// maxOrderWait bounds the wait for an earlier exchange's observers (a
+// moment, unless one of them hangs).
+const maxOrderWait = time.Second
+
+func (o *observeOrder) arrive(m *meter) uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.flight == nil {
+		o.flight = map[uint64]*meter{}
+	}
+	o.next++
+	o.flight[o.next] = m
+	return o.next
+}
+
+// wait returns once no exchange that arrived before seq is answered and
+// not yet observed (or after maxOrderWait).
+func (o *observeOrder) wait(seq uint64) {
+	deadline := time.Now().Add(maxOrderWait)
+	for o.earlier(seq) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+func (o *observeOrder) earlier(seq uint64) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for s, m := range o.flight {
+		if s < seq && m.answered.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// done: seq's observers ran (or it had none to run).
+func (o *observeOrder) done(seq uint64) {
+	o.mu.Lock()
+	delete(o.flight, seq)
+	o.mu.Unlock()
 }

@@ -40,6 +40,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -81,6 +82,7 @@ func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
 		s.begin(c, r)
 		if c.rec.observe {
 			s.observing.Add(1)
+			c.rec.seq = s.order.arrive(&c.meter)
 		}
 		// Observers read feed pages (cursors, events); a tracked-videos
 		// answer is large and read by none: not copied for them.
@@ -314,6 +316,7 @@ func (s *Server) finish(c *call, r *http.Request) {
 		}
 		s.end(c, r)
 		if c.rec.observe {
+			s.order.done(c.rec.seq)
 			s.observing.Add(-1)
 		}
 	}
@@ -338,14 +341,16 @@ func cleanPath(p string) string {
 // faults).
 type meter struct {
 	http.ResponseWriter
-	ctx     context.Context // the request's: done when the client is gone
-	gone    bool            // the client was gone when the answer began
-	wrote   bool
-	status  int
-	errCode string // the ErrorBody's error
-	n       int64  // body bytes written
-	keep    bool   // keep the body for observers
-	kept    []byte
+	ctx      context.Context // the request's: done when the client is gone
+	gone     bool            // the client was gone when the answer began
+	began    time.Time       // when the answer began (its header went out)
+	answered atomic.Bool     // began, for observeOrder (another goroutine reads it)
+	wrote    bool
+	status   int
+	errCode  string // the ErrorBody's error
+	n        int64  // body bytes written
+	keep     bool   // keep the body for observers
+	kept     []byte
 }
 
 // begin notes, once, whether the client was gone when the answer began;
@@ -354,6 +359,8 @@ type meter struct {
 func (w *meter) begin() {
 	if !w.wrote {
 		w.gone = w.ctx != nil && w.ctx.Err() != nil
+		w.began = time.Now()
+		w.answered.Store(true)
 	}
 }
 
@@ -395,6 +402,7 @@ type record struct {
 	start    time.Time
 	rateTime time.Time // for observers
 	authErr  string    // for observers
+	seq      uint64    // arrival order, for observeOrder
 	tap      *bodyTap
 	on       bool
 	observe  bool
@@ -470,10 +478,14 @@ func (s *Server) end(c *call, r *http.Request) {
 	}
 	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: c.Header(), ResponseBody: c.kept,
 		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, Breaks: c.breaks, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), redact: s.redactKeys}
+	if c.wrote {
+		x.Answered = e.Time.Add(c.began.Sub(rec.start)) // on x.Time's clock
+	}
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
 	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "")
+	s.order.wait(rec.seq)
 	for _, o := range s.observers {
 		s.callObserver(o, x)
 	}

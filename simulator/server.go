@@ -158,6 +158,7 @@ type Server struct {
 
 	api        map[string]*apiRoute // apiTable by path
 	observing  atomic.Int64         // API requests begun whose observers have not run yet (see Settle)
+	order      observeOrder         // observers see answered requests in arrival order
 	apiPaths   string               // the API's paths, for a 404
 	controlMux http.Handler         // the control API's routes (control_routes.go); nil with NoControl
 

@@ -20,6 +20,9 @@ func seeRevoked(j *Judge, r *run, c *client, x *simulator.Exchange, o outcome) {
 		}
 		return
 	}
+	if !x.Time.After(s.revoked.Time) {
+		return // sent before the 401, observed after it
+	}
 	s.afterRevoked++
 	s.note(x)
 }
@@ -122,7 +125,14 @@ func judgeBurst(r *run, c *client) (bool, string) {
 
 func seeSlow(j *Judge, r *run, c *client, x *simulator.Exchange, o outcome) {
 	s := &c.sc
-	sp := span{from: x.Time, to: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), slow: r.ours(x)}
+	// Pending from its arrival until its answer began to go out: the
+	// end of the request (Micros) may come after the client had the
+	// answer and sent its next request.
+	to := x.Answered
+	if to.IsZero() {
+		to = x.Time.Add(time.Duration(x.Micros) * time.Microsecond)
+	}
+	sp := span{from: x.Time, to: to, slow: r.ours(x)}
 	if len(s.spans) < 64 || sp.slow {
 		sp.ref = refOf(x) // shown only when kept
 	}
@@ -250,7 +260,9 @@ func seeMalformed(j *Judge, r *run, c *client, x *simulator.Exchange, o outcome)
 		s.met, s.cut, s.cutAt = true, &ref, o.feed.cursor
 		return
 	}
-	if s.cut != nil && s.cutNext == nil {
+	// The next request by arrival: one sent before the cut may be
+	// observed after it (observers see an exchange once it is answered).
+	if s.cut != nil && s.cutNext == nil && x.Time.After(s.cut.Time) {
 		ref := refOf(x)
 		s.cutNext, s.again = &ref, o.feed.cursor == s.cutAt
 	}

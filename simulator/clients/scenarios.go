@@ -132,7 +132,23 @@ type run struct {
 	faults  []int
 	err     string
 	seq     uint64 // the judge's order when it acted
+	// held are the exchanges observed while the act runs (outside the
+	// judge's lock): its effect (a revoked key, a fault, new events) is
+	// visible to requests before the state says "acted", so they are
+	// seen once it does, in arrival order.
+	held []heldExchange
 }
+
+// heldExchange is an exchange observed while a scenario acted.
+type heldExchange struct {
+	c *client
+	x *simulator.Exchange
+	o outcome
+}
+
+// maxHeld bounds the exchanges held while a scenario acts (an act takes
+// a moment: a few requests of a quick client).
+const maxHeld = 64
 
 func newRun(sc Scenario) *run { return &run{sc: sc, state: "armed"} }
 
@@ -233,11 +249,19 @@ func (j *Judge) act(r *run, target string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	r.seq = j.seq
+	held := r.held
+	r.held = nil
 	if err != nil {
 		r.state, r.err = "failed", err.Error()
 		return
 	}
 	r.state, r.acted = "acted", what
+	slices.SortStableFunc(held, func(a, b heldExchange) int { return a.x.Time.Compare(b.x.Time) })
+	for _, h := range held {
+		if j.run == r {
+			r.observe(j, h.c, h.x, h.o)
+		}
+	}
 }
 
 // observe feeds one exchange to the scenario; it returns the act when
@@ -260,7 +284,13 @@ func (r *run) observe(j *Judge, c *client, x *simulator.Exchange, o outcome) fun
 		target := c.account
 		return func() { j.act(r, target) }
 	}
-	if r.state != "acted" || (r.sc.onWalk && c.id != r.target) {
+	if r.sc.onWalk && c.id != r.target {
+		return nil
+	}
+	if r.state == "acting" && len(r.held) < maxHeld {
+		r.held = append(r.held, heldExchange{c, x, o})
+	}
+	if r.state != "acted" {
 		return nil
 	}
 	r.sc.see(j, r, c, x, o)
