@@ -80,7 +80,7 @@
 // are 401 with WWW-Authenticate: Bearer. The server keeps SHA-256 hashes
 // of keys and looks a presented key up by its hash, so neither the map nor
 // the timing of a lookup reveals a key; logs show only the redacted form
-// tcm_…abcd, also where a careless client put a key in a path or a query,
+// tcm_…#3f9a, also where a careless client put a key in a path or a query,
 // and "…" for a piece of 8 or more characters of a key it issued (it
 // knows the last 4096 keys' pieces by keyed hashes only).
 // Keys derive from (Seed, n), so the same seed gives the same keys; anyone

@@ -108,9 +108,9 @@ func TestHostileInputs(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
-		"tcm_abcdefghijklmnopqrstuvwxyz012345": "tcm_…2345",
+		"tcm_abcdefghijklmnopqrstuvwxyz012345": "tcm_…#84b7",
 		"tcm_short":                            "tcm_…",
-		"nounderscore":                         "…core",
+		"nounderscore":                         "…#218b",
 		"short":                                "…",
 		"":                                     "…",
 	} {

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/redact"
 )
 
 // Entry is one request to the API (the control API is not journaled) as
 // the journal keeps it and GET /_control/requests shows it. Nothing in it
-// holds a key: a key shows as its hint (tcm_…abcd) and a key id, and a key
+// holds a key: a key shows as its hint (tcm_…#3f9a) and a key id, and a key
 // that a client put in the path or the query is redacted there.
 type Entry struct {
 	ID          uint64    `json:"id"`          // 1, 2, ... in arrival order; a reset starts again at 1
@@ -37,21 +39,20 @@ type Entry struct {
 	Micros        int64  `json:"micros"`        // real time taken to answer
 }
 
-// journaled is an Entry as the ring keeps it: the key's id and the tail
-// of its hint as bytes, made into strings only when the entry is shown,
-// so that recording a request allocates nothing.
+// journaled is an Entry as the ring keeps it: the key's id as bytes, made
+// into its hint and id only when the entry is shown, so that recording a
+// request allocates nothing.
 type journaled struct {
 	Entry
-	keyID   [8]byte
-	keyTail [4]byte
-	hasKey  bool
+	keyID  [8]byte // the first bytes of the key's SHA-256
+	hasKey bool
 }
 
 // view fills in the key's hint and id.
 func (j *journaled) view(prefix string) Entry {
 	e := j.Entry
 	if j.hasKey {
-		e.KeyHint = prefix + "_…" + string(j.keyTail[:])
+		e.KeyHint = redact.HashForm(prefix+"_", j.keyID[:])
 		e.KeyID = hex.EncodeToString(j.keyID[:])
 	}
 	return e
@@ -106,7 +107,7 @@ func (j *journal) Clear() {
 
 // entryFilter is the query of GET /_control/requests.
 type entryFilter struct {
-	keySuffix, account, path, method string
+	keyDigits, account, path, method string
 	op                               Operation
 	status, statusClass              int // statusClass 4 matches 4xx
 	since, until                     int64
@@ -117,7 +118,7 @@ type entryFilter struct {
 
 func (f *entryFilter) match(e *journaled) bool {
 	switch {
-	case f.keySuffix != "" && (!e.hasKey || !strings.HasSuffix(string(e.keyTail[:]), f.keySuffix)),
+	case f.keyDigits != "" && (!e.hasKey || !strings.HasPrefix(hex.EncodeToString(e.keyID[:2]), f.keyDigits)),
 		f.account != "" && e.Account != f.account,
 		f.path != "" && e.Path != f.path,
 		f.method != "" && e.Method != f.method,
@@ -153,15 +154,16 @@ func parseEntryFilter(q url.Values) (entryFilter, []QueryProblem) {
 		return true
 	}
 	if k := q.Get("key"); k != "" {
-		// The hint form (tcm_…abcd) or its last characters: never more of
-		// a key than a hint shows.
+		// The hint (tcm_…#3f9a) or its digits: what a hint shows, the
+		// first hex digits of the key's SHA-256, never a piece of a key.
 		if _, tail, ok := strings.Cut(k, "…"); ok {
 			k = tail
 		}
-		if len(k) > 4 {
-			bad("key", "at most the last 4 characters of a key (or its hint, tcm_…abcd): a key is a secret")
+		k = strings.ToLower(strings.TrimPrefix(k, "#"))
+		if len(k) > 4 || strings.Trim(k, "0123456789abcdef") != "" {
+			bad("key", "a key's hint (tcm_…#3f9a) or its digits (3f9a), as keyHint shows: a key is a secret")
 		}
-		f.keySuffix = k
+		f.keyDigits = k
 	}
 	f.account, f.path, f.method = q.Get("account"), q.Get("path"), strings.ToUpper(q.Get("method"))
 	if op := q.Get("operation"); op != "" {

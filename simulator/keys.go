@@ -245,7 +245,7 @@ func (k *keyring) accountOf(h keyHash) string {
 }
 
 // hint is the form of a key that may appear in logs and output:
-// "tcm_…x9Qa", the one hint format of package schemas/redact.
+// "tcm_…#3f9a", the one hint format of package schemas/redact.
 func hint(key string) string { return redact.Form(key) }
 
 // exportedKey is one keyring entry in an export: the hash, never the key.

@@ -101,7 +101,7 @@ const maxObservedBody = 4 << 20
 type KeySeen struct {
 	Where   string // "path", "query", "body", "header", "cookie", "referer" or "authorization"
 	KeyID   string // 16 hex digits of its SHA-256, as Entry.KeyID
-	KeyHint string // tcm_…abcd
+	KeyHint string // tcm_…#3f9a
 }
 
 // Redact replaces every key of the server's prefix in text by its hint:

@@ -12,7 +12,7 @@ import (
 // it finds outside the Authorization header (Exchange.KeysSeen).
 
 // RedactKeys replaces every key of the server's prefix in text by its
-// hint (tcm_…abcd): for what is written out of what clients sent.
+// hint (tcm_…#3f9a): for what is written out of what clients sent.
 func (s *Server) RedactKeys(text string) string { return s.redactKeys(text) }
 
 // redactKeys replaces every key-shaped string of s (the prefix, an

@@ -432,7 +432,6 @@ func (s *Server) begin(c *call, r *http.Request) {
 		h := hashKey(key)
 		rec.key, e.hasKey = hashedKey{auth[0], h}, true
 		copy(e.keyID[:], h[:8])
-		copy(e.keyTail[:], key[len(key)-4:])
 		e.Account = s.st.Load().keys.accountOf(h)
 	} else if rec.observe {
 		rec.authErr = err.Code

@@ -181,7 +181,7 @@ func checkUI(simBin, chromium, shot string) error {
 			leaked++
 		}
 	}
-	expect(leaked == 0 && strings.Contains(html, "tcm_…"), "no whole key in the page, only hints (tcm_…abcd)", fmt.Sprintf("%d keys whole", leaked))
+	expect(leaked == 0 && strings.Contains(html, "tcm_…"), "no whole key in the page, only hints (tcm_…#3f9a)", fmt.Sprintf("%d keys whole", leaked))
 
 	if shot != "" {
 		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))

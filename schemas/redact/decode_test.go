@@ -58,8 +58,7 @@ func TestEncodedKeys(t *testing.T) {
 }
 
 // leaks: out still holds 12 characters in a row of the encoded key (the
-// hint's last four characters, which the encoding may hold beside its
-// surroundings, aside).
+// hint aside).
 func leaks(out, encoded string) bool {
 	out = strings.ReplaceAll(out, redact.Form(key), "\x00")
 	for i := 0; i+12 <= len(encoded); i++ {

@@ -1,7 +1,8 @@
 // Package redact keeps API keys out of everything the suite writes: logs,
 // transcripts, failure messages and report files. A key is replaced by its
-// redacted form, the key prefix and the last four characters (tcm_…x9Qa),
-// which is enough to tell keys apart and useless to an attacker; and any
+// redacted form, the key prefix and four hex digits of the key's SHA-256
+// (tcm_…#3f9a), which is enough to tell keys apart and shows no character
+// of the secret; and any
 // fragment of a key's secret part of MinSecret characters or more, such as
 // what is left of a key that something cut in two before it was redacted,
 // is replaced by an ellipsis. Both are found also where an encoding hides
@@ -14,6 +15,8 @@
 package redact
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"slices"
 	"strings"
@@ -121,20 +124,32 @@ func prefix(key string) string {
 }
 
 // Form is the hint of a key, the one form a key takes wherever people read
-// it, on the suite's side and the simulator's ("tcm_…x9Qa"): the key's
-// prefix up to and including its first underscore, an ellipsis, and the
-// last four characters. A prefix longer than 16 characters is not shown (it
-// may be part of the secret); a key that cannot spare four characters (the
-// part after the prefix shorter than 12) keeps none.
+// it, on the suite's side and the simulator's ("tcm_…#3f9a"): the key's
+// prefix up to and including its first underscore, an ellipsis, and four hex
+// digits of the key's SHA-256. The prefix is the service's, public by the
+// contract; no character of the secret part is shown, not even the last four
+// (a fragment is a fragment), and 16 bits of a hash tell a run's few keys
+// apart without narrowing a guess. A prefix longer than 16 characters is not
+// shown (it may be part of the secret); a key whose secret part is shorter
+// than 12 characters gets no digits (a hash of a short secret narrows a
+// guess).
 func Form(key string) string {
 	p := prefix(key)
 	if len(p) > 17 {
 		p = ""
 	}
-	if len(key)-len(p) < 3*4 {
+	if len(key)-len(p) < 12 {
 		return p + "…"
 	}
-	return p + "…" + key[len(key)-4:]
+	sum := sha256.Sum256([]byte(key))
+	return HashForm(p, sum[:])
+}
+
+// HashForm is Form of a key known by its prefix (with the underscore) and
+// its SHA-256, for who keeps the hash and not the key (the simulator's
+// journal). The key's secret part must be 12 characters or more.
+func HashForm(prefix string, keySHA256 []byte) string {
+	return prefix + "…#" + hex.EncodeToString(keySHA256[:2])
 }
 
 // Writer returns a writer that redacts what it passes on to w. A secret split

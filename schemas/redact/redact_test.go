@@ -3,6 +3,7 @@ package redact_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -13,12 +14,12 @@ const key = "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 
 func TestForm(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{key, "tcm_…2345"},
-		{"live_0123456789abcdef", "live_…cdef"},
-		{"noprefix0123456789", "…6789"},
+		{key, "tcm_…#1fa1"},
+		{"live_0123456789abcdef", "live_…#f1d2"},
+		{"noprefix0123456789", "…#03db"},
 		{"tcm_short", "tcm_…"},
 		{"trailing_", "…"},
-		{"aprefixlongerthansixteen_0123456789abcdef", "…cdef"},
+		{"aprefixlongerthansixteen_0123456789abcdef", "…#ae78"},
 	} {
 		if got := redact.Form(tc.in); got != tc.want {
 			t.Errorf("Form(%q) = %q, want %q", tc.in, got, tc.want)
@@ -30,9 +31,9 @@ func TestString(t *testing.T) {
 	other := "tcm_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ"
 	r := redact.New(key, "", "short", other)
 	for _, tc := range []struct{ in, want string }{
-		{"Authorization: Bearer " + key, "Authorization: Bearer tcm_…2345"},
-		{key + key, "tcm_…2345tcm_…2345"},
-		{`{"message":"bad key ` + other + `"}`, `{"message":"bad key tcm_…ZZZZ"}`},
+		{"Authorization: Bearer " + key, "Authorization: Bearer tcm_…#1fa1"},
+		{key + key, "tcm_…#1fa1tcm_…#1fa1"},
+		{`{"message":"bad key ` + other + `"}`, `{"message":"bad key tcm_…#1a9d"}`},
 		{"short words stay short", "short words stay short"},
 		{"no secret here", "no secret here"},
 	} {
@@ -66,7 +67,7 @@ func TestAdd(t *testing.T) {
 // lost or changed.
 func TestWriterSplitsAnywhere(t *testing.T) {
 	text := "before " + key + " middle " + key + " after\n"
-	want := "before tcm_…2345 middle tcm_…2345 after\n"
+	want := "before tcm_…#1fa1 middle tcm_…#1fa1 after\n"
 	for i := 0; i <= len(text); i++ {
 		for j := i; j <= len(text); j++ {
 			var out bytes.Buffer
@@ -157,17 +158,43 @@ func TestEscapedKeys(t *testing.T) {
 		return b.String()
 	}
 	for _, tc := range []struct{ in, want string }{
-		{`{"id":"` + every(key, 1) + `"}`, `{"id":"tcm_…2345"}`},
-		{`{"id":"` + every(key, 3) + `"}`, `{"id":"tcm_…2345"}`},
-		{`{"id":"` + every(key, 1) + every(key, 2) + `"}`, `{"id":"tcm_…2345tcm_…2345"}`},
+		{`{"id":"` + every(key, 1) + `"}`, `{"id":"tcm_…#1fa1"}`},
+		{`{"id":"` + every(key, 3) + `"}`, `{"id":"tcm_…#1fa1"}`},
+		{`{"id":"` + every(key, 1) + every(key, 2) + `"}`, `{"id":"tcm_…#1fa1tcm_…#1fa1"}`},
 		{`"x` + every(key[10:24], 2) + `y"`, `"x…y"`},                                 // a fragment
-		{`\\` + every(key, 1), `\\tcm_…2345`},                                         // escaped once more, as a JSON report holds it
+		{`\\` + every(key, 1), `\\tcm_…#1fa1`},                                         // escaped once more, as a JSON report holds it
 		{`"caf\u00e9 \u0041\u0042 ` + key[:4] + `"`, `"caf\u00e9 \u0041\u0042 tcm_"`}, // escapes that spell no key stay
-		{`"` + every(key[:20], 1) + `|` + every(key[20:], 1) + `"`, `"tcm_…2345"`},    // a key cut in two by a separator: still the key (its characters joined by anything)
+		{`"` + every(key[:20], 1) + `|` + every(key[20:], 1) + `"`, `"tcm_…#1fa1"`},    // a key cut in two by a separator: still the key (its characters joined by anything)
 	} {
 		got := r.String(tc.in)
 		if got != tc.want {
 			t.Errorf("String(%s)\n got %s\nwant %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestFormShowsNoPieceOfTheSecret: a hint holds no character of the key's
+// secret part where it stood (the last four once were), whatever the key.
+func TestFormShowsNoPieceOfTheSecret(t *testing.T) {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	seen := map[string]bool{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := []byte("tcm_")
+		for range 32 {
+			b = append(b, alnum[rng.IntN(len(alnum))])
+		}
+		k := string(b)
+		f := redact.Form(k)
+		if !strings.HasPrefix(f, "tcm_…#") || len(f) != len("tcm_…#")+4 {
+			t.Fatalf("Form = %q, want tcm_…# and four hex digits", f)
+		}
+		if tail := k[len(k)-4:]; strings.Contains(f, tail) {
+			t.Errorf("Form(key ending %q) = %q shows its last characters", tail, f)
+		}
+		seen[f] = true
+	}
+	if len(seen) < 1900 {
+		t.Errorf("2000 keys have %d hints: too few to tell keys apart", len(seen))
 	}
 }

@@ -7,7 +7,7 @@
 // in memory whatever a client sends, and gives a verdict per key and per
 // requirement, with findings that name the request (method, path, query
 // with keys redacted), the rule and the evidence. No key, nor any part of
-// one, is kept or shown: a key is its hint (tcm_…abcd) and its id (16 hex
+// one, is kept or shown: a key is its hint (tcm_…#3f9a) and its id (16 hex
 // digits of its SHA-256).
 //
 // # What is judged

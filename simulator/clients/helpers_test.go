@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 )
 
@@ -125,7 +126,7 @@ func (h *harness) client(final bool, key string) Client {
 	h.t.Helper()
 	hint := ""
 	if key != "" {
-		hint = key[:strings.IndexByte(key, '_')] + "_…" + key[len(key)-4:]
+		hint = redact.Form(key)
 	}
 	v := h.j.Snapshot(final)
 	h.noKeys(v)

@@ -56,7 +56,7 @@ type Requirement struct {
 
 // Client is one key's verdicts.
 type Client struct {
-	// Key is the key's hint (tcm_…abcd), "" for the requests that carried
+	// Key is the key's hint (tcm_…#3f9a), "" for the requests that carried
 	// no key at all; KeyID tells keys apart without revealing them.
 	Key        string         `json:"key"`
 	KeyID      string         `json:"keyId,omitempty"`

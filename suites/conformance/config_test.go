@@ -134,7 +134,7 @@ func TestDescribeRedactsKeys(t *testing.T) {
 	c := NewConfig()
 	c.ProKey = "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 	d := c.Describe()
-	if d["pro-key"] != "tcm_…2345" || d["target"] != "(bundled simulator)" || d["max-wait"] != "2m0s" {
+	if d["pro-key"] != "tcm_…#1fa1" || d["target"] != "(bundled simulator)" || d["max-wait"] != "2m0s" {
 		t.Errorf("Describe = %v", d)
 	}
 	for k, v := range d {

@@ -96,7 +96,7 @@ func TestPreflight(t *testing.T) {
 		name, target, key, want string
 	}{
 		{"accepted", srv.URL, "tcm_goodgoodgoodgood", ""},
-		{"key refused", srv.URL, "tcm_badbadbadbadbad", "the Pro key (tcm_…dbad) is not accepted: GET /api/public-feed answered 401"},
+		{"key refused", srv.URL, "tcm_badbadbadbadbad", "the Pro key (tcm_…#cf52) is not accepted: GET /api/public-feed answered 401"},
 		{"no answer", closed.URL, "tcm_goodgoodgoodgood", "nothing accepts connections at " + closed.URL + " (connection refused, to POST /api/public/health)"},
 		{"no key", srv.URL, "", "--pro-key"},
 		{"no target", "", "tcm_goodgoodgoodgood", "--target"},

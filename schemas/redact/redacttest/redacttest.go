@@ -161,8 +161,7 @@ func Text(r *rand.Rand, n int) string {
 
 // Leaks says whether out still shows the key as it was encoded: a piece of
 // the encoded key long enough to hold MinSecret characters of it (the
-// key's hint, whose last four characters the encoding may hold beside its
-// surroundings, aside). It returns the piece.
+// key's hint aside). It returns the piece.
 func Leaks(out, encoded, key string) string {
 	out = strings.ReplaceAll(out, redact.Form(key), "\x00")
 	ratio := float64(len(encoded)) / float64(len(key))
