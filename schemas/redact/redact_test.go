@@ -162,9 +162,9 @@ func TestEscapedKeys(t *testing.T) {
 		{`{"id":"` + every(key, 3) + `"}`, `{"id":"tcm_…#1fa1"}`},
 		{`{"id":"` + every(key, 1) + every(key, 2) + `"}`, `{"id":"tcm_…#1fa1tcm_…#1fa1"}`},
 		{`"x` + every(key[10:24], 2) + `y"`, `"x…y"`},                                 // a fragment
-		{`\\` + every(key, 1), `\\tcm_…#1fa1`},                                         // escaped once more, as a JSON report holds it
+		{`\\` + every(key, 1), `\\tcm_…#1fa1`},                                        // escaped once more, as a JSON report holds it
 		{`"caf\u00e9 \u0041\u0042 ` + key[:4] + `"`, `"caf\u00e9 \u0041\u0042 tcm_"`}, // escapes that spell no key stay
-		{`"` + every(key[:20], 1) + `|` + every(key[20:], 1) + `"`, `"tcm_…#1fa1"`},    // a key cut in two by a separator: still the key (its characters joined by anything)
+		{`"` + every(key[:20], 1) + `|` + every(key[20:], 1) + `"`, `"tcm_…#1fa1"`},   // a key cut in two by a separator: still the key (its characters joined by anything)
 	} {
 		got := r.String(tc.in)
 		if got != tc.want {
