@@ -212,9 +212,9 @@
 //
 // # Clients
 //
-// Config.Clients is a judge of the clients (package simulator/clients; on
-// in cmd/simulator unless --no-client-judge): it sees every exchange after
-// the observers and judges each key against the client requirements of
+// Config.Clients makes a judge of the clients (clients.Judging, package
+// simulator/clients; on in tcmkit simulate unless --no-client-judge): New
+// hands it the server, and it sees every exchange after the observers and judges each key against the client requirements of
 // the catalogue. GET /_control/clients serves its verdicts, GET/POST/DELETE
 // /_control/scenarios its scenarios; it starts again on DELETE
 // /_control/clients, a reset and an import (clearing the journal keeps the

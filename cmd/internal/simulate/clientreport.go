@@ -48,9 +48,8 @@ func judging(o Settings, info simulator.Info) string {
 
 // writeClientReport writes the final verdicts as a client report (see
 // clients.Judge.WriteReport) and returns its outcome.
-func writeClientReport(o Settings, info simulator.Info, started time.Time, stdout io.Writer) (report.Outcome, error) {
-	judge, ok := o.Sim.Clients.(*clients.Judge)
-	if !ok {
+func writeClientReport(o Settings, judge *clients.Judge, info simulator.Info, started time.Time, stdout io.Writer) (report.Outcome, error) {
+	if judge == nil {
 		return report.Errored, fmt.Errorf("--client-report: no client judge")
 	}
 	v, r, err := judge.WriteReport(o.ClientReport, report.Meta{

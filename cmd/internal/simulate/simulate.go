@@ -190,11 +190,11 @@ func (s *Settings) check() error {
 		return errors.New("--scenario and --client-report need the client judge (not --no-client-judge)")
 	}
 	if !s.NoClientJudge {
-		j, err := clients.New(clients.Config{Scenario: s.Scenario})
-		if err != nil {
+		judge := clients.Config{Scenario: s.Scenario}
+		if err := judge.Check(); err != nil {
 			return fmt.Errorf("invalid value for --scenario: %s", strings.TrimPrefix(err.Error(), "clients: "))
 		}
-		s.Sim.Clients = j
+		s.Sim.Clients = clients.Judging(judge)
 	}
 	return nil
 }
@@ -419,7 +419,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		// After the shutdown: every request that was answered is judged.
 		// The exit status says the verdict (clients.ExitStatus: 3 a
 		// client failed, 4 no client judged), unless serving failed.
-		outcome, err := writeClientReport(o, info, started, stdout)
+		outcome, err := writeClientReport(o, clients.Of(sim), info, started, stdout)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
