@@ -285,7 +285,8 @@ func exposed(addr string) error {
 }
 
 // printFaults lists the named faults as a table: name, the requirement of
-// the catalogue it breaks, and what it does.
+// the catalogue it breaks, and what it does; then how the cell faults
+// (hundreds, not listed) are named.
 func printFaults(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tBREAKS\tWHAT IT DOES")
@@ -294,6 +295,7 @@ func printFaults(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Name, m.Requirement, m.Does)
 	}
 	tw.Flush()
+	fmt.Fprint(w, "\n"+mutants.CellSyntax())
 }
 
 // Run is the command named name ("tcmkit simulate", "simulator") without
