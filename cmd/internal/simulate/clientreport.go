@@ -83,6 +83,9 @@ func reportConfig(o Settings) map[string]string {
 		"feed-limit":   strconv.Itoa(max(o.Sim.FeedLimit, 0)),
 		"videos-limit": strconv.Itoa(max(o.Sim.VideosLimit, 0)),
 	}
+	if o.World != "" {
+		cfg["world"] = o.World // its data, not the seed's
+	}
 	if o.Scenario != "" {
 		cfg["scenario"] = o.Scenario
 	}

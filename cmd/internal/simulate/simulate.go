@@ -338,7 +338,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		return 2
 	}
 	defer sim.Close()
-	started := time.Now()
+	started, worldAt := time.Now(), sim.Now()
 
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
@@ -372,7 +372,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if o.Sim.Speed > 0 {
 		mode = "real time × " + strconv.FormatFloat(o.Sim.Speed, 'g', -1, 64)
 	}
-	fmt.Fprintf(stdout, "Tracked-Channel Monitoring API simulator, seed %d, %s\n", o.Sim.Seed, mode)
+	fmt.Fprintf(stdout, "Tracked-Channel Monitoring API simulator, %s, %s\n", serving(o, info, worldAt), mode)
 	fmt.Fprintf(stdout, "  url:         %s\n", info.URL)
 	if info.ControlURL != "" {
 		fmt.Fprintf(stdout, "  control:     %s\n", info.ControlURL)
@@ -397,7 +397,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if o.draw != nil {
 		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
 	}
-	log.Info("listening", "url", info.URL, "seed", o.Sim.Seed, "speed", o.Sim.Speed)
+	log.Info("listening", "url", info.URL, "serving", serving(o, info, worldAt), "speed", o.Sim.Speed)
 
 	code := 0
 	select {
@@ -477,6 +477,21 @@ func namedFaults(names []string) string {
 		parts[i] = name + " (breaks " + string(m.Requirement) + ")"
 	}
 	return strings.Join(parts, ", ") + ": it breaks the contract on purpose"
+}
+
+// serving says at start what world is served: the seed's, or a world file's
+// (--world) with its time, where the clock starts: a recording's is when
+// it was recorded, an export's when it was exported. The seed makes no
+// data of a world file.
+func serving(o Settings, info simulator.Info, at time.Time) string {
+	if o.World == "" {
+		return fmt.Sprintf("seed %d", o.Sim.Seed)
+	}
+	what := "exported"
+	if info.Recording != nil {
+		what, at = "recorded", time.UnixMilli(info.Recording.RecordedAt)
+	}
+	return fmt.Sprintf("world %s (%s at %s)", o.World, what, at.UTC().Format(time.RFC3339))
 }
 
 // exposure says at start who can reach what.
