@@ -172,7 +172,9 @@
 // Reset puts back the state at New (same world, same seeded keys, clock
 // at Start, no faults, an empty journal). GET /_control/world exports the
 // world, the accounts and the key hashes (never a key whole, except the
-// seeded ones that /_control/info shows too); PUT imports such an export
+// seeded ones that /_control/info shows too), as they were when it began:
+// it streams from a copy, and the world answers and polls meanwhile (one
+// export at a time); PUT imports such an export
 // and sets the clock to its time; budgets start fresh. An import is read
 // as a stream ("format" first, "world" last, as exported), at most
 // Config.MaxImportBytes (a 413 before a byte is read when Content-Length

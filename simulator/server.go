@@ -182,9 +182,11 @@ type Server struct {
 	observers []Observer    // Config.Observers, then the judge's
 	judge     ClientJudge   // made by Config.Clients; nil: none
 	exchanges atomic.Uint64 // ids of the exchanges observers see when there is no journal
-	// importing admits one import at a time; advancing one clock advance.
+	// importing admits one import at a time; advancing one clock advance;
+	// exporting one export (and its copy of the world).
 	importing sync.Mutex
 	advancing sync.Mutex
+	exporting sync.Mutex
 
 	stop      chan struct{}
 	done      chan struct{}
