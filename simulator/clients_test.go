@@ -1,6 +1,7 @@
 package simulator_test
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,15 +15,12 @@ import (
 // real judge of package simulator/clients; the verdicts survive clearing
 // the journal, and start again on DELETE /_control/clients and a reset.
 func TestClientRoutesMatchTheirDocument(t *testing.T) {
-	j, err := clients.New(clients.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := simulator.New(simulator.Config{Seed: 1, Clients: j})
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: clients.Judging(clients.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	j := clients.Of(s)
 	do := func(method, target, body string, header ...string) *httptest.ResponseRecorder {
 		var r *http.Request
 		if body != "" {
@@ -88,5 +86,38 @@ func TestClientRoutesMatchTheirDocument(t *testing.T) {
 	}
 	if v := j.Snapshot(true); len(v.Clients) != 0 {
 		t.Errorf("after a reset: %d clients", len(v.Clients))
+	}
+}
+
+// Config.Clients is called once, from New, with the server New returns:
+// the judge has its server from the start, Server.Clients is that judge,
+// and a judge that cannot be made is a setting New refuses.
+func TestTheJudgeIsMadeWithItsServer(t *testing.T) {
+	var made []*simulator.Server
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: func(s *simulator.Server) (simulator.ClientJudge, error) {
+		made = append(made, s)
+		return clients.New(s, clients.Config{Scenario: "429-storm"})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(made) != 1 || made[0] != s {
+		t.Fatalf("Config.Clients was called %d times, with the server New returned: %v", len(made), len(made) == 1 && made[0] == s)
+	}
+	j := clients.Of(s)
+	if j == nil || s.Clients() != simulator.ClientJudge(j) {
+		t.Fatalf("Server.Clients is not the judge Config.Clients made: %v", s.Clients())
+	}
+	// The scenario armed from the start acted through its server at once.
+	if st := j.Snapshot(false).Scenario; st == nil || st.State != "acted" {
+		t.Errorf("the 429-storm armed from the start: %+v", st)
+	}
+	if none, err := simulator.New(simulator.Config{Seed: 1}); err != nil || none.Clients() != nil || clients.Of(none) != nil {
+		t.Errorf("without Config.Clients: judge %v, err %v", none.Clients(), err)
+	}
+	_, err = simulator.New(simulator.Config{Clients: clients.Judging(clients.Config{Scenario: "429-strom"})})
+	if !errors.Is(err, simulator.ErrNoScenario) || !strings.Contains(err.Error(), "did you mean 429-storm") {
+		t.Errorf("an unknown scenario: %v", err)
 	}
 }

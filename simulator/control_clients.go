@@ -27,10 +27,10 @@ func (s *Server) ctlClearRequests(r *http.Request) answer {
 
 // judgeOff answers a client route when no judge is configured.
 func (s *Server) judgeOff() (answer, bool) {
-	if s.cfg.Clients != nil {
+	if s.judge != nil {
 		return answer{}, false
 	}
-	return errorAnswer(http.StatusNotFound, CodeNotFound, "client judging is off (cmd/simulator --no-client-judge; in Go, set Config.Clients, from package simulator/clients)", nil), true
+	return errorAnswer(http.StatusNotFound, CodeNotFound, "client judging is off (cmd/simulator --no-client-judge; in Go, set Config.Clients to clients.Judging, package simulator/clients)", nil), true
 }
 
 func (s *Server) ctlClients(r *http.Request) answer {
@@ -44,7 +44,7 @@ func (s *Server) ctlClients(r *http.Request) answer {
 		}
 		final = v == "true"
 	}
-	return s.cfg.Clients.Verdicts(final)
+	return s.judge.Verdicts(final)
 }
 
 func (s *Server) ctlClearClients(r *http.Request) answer {
@@ -52,14 +52,14 @@ func (s *Server) ctlClearClients(r *http.Request) answer {
 		return a
 	}
 	s.resetJudge()
-	return s.cfg.Clients.Verdicts(false)
+	return s.judge.Verdicts(false)
 }
 
 func (s *Server) ctlScenarios(r *http.Request) answer {
 	if a, off := s.judgeOff(); off {
 		return a
 	}
-	return s.cfg.Clients.Scenarios()
+	return s.judge.Scenarios()
 }
 
 func (s *Server) ctlStartScenario(r *http.Request) answer {
@@ -72,7 +72,7 @@ func (s *Server) ctlStartScenario(r *http.Request) answer {
 	if a, ok := readControl(r, &b); !ok {
 		return a
 	}
-	run, err := s.cfg.Clients.StartScenario(b.Name)
+	run, err := s.judge.StartScenario(b.Name)
 	switch {
 	case errors.Is(err, ErrNoScenario):
 		return errorAnswer(http.StatusNotFound, CodeNotFound, err.Error(), map[string]any{"name": excerpt(b.Name)})
@@ -88,6 +88,6 @@ func (s *Server) ctlStopScenario(r *http.Request) answer {
 	if a, off := s.judgeOff(); off {
 		return a
 	}
-	s.cfg.Clients.StopScenario()
-	return s.cfg.Clients.Scenarios()
+	s.judge.StopScenario()
+	return s.judge.Scenarios()
 }

@@ -120,15 +120,14 @@ func (s *Server) Export(w io.Writer) error { return s.exportSized(w, nil) }
 // exportSized is Export with the document's exact size told to sized
 // before a byte is written (see world.ExportSized): sized may refuse, and
 // then nothing is written. Memory stays bounded: the world is written a
-// piece at a time.
+// piece at a time, from a copy of one moment (exportMoment), with no lock
+// the API or the control API waits for; one export at a time, so one copy.
 func (s *Server) exportSized(w io.Writer, sized func(n int64) error) error {
-	s.control.Lock()
-	defer s.control.Unlock()
-	st := s.st.Load()
-	counter, keys := st.keys.export()
-	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys, Recording: st.recording})
+	s.exporting.Lock()
+	defer s.exporting.Unlock()
+	head, wd, err := s.exportMoment()
 	if err != nil {
-		return fmt.Errorf("simulator: export: %w", err)
+		return err
 	}
 	// The world's JSON is spliced in as it is, written after the head once
 	// the size is known, without its closing newline: encoding it again as
@@ -140,13 +139,28 @@ func (s *Server) exportSized(w io.Writer, sized func(n int64) error) error {
 	if sized != nil {
 		worldSized = func(n int64) error { return sized(int64(len(head)) + n - 1 + int64(len("}\n"))) }
 	}
-	if err := st.world.ExportSized(out, worldSized); err != nil {
+	if err := wd.WriteSized(out, worldSized); err != nil {
 		return fmt.Errorf("simulator: export world: %w", err)
 	}
 	if _, err := io.WriteString(w, "}\n"); err != nil {
 		return fmt.Errorf("simulator: export: %w", err)
 	}
 	return nil
+}
+
+// exportMoment is the export's head and a copy of its world, taken at one
+// moment: under the control lock, so that no reset, import or key change
+// comes between the keys and the world.
+func (s *Server) exportMoment() ([]byte, world.ExportCopy, error) {
+	s.control.Lock()
+	defer s.control.Unlock()
+	st := s.st.Load()
+	counter, keys := st.keys.export()
+	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys, Recording: st.recording})
+	if err != nil {
+		return nil, world.ExportCopy{}, fmt.Errorf("simulator: export: %w", err)
+	}
+	return head, st.world.ExportCopy(), nil
 }
 
 // spliced writes head before the first bytes written to it, and holds
@@ -291,7 +305,8 @@ func importWorld(r io.Reader) (*world.World, io.Reader, error) {
 // (Content-Length), and an export larger than an import takes
 // (MaxImportBytes) is refused with a 409 that says so, since what the
 // simulator exports it must be able to import. A reader slower than
-// exportRate past a minute is cut off: the world is locked meanwhile.
+// exportRate past a minute is cut off: it holds a copy of the world (not
+// of its events) meanwhile, and the next export waits for it.
 func (s *Server) ctlExport(r *http.Request) answer {
 	return answer{stream: func(w http.ResponseWriter) {
 		var refused *answer

@@ -172,7 +172,9 @@
 // Reset puts back the state at New (same world, same seeded keys, clock
 // at Start, no faults, an empty journal). GET /_control/world exports the
 // world, the accounts and the key hashes (never a key whole, except the
-// seeded ones that /_control/info shows too); PUT imports such an export
+// seeded ones that /_control/info shows too), as they were when it began:
+// it streams from a copy, and the world answers and polls meanwhile (one
+// export at a time); PUT imports such an export
 // and sets the clock to its time; budgets start fresh. An import is read
 // as a stream ("format" first, "world" last, as exported), at most
 // Config.MaxImportBytes (a 413 before a byte is read when Content-Length
@@ -212,9 +214,9 @@
 //
 // # Clients
 //
-// Config.Clients is a judge of the clients (package simulator/clients; on
-// in cmd/simulator unless --no-client-judge): it sees every exchange after
-// the observers and judges each key against the client requirements of
+// Config.Clients makes a judge of the clients (clients.Judging, package
+// simulator/clients; on in tcmkit simulate unless --no-client-judge): New
+// hands it the server, and it sees every exchange after the observers and judges each key against the client requirements of
 // the catalogue. GET /_control/clients serves its verdicts, GET/POST/DELETE
 // /_control/scenarios its scenarios; it starts again on DELETE
 // /_control/clients, a reset and an import (clearing the journal keeps the

@@ -10,12 +10,11 @@ import (
 // ClientJudge judges the clients that talk to a server: it sees every
 // exchange of the API, its verdicts and scenarios are served on the
 // control API, and it starts again on DELETE /_control/clients, a reset
-// and an import (not when the journal is cleared). Package
-// simulator/clients gives one; Config.Clients turns it on.
+// and an import (not when the journal is cleared). Config.Clients makes
+// it, once, from New, which hands it the server (its scenarios act through
+// RegenerateKey, AddFault, Advance), as it hands itself to a Layer's Wrap.
+// Package simulator/clients gives one.
 type ClientJudge interface {
-	// Bind hands the judge its server, once, from New: scenarios act
-	// through it (RegenerateKey, AddFault, Advance).
-	Bind(*Server)
 	// Observe sees one exchange, after the Config.Observers.
 	Observe(*Exchange)
 	// Verdicts answers GET /_control/clients. final judges as if the run

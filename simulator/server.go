@@ -84,15 +84,18 @@ type Config struct {
 	MaxImportBytes int64 `ff:"long=max-import-bytes, usage='largest world accepted by PUT /_control/world (and exported by GET)'"` // 0: DefaultMaxImportBytes
 	JournalSize    int   `ff:"long=journal-size, usage='requests kept by the journal (GET /_control/requests); -1: no journal'"`   // 0: DefaultJournalSize
 	// Observers see every exchange of the API (not of the control API)
-	// once it is answered, in the request's goroutine: a judge of client
-	// behaviour builds on them. See Exchange.
+	// once it is answered, in the request's goroutine, and change nothing
+	// (a test's recorder). See Exchange.
 	Observers []Observer
-	// Clients judges the clients that talk to the server (package
-	// simulator/clients gives one): it sees every exchange after the
-	// Observers, serves GET /_control/clients and the scenarios, and
-	// starts again on DELETE /_control/clients, a reset or an import.
-	// Nil: those routes answer 404.
-	Clients ClientJudge
+	// Clients makes the judge of the clients that talk to the server
+	// (clients.Judging, package simulator/clients): New calls it once and
+	// hands it the server, as it hands itself to a Layer's Wrap, so the
+	// judge has its server from the start and nothing is set later. The
+	// judge sees every exchange after the Observers, serves GET
+	// /_control/clients and the scenarios, and starts again on DELETE
+	// /_control/clients, a reset or an import; Server.Clients returns it.
+	// Nil: no judge, and those routes answer 404.
+	Clients func(*Server) (ClientJudge, error)
 	// World is an export or a recording (tcmkit record) served instead of
 	// the seeded world: the clock starts at its time, and a reset goes
 	// back to it. Frozen stops the world polling: time passes, nothing new
@@ -177,10 +180,13 @@ type Server struct {
 	cors      corsPolicy
 	journal   *journal      // nil: none
 	observers []Observer    // Config.Observers, then the judge's
+	judge     ClientJudge   // made by Config.Clients; nil: none
 	exchanges atomic.Uint64 // ids of the exchanges observers see when there is no journal
-	// importing admits one import at a time; advancing one clock advance.
+	// importing admits one import at a time; advancing one clock advance;
+	// exporting one export (and its copy of the world).
 	importing sync.Mutex
 	advancing sync.Mutex
+	exporting sync.Mutex
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -221,8 +227,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.observers = slices.Clone(cfg.Observers)
 	if cfg.Clients != nil {
-		cfg.Clients.Bind(s)
-		s.observers = append(s.observers, cfg.Clients.Observe)
+		if s.judge, err = cfg.Clients(s); err != nil {
+			return nil, fmt.Errorf("simulator: client judge: %w", err)
+		}
+	}
+	if s.judge != nil {
+		s.observers = append(s.observers, s.judge.Observe)
 	}
 	s.routes()
 	if s.clock.Manual() {
@@ -463,9 +473,12 @@ func (s *Server) AddFault(spec FaultSpec) (FaultSpec, error) {
 	return spec, nil
 }
 
+// Clients is the judge Config.Clients made, nil if none.
+func (s *Server) Clients() ClientJudge { return s.judge }
+
 func (s *Server) resetJudge() {
-	if s.cfg.Clients != nil {
-		s.cfg.Clients.Reset()
+	if s.judge != nil {
+		s.judge.Reset()
 		// Said in the log, which a client cannot erase: a seed loop
 		// (ci/fuzz-seeds.sh) fails a client that erased its verdicts.
 		s.log.Info("client verdicts cleared")

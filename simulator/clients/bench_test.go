@@ -28,11 +28,7 @@ func BenchmarkVideos(b *testing.B) {
 func benchServer(b *testing.B, judged bool) (*simulator.Server, http.Handler) {
 	cfg := simulator.Config{Seed: 1, FeedLimit: -1, VideosLimit: -1}
 	if judged {
-		j, err := New(Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg.Clients = j
+		cfg.Clients = Judging(Config{})
 	}
 	s, err := simulator.New(cfg)
 	if err != nil {
@@ -101,11 +97,10 @@ func BenchmarkJudgeDeep(b *testing.B) {
 	}
 	b.Cleanup(func() { s.Close() })
 	deepRequests(b, s.Handler(), s.Seeded().Pro) // every page, in order
-	j, err := New(Config{})
+	j, err := New(s, Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	j.Bind(s)
 	for _, x := range xs {
 		j.Observe(x) // as the judge of BenchmarkFeedDeep has seen them
 	}

@@ -85,16 +85,12 @@ func TestHostileRequests(t *testing.T) {
 
 // Without a journal the requests a finding names still have ids.
 func TestIDsWithoutAJournal(t *testing.T) {
-	j, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := simulator.New(simulator.Config{Seed: 1, Clients: j, JournalSize: -1})
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: Judging(Config{}), JournalSize: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	h := &harness{t: t, s: s, j: j, keys: s.Seeded()}
+	h := &harness{t: t, s: s, j: Of(s), keys: s.Seeded()}
 	h.videos(h.keys.Pro, "text/plain", `{"videoIds":["a"]}`)
 	h.videos(h.keys.Pro, "text/plain", `{"videoIds":["a"]}`)
 	c := h.client(true, h.keys.Pro)

@@ -3,7 +3,7 @@
 // "client"): the spec binds clients too, and a mock that answers whatever
 // it is sent tells a client developer nothing. A Judge is a
 // simulator.ClientJudge: it sees every exchange of the API as it is
-// served (simulator.Config.Clients), keeps what it needs per key, bounded
+// served (simulator.Config.Clients = Judging(cfg)), keeps what it needs per key, bounded
 // in memory whatever a client sends, and gives a verdict per key and per
 // requirement, with findings that name the request (method, path, query
 // with keys redacted), the rule and the evidence. No key, nor any part of

@@ -25,16 +25,12 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
-	j, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := simulator.New(simulator.Config{Seed: 1, Clients: j})
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: Judging(cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &harness{t: t, s: s, j: j, keys: s.Seeded()}
+	return &harness{t: t, s: s, j: Of(s), keys: s.Seeded()}
 }
 
 // answer is a response, read.

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"net/http"
@@ -47,11 +48,12 @@ type Config struct {
 }
 
 // Judge judges every client of one simulator (see the package doc). It is
-// safe for concurrent use; give it to the simulator as Config.Clients.
+// safe for concurrent use; the simulator makes it through Config.Clients
+// (Judging), and Of returns it.
 type Judge struct {
 	cfg  Config
 	seed maphash.Seed
-	srv  *simulator.Server
+	srv  *simulator.Server // the server judged, from New on
 
 	mu        sync.Mutex
 	clients   map[string]*client // by key id; "" holds requests with no key
@@ -68,36 +70,53 @@ type Judge struct {
 
 var _ simulator.ClientJudge = (*Judge)(nil)
 
-// New makes a judge; an unknown Config.Scenario is an error.
-func New(cfg Config) (*Judge, error) {
+// Judging is the simulator.Config.Clients of a judge with cfg:
+//
+//	sim, err := simulator.New(simulator.Config{Clients: clients.Judging(clients.Config{})})
+//	judge := clients.Of(sim)
+func Judging(cfg Config) func(*simulator.Server) (simulator.ClientJudge, error) {
+	return func(s *simulator.Server) (simulator.ClientJudge, error) { return New(s, cfg) }
+}
+
+// Of is the judge of s that Judging made, nil if s has none.
+func Of(s *simulator.Server) *Judge {
+	j, _ := s.Clients().(*Judge)
+	return j
+}
+
+// Check says whether cfg is one New accepts: an unknown Scenario is an
+// error (simulator.ErrNoScenario, with the nearest name).
+func (cfg Config) Check() error {
+	if _, ok := Lookup(cfg.Scenario); cfg.Scenario != "" && !ok {
+		return fmt.Errorf("clients: %w", noScenario(cfg.Scenario))
+	}
+	return nil
+}
+
+// New makes the judge of the clients of s; simulator.New calls it through
+// Judging, and a test that replays exchanges of its own may call it on
+// any server. A scenario armed from the start acts now if its moment is
+// "at once".
+func New(s *simulator.Server, cfg Config) (*Judge, error) {
+	if s == nil {
+		return nil, errors.New("clients: a judge needs its server")
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = DefaultMaxClients
 	}
 	if cfg.IdleAfter <= 0 {
 		cfg.IdleAfter = DefaultIdleAfter
 	}
-	j := &Judge{cfg: cfg, seed: maphash.MakeSeed()}
+	j := &Judge{cfg: cfg, seed: maphash.MakeSeed(), srv: s}
 	j.clear()
-	if cfg.Scenario != "" {
-		sc, ok := Lookup(cfg.Scenario)
-		if !ok {
-			return nil, fmt.Errorf("clients: %w", noScenario(cfg.Scenario))
-		}
+	if sc, ok := Lookup(cfg.Scenario); ok {
 		j.run = newRun(sc)
+		j.armed(j.run)
 	}
 	return j, nil
-}
-
-// Bind is called by simulator.New. A scenario armed from the start acts
-// now if its moment is "at once".
-func (j *Judge) Bind(s *simulator.Server) {
-	j.mu.Lock()
-	j.srv = s
-	r := j.run
-	j.mu.Unlock()
-	if r != nil {
-		j.armed(r)
-	}
 }
 
 func (j *Judge) clear() {

@@ -80,16 +80,12 @@ var cycleLayer = simulator.Layer{Name: "cycle", Wrap: func(_ *simulator.Server, 
 // three times is a finding; and the walk the server broke may be left
 // (CLIENT-WALK-END is no finding).
 func TestCursorCycle(t *testing.T) {
-	j, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := simulator.New(simulator.Config{Seed: 1, Clients: j, Layers: []simulator.Layer{cycleLayer}})
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: Judging(Config{}), Layers: []simulator.Layer{cycleLayer}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	h := &harness{t: t, s: s, j: j, keys: s.Seeded()}
+	h := &harness{t: t, s: s, j: Of(s), keys: s.Seeded()}
 	first := h.feed(h.keys.Pro, "limit=5")
 	cursor := first.next()
 	for lap := range CycleLaps + 1 {

@@ -28,17 +28,13 @@ import (
 // none of the simulator's outputs: the journal, the log (a line a
 // request), the judge's verdicts and its report files.
 func TestNoEncodedKeyInTheSimulatorsOutputs(t *testing.T) {
-	j, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs bytes.Buffer
-	s, err := simulator.New(simulator.Config{Seed: 1, Clients: j, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	s, err := simulator.New(simulator.Config{Seed: 1, Clients: Judging(Config{}), Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	key := s.Seeded().Pro
+	j, key := Of(s), s.Seeded().Pro
 	r := rand.New(rand.NewPCG(27, 3))
 	var sent []string
 	for range 60 {

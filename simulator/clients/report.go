@@ -45,15 +45,9 @@ func (j *Judge) WriteReport(dir string, m report.Meta) (Verdicts, report.Report,
 	v := j.Snapshot(true)
 	m.Kind = report.KindClient
 	r := Report(v, cat, m)
-	j.mu.Lock()
-	srv := j.srv
-	j.mu.Unlock()
-	scrub := func(s string) string { return s }
-	if srv != nil {
-		keys := srv.Seeded()
-		fragments := redact.New(keys.Pro, keys.Free, keys.Revoked)
-		scrub = func(s string) string { return fragments.String(srv.RedactKeys(s)) }
-	}
+	keys := j.srv.Seeded()
+	fragments := redact.New(keys.Pro, keys.Free, keys.Revoked)
+	scrub := func(s string) string { return fragments.String(j.srv.RedactKeys(s)) }
 	return v, r, r.WriteFiles(dir, scrub)
 }
 

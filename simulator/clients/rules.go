@@ -241,7 +241,7 @@ func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 			last = max(last, at)
 		}
 		slack := rateSlack
-		if j.srv != nil && j.srv.ManualClock() {
+		if j.srv.ManualClock() {
 			slack = 0 // virtual time has no transit: the minute is exact
 		}
 		if span := time.Duration(last - first); span < schemas.RateWindow-slack {

@@ -457,11 +457,10 @@ func TestCursorUsedBeforeItsPageIsJudged(t *testing.T) {
 		t.Fatalf("%d exchanges", len(xs))
 	}
 	for _, order := range [][]int{{0, 1}, {1, 0}} {
-		j, err := New(Config{})
+		j, err := New(s, Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		j.Bind(s)
 		for _, i := range order {
 			j.Observe(xs[i])
 		}
@@ -473,8 +472,7 @@ func TestCursorUsedBeforeItsPageIsJudged(t *testing.T) {
 	// that hands it out: made up then.
 	early := *xs[1]
 	early.Time = xs[0].Time.Add(-time.Millisecond)
-	j, _ := New(Config{})
-	j.Bind(s)
+	j, _ := New(s, Config{})
 	j.Observe(&early)
 	j.Observe(xs[0])
 	if cs := j.Snapshot(true).Clients; len(cs) != 1 || !strings.Contains(finding(cs[0], catalogue.ClientCursorIssued).Evidence, "never handed out") {
@@ -547,11 +545,10 @@ func (r *recorded) walk(limit int) (top int64) {
 // the one client finished every walk it began, finished walks in all.
 func (r *recorded) judge(name string, xs []*simulator.Exchange, walks int) {
 	r.t.Helper()
-	j, err := New(Config{})
+	j, err := New(r.s, Config{})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	j.Bind(r.s)
 	for _, x := range xs {
 		j.Observe(x)
 	}

@@ -234,7 +234,7 @@ func (j *Judge) StopScenario() {
 // armed acts at once for a scenario whose moment is now.
 func (j *Judge) armed(r *run) {
 	j.mu.Lock()
-	if r.sc.onWalk || j.srv == nil || r.state != "armed" {
+	if r.sc.onWalk || r.state != "armed" {
 		j.mu.Unlock()
 		return
 	}

@@ -228,7 +228,7 @@ func TestScenarioRuns(t *testing.T) {
 	if _, err := h.j.StartScenario("nope"); !errors.Is(err, simulator.ErrNoScenario) {
 		t.Fatalf("an unknown scenario: %v", err)
 	}
-	if _, err := New(Config{Scenario: "nope"}); !errors.Is(err, simulator.ErrNoScenario) {
+	if _, err := simulator.New(simulator.Config{Clients: Judging(Config{Scenario: "nope"})}); !errors.Is(err, simulator.ErrNoScenario) {
 		t.Fatalf("an unknown scenario at start: %v", err)
 	}
 	if _, err := h.j.StartScenario("videos-5xx"); err != nil {

@@ -185,15 +185,12 @@ func (j *Judge) Verdicts(final bool) simulator.Answer {
 
 // Snapshot is Verdicts, typed.
 func (j *Judge) Snapshot(final bool) Verdicts {
-	if final && j.srv != nil {
+	if final {
 		j.srv.Settle(2 * time.Second) // before the lock: observers take it
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	now := time.Time{}
-	if j.srv != nil {
-		now = j.srv.RateNow() // the clock takes no lock of the judge's
-	}
+	now := j.srv.RateNow() // the clock takes no lock of the judge's
 	v := Verdicts{Final: final, Requests: j.judged, Untracked: j.untracked, NotJudged: len(j.notJudged), Clients: []Client{}, Requirements: requirements()}
 	cs := make([]*client, 0, len(j.clients))
 	for _, c := range j.clients {
@@ -242,10 +239,7 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 		Walks: Walks{Begun: c.begun, Finished: c.finished, Open: len(c.walks), Cut: c.cut},
 	}
 	if len(c.findings) > 0 {
-		redact := func(s string) string { return s }
-		if j.srv != nil {
-			redact = j.srv.RedactKeys // as Exchange.Redact does
-		}
+		redact := j.srv.RedactKeys // as Exchange.Redact does
 		out.Findings = make([]Finding, len(c.findings))
 		for i := range c.findings {
 			out.Findings[i] = c.findings[i].shown(redact)

@@ -130,12 +130,8 @@ func Start(t TB, o Options) *Sim {
 }
 
 func (s *Sim) start() error {
-	j, err := clients.New(s.o.Judge)
-	if err != nil {
-		return err
-	}
 	cfg := s.o.Config
-	cfg.Clients = j
+	cfg.Clients = clients.Judging(s.o.Judge)
 	srv, err := simulator.New(cfg)
 	if err != nil {
 		return err
@@ -152,7 +148,7 @@ func (s *Sim) start() error {
 		_ = srv.Close()
 	})
 	s.URL = "http://" + ln.Addr().String()
-	s.Keys, s.Server, s.Judge, s.manual = srv.Seeded(), srv, j, cfg.Speed == 0
+	s.Keys, s.Server, s.Judge, s.manual = srv.Seeded(), srv, clients.Of(srv), cfg.Speed == 0
 	s.Control = simulator.Control{URL: s.URL, Token: cfg.ControlToken}
 	return nil
 }

@@ -179,12 +179,8 @@ func TestBackingOffIsNoTightLoop(t *testing.T) {
 // startJudged is start with the client judge on.
 func startJudged(t *testing.T, steps ...fuzz.Step) *harness {
 	t.Helper()
-	j, err := clients.New(clients.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := startWith(t, simulator.Config{Clients: j}, fuzz.World{}, steps...)
-	h.judge = j
+	h := startWith(t, simulator.Config{Clients: clients.Judging(clients.Config{})}, fuzz.World{}, steps...)
+	h.judge = clients.Of(h.srv)
 	return h
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator"
 )
 
@@ -92,11 +93,44 @@ func CellFault(c Cell) (Mutant, bool) {
 		fresh: within(c, b.ops, b.f)}, true
 }
 
+// The names a cell's role, shape and class take, as suites/probe names
+// them (TestCellNamesAreTheProbes holds the lists equal): a cell fault
+// of another name is an unknown fault, not one that never fires.
+var (
+	cellRoles   = []string{"pro", "free", "revoked", "unknown", "malformed", "none"}
+	cellShapes  = []string{"first-page", "cursor-page", "read-by-other-key", "both-operations", "after-burst", "deep-page", "live-head", "long-walk"}
+	cellClasses = []string{"default", "json-type", "empty", "whitespace", "n-1", "n", "n+1", "far-past", "unicode"}
+)
+
+// cellFaultNames are the base faults a cell fault is named after, sorted.
+func cellFaultNames() []string {
+	var names []string
+	for _, b := range cellBases {
+		names = append(names, b.fault)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// CellSyntax says how a cell fault is named, and the names each part
+// takes (--list-faults prints it under the named faults).
+func CellSyntax() string {
+	return "A cell fault is FAULT@ROLE.SHAPE.CLASS: the requirement's base fault confined to requests of one cell of the probe grid.\n" +
+		"  FAULT: " + strings.Join(cellFaultNames(), ", ") + "\n  ROLE: " + strings.Join(cellRoles, ", ") +
+		"\n  SHAPE: " + strings.Join(cellShapes, ", ") + "\n  CLASS: " + strings.Join(cellClasses, ", ") + "\n"
+}
+
+// splitCell splits the name of a cell fault into its base fault and parts.
+func splitCell(name string) (fault string, parts []string, ok bool) {
+	fault, cell, ok := strings.Cut(name, "@")
+	parts = strings.Split(cell, ".")
+	return fault, parts, ok && len(parts) == 3
+}
+
 // lookupCell reads the name of a cell fault.
 func lookupCell(name string) (Mutant, bool) {
-	fault, cell, ok := strings.Cut(name, "@")
-	parts := strings.Split(cell, ".")
-	if !ok || len(parts) != 3 {
+	fault, parts, ok := splitCell(name)
+	if !ok || !slices.Contains(cellRoles, parts[0]) || !slices.Contains(cellShapes, parts[1]) || !slices.Contains(cellClasses, parts[2]) {
 		return Mutant{}, false
 	}
 	for id, b := range cellBases {
@@ -107,6 +141,26 @@ func lookupCell(name string) (Mutant, bool) {
 		}
 	}
 	return Mutant{}, false
+}
+
+// suggestCell is the cell fault nearest to a mistyped one, part by part;
+// "" when the name is no cell fault's or a part is near no name.
+func suggestCell(name string) string {
+	fault, parts, ok := splitCell(name)
+	if !ok {
+		return ""
+	}
+	fault = settings.Suggest(fault, cellFaultNames())
+	for i, known := range [][]string{cellRoles, cellShapes, cellClasses} {
+		if slices.Contains(known, parts[i]) {
+			continue // Suggest reads "n+1" as "n1", as near to "n-1"
+		}
+		parts[i] = settings.Suggest(parts[i], known)
+	}
+	if fault == "" || slices.Contains(parts, "") {
+		return ""
+	}
+	return fault + "@" + strings.Join(parts, ".")
 }
 
 // within confines a fault to the requests of one cell: a request of the

@@ -73,8 +73,17 @@ func Lookup(name string) (Mutant, bool) {
 
 // unknown is the error for a fault name that is none: the nearest name, not
 // the whole list (--list-faults prints that).
+// A name of a cell fault's form (FAULT@ROLE.SHAPE.CLASS) gets the nearest
+// cell fault, and how one is named.
 func unknown(name string) error {
-	if s := settings.Suggest(strings.TrimSpace(name), Names()); s != "" {
+	trimmed := strings.TrimSpace(name)
+	if _, _, cell := splitCell(trimmed); cell {
+		if s := suggestCell(trimmed); s != "" {
+			return fmt.Errorf("unknown fault %q (did you mean %s? --list-faults says how cell faults are named)", name, s)
+		}
+		return fmt.Errorf("unknown cell fault %q (FAULT@ROLE.SHAPE.CLASS; --list-faults lists each part's names)", name)
+	}
+	if s := settings.Suggest(trimmed, Names()); s != "" {
 		return fmt.Errorf("unknown fault %q (did you mean %s? --list-faults lists the %d)", name, s, len(table))
 	}
 	return fmt.Errorf("unknown fault %q (--list-faults lists the %d)", name, len(table))

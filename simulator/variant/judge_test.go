@@ -21,14 +21,10 @@ import (
 func TestTheJudgeSeesTheDrawsMeaning(t *testing.T) {
 	d := New(3)
 	d.Framing, d.Cursor, d.Vocabulary, d.RetryAfter = "gzip", "hex", "empty", "date"
-	judge, err := clients.New(clients.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var seen []*simulator.Exchange
 	observe := func(x *simulator.Exchange) { mu.Lock(); seen = append(seen, x); mu.Unlock() }
-	sim, err := d.Server(simulator.Config{Clients: judge, Observers: []simulator.Observer{observe}})
+	sim, err := d.Server(simulator.Config{Clients: clients.Judging(clients.Config{}), Observers: []simulator.Observer{observe}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +88,7 @@ func TestTheJudgeSeesTheDrawsMeaning(t *testing.T) {
 		t.Errorf("the journal's causes: %v, want 429 %s and 401 %s", causes, simulator.CodeRateLimited, simulator.CodeRevokedKey)
 	}
 	judged := false
-	for _, c := range judge.Snapshot(true).Clients {
+	for _, c := range clients.Of(sim).Snapshot(true).Clients {
 		if c.Account != "acc_1" { // the seeded Pro account
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -54,26 +55,62 @@ func (w *World) Export(out io.Writer) error { return w.ExportSized(out, nil) }
 
 // ExportSized is Export with the exact size of the document told to sized
 // before a byte is written: sized may refuse (its error is returned,
-// nothing written) or say the size ahead (a Content-Length). The document
-// is written a channel, a video and an event at a time, so memory stays
-// bounded whatever the world's size; the world is locked while it is
-// written.
+// nothing written) or say the size ahead (a Content-Length).
 func (w *World) ExportSized(out io.Writer, sized func(n int64) error) error {
+	return w.ExportCopy().WriteSized(out, sized)
+}
+
+// ExportCopy is the world at one moment, as an export shows it, written
+// later without the world's lock: an export to a slow reader takes
+// minutes, and the world must answer and poll meanwhile.
+type ExportCopy struct{ w *World }
+
+// ExportCopy copies what an export shows of the world now, under its lock:
+// the channels, videos and accounts (a fraction of the world), not the
+// event log, which it shares: a recorded event never changes, and the
+// copy's ends (the events' heads, the chunks' lengths) are the log's now,
+// so what is recorded later lies past them.
+func (w *World) ExportCopy() ExportCopy {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.frozen.Load() {
 		w.runUntil(w.now.Load())
 	}
+	c := &World{cfg: w.cfg, edgeRate: w.edgeRate}
+	c.now.Store(w.now.Load())
+	c.sched.tick = w.sched.tick
+	c.channels = slices.Clone(w.channels) // nil stays nil, as the export writes it
+	for i, ch := range c.channels {
+		cc := *ch
+		cc.Unknown = slices.Clone(ch.Unknown)
+		c.channels[i] = &cc
+	}
+	c.videos = slices.Clone(w.videos)
+	for i, v := range c.videos {
+		c.videos[i] = v.clone()
+	}
+	c.accounts = slices.Clone(w.accounts)
+	for i, a := range c.accounts {
+		c.accounts[i] = &account{id: a.id, plan: a.plan, chans: slices.Clone(a.chans)}
+	}
+	c.log.heads = slices.Clip(w.log.heads)
+	c.log.chunks = slices.Clone(w.log.chunks) // the last one's length moves as events are recorded
+	return ExportCopy{c}
+}
+
+// WriteSized writes the copy as ExportSized does, a channel, a video and
+// an event at a time, so memory stays bounded whatever the world's size.
+func (e ExportCopy) WriteSized(out io.Writer, sized func(n int64) error) error {
 	if sized != nil {
 		var c counter
-		if err := w.writeExport(&c); err != nil {
+		if err := e.w.writeExport(&c); err != nil {
 			return err
 		}
 		if err := sized(c.n); err != nil {
 			return err
 		}
 	}
-	return w.writeExport(out)
+	return e.w.writeExport(out)
 }
 
 // counter counts what is written to it.
@@ -82,7 +119,8 @@ type counter struct{ n int64 }
 func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
 // writeExport writes the snapshot's JSON (the bytes json.Marshal of a
-// whole snapshot gives) piece by piece, then the events; w.mu is held.
+// whole snapshot gives) piece by piece, then the events; w is an
+// ExportCopy's, which nothing changes.
 func (w *World) writeExport(out io.Writer) error {
 	s := snapshot{
 		Version: exportVersion,

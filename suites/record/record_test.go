@@ -210,12 +210,8 @@ func TestRoundTrip(t *testing.T) {
 // client judge finds nothing to blame; the recording has every event.
 func TestPacedAndPolite(t *testing.T) {
 	t.Parallel()
-	judge, err := clients.New(clients.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	orig, ourl := original(t, simulator.Config{FeedLimit: 3, VideosLimit: 3, Frozen: true, Clients: judge, Channels: 6, History: 7 * 24 * time.Hour})
-	start := orig.Now()
+	orig, ourl := original(t, simulator.Config{FeedLimit: 3, VideosLimit: 3, Frozen: true, Clients: clients.Judging(clients.Config{}), Channels: 6, History: 7 * 24 * time.Hour})
+	judge, start := clients.Of(orig), orig.Now()
 	out := filepath.Join(t.TempDir(), "world.json")
 	var log bytes.Buffer
 	res := recordTo(t, orig, ourl, out, &log, nil)

@@ -48,9 +48,8 @@ func judging(o Settings, info simulator.Info) string {
 
 // writeClientReport writes the final verdicts as a client report (see
 // clients.Judge.WriteReport) and returns its outcome.
-func writeClientReport(o Settings, info simulator.Info, started time.Time, stdout io.Writer) (report.Outcome, error) {
-	judge, ok := o.Sim.Clients.(*clients.Judge)
-	if !ok {
+func writeClientReport(o Settings, judge *clients.Judge, info simulator.Info, started time.Time, stdout io.Writer) (report.Outcome, error) {
+	if judge == nil {
 		return report.Errored, fmt.Errorf("--client-report: no client judge")
 	}
 	v, r, err := judge.WriteReport(o.ClientReport, report.Meta{
@@ -83,6 +82,9 @@ func reportConfig(o Settings) map[string]string {
 		"speed":        strconv.FormatFloat(o.Sim.Speed, 'g', -1, 64),
 		"feed-limit":   strconv.Itoa(max(o.Sim.FeedLimit, 0)),
 		"videos-limit": strconv.Itoa(max(o.Sim.VideosLimit, 0)),
+	}
+	if o.World != "" {
+		cfg["world"] = o.World // its data, not the seed's
 	}
 	if o.Scenario != "" {
 		cfg["scenario"] = o.Scenario

@@ -190,11 +190,11 @@ func (s *Settings) check() error {
 		return errors.New("--scenario and --client-report need the client judge (not --no-client-judge)")
 	}
 	if !s.NoClientJudge {
-		j, err := clients.New(clients.Config{Scenario: s.Scenario})
-		if err != nil {
+		judge := clients.Config{Scenario: s.Scenario}
+		if err := judge.Check(); err != nil {
 			return fmt.Errorf("invalid value for --scenario: %s", strings.TrimPrefix(err.Error(), "clients: "))
 		}
-		s.Sim.Clients = j
+		s.Sim.Clients = clients.Judging(judge)
 	}
 	return nil
 }
@@ -285,7 +285,8 @@ func exposed(addr string) error {
 }
 
 // printFaults lists the named faults as a table: name, the requirement of
-// the catalogue it breaks, and what it does.
+// the catalogue it breaks, and what it does; then how the cell faults
+// (hundreds, not listed) are named.
 func printFaults(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tBREAKS\tWHAT IT DOES")
@@ -294,6 +295,7 @@ func printFaults(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Name, m.Requirement, m.Does)
 	}
 	tw.Flush()
+	fmt.Fprint(w, "\n"+mutants.CellSyntax())
 }
 
 // Run is the command named name ("tcmkit simulate", "simulator") without
@@ -336,7 +338,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		return 2
 	}
 	defer sim.Close()
-	started := time.Now()
+	started, worldAt := time.Now(), sim.Now()
 
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
@@ -370,7 +372,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if o.Sim.Speed > 0 {
 		mode = "real time × " + strconv.FormatFloat(o.Sim.Speed, 'g', -1, 64)
 	}
-	fmt.Fprintf(stdout, "Tracked-Channel Monitoring API simulator, seed %d, %s\n", o.Sim.Seed, mode)
+	fmt.Fprintf(stdout, "Tracked-Channel Monitoring API simulator, %s, %s\n", serving(o, info, worldAt), mode)
 	fmt.Fprintf(stdout, "  url:         %s\n", info.URL)
 	if info.ControlURL != "" {
 		fmt.Fprintf(stdout, "  control:     %s\n", info.ControlURL)
@@ -395,7 +397,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if o.draw != nil {
 		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
 	}
-	log.Info("listening", "url", info.URL, "seed", o.Sim.Seed, "speed", o.Sim.Speed)
+	log.Info("listening", "url", info.URL, "serving", serving(o, info, worldAt), "speed", o.Sim.Speed)
 
 	code := 0
 	select {
@@ -419,7 +421,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		// After the shutdown: every request that was answered is judged.
 		// The exit status says the verdict (clients.ExitStatus: 3 a
 		// client failed, 4 no client judged), unless serving failed.
-		outcome, err := writeClientReport(o, info, started, stdout)
+		outcome, err := writeClientReport(o, clients.Of(sim), info, started, stdout)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
@@ -475,6 +477,21 @@ func namedFaults(names []string) string {
 		parts[i] = name + " (breaks " + string(m.Requirement) + ")"
 	}
 	return strings.Join(parts, ", ") + ": it breaks the contract on purpose"
+}
+
+// serving says at start what world is served: the seed's, or a world file's
+// (--world) with its time, where the clock starts: a recording's is when
+// it was recorded, an export's when it was exported. The seed makes no
+// data of a world file.
+func serving(o Settings, info simulator.Info, at time.Time) string {
+	if o.World == "" {
+		return fmt.Sprintf("seed %d", o.Sim.Seed)
+	}
+	what := "exported"
+	if info.Recording != nil {
+		what, at = "recorded", time.UnixMilli(info.Recording.RecordedAt)
+	}
+	return fmt.Sprintf("world %s (%s at %s)", o.World, what, at.UTC().Format(time.RFC3339))
 }
 
 // exposure says at start who can reach what.

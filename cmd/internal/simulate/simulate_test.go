@@ -146,6 +146,7 @@ func TestDidYouMean(t *testing.T) {
 	}{
 		{[]string{"--sped", "60"}, "did you mean --speed?"},
 		{[]string{"--fault", "oldest-frist"}, "did you mean oldest-first?"},
+		{[]string{"--fault", "events-without-channel@pro.frist-page.default"}, "did you mean events-without-channel@pro.first-page.default?"},
 		{[]string{"--scenario", "429-strom"}, "did you mean 429-storm?"},
 	} {
 		var stderr bytes.Buffer
@@ -335,6 +336,25 @@ func TestListFaultsNamesEachRequirement(t *testing.T) {
 		if !strings.Contains(out.String(), m.Name) || !strings.Contains(out.String(), string(m.Requirement)) {
 			t.Errorf("--list-faults does not show %s with its requirement %q", m.Name, m.Requirement)
 		}
+	}
+}
+
+// --fault takes every fault mutants.Layers knows: the named ones and the
+// cell faults of the probe grid (FAULT@ROLE.SHAPE.CLASS), which
+// --list-faults says how to name.
+func TestFaultFlagTakesCellFaults(t *testing.T) {
+	cell := "events-without-channel@free.cursor-page.default"
+	o, err := parseOptions("simulator", []string{"--fault", cell + ",oldest-first"}, io.Discard)
+	if err != nil || len(o.Sim.Layers) != 2 || o.Sim.Layers[0].Name != cell || !o.Sim.Layers[0].Fault {
+		t.Fatalf("--fault %s: layers %v, err %v", cell, o.Sim.Layers, err)
+	}
+	if _, err := parseOptions("simulator", []string{"--fault", "events-without-channel@free.cursor-page.nope"}, io.Discard); err == nil {
+		t.Error("a cell of no probe's class is accepted: a fault that never fires")
+	}
+	var out strings.Builder
+	if code := run(t.Context(), []string{"--list-faults"}, &out, io.Discard); code != 0 || !strings.Contains(out.String(), "FAULT@ROLE.SHAPE.CLASS") ||
+		!strings.Contains(out.String(), "read-by-other-key") || !strings.Contains(out.String(), "events-without-channel,") {
+		t.Errorf("--list-faults does not say how cell faults are named (exit %d):\n%s", code, out.String())
 	}
 }
 

@@ -53,10 +53,14 @@ func TestServesARecording(t *testing.T) {
 		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--world", file, "--frozen", "--info-file", infoPath}, pw, &stderr)
 		pw.Close()
 	}()
-	var banner string
+	var banner, head string
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "recording:") {
+		line := strings.TrimSpace(sc.Text())
+		if head == "" {
+			head = line
+		}
+		if strings.HasPrefix(line, "recording:") {
 			banner = line
 			break
 		}
@@ -64,6 +68,10 @@ func TestServesARecording(t *testing.T) {
 	go io.Copy(io.Discard, pr)
 	if !strings.Contains(banner, osrv.URL) || !strings.Contains(banner, simulator.RecordingShape) {
 		t.Errorf("the banner does not say what it serves: %q (stderr %s)", banner, stderr.String())
+	}
+	// The first line names the file and its time, not a seed that made none of its data.
+	if want := "world " + file + " (recorded at " + orig.Now().UTC().Format(time.RFC3339) + ")"; !strings.Contains(head, want) || strings.Contains(head, "seed") {
+		t.Errorf("the banner's first line: %q, want %q", head, want)
 	}
 	raw, err := os.ReadFile(infoPath)
 	if err != nil {
@@ -100,5 +108,42 @@ func TestWorldFileBounded(t *testing.T) {
 	var stderr bytes.Buffer
 	if c := run(context.Background(), []string{"--world", file, "--max-import-bytes", "1024"}, io.Discard, &stderr); c != 2 || !strings.Contains(stderr.String(), "--max-import-bytes") {
 		t.Errorf("exit %d: %s", c, stderr.String())
+	}
+}
+
+// TestBannerNamesAnExportedWorld: --world FILE with an export (GET
+// /_control/world) names the file and the export's time, where the clock
+// starts, not the seed, which made none of its data.
+func TestBannerNamesAnExportedWorld(t *testing.T) {
+	at := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
+	orig, err := simulator.New(simulator.Config{Seed: 4, Channels: 2, History: 24 * time.Hour, Start: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	var export bytes.Buffer
+	if err := orig.Export(&export); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "export.json")
+	if err := os.WriteFile(file, export.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--seed", "9", "--world", file}, pw, io.Discard)
+		pw.Close()
+	}()
+	head, _ := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if want := "world " + file + " (exported at 2026-03-02T08:00:00Z)"; !strings.Contains(head, want) || strings.Contains(head, "seed") {
+		t.Errorf("the banner's first line: %q, want %q", head, want)
+	}
+	cancel()
+	if c := <-code; c != 0 {
+		t.Errorf("exit %d", c)
 	}
 }

@@ -1,0 +1,79 @@
+package mutants
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/suites/probe"
+)
+
+// The names a cell fault's parts take are the probe grid's, so every cell
+// of the grid has a fault the simulator accepts by name.
+func TestCellNamesAreTheProbes(t *testing.T) {
+	for _, c := range []struct {
+		what      string
+		ours, its []string
+	}{
+		{"roles", cellRoles, strs(probe.Roles)},
+		{"shapes", cellShapes, strs(probe.Shapes)},
+		{"classes", cellClasses, strs(probe.Classes)},
+	} {
+		if !slices.Equal(c.ours, c.its) {
+			t.Errorf("the cell %s are %v, the probes' %v", c.what, c.ours, c.its)
+		}
+	}
+}
+
+func strs[S ~string](xs []S) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
+
+// Every base fault names one requirement, so a cell fault's name says
+// which requirement it breaks (lookupCell reads a map in any order).
+func TestCellFaultNamesOneRequirement(t *testing.T) {
+	by := map[string]string{}
+	for id, b := range cellBases {
+		if other, ok := by[b.fault]; ok {
+			t.Errorf("cell fault %s breaks %s and %s", b.fault, other, id)
+		}
+		by[b.fault] = string(id)
+	}
+}
+
+// Layers (--fault) accepts every cell fault by name and refuses a cell
+// whose part is no probe's name (a fault that would never fire), with the
+// nearest cell fault; the derived faults, whose names hold an @ too, keep
+// their suggestion.
+func TestLayersKnowTheCellFaults(t *testing.T) {
+	for id, b := range cellBases {
+		name := b.fault + "@free.cursor-page.n+1"
+		layers, err := Layers(name)
+		if err != nil || len(layers) != 1 || layers[0].Name != name || !layers[0].Fault {
+			t.Fatalf("%s (%s): %v", name, id, err)
+		}
+		m, _ := Lookup(name)
+		if m.Requirement != id {
+			t.Errorf("%s breaks %s, want %s", name, m.Requirement, id)
+		}
+	}
+	for name, want := range map[string]string{
+		"events-without-channel@pro.frist-page.default":   "did you mean events-without-channel@pro.first-page.default?",
+		"events-without-chanel@Pro.first-page.n+2":        "did you mean events-without-channel@pro.first-page.n+1?",
+		"events-without-channel@pro.first-page.nope-nope": "unknown cell fault",
+		"accept-malformed-key@cursor-pagx":                "did you mean accept-malformed-key@cursor-page?",
+	} {
+		_, err := Layers(name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+			continue
+		}
+		if strings.Contains(err.Error(), "did you mean") && strings.Contains(want, "unknown cell") {
+			t.Errorf("%s: a suggestion for a part near no name: %v", name, err)
+		}
+	}
+}
