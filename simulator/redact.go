@@ -120,7 +120,7 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 		}
 		for _, v := range vs {
 			add(where, v)
-			out = s.hiddenKeys(out, where, v)
+			out = s.hiddenHeaderKeys(out, where, v)
 		}
 	}
 	return out

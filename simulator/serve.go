@@ -425,7 +425,7 @@ func (s *Server) begin(c *call, r *http.Request) {
 	// The header map is read by its canonical keys: no canonicalizing on
 	// every request.
 	if ct := r.Header["Content-Type"]; len(ct) > 0 {
-		e.ContentType = excerpt(s.redactKeys(ct[0])) // redacted before it is cut
+		e.ContentType = excerpt(s.redactHeader(ct[0])) // redacted before it is cut
 	}
 	auth := r.Header["Authorization"]
 	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
