@@ -178,6 +178,9 @@ type Server struct {
 	journal   *journal      // nil: none
 	observers []Observer    // Config.Observers, then the judge's
 	exchanges atomic.Uint64 // ids of the exchanges observers see when there is no journal
+	// realtimeVideos builds tracked-videos answers as in a live world
+	// (no answer cache) on a manual clock too: tests compare answers.
+	realtimeVideos bool
 	// importing admits one import at a time; advancing one clock advance.
 	importing sync.Mutex
 	advancing sync.Mutex
