@@ -515,7 +515,7 @@ func (s *Server) end(c *call, r *http.Request) {
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
-	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "")
+	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "", !e.KeyInURL)
 	s.order.wait(rec.seq)
 	for _, o := range s.observers {
 		s.callObserver(o, x)
