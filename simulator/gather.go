@@ -38,15 +38,11 @@ func (l gatherListener) Accept() (net.Conn, error) {
 type gatherConn struct {
 	net.Conn
 	gathering bool
+	pieces    [][]byte    // the answer's pieces, which stay as they are until send
+	next      int         // the first of pieces that may still be written
 	bufs      net.Buffers // what was written while gathering, in order
-	own       []byte      // copies of the small writes, whose buffers are reused
+	own       []byte      // copies of the other writes (net/http's buffers, which it reuses)
 }
-
-// maxCopied is the largest write that is copied while gathering: what
-// net/http's 4 KB connection buffer flushes. A larger write is the
-// caller's own bytes passed through (a piece of the answer), kept as they
-// are until send.
-const maxCopied = 4 << 10
 
 // gatherKey is the context key of a request's gatherConn (HTTPServer's
 // ConnContext).
@@ -59,8 +55,10 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 	return ctx
 }
 
-// gather holds back what is written from now until send.
-func (c *gatherConn) gather() { c.gathering = true }
+// gather holds back what is written from now until send; pieces are the
+// answer's, which net/http passes on (the end of one, past what it
+// buffered) and which are kept as they are.
+func (c *gatherConn) gather(pieces [][]byte) { c.gathering, c.pieces, c.next = true, pieces, 0 }
 
 // send writes what was held back, in one writev.
 func (c *gatherConn) send() error {
@@ -71,7 +69,7 @@ func (c *gatherConn) send() error {
 	bufs := c.bufs // WriteTo consumes its copy
 	_, err := bufs.WriteTo(c.Conn)
 	clear(c.bufs) // no piece kept alive
-	c.bufs, c.own = c.bufs[:0], c.own[:0]
+	c.bufs, c.own, c.pieces = c.bufs[:0], c.own[:0], nil
 	return err
 }
 
@@ -79,7 +77,7 @@ func (c *gatherConn) Write(p []byte) (int, error) {
 	if !c.gathering {
 		return c.Conn.Write(p)
 	}
-	if len(p) > maxCopied {
+	if c.isPiece(p) {
 		c.bufs = append(c.bufs, p)
 		return len(p), nil
 	}
@@ -87,6 +85,23 @@ func (c *gatherConn) Write(p []byte) (int, error) {
 	c.own = append(c.own, p...) // a grown own leaves earlier pieces where they were
 	c.bufs = append(c.bufs, c.own[start:len(c.own):len(c.own)])
 	return len(p), nil
+}
+
+// isPiece: p is the end of one of the answer's pieces (net/http passes a
+// write on, past what it buffered); anything else is copied, whatever the
+// size of net/http's buffers.
+func (c *gatherConn) isPiece(p []byte) bool {
+	if len(p) == 0 {
+		return false
+	}
+	for k := c.next; k < len(c.pieces); k++ {
+		q := c.pieces[k]
+		if len(p) <= len(q) && &p[len(p)-1] == &q[len(q)-1] {
+			c.next = k + 1
+			return true
+		}
+	}
+	return false
 }
 
 // ReadFrom keeps net/http's sendfile path (response.ReadFrom asks the
@@ -111,7 +126,7 @@ func (c *gatherConn) CloseWrite() error {
 // counts them, and writes the header before them) and sends all of it in
 // one writev.
 func writeGathered(w http.ResponseWriter, gc *gatherConn, parts [][]byte) {
-	gc.gather()
+	gc.gather(parts)
 	defer func() { _ = gc.send() }()
 	for _, p := range parts {
 		if _, err := w.Write(p); err != nil {

@@ -87,3 +87,40 @@ func firstDiff(a, b []byte) int {
 	}
 	return min(len(a), len(b))
 }
+
+// What a gathering connection holds back is sent in order, in one go:
+// the ends of the answer's pieces as they are, any other write (a buffer
+// net/http reuses, whatever its size) as it was when written.
+func TestGatherConnCopiesWhatIsNotAPiece(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	gc := &gatherConn{Conn: server}
+	piece := bytes.Repeat([]byte("entry."), 3000)
+	buf := make([]byte, 16<<10) // larger than net/http's buffers today
+	var want bytes.Buffer
+	gc.gather([][]byte{piece})
+	for i, p := range [][]byte{buf, piece[100:], buf[:10]} {
+		if &p[0] == &buf[0] {
+			for j := range p {
+				p[j] = byte('a' + i)
+			}
+		}
+		want.Write(p)
+		if n, err := gc.Write(p); n != len(p) || err != nil {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+		clear(buf) // reused, as net/http reuses its buffers
+	}
+	got := make(chan []byte)
+	go func() { b, _ := io.ReadAll(client); got <- b }()
+	if err := gc.send(); err != nil {
+		t.Fatal(err)
+	}
+	_ = server.Close()
+	if b := <-got; !bytes.Equal(b, want.Bytes()) {
+		t.Fatalf("sent %d bytes, want %d; they differ from byte %d", len(b), want.Len(), firstDiff(b, want.Bytes()))
+	}
+	if len(gc.bufs) != 0 || gc.gathering {
+		t.Error("the connection still holds writes after send")
+	}
+}
