@@ -85,6 +85,13 @@ type Answer struct {
 	// pooled is the pool buffer body was built in; it goes back to the
 	// pool once the answer is written.
 	pooled *[]byte
+	// parts, when not nil, is the body in pieces that Body does not hold
+	// (cached entries of a tracked-videos answer, not copied into one
+	// buffer), sent in one writev (gather.go); whatever reads the body
+	// (a Layer, a fault that cuts it, another connection) calls flatten
+	// first. pooledParts is its pool slice.
+	parts       [][]byte
+	pooledParts *[][]byte
 	// stream writes the whole answer itself, head and body, for a body too
 	// large to hold (the world's export); the fields above are unused.
 	stream func(http.ResponseWriter)
@@ -186,3 +193,21 @@ func excerpt(v string) string { return jsondoc.Excerpt(v, 64) }
 // jsonContentType is shared so that setting the header does not allocate;
 // net/http never writes to it.
 var jsonContentType = []string{contentTypeJSON}
+
+// flatten makes an answer in pieces one Body, for whatever reads or cuts
+// the body. The pieces' pool buffers are left to the collector: a Layer
+// may keep the body.
+func (a *answer) flatten() {
+	if a.parts == nil {
+		return
+	}
+	n := 0
+	for _, p := range a.parts {
+		n += len(p)
+	}
+	body := make([]byte, 0, n)
+	for _, p := range a.parts {
+		body = append(body, p...)
+	}
+	a.Body, a.parts, a.pooled, a.pooledParts = body, nil, nil, nil
+}

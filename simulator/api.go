@@ -145,6 +145,26 @@ func (s *Server) answer(cache *answerCache, moment func() cacheMoment, key func(
 	return answer{Status: http.StatusOK, Body: body, pooled: bp}, nil
 }
 
+// answerParts is a realtime answer built in pieces (world.VideosParts),
+// for a connection that sends them in one writev (gather.go): the pieces
+// the world keeps are written as they are, what is built goes into a
+// pooled buffer; both go back to their pools once written.
+func answerParts(build func(parts [][]byte, buf []byte) ([][]byte, []byte, error)) (answer, error) {
+	bp := answerBuffers.Get().(*[]byte)
+	pp := partsPool.Get().(*[][]byte)
+	parts, buf, err := build((*pp)[:0], (*bp)[:0])
+	*bp, *pp = buf[:0], parts[:0]
+	if err != nil {
+		answerBuffers.Put(bp)
+		partsPool.Put(pp)
+		return answer{}, err
+	}
+	return answer{Status: http.StatusOK, parts: parts, pooled: bp, pooledParts: pp}, nil
+}
+
+// partsPool holds the piece lists of answers in pieces.
+var partsPool = sync.Pool{New: func() any { p := make([][]byte, 0, 32); return &p }}
+
 // answerBuffers holds the buffers of realtime answers; one larger than
 // maxPooledAnswer is left to the collector.
 var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
@@ -281,12 +301,20 @@ func (s *Server) videos(c *call, r *http.Request) answer {
 	}
 	s.settle(st)
 	var cache *answerCache
-	if s.clock.Manual() {
+	if s.clock.Manual() && !s.realtimeVideos {
 		cache = &st.answers
 	}
-	a, err := s.answer(cache, st.videosMoment, func() string { return videosKey(accountID, ids) }, func(dst []byte) ([]byte, error) {
-		return st.world.AppendVideos(dst, accountID, ids)
-	})
+	var a answer
+	var err error
+	if cache == nil && c.gather != nil {
+		a, err = answerParts(func(parts [][]byte, buf []byte) ([][]byte, []byte, error) {
+			return st.world.VideosParts(parts, buf, accountID, ids)
+		})
+	} else {
+		a, err = s.answer(cache, st.videosMoment, func() string { return videosKey(accountID, ids) }, func(dst []byte) ([]byte, error) {
+			return st.world.AppendVideos(dst, accountID, ids)
+		})
+	}
 	if err != nil {
 		return s.internalError(r, err)
 	}

@@ -1,12 +1,18 @@
 package simulator
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
 )
@@ -218,4 +224,166 @@ func benchVideosLive(b *testing.B, random bool) {
 		h.ServeHTTP(w, r)
 		i++
 	}
+}
+
+// copyWriter is a ResponseWriter that copies what it is given into a
+// buffer it reuses, as the kernel copies a write into a socket's buffer:
+// an answer written in pieces is not free here.
+type copyWriter struct {
+	h    http.Header
+	sink []byte
+}
+
+func (d *copyWriter) Header() http.Header { return d.h }
+func (d *copyWriter) WriteHeader(int)     {}
+func (d *copyWriter) Write(b []byte) (int, error) {
+	for rest := b; len(rest) > 0; {
+		rest = rest[copy(d.sink, rest):]
+	}
+	return len(b), nil
+}
+
+// BenchmarkVideosRandomWhole: random sets of 20 ids drawn from every
+// video of a live world of a year of history (like ci/load's random
+// sets, whose entries are a working set far larger than the CPU's
+// caches), written to a copyWriter, with an observer (as the client
+// judge is one: the request's body is searched for keys). cpu-ns/op is
+// the process's CPU time (the machine may be shared).
+func BenchmarkVideosRandomWhole(b *testing.B) {
+	s, key, bodies := wholeWorld(b)
+	h := s.Handler()
+	w := &copyWriter{h: http.Header{}, sink: make([]byte, 64<<10)}
+	serve := func(body []byte) {
+		r := httptest.NewRequest("POST", schemas.PathVideos, bytes.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+key)
+		r.Header.Set("Content-Type", "application/json")
+		clear(w.h)
+		h.ServeHTTP(w, r)
+	}
+	for _, body := range bodies { // every entry cached, as in ci/load after its capture
+		serve(body)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		serve(bodies[i%len(bodies)])
+		i++
+	}
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkVideosRandomWholeTCP: the same requests over a loopback
+// connection, answered by HTTPServer on a plain listener (each answer
+// copied into one buffer: "copied") or on Listener (its pieces in one
+// writev: "gathered"), read whole by a client in the process (whose CPU
+// counts in cpu-ns/op alike in both).
+func BenchmarkVideosRandomWholeTCP(b *testing.B) {
+	s, key, bodies := wholeWorld(b)
+	reqs := make([][]byte, len(bodies))
+	for i, body := range bodies {
+		reqs[i] = fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			schemas.PathVideos, key, len(body), body)
+	}
+	for _, c := range []struct {
+		name   string
+		listen func(net.Listener) net.Listener
+	}{{"copied", func(ln net.Listener) net.Listener { return ln }}, {"gathered", Listener}} {
+		b.Run(c.name, func(b *testing.B) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			hs := s.HTTPServer()
+			go func() { _ = hs.Serve(c.listen(ln)) }()
+			defer hs.Close()
+			conn, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			br := bufio.NewReaderSize(conn, 64<<10)
+			var sent int64
+			do := func(req []byte) {
+				if _, err := conn.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				res, err := http.ReadResponse(br, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, err := io.Copy(io.Discard, res.Body)
+				if err != nil || res.StatusCode != http.StatusOK || n != res.ContentLength {
+					b.Fatalf("status %d, %d bytes of %d: %v", res.StatusCode, n, res.ContentLength, err)
+				}
+				sent += n
+			}
+			for _, req := range reqs { // every entry cached
+				do(req)
+			}
+			sent = 0
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			i := 0
+			for b.Loop() {
+				do(reqs[i%len(reqs)])
+				i++
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+			b.ReportMetric(float64(sent)/float64(b.N), "answer-bytes/op")
+		})
+	}
+}
+
+// wholeWorld is the simulator of the VideosRandomWhole benchmarks, its
+// Pro key and 2,000 request bodies of 20 ids drawn from all its videos.
+func wholeWorld(b *testing.B) (*Server, string, [][]byte) {
+	s, err := New(Config{Seed: 1, Speed: 60, History: 8760 * time.Hour, FeedLimit: -1, VideosLimit: -1,
+		Observers: []Observer{func(*Exchange) {}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	key := s.Seeded().Pro
+	h := s.Handler()
+	var ids []string
+	seen := map[string]bool{}
+	for cursor := ""; ; {
+		t := schemas.PathFeed + "?limit=200"
+		if cursor != "" {
+			t += "&cursor=" + cursor
+		}
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", t, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		h.ServeHTTP(rec, r)
+		var p feedPage
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range p.Events {
+			if e.Video != nil && !seen[e.Video.PlatformVideoID] {
+				seen[e.Video.PlatformVideoID] = true
+				ids = append(ids, e.Video.PlatformVideoID)
+			}
+		}
+		if p.NextCursor == nil {
+			break
+		}
+		cursor = *p.NextCursor
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	bodies := make([][]byte, 2000)
+	for n := range bodies {
+		set := make([]string, schemas.MaxVideoIDs)
+		for i := range set {
+			set[i] = ids[rng.IntN(len(ids))]
+		}
+		bodies[n], _ = json.Marshal(map[string]any{"videoIds": set})
+	}
+	return s, key, bodies
 }

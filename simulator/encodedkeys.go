@@ -24,6 +24,16 @@ func (s *Server) hideKeys(text string) (string, bool) {
 	return st.keys.hideFragments(text, s.keyForm)
 }
 
+// redactHeader is redactKeys for a header value (see
+// keyring.hideHeaderFragments).
+func (s *Server) redactHeader(text string) string {
+	text = s.redactWhole(text)
+	if st := s.st.Load(); st != nil {
+		text, _ = st.keys.hideHeaderFragments(text, s.keyForm)
+	}
+	return text
+}
+
 // keyForm is what a span that decoded to the letters and digits decoded
 // becomes: a whole key's hint, or "…".
 func (s *Server) keyForm(decoded string) string {
@@ -47,6 +57,16 @@ func (s *Server) wholeKey(decoded string) string {
 // prefix), which are named by no id. It searches the first maxRedactText
 // bytes of text.
 func (s *Server) hiddenKeys(out []KeySeen, where, text string) []KeySeen {
+	return s.findHidden(out, where, text, false)
+}
+
+// hiddenHeaderKeys is hiddenKeys for a header value (see
+// keyring.hideHeaderFragments).
+func (s *Server) hiddenHeaderKeys(out []KeySeen, where, text string) []KeySeen {
+	return s.findHidden(out, where, text, true)
+}
+
+func (s *Server) findHidden(out []KeySeen, where, text string, header bool) []KeySeen {
 	if len(out) >= maxKeysSeen {
 		return out
 	}
@@ -54,7 +74,11 @@ func (s *Server) hiddenKeys(out []KeySeen, where, text string) []KeySeen {
 	if st == nil {
 		return out
 	}
-	st.keys.hideFragments(s.redactWhole(head(text)), func(decoded string) string {
+	hide := st.keys.hideFragments
+	if header {
+		hide = st.keys.hideHeaderFragments
+	}
+	hide(s.redactWhole(head(text)), func(decoded string) string {
 		if len(out) < maxKeysSeen {
 			ks := KeySeen{Where: where, KeyHint: "a piece of a key (…)"}
 			if k := s.wholeKey(decoded); k != "" {

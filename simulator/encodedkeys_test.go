@@ -103,3 +103,46 @@ func jsonEscaped(s string) string {
 	}
 	return b.String()
 }
+
+// A header value found clean is kept as such (hideHeaderFragments) only
+// while no key is issued: the next key's secret, sent in a header before
+// the key exists, is found once it does.
+func TestCleanHeaderValuesForgottenWhenAKeyIsIssued(t *testing.T) {
+	k := newKeyring("tcm", 1)
+	k.Issue("a")
+	next := k.generate(k.counter)
+	value := "note " + base64.StdEncoding.EncodeToString([]byte(next[len("tcm_"):]))
+	form := func(string) string { return "…" }
+	for range 2 { // searched, then kept as clean
+		if _, found := k.hideHeaderFragments(value, form); found {
+			t.Fatalf("a key not issued yet was found in %q", value)
+		}
+	}
+	if _, ok := k.clean.Load(value); !ok {
+		t.Fatal("a clean header value was not kept")
+	}
+	if got := k.Issue("b"); got != next {
+		t.Fatalf("issued %s, want the key generated before", hint(got))
+	}
+	if out, found := k.hideHeaderFragments(value, form); !found || strings.Contains(out, next[len("tcm_"):]) {
+		t.Fatalf("the issued key's secret, base64 in a header value, was not hidden: found %v", found)
+	}
+}
+
+// The header values kept as clean stay bounded.
+func TestCleanHeaderValuesBounded(t *testing.T) {
+	k := newKeyring("tcm", 1)
+	k.Issue("a")
+	form := func(string) string { return "…" }
+	for i := range 3 * maxCleanTexts {
+		k.hideHeaderFragments(fmt.Sprintf("agent/%d", i), form)
+	}
+	if n := k.cleanCount.Load(); n < 1 || n > maxCleanTexts {
+		t.Fatalf("%d clean values kept, want 1..%d", n, maxCleanTexts)
+	}
+	long := strings.Repeat("x", maxCleanText+1)
+	k.hideHeaderFragments(long, form)
+	if _, ok := k.clean.Load(long); ok {
+		t.Fatalf("a value of %d bytes was kept", len(long))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tcmkit/tcmkit/schemas/redact"
 )
@@ -64,7 +65,21 @@ type keyring struct {
 	// encoded or half pasted into a URL is still a secret.
 	frags    *redact.FragmentSet
 	fragKeys [][]uint64 // per kept key, its fragments' hashes, oldest first
+
+	// clean holds header values found to hold no fragment
+	// (hideHeaderFragments): a client sends the same ones on every
+	// request ("application/json"), and each search costs microseconds.
+	// Emptied whenever fragments are added, and when it is full.
+	clean      sync.Map // string → struct{}
+	cleanCount atomic.Int32
 }
+
+// A header value of at most maxCleanText bytes may be kept in
+// keyring.clean, which holds at most maxCleanTexts of them (128 KB).
+const (
+	maxCleanText  = 128
+	maxCleanTexts = 1024
+)
 
 // maxFragmentKeys bounds the keys whose fragments are known (about 2 KB
 // each).
@@ -82,6 +97,13 @@ func (k *keyring) keepFragments(key string) {
 		k.fragKeys = k.fragKeys[1:]
 	}
 	k.fragKeys = append(k.fragKeys, k.frags.Add(key))
+	k.forgetClean() // a value clean before may hold a piece of key
+}
+
+// forgetClean empties keyring.clean.
+func (k *keyring) forgetClean() {
+	k.clean.Clear()
+	k.cleanCount.Store(0)
 }
 
 // hideFragments replaces every span of text that holds a piece of
@@ -91,6 +113,31 @@ func (k *keyring) hideFragments(text string, form func(decoded string) string) (
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	return k.frags.Replace(text, form)
+}
+
+// hideHeaderFragments is hideFragments for a header value, which is
+// searched once while the fragments stay the same: a value that holds
+// none is kept in k.clean. The search and the keeping happen under the
+// read lock, so no fragment can be added in between.
+func (k *keyring) hideHeaderFragments(text string, form func(decoded string) string) (string, bool) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	if len(text) > maxCleanText {
+		return k.frags.Replace(text, form)
+	}
+	if _, ok := k.clean.Load(text); ok {
+		return text, false
+	}
+	out, found := k.frags.Replace(text, form)
+	if !found {
+		if k.cleanCount.Load() >= maxCleanTexts {
+			k.forgetClean() // values of requests long gone: start again
+		}
+		if _, had := k.clean.LoadOrStore(text, struct{}{}); !had {
+			k.cleanCount.Add(1)
+		}
+	}
+	return out, found
 }
 
 func isKeyChar(c byte) bool {

@@ -65,6 +65,7 @@ func (s *Server) HTTPServer() *http.Server {
 		IdleTimeout:                  2 * time.Minute,
 		MaxHeaderBytes:               MaxHeaderBytes,
 		DisableGeneralOptionsHandler: true,
+		ConnContext:                  connContext,
 		ErrorLog:                     log.New(&redactingWriter{s: s, w: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn).Writer()}, "", 0),
 	}
 }

@@ -80,7 +80,9 @@ const maxKeysSeen = 4
 // Authorization header: in the path, the query (raw and decoded), the
 // body, the other headers ("header", "cookie", "referer"), and the
 // Authorization header itself when it is not Bearer <key> (badAuth).
-func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen {
+// urlClean: the journal's redaction of the path and query (journalURL)
+// found no key nor piece of one there, so they are not searched again.
+func (s *Server) keysSeen(r *http.Request, body []byte, badAuth, urlClean bool) []KeySeen {
 	var out []KeySeen
 	add := func(where, text string) {
 		if len(out) >= maxKeysSeen || !strings.Contains(text, s.keyMarker) {
@@ -103,10 +105,12 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 	}
 	add("query", q)
 	add("body", string(body))
-	if !apiPath(r.URL.Path) {
-		out = s.hiddenKeys(out, "path", r.URL.Path)
+	if !urlClean {
+		if !apiPath(r.URL.Path) {
+			out = s.hiddenKeys(out, "path", r.URL.Path)
+		}
+		out = s.hiddenKeys(out, "query", r.URL.RawQuery)
 	}
-	out = s.hiddenKeys(out, "query", r.URL.RawQuery)
 	out = s.hiddenKeys(out, "body", string(body))
 	for name, vs := range r.Header {
 		where := "header"
@@ -120,7 +124,7 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth bool) []KeySeen 
 		}
 		for _, v := range vs {
 			add(where, v)
-			out = s.hiddenKeys(out, where, v)
+			out = s.hiddenHeaderKeys(out, where, v)
 		}
 	}
 	return out

@@ -54,6 +54,16 @@ type call struct {
 	rec    record        // the journal's record (rec.on: there is a journal or an observer)
 	fault  int           // the injected fault that answered, if any
 	breaks string        // the requirement the answer breaks on purpose (Answer.Breaks)
+	gather *gatherConn   // the connection, when it gathers writes (Listener)
+}
+
+// gatherOf is the connection of w, when w is a call's writer on a
+// connection that gathers writes; nil otherwise.
+func gatherOf(w http.ResponseWriter) *gatherConn {
+	if c, ok := w.(*call); ok {
+		return c.gather
+	}
+	return nil
 }
 
 // operation is the call's operation, "" for another path.
@@ -76,6 +86,7 @@ func (c *call) knownKey(r *http.Request) *hashedKey {
 // serveRequest is the server's handler.
 func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
 	c := &call{meter: meter{ResponseWriter: rw, ctx: r.Context(), status: http.StatusOK}, r: r}
+	c.gather, _ = r.Context().Value(gatherKey{}).(*gatherConn)
 	control := strings.HasPrefix(r.URL.Path, ControlPrefix) || r.URL.Path == controlRoot
 	if !control {
 		c.route = s.api[r.URL.Path]
@@ -174,6 +185,7 @@ func (s *Server) buildOperation(rt *apiRoute) {
 	h := rt.h
 	next := Answerer(func(r *http.Request) answer {
 		a := h(s, r.Context().Value(callKey{}).(*call), r)
+		a.flatten()    // a layer reads Body
 		a.pooled = nil // a layer may keep the body: it goes back to no pool
 		return a
 	})
@@ -197,6 +209,7 @@ func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool)
 	case spec.Malformed && spec.Status == 0:
 		// The operation's own answer, cut in half.
 		a := s.answerOperation(c, r)
+		a.flatten()
 		a.Body = a.Body[:len(a.Body)/2]
 		return a, true
 	case spec.Status == http.StatusTooManyRequests && !spec.Malformed:
@@ -232,6 +245,7 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 		}
 		c.breaks = a.Breaks
 		if c.keep && c.kept == nil {
+			a.flatten() // observers read the body
 			// Bytes no one changes: kept as they are, not copied.
 			kept := a.Observed
 			if kept == nil && a.shared {
@@ -254,6 +268,10 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 	if a.stream != nil {
 		a.stream(w)
 		return
+	}
+	gc := gatherOf(w)
+	if a.Cut || a.Chunked || gc == nil {
+		a.flatten() // pieces go out gathered, or as one body
 	}
 	if a.Drop {
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
@@ -278,7 +296,11 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 	if a.Chunked {
 		delete(h, "Content-Length")
 	} else if a.ContentType != noBody {
-		h["Content-Length"] = []string{strconv.Itoa(len(a.Body))}
+		n := len(a.Body)
+		for _, p := range a.parts {
+			n += len(p)
+		}
+		h["Content-Length"] = []string{strconv.Itoa(n)}
 	}
 	w.WriteHeader(a.Status)
 	switch {
@@ -291,12 +313,21 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 		_, _ = w.Write(a.Body[:half])
 		_ = http.NewResponseController(w).Flush()
 		_, _ = w.Write(a.Body[half:])
+	case a.parts != nil:
+		writeGathered(w, gc, a.parts)
 	case len(a.Body) > 0:
 		_, _ = w.Write(a.Body)
 	}
-	if a.pooled != nil && cap(a.Body) <= maxPooledAnswer {
+	if a.pooled != nil && a.parts == nil {
 		*a.pooled = a.Body[:0]
+	}
+	if a.pooled != nil && cap(*a.pooled) <= maxPooledAnswer {
 		answerBuffers.Put(a.pooled)
+	}
+	if a.pooledParts != nil {
+		clear(*a.pooledParts) // no piece kept alive by the pool
+		*a.pooledParts = (*a.pooledParts)[:0]
+		partsPool.Put(a.pooledParts)
 	}
 }
 
@@ -425,7 +456,7 @@ func (s *Server) begin(c *call, r *http.Request) {
 	// The header map is read by its canonical keys: no canonicalizing on
 	// every request.
 	if ct := r.Header["Content-Type"]; len(ct) > 0 {
-		e.ContentType = excerpt(s.redactKeys(ct[0])) // redacted before it is cut
+		e.ContentType = excerpt(s.redactHeader(ct[0])) // redacted before it is cut
 	}
 	auth := r.Header["Authorization"]
 	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
@@ -483,7 +514,7 @@ func (s *Server) end(c *call, r *http.Request) {
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
-	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "")
+	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "", !e.KeyInURL)
 	s.order.wait(rec.seq)
 	for _, o := range s.observers {
 		s.callObserver(o, x)

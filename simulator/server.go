@@ -182,6 +182,9 @@ type Server struct {
 	observers []Observer    // Config.Observers, then the judge's
 	judge     ClientJudge   // made by Config.Clients; nil: none
 	exchanges atomic.Uint64 // ids of the exchanges observers see when there is no journal
+	// realtimeVideos builds tracked-videos answers as in a live world
+	// (no answer cache) on a manual clock too: tests compare answers.
+	realtimeVideos bool
 	// importing admits one import at a time; advancing one clock advance;
 	// exporting one export (and its copy of the world).
 	importing sync.Mutex

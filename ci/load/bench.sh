@@ -201,8 +201,11 @@ if [[ " $PHASES " == *" still "* ]]; then
   run_phase still first one
   stop_servers
 fi
+# CASES: the live cases to run (default all four; "deep random" for the
+# two targets alone).
+read -r -a live_cases <<<"${CASES:-first deep one random}"
 start_phase live --speed 60 --history "$LIVE_HISTORY"
-run_phase live first deep one random
+run_phase live "${live_cases[@]}"
 pages=$(wc -l <"$work/live/deep.txt")
 sets=$(wc -l <"$work/live/random.txt")
 stop_servers
@@ -219,8 +222,9 @@ if [[ " $PHASES " == *" still "* ]]; then
   row "still: first feed page (limit=50)" still-first -
   row "still: videos, one set of 20 ids" still-one -
 fi
-row "live: first feed page" live-first -
-row "live: deep pages ($pages cursors, at random)" live-deep 65%
-row "live: videos, one set of 20 ids" live-one -
-row "live: videos, random sets ($sets)" live-random 65%
+has() { [[ " ${live_cases[*]} " == *" $1 "* ]]; }
+if has first; then row "live: first feed page" live-first -; fi
+if has deep; then row "live: deep pages ($pages cursors, at random)" live-deep 65%; fi
+if has one; then row "live: videos, one set of 20 ids" live-one -; fi
+if has random; then row "live: videos, random sets ($sets)" live-random 65%; fi
 echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; simulator flags: ${SIM_FLAGS:-none}; static: $CEILING; $(go version | cut -d' ' -f3); load average $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -7,6 +7,7 @@ import (
 	"html"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -120,19 +121,23 @@ func (f *FragmentSet) Replace(s string, form func(decoded string) string) (strin
 	// A long text is read in chunks that overlap by more than the longest
 	// encoded key the promise covers, so that memory stays bounded
 	// whatever the text's size: every such key lies whole in one chunk.
-	fd := finder{f: f, form: form}
+	fd := finders.Get().(*finder)
+	fd.f, fd.form = f, form
 	for off := 0; ; off += chunkLen - chunkOverlap {
 		end := min(off+chunkLen, len(s))
 		fd.base, fd.budget = off, max(viewBudget*(end-off), viewBudgetFloor)
-		fd.explore(&view{b: []byte(s[off:end])}, 0)
+		fd.text.b = append(fd.text.b[:0], s[off:end]...)
+		fd.explore(&fd.text, 0)
 		if end == len(s) {
 			break
 		}
 	}
-	if len(fd.spans) == 0 {
+	spans := fd.spans
+	fd.release()
+	if len(spans) == 0 {
 		return s, false
 	}
-	return replaceSpans(s, fd.spans), true
+	return replaceSpans(s, spans), true
 }
 
 // chunkLen and chunkOverlap: how a long text is read (see Replace). The
@@ -165,6 +170,42 @@ type finder struct {
 	budget  int
 	scratch []byte
 	at      []int32
+	text    view // the chunk of the text being read
+	// levels holds, per depth, the views that depth decodes into and the
+	// run it reads, reused from one run to the next: a view is dead once
+	// it is searched and explored, and a deeper level has views of its
+	// own (most texts have many short runs: a request body of video ids).
+	levels [maxDepth + 1]level
+}
+
+// finders keeps finders and their buffers from one text to the next: the
+// simulator searches every request it is sent.
+var finders = sync.Pool{New: func() any { return new(finder) }}
+
+// maxPooledFinder bounds the bytes of buffers a finder keeps in the pool;
+// one that read a long text goes to the collector.
+const maxPooledFinder = 1 << 20
+
+// release puts fd back in the pool, without what it found.
+func (fd *finder) release() {
+	n := cap(fd.text.b) + cap(fd.scratch) + 4*cap(fd.at)
+	for i := range fd.levels {
+		lv := &fd.levels[i]
+		n += 8 * cap(lv.run)
+		for _, v := range []*view{&lv.unescaped, &lv.decoded, &lv.utf16} {
+			n += cap(v.b) + 4*cap(v.from) + 4*cap(v.to)
+		}
+	}
+	fd.f, fd.form, fd.spans = nil, nil, nil
+	if n <= maxPooledFinder {
+		finders.Put(fd)
+	}
+}
+
+// level is what one depth of explore decodes into.
+type level struct {
+	unescaped, decoded, utf16 view
+	run                       []int
 }
 
 func (fd *finder) explore(v *view, depth int) {
@@ -173,23 +214,24 @@ func (fd *finder) explore(v *view, depth int) {
 	if depth >= maxDepth || fd.budget <= 0 {
 		return
 	}
-	if u := unescape(v); u != nil {
+	lv := &fd.levels[depth]
+	if u := unescape(v, &lv.unescaped); u != nil {
 		fd.budget -= len(u.b)
 		fd.explore(u, depth+1)
 	}
-	fd.eachRun(v, isBase64, minBase64Run, func(run []int) {
+	fd.eachRun(v, &base64Value, minBase64Run, depth, func(run []int) {
 		for off := 0; off < 4 && len(run)-off >= minBase64Run && fd.budget > 0; off++ {
-			d := decodeRun(v, run[off:], 6, &base64Value)
+			d := decodeRun(v, run[off:], 6, &base64Value, &lv.decoded)
 			fd.budget -= len(d.b)
-			if u := utf16View(d); u != nil {
+			if u := utf16View(d, &lv.utf16); u != nil {
 				d = u // UTF-16 read as the text it spells
 			}
 			fd.searchAndDescend(d, depth)
 		}
 	})
-	fd.eachRun(v, isHex, minHexRun, func(run []int) {
+	fd.eachRun(v, &hexValue, minHexRun, depth, func(run []int) {
 		for off := 0; off < 2 && fd.budget > 0; off++ {
-			d := decodeRun(v, run[off:], 4, &hexValue)
+			d := decodeRun(v, run[off:], 4, &hexValue, &lv.decoded)
 			fd.budget -= len(d.b)
 			fd.searchAndDescend(d, depth)
 		}
@@ -236,13 +278,15 @@ func (fd *finder) search(v *view) {
 	flush()
 }
 
-// eachRun calls fn with the indexes in v of each run of bytes that in
-// says belong to an encoding (line breaks inside a run are skipped, as
-// MIME breaks base64), when it holds min of them or more.
-func (fd *finder) eachRun(v *view, in func(byte) bool, min int, fn func(run []int)) {
-	var run []int
+// eachRun calls fn with the indexes in v of each run of bytes of an
+// encoding (those whose value in values is not 0xff; line breaks inside
+// a run are skipped, as MIME breaks base64), when it holds min of them or
+// more. depth is explore's, whose level keeps the run.
+func (fd *finder) eachRun(v *view, values *[256]byte, min, depth int, fn func(run []int)) {
+	run := fd.levels[depth].run[:0]
+	defer func() { fd.levels[depth].run = run[:0] }()
 	for i := 0; i <= len(v.b); i++ {
-		if i < len(v.b) && in(v.b[i]) {
+		if i < len(v.b) && values[v.b[i]] != 0xff {
 			run = append(run, i)
 			continue
 		}
@@ -257,11 +301,11 @@ func (fd *finder) eachRun(v *view, in func(byte) bool, min int, fn func(run []in
 }
 
 // decodeRun decodes the bytes of v at run, bits bits each (6 for base64, 4
-// for hex), into a view whose every byte maps to the characters it came
+// for hex), into d, a view whose every byte maps to the characters it came
 // from.
-func decodeRun(v *view, run []int, bits int, value *[256]byte) *view {
+func decodeRun(v *view, run []int, bits int, value *[256]byte, d *view) *view {
 	n := len(run) * bits / 8
-	d := &view{b: make([]byte, 0, n), from: make([]int32, 0, n), to: make([]int32, 0, n)}
+	d.b, d.from, d.to = slices.Grow(d.b[:0], n), slices.Grow(d.from[:0], n), slices.Grow(d.to[:0], n)
 	var acc uint32
 	have := 0
 	first := 0 // the index in run of the first character of the byte being made
@@ -281,9 +325,10 @@ func decodeRun(v *view, run []int, bits int, value *[256]byte) *view {
 	return d
 }
 
-// utf16View is v without its NUL bytes when a third or more of them are
-// NUL, as UTF-16 of ASCII text is (either byte order); nil otherwise.
-func utf16View(v *view) *view {
+// utf16View is v without its NUL bytes, made in u, when a third or more
+// of them are NUL, as UTF-16 of ASCII text is (either byte order); nil
+// otherwise.
+func utf16View(v *view, u *view) *view {
 	nul := 0
 	for _, c := range v.b {
 		if c == 0 {
@@ -293,7 +338,8 @@ func utf16View(v *view) *view {
 	if nul*3 < len(v.b) || len(v.b) < 2*MinSecret {
 		return nil
 	}
-	u := &view{b: make([]byte, 0, len(v.b)-nul), from: make([]int32, 0, len(v.b)-nul), to: make([]int32, 0, len(v.b)-nul)}
+	n := len(v.b) - nul
+	u.b, u.from, u.to = slices.Grow(u.b[:0], n), slices.Grow(u.from[:0], n), slices.Grow(u.to[:0], n)
 	for i, c := range v.b {
 		if c != 0 {
 			u.b, u.from, u.to = append(u.b, c), append(u.from, v.from[i]), append(u.to, v.to[i])
@@ -332,8 +378,9 @@ func (fd *finder) searchAndDescend(d *view, depth int) {
 	}
 }
 
-// unescape decodes the escapes of v (see above), nil when it holds none.
-func unescape(v *view) *view {
+// unescape decodes the escapes of v (see above) into dst, nil when it
+// holds none.
+func unescape(v *view, dst *view) *view {
 	b := v.b
 	var u *view
 	emit := func(i, j int, out []byte) { // bytes i..j-1 of v become out
@@ -345,13 +392,18 @@ func unescape(v *view) *view {
 	var tmp [utf8.UTFMax]byte
 	copied := 0 // bytes of b before it are in u
 	for i := 0; i < len(b); {
+		if c := b[i]; c != '\\' && c != '%' && c != '=' && c != '&' {
+			i++ // no escape starts here (escapeAt's cases)
+			continue
+		}
 		n, out := escapeAt(b, i, tmp[:0])
 		if n == 0 {
 			i++
 			continue
 		}
 		if u == nil {
-			u = &view{b: make([]byte, 0, len(b)), from: make([]int32, 0, len(b)), to: make([]int32, 0, len(b))}
+			u = dst
+			u.b, u.from, u.to = slices.Grow(u.b[:0], len(b)), slices.Grow(u.from[:0], len(b)), slices.Grow(u.to[:0], len(b))
 		}
 		for k := copied; k < i; k++ {
 			emit(k, k+1, b[k:k+1])
@@ -544,9 +596,6 @@ var hexValue = func() (t [256]byte) {
 	}
 	return t
 }()
-
-func isBase64(c byte) bool { return base64Value[c] != 0xff }
-func isHex(c byte) bool    { return hexValue[c] != 0xff }
 
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'

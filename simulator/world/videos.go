@@ -67,6 +67,63 @@ func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte
 	return append(b, '}'), nil
 }
 
+// VideosParts is AppendVideos in pieces, to be written one after the
+// other: a VideoEntry that is cached is a piece as the cache keeps it, not
+// copied; what is built (an entry the cache does not hold, and
+// missingVideoIds) goes into buf, returned for the caller's pool. Every
+// piece stays valid while the caller holds it, whatever the world does
+// meanwhile (a cached entry is never written again, only replaced), and
+// until buf is reused. On error parts and buf are returned as they were.
+func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []string) ([][]byte, []byte, error) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	a, ok := w.accountBy[accountID]
+	if !ok {
+		return parts, buf, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
+	}
+	now := w.now.Load()
+	out, b := append(parts, videosHead), buf
+	var missing []string
+	first := true
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			continue
+		}
+		vi, ok := w.videoByID[id]
+		if !ok || !a.tracks[w.videos[vi].Channel] {
+			missing = append(missing, id)
+			continue
+		}
+		v := w.videos[vi]
+		if c := w.cachedEntry(v, a.plan, now); c != nil {
+			piece := c.b // the comma before it, then the entry
+			if first {
+				piece = piece[1:]
+			}
+			out = append(out, piece)
+		} else {
+			start := len(b)
+			if !first {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = w.appendEntry(b, v, a.plan, now); err != nil {
+				return parts, buf, fmt.Errorf("world: video %q: %w", id, err)
+			}
+			out = append(out, b[start:len(b):len(b)])
+		}
+		first = false
+	}
+	start := len(b)
+	b = append(b, `],"missingVideoIds":`...)
+	b = appendStrings(b, missing)
+	b = append(b, '}')
+	return append(out, b[start:len(b):len(b)]), b, nil
+}
+
+// videosHead begins every tracked-videos answer; no one writes into it.
+var videosHead = []byte(`{"videos":[`)
+
 // sampleJSONPerByte estimates the JSON bytes of a sample per byte of its
 // record (about 90 for 8 or 9); thinning makes it an upper bound in practice.
 const sampleJSONPerByte = 10
@@ -77,7 +134,19 @@ type entryCache struct {
 	ver, chVer   uint64
 	plan         Plan
 	since, until int64
-	b            []byte
+	// b is a comma, then the entry: an answer written in pieces
+	// (VideosParts) writes the separator and the entry at once. It is
+	// never written to once kept.
+	b []byte
+}
+
+// cachedEntry is v's cached entry for plan p at now, nil if there is none.
+func (w *World) cachedEntry(v *video, p Plan, now int64) *entryCache {
+	c := v.cache.Load()
+	if c == nil || w.noCache || c.ver != v.ver || c.chVer != w.channels[v.Channel].ver || c.plan != p || now < c.since || c.until < now {
+		return nil
+	}
+	return c
 }
 
 // entryCacheBudget is the least bound of the bytes of all cached entries
@@ -86,8 +155,8 @@ const entryCacheBudget = 64 << 20
 
 func (w *World) appendEntry(b []byte, v *video, p Plan, now int64) ([]byte, error) {
 	ch := w.channels[v.Channel]
-	if c := v.cache.Load(); c != nil && !w.noCache && c.ver == v.ver && c.chVer == ch.ver && c.plan == p && c.since <= now && now <= c.until {
-		return append(b, c.b...), nil
+	if c := w.cachedEntry(v, p, now); c != nil {
+		return append(b, c.b[1:]...), nil
 	}
 	start := len(b)
 	window := int64(p.WindowDays()) * dayMs
@@ -131,7 +200,7 @@ func (w *World) appendEntry(b []byte, v *video, p Plan, now int64) ([]byte, erro
 	}
 	w.storeEntry(v, &entryCache{
 		ver: v.ver, chVer: ch.ver, plan: p, since: now, until: until,
-		b: slices.Clone(b[start:]),
+		b: append(append(make([]byte, 0, 1+len(b)-start), ','), b[start:]...),
 	})
 	return b, nil
 }

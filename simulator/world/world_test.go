@@ -768,3 +768,44 @@ func TestEventLogInPlaceAndOversized(t *testing.T) {
 		t.Errorf("%d chunks, want 3 (small, oversized, next)", len(l.chunks))
 	}
 }
+
+// VideosParts is the answer of Videos in pieces: the same bytes, cached
+// entries given as the cache keeps them (not copied), whether the entries
+// were built by the call or cached before, and with the cache off.
+func TestVideosPartsAreTheAnswer(t *testing.T) {
+	w := newWorld(t, Config{Seed: 1})
+	a := w.CreateAccount(Pro)
+	b := w.CreateAccount(Pro)
+	ids := []string{w.videos[5].ID, "nope", w.videos[3].ID, w.videos[5].ID, w.videos[8].ID}
+	concat := func(parts [][]byte) string {
+		var s strings.Builder
+		for _, p := range parts {
+			s.Write(p)
+		}
+		return s.String()
+	}
+	for _, c := range []struct {
+		name    string
+		noCache bool
+	}{{"built", false}, {"cached", false}, {"no cache", true}} {
+		w.noCache = c.noCache
+		for _, acct := range []string{a.ID, b.ID} {
+			parts, buf, err := w.VideosParts([][]byte{[]byte("kept")}, []byte("buf"), acct, ids)
+			want, _ := w.Videos(acct, ids)
+			if err != nil || string(parts[0]) != "kept" || string(buf[:3]) != "buf" {
+				t.Fatalf("%s: VideosParts did not append: %v", c.name, err)
+			}
+			if got := concat(parts[1:]); got != string(want) {
+				t.Errorf("%s, account %s: the pieces make\n%.200s\nwant\n%.200s", c.name, acct, got, want)
+			}
+		}
+	}
+	w.noCache = false
+	parts, _, _ := w.VideosParts(nil, nil, a.ID, ids[:1])
+	if e := w.videos[5].cache.Load(); e == nil || &parts[1][0] != &e.b[1] {
+		t.Error("a cached entry was copied, not given as the cache keeps it")
+	}
+	if _, _, err := w.VideosParts(nil, nil, "acc_9", ids); !errors.Is(err, ErrNoAccount) {
+		t.Errorf("VideosParts for an unknown account: %v", err)
+	}
+}

@@ -1,0 +1,126 @@
+package simulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+)
+
+// A realtime tracked-videos answer sent over a Listener's connection (its
+// pieces gathered into one writev) is byte for byte the answer copied into
+// one body, with its Content-Length, and the connection serves the next
+// requests (feed pages, another set) in step.
+func TestGatheredVideosAnswerIsTheAnswer(t *testing.T) {
+	s := newServer(t, Config{Seed: 1, Channels: 6, History: 30 * 24 * time.Hour})
+	s.realtimeVideos = true // the answer built in pieces on a manual clock
+	key := s.Seeded().Pro
+	page := decodePage(t, s.serve(t, feedReq(key, "limit=200")))
+	var ids []string
+	for _, e := range page.Events {
+		if e.Video != nil && len(ids) < schemas.MaxVideoIDs-2 {
+			ids = append(ids, e.Video.PlatformVideoID)
+		}
+	}
+	if len(ids) < 10 {
+		t.Fatalf("%d video ids in the first page, want 10 or more", len(ids))
+	}
+	ids = append(ids, "not-a-video", ids[0])
+	body, _ := json.Marshal(map[string][]string{"videoIds": ids})
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := s.HTTPServer()
+	go func() { _ = hs.Serve(Listener(ln)) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}} // one connection, reused
+	defer client.CloseIdleConnections()
+	do := func(method, target string, body []byte) (*http.Response, []byte) {
+		t.Helper()
+		r, _ := http.NewRequest(method, base+target, bytes.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+key)
+		r.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		got, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, got
+	}
+	for round := range 3 { // entries built, then cached
+		res, got := do(http.MethodPost, schemas.PathVideos, body)
+		want := s.serve(t, videosReq(key, string(body)))
+		if res.StatusCode != http.StatusOK || want.status != http.StatusOK {
+			t.Fatalf("round %d: status %d over the connection, %d in-process", round, res.StatusCode, want.status)
+		}
+		if !bytes.Equal(got, want.body) {
+			t.Fatalf("round %d: %d bytes over the connection, %d in-process; they differ from byte %d", round, len(got), len(want.body), firstDiff(got, want.body))
+		}
+		if cl := res.Header.Get("Content-Length"); cl != strconv.Itoa(len(got)) || len(res.TransferEncoding) > 0 {
+			t.Errorf("round %d: Content-Length %q, Transfer-Encoding %v for %d bytes", round, cl, res.TransferEncoding, len(got))
+		}
+		if res, got := do(http.MethodGet, schemas.PathFeed+"?limit=50", nil); res.StatusCode != http.StatusOK || !strings.HasPrefix(string(got), `{"events":[`) {
+			t.Fatalf("round %d: the feed after a gathered answer: %d %.60s", round, res.StatusCode, got)
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// What a gathering connection holds back is sent in order, in one go:
+// the ends of the answer's pieces as they are, any other write (a buffer
+// net/http reuses, whatever its size) as it was when written.
+func TestGatherConnCopiesWhatIsNotAPiece(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	gc := &gatherConn{Conn: server}
+	piece := bytes.Repeat([]byte("entry."), 3000)
+	buf := make([]byte, 16<<10) // larger than net/http's buffers today
+	var want bytes.Buffer
+	gc.gather([][]byte{piece})
+	for i, p := range [][]byte{buf, piece[100:], buf[:10]} {
+		if &p[0] == &buf[0] {
+			for j := range p {
+				p[j] = byte('a' + i)
+			}
+		}
+		want.Write(p)
+		if n, err := gc.Write(p); n != len(p) || err != nil {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+		clear(buf) // reused, as net/http reuses its buffers
+	}
+	got := make(chan []byte)
+	go func() { b, _ := io.ReadAll(client); got <- b }()
+	if err := gc.send(); err != nil {
+		t.Fatal(err)
+	}
+	_ = server.Close()
+	if b := <-got; !bytes.Equal(b, want.Bytes()) {
+		t.Fatalf("sent %d bytes, want %d; they differ from byte %d", len(b), want.Len(), firstDiff(b, want.Bytes()))
+	}
+	if len(gc.bufs) != 0 || gc.gathering {
+		t.Error("the connection still holds writes after send")
+	}
+}
