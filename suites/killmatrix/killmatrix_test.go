@@ -37,6 +37,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/tcmkit/tcmkit/internal/testbin"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/mutants"
 	"github.com/tcmkit/tcmkit/suites/bundled"
@@ -128,18 +129,16 @@ func tail(out []byte) string {
 	return string(bytes.TrimSpace(out))
 }
 
-// build compiles the suite's test binary once.
-func build(t *testing.T, dir string) string {
+// build compiles the suite's test binary once, where an unchanged suite
+// is not linked again (package testbin).
+func build(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skipf("the go command is not on PATH: %v", err)
 	}
-	binary := filepath.Join(dir, "suite.test")
-	cmd := exec.Command(goTool, "test", "-c", "-o", binary, "./suites")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the suite: %v\n%s", err, out)
+	binary, err := testbin.Test("./suites")
+	if err != nil {
+		t.Fatalf("building the suite: %v", err)
 	}
 	return binary
 }
@@ -204,7 +203,7 @@ func TestKillMatrix(t *testing.T) {
 	started := time.Now()
 	dir := t.TempDir()
 	ctx := t.Context()
-	rn := &runner{binary: build(t, dir), dir: dir}
+	rn := &runner{binary: build(t), dir: dir}
 
 	faults := selectedFaults(t)
 	m := matrix{Mode: "each run judges its own in-process simulator through --target with --control-clock", Started: started, Verdicts: make([]verdict, len(faults))}

@@ -211,8 +211,12 @@ func FirstLeak(out string, cases []Case) (int, string) {
 			}
 		}
 	}
+	replaced := map[string]bool{} // many cases share a key: its form goes once
 	for i, c := range cases {
-		out = strings.ReplaceAll(out, redact.Form(c.Key), "\x00")
+		if form := redact.Form(c.Key); !replaced[form] {
+			replaced[form] = true
+			out = strings.ReplaceAll(out, form, "\x00")
+		}
 		n := int(float64(len(c.Encoded))/float64(len(c.Key))*float64(redact.MinSecret)) + 2
 		add(c.Encoded, n, i)
 		add(c.Key[strings.IndexByte(c.Key, '_')+1:], redact.MinSecret, i)
