@@ -103,7 +103,9 @@ func (rn *runner) run(ctx context.Context, name string, faults []string, extra .
 	if err != nil {
 		return nil, err
 	}
-	env = append(env, "TCM_REPORT_DIR="+filepath.Join(dir, "reports"), "TCM_TARGET="+srv.URL, "TCM_PRO_KEY="+keys.Pro,
+	// No run's memory is judged here: a larger GC target than Go's
+	// default spends a fifth less CPU.
+	env = append(env, "GOGC=400", "TCM_REPORT_DIR="+filepath.Join(dir, "reports"), "TCM_TARGET="+srv.URL, "TCM_PRO_KEY="+keys.Pro,
 		"TCM_FREE_KEY="+keys.Free, "TCM_REVOKED_KEY="+keys.Revoked, "TCM_CONTROL_CLOCK=true")
 	args := append([]string{"--ginkgo.json-report=" + reportPath, "--ginkgo.no-color"}, extra...)
 	cmd := exec.CommandContext(ctx, rn.binary, args...)
