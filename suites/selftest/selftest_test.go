@@ -135,8 +135,8 @@ func (r result) passed() int {
 }
 
 // lessGC is the environment of a run whose memory no test judges: a
-// larger GC target than Go's default spends a fifth less CPU. The hostile
-// targets' runs, whose peak memory is judged, keep the default.
+// larger GC target than Go's default spends a fifth less CPU. The runs
+// whose peak memory is judged (hostile targets') keep the default.
 var lessGC = []string{"GOGC=400"}
 
 // runSuite runs the suite binary against a target with the given keys.
