@@ -183,8 +183,10 @@ func selectedFaults(t *testing.T) []string {
 
 // sampled is the matrix of go test ./..., which keeps within its minute:
 // for every requirement its first hand-written or derived fault, and every
-// fault that escaped the suite before the generated probes. ci/check.sh
-// runs the rest (TCM_KILLMATRIX=named and generated).
+// fault that escaped the suite before the generated probes, but those that
+// stand for their class once for each bad credential (a limiter before
+// authentication, a cache by URL) once a class. ci/check.sh runs the rest
+// (TCM_KILLMATRIX=named and generated).
 func sampled(all []string) []string {
 	seen := map[string]bool{}
 	return slices.DeleteFunc(all, func(n string) bool {
@@ -194,8 +196,30 @@ func sampled(all []string) []string {
 		m, _ := mutants.Lookup(n)
 		first := !seen[string(m.Requirement)]
 		seen[string(m.Requirement)] = true
-		return !first && !mutants.Escaped(n)
+		if first || !mutants.Escaped(n) {
+			return !first
+		}
+		class, ok := credentialClass(n)
+		if !ok {
+			return false
+		}
+		drop := seen[class]
+		seen[class] = true
+		return drop
 	})
+}
+
+// credentialClass is the class of a fault that stands for it once for each
+// bad credential (simulator/mutants, survivors.go: NAME-CREDENTIAL@SHAPE):
+// its name without the credential.
+func credentialClass(name string) (string, bool) {
+	base, shape, _ := strings.Cut(name, "@")
+	for _, c := range []string{"-revoked", "-unknown", "-malformed", "-no-key"} {
+		if b, ok := strings.CutSuffix(base, c); ok {
+			return b + "@" + shape, true
+		}
+	}
+	return "", false
 }
 
 func TestKillMatrix(t *testing.T) {
@@ -339,4 +363,38 @@ func writeMatrix(t *testing.T, dir string, markdown string) {
 	}
 	abs, _ := filepath.Abs(paths[len(paths)-1])
 	t.Logf("matrix written to %s", abs)
+}
+
+// The sample of go test ./... judges every requirement, every escaped
+// fault but the credential classes' others, and a fault of each class.
+func TestSampleCoversEveryRequirementAndClass(t *testing.T) {
+	all := mutants.Names()
+	in := map[string]bool{}
+	for _, n := range sampled(slices.Clone(all)) {
+		in[n] = true
+	}
+	reqs, classes := map[string]bool{}, map[string]bool{}
+	for n := range in {
+		m, _ := mutants.Lookup(n)
+		reqs[string(m.Requirement)] = true
+		if c, ok := credentialClass(n); ok {
+			classes[c] = true
+		}
+	}
+	for _, n := range all {
+		m, _ := mutants.Lookup(n)
+		if !mutants.Generated(n) && !reqs[string(m.Requirement)] {
+			t.Errorf("no fault of %s in the sample", m.Requirement)
+		}
+		c, classed := credentialClass(n)
+		switch {
+		case classed && mutants.Escaped(n) && !classes[c]:
+			t.Errorf("no fault of the class %s in the sample", c)
+		case !classed && mutants.Escaped(n) && !in[n]:
+			t.Errorf("the escaped fault %s is not in the sample", n)
+		}
+	}
+	if len(classes) < 2 || len(in) >= len(all) {
+		t.Errorf("%d credential classes, %d of %d faults sampled", len(classes), len(in), len(all))
+	}
 }
