@@ -66,7 +66,7 @@ func (h hostileRun) run(t *testing.T, c *catcher) {
 	if h.memory == 0 {
 		env = lessGC // no bound on its memory applies
 	}
-	r := runArgs(t, env, args)
+	r := runArgs(t, runOptions{env: env, junit: true}, args)
 	t.Logf("%s: exit %d, wall %s, peak memory %d MiB", h.name, r.exitCode, r.wall.Round(10*time.Millisecond), r.maxRSS>>20)
 	if r.exitCode == 0 {
 		t.Errorf("the suite passed a target that %s", h.name)
