@@ -93,10 +93,10 @@ run "go test ./..." go test ./...
 run "the suite against every hostile target, the slow ones too: bounded in memory and time (TCM_HOSTILE=all)" env TCM_HOSTILE=all go test -count=1 -run TestHostileTargets ./suites/selftest
 run "every failure against ten faults blames that fault's requirement alone, with its evidence (TCM_BLAME=all)" env TCM_BLAME=all go test -count=1 -run TestFailuresBlameTheFaultAlone ./suites/selftest
 run "the seed loop judges its client: a silent client, one that erases its verdicts, one that never ends (TCM_SCRIPTS=1)" env TCM_SCRIPTS=1 go test -count=1 ./ci/fuzzseeds
-run "the kill matrix's hand-written and derived faults, all of them (TCM_KILLMATRIX=named; go test ./... ran one a requirement and the escaped ones)" env TCM_KILLMATRIX=named go test -count=1 -run TestKillMatrix ./suites/killmatrix
+run "the kill matrix's hand-written and derived faults, all of them (TCM_KILLMATRIX=named; go test ./... ran one a requirement and the escaped ones, one of each credential class)" env TCM_KILLMATRIX=named go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the kill matrix's generated faults (TCM_KILLMATRIX=generated; the step above and go test ./... ran the others)" env TCM_KILLMATRIX=generated go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the suite against 50 conforming servers drawn at random (every tenth heavy: long Unicode titles, channel events in VideoEntries, hourly samples, extra members), each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
-run "the generated probes under --profile thorough against 10 conforming draws, in-process: no false failure" env TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run TestConformingDrawsPassThorough ./suites/selftest
+run "the generated probes under --profile thorough against 10 conforming draws, in-process: no false failure (go test ./... judges none: TCM_THOROUGH_DRAWS)" env TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run TestConformingDrawsPassThorough ./suites/selftest
 run "both profiles against a simulator process on its manual clock: requests, and what quick leaves untried (ci/profiles.sh)" ci/profiles.sh
 run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh

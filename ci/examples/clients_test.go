@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tcmkit/tcmkit/internal/testbin"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/clienttest"
@@ -19,15 +19,18 @@ import (
 // passes every client requirement and every scenario, the rude one fails
 // exactly the requirements it breaks, all of them.
 
-// buildClients builds ci/examples/clients/{polite,rude} once per test.
+// buildClients builds ci/examples/clients/{polite,rude} once (package
+// testbin: not linked again while unchanged).
 func buildClients(t *testing.T) (polite, rude string) {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", dir+"/", "./clients/polite", "./clients/rude")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	var err error
+	if polite, err = testbin.Command("./ci/examples/clients/polite"); err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(dir, "polite"), filepath.Join(dir, "rude")
+	if rude, err = testbin.Command("./ci/examples/clients/rude"); err != nil {
+		t.Fatal(err)
+	}
+	return polite, rude
 }
 
 // runClient runs an example client against sim; it returns its exit

@@ -14,9 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tcmkit/tcmkit/internal/testbin"
 	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/suites/conformance"
 )
@@ -46,14 +48,13 @@ var envToken = regexp.MustCompile(`TCM_SIM_[A-Z0-9_]+`)
 
 var flagToken = regexp.MustCompile(`(^|[\s"'(\x60])--([a-z][a-z0-9-]*)`)
 
-// buildTcmkit builds cmd/tcmkit into a temporary directory.
+// buildTcmkit builds cmd/tcmkit once (package testbin: not linked again
+// while unchanged).
 func buildTcmkit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tcmkit")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/tcmkit")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/tcmkit: %v\n%s", err, out)
+	bin, err := testbin.Command("./cmd/tcmkit")
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -190,7 +191,12 @@ cat <&3 >/dev/null
 printf '%s' "$TCM_PRO_KEY" > "$OUT"`
 	out := filepath.Join(t.TempDir(), "key")
 	cmd := exec.Command("./with-simulator.sh", "--speed", "0", "--", "bash", "-c", script)
-	cmd.Env = append(os.Environ(), "OUT="+out, "TCMKIT_DIR="+filepath.Join("..", ".."))
+	// The tcmkit on PATH, as after go install (TestWithSimulator has the
+	// script build one from TCMKIT_DIR).
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "TCMKIT_DIR=") || strings.HasPrefix(kv, "PATH=")
+	})
+	cmd.Env = append(env, "OUT="+out, "PATH="+filepath.Dir(buildTcmkit(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()

@@ -41,6 +41,10 @@ func newServer(t *testing.T, cfg simulator.Config, names ...string) *simulator.S
 		t.Fatal(err)
 	}
 	cfg.Seed, cfg.Layers = 7, layers
+	// Half the default world's channels and a third of its days: the
+	// oracles walk whole feeds, and every fault shows in this world too
+	// (TestMutantsBreakTheirRequirement).
+	cfg.Channels, cfg.History = 6, 10*24*time.Hour
 	s, err := simulator.New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -1,7 +1,6 @@
 package selftest
 
 import (
-	"bytes"
 	"encoding/json"
 	"io/fs"
 	"net/http"
@@ -63,7 +62,11 @@ func (h hostileRun) run(t *testing.T, c *catcher) {
 	t.Cleanup(srv.Close)
 	args := append([]string{"--target", srv.URL, "--pro-key", hostileKeys.Pro, "--free-key", hostileKeys.Free, "--revoked-key", hostileKeys.Revoked},
 		append(append([]string{}, hostileFlags...), h.flags...)...)
-	r := runArgs(t, args)
+	var env []string
+	if h.memory == 0 {
+		env = lessGC // no bound on its memory applies
+	}
+	r := runArgs(t, runOptions{env: env, junit: true}, args)
 	t.Logf("%s: exit %d, wall %s, peak memory %d MiB", h.name, r.exitCode, r.wall.Round(10*time.Millisecond), r.maxRSS>>20)
 	if r.exitCode == 0 {
 		t.Errorf("the suite passed a target that %s", h.name)
@@ -139,20 +142,57 @@ func noKeyFragment(t *testing.T, r result, keys bundled.Keys) {
 	if len(search) < 6 {
 		t.Errorf("only %d outputs to search", len(search))
 	}
+	x := newFragmentIndex(keys.Pro, keys.Free, keys.Revoked)
 	for name, b := range search {
 		plain := uEscape.ReplaceAllFunc(b, func(e []byte) []byte { // a key spelt with \u escapes is a key
 			c, _ := strconv.ParseUint(string(e[len(e)-2:]), 16, 8)
 			return []byte{byte(c)}
 		})
-		for _, k := range []string{keys.Pro, keys.Free, keys.Revoked} {
-			for _, f := range redact.Fragments(k) {
-				if bytes.Contains(b, []byte(f)) || bytes.Contains(plain, []byte(f)) {
-					t.Errorf("%s holds %q, a fragment of the key %s", name, f, redact.Form(k))
-					break
-				}
+		found := x.first(b)
+		for k, f := range x.first(plain) {
+			if _, ok := found[k]; !ok {
+				found[k] = f
+			}
+		}
+		for k, f := range found {
+			t.Errorf("%s holds %q, a fragment of the key %s", name, f, redact.Form(k))
+		}
+	}
+}
+
+// fragmentIndex finds the fragments of keys (redact.Fragments: every run of
+// redact.MinSecret characters of a secret part) in one pass over a text,
+// not one pass a fragment.
+type fragmentIndex struct {
+	key    map[string]string // fragment → its key
+	starts [1 << 16]bool     // the first two bytes of a fragment
+}
+
+func newFragmentIndex(keys ...string) *fragmentIndex {
+	x := &fragmentIndex{key: map[string]string{}}
+	for _, k := range keys {
+		for _, f := range redact.Fragments(k) {
+			x.key[f] = k
+			x.starts[uint16(f[0])<<8|uint16(f[1])] = true
+		}
+	}
+	return x
+}
+
+// first is, for each key of which b holds a fragment, the first one.
+func (x *fragmentIndex) first(b []byte) map[string]string {
+	found := map[string]string{}
+	for i := 0; i+redact.MinSecret <= len(b); i++ {
+		if !x.starts[uint16(b[i])<<8|uint16(b[i+1])] {
+			continue
+		}
+		if k, ok := x.key[string(b[i:i+redact.MinSecret])]; ok {
+			if _, seen := found[k]; !seen {
+				found[k] = string(b[i : i+redact.MinSecret])
 			}
 		}
 	}
+	return found
 }
 
 // expectations of each hostile target, by name.
@@ -209,5 +249,23 @@ func TestHostileTargets(t *testing.T) {
 				t.Errorf("the endless feed was asked for %d pages", tg.Count.Load())
 			}
 		})
+	}
+}
+
+// The one-pass search finds what a search for each fragment finds: a
+// fragment anywhere (the very end too) of any key, and nothing else.
+func TestFragmentIndexFindsWhatContainsFinds(t *testing.T) {
+	x := newFragmentIndex(hostileKeys.Pro, hostileKeys.Free, hostileKeys.Revoked)
+	for _, k := range []string{hostileKeys.Pro, hostileKeys.Free, hostileKeys.Revoked} {
+		for _, f := range redact.Fragments(k) {
+			for _, text := range []string{f, "x" + f, "a fragment: " + f + " in the middle", strings.Repeat("é", 3) + f} {
+				if got := x.first([]byte(text)); got[k] != f {
+					t.Errorf("%q: found %q", redact.Form(k), got)
+				}
+			}
+			if got := x.first([]byte(f[:len(f)-1] + "\x00" + f[len(f)-1:])); len(got) != 0 {
+				t.Errorf("found %q in a broken fragment of %s", got, redact.Form(k))
+			}
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"html"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -210,34 +211,43 @@ func FirstLeak(out string, cases []Case) (int, string) {
 			}
 		}
 	}
+	replaced := map[string]bool{} // many cases share a key: its form goes once
 	for i, c := range cases {
-		out = strings.ReplaceAll(out, redact.Form(c.Key), "\x00")
+		if form := redact.Form(c.Key); !replaced[form] {
+			replaced[form] = true
+			out = strings.ReplaceAll(out, form, "\x00")
+		}
 		n := int(float64(len(c.Encoded))/float64(len(c.Key))*float64(redact.MinSecret)) + 2
 		add(c.Encoded, n, i)
 		add(c.Key[strings.IndexByte(c.Key, '_')+1:], redact.MinSecret, i)
 	}
 	// A window whose first four bytes begin no piece is passed over at the
-	// cost of a bit: only the few others are looked up.
+	// cost of a bit: only the few others are looked up, at the sizes of
+	// the pieces whose first four bytes fall in the same slot (there are as
+	// many sizes as encodings).
 	var starts [1 << 14]uint64
 	slot := func(b string) uint32 {
 		return (uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24) * 2654435761 >> 12
 	}
-	sizes := make([]int, 0, len(bySize))
+	sizesAt := map[uint32][]int{}
 	for n, pieces := range bySize {
 		if n < 4 {
 			continue
 		}
-		sizes = append(sizes, n)
 		for p := range pieces {
 			h := slot(p)
 			starts[h/64] |= 1 << (h % 64)
+			if !slices.Contains(sizesAt[h], n) {
+				sizesAt[h] = append(sizesAt[h], n)
+			}
 		}
 	}
 	for j := 0; j+4 <= len(out); j++ {
-		if h := slot(out[j:]); starts[h/64]&(1<<(h%64)) == 0 {
+		h := slot(out[j:])
+		if starts[h/64]&(1<<(h%64)) == 0 {
 			continue
 		}
-		for _, n := range sizes {
+		for _, n := range sizesAt[h] {
 			if j+n <= len(out) {
 				if i, ok := bySize[n][out[j:j+n]]; ok {
 					return i, out[j : j+n]
