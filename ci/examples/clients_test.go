@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tcmkit/tcmkit/internal/testbin"
+	"github.com/tcmkit/tcmkit/ci/testbin"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/clienttest"

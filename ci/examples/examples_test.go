@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tcmkit/tcmkit/internal/testbin"
+	"github.com/tcmkit/tcmkit/ci/testbin"
 	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/suites/conformance"
 )

@@ -28,7 +28,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/tcmkit/tcmkit/internal/testbin"
+	"github.com/tcmkit/tcmkit/ci/testbin"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/bundled"
