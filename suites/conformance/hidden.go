@@ -16,6 +16,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Where breaks hide: the request shapes on which a server that gets the
@@ -283,6 +284,19 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 	GinkgoHelper()
 	key := s.tg.burstKey()
 	lo := &lockout{key: key, withCursor: map[*client.Response]bool{}}
+	// The probes' lanes are done first: nothing else spends a key's window
+	// meanwhile. Under thorough the other key is given room for its one
+	// request first (its lane may have just filled its window); quick
+	// waits for no window.
+	if err := s.pace.drain(ctx); err != nil {
+		s.failf("%v", err)
+	}
+	if profile, _ := probe.ParseProfile(s.cfg.Profile); profile == probe.Thorough && s.tg.otherKey() != "" {
+		other := s.tg.otherKey()
+		if err := s.budget(ctx, other, 1); err != nil {
+			s.failf("%v", err)
+		}
+	}
 	// The span is the target's: a server whose clock moves with every
 	// request (a manual clock) counts its windows on that clock.
 	now := func() time.Time {
