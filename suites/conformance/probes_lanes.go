@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -127,25 +128,76 @@ func (pr *prober) runLane(ctx context.Context, name string, seqs []laneSeq) {
 			}
 			return
 		}
+		t0 := pr.s.pace.now()
 		pr.exec(client.WithScope(ctx, q.r.scope), q.p, q.r)
+		if os.Getenv("TCM_PACE_TRACE") != "" {
+			fmt.Fprintf(os.Stderr, "TRACE %s %.2f-%.2f %s %s %s %s\n", name, t0.Sub(pr.s.pace.base).Seconds(), pr.s.pace.now().Sub(pr.s.pace.base).Seconds(), q.p.Role, q.p.Shape, q.p.Input.Op, q.p.Oracle)
+		}
 		release()
 	}
 }
 
-// pick is the lane's next sequence: the first, unless the key's feed
-// window is full and a later one spends none of it (tracked videos, whose
-// limit may be apart, or pages the suite read already).
+// pick is the lane's next sequence: the one that can start first, by
+// the room its key's windows have (the earliest in order among equals),
+// so that a key's feed window is not left idle while tracked videos wait
+// for theirs, nor the other way round; but one that needs a whole window
+// (a lockout, a burst) as soon as the key's window is about as whole as
+// it will be before the next request anyway: later, in a window another
+// sequence has begun, it would wait that window out.
 func (pr *prober) pick(key string, seqs []laneSeq) int {
-	if key == "" || pr.room(key, schemas.PathFeed) > 0 {
+	if key == "" {
 		return 0
 	}
-	videos := pr.room(key, schemas.PathVideos) > 0
+	best, soonest := -1, time.Duration(0)
+	whole, wholeIn := -1, time.Duration(0)
 	for i, q := range seqs {
-		if !spendsFeed(q.p) && (videos || !spendsVideos(q.p)) {
-			return i
+		d := pr.startsIn(key, q.p)
+		switch {
+		case wholeWindow(q.p):
+			if whole < 0 || d < wholeIn {
+				whole, wholeIn = i, d
+			}
+		case best < 0 || d < soonest:
+			best, soonest = i, d
 		}
 	}
-	return 0
+	switch {
+	case best < 0:
+		return whole
+	case whole >= 0 && wholeIn <= soonest+wholeSlack:
+		return whole
+	}
+	return best
+}
+
+// wholeSlack is how much longer than the next request a sequence that
+// needs a whole window may wait for it.
+const wholeSlack = 10 * time.Second
+
+// wholeWindow reports whether a sequence spends a key's whole window at
+// once.
+func wholeWindow(p probe.Probe) bool {
+	return p.Oracle == probe.OracleRate || p.Shape == probe.AfterBurst && !p.Role.Bad()
+}
+
+// startsIn is how long a sequence waits for its key's room before its
+// first request, by what the suite sent on the key.
+func (pr *prober) startsIn(key string, p probe.Probe) time.Duration {
+	n := 1
+	switch {
+	case p.Oracle == probe.OracleRate:
+		return pr.s.roomIn(key, "", schemas.FeedRequestsPerMinute) // a fresh window
+	case p.Shape == probe.AfterBurst && !p.Role.Bad():
+		n = schemas.FeedRequestsPerMinute
+	}
+	var d time.Duration
+	if spendsFeed(p) {
+		d = pr.s.roomIn(key, schemas.PathFeed, n)
+	}
+	if spendsVideos(p) {
+		d = max(d, pr.s.roomIn(key, schemas.PathVideos, n))
+	}
+	return d
 }
 
 // spendsFeed reports whether a sequence sends feed requests on a valid
@@ -165,13 +217,6 @@ func spendsVideos(p probe.Probe) bool {
 		return p.Shape == probe.ReadByKey && p.Input.Op == probe.Videos
 	}
 	return p.Input.Op == probe.Videos || p.Shape == probe.BothOps
-}
-
-// room is how many more requests of a path the key's window holds, by
-// what the suite sent (20 a minute; for tracked videos, whose limit is
-// open, the feed's).
-func (pr *prober) room(key, path string) int {
-	return schemas.FeedRequestsPerMinute - len(pr.s.c.RecentUsesOf(key, path, schemas.RateWindow))
 }
 
 // exec sends a queued sequence, once, and lets the specs that wait for it
@@ -211,15 +256,10 @@ func (pr *prober) pace(ctx context.Context, req client.Request, n int) error {
 // waitRoom waits until the key has room for n more requests of path ("":
 // of any path) in its window, by what the suite sent on it.
 func (pr *prober) waitRoom(ctx context.Context, key, path string, n int, why string) error {
-	limit := schemas.FeedRequestsPerMinute
-	uses := pr.s.c.RecentUses(key, schemas.RateWindow)
-	if path != "" {
-		uses = pr.s.c.RecentUsesOf(key, path, schemas.RateWindow)
-	}
-	if len(uses)+n <= limit {
+	d := pr.s.roomIn(key, path, n)
+	if d <= 0 {
 		return nil
 	}
-	d := uses[len(uses)+n-limit-1].Add(schemas.RateWindow + paceGrain).Sub(pr.s.pace.now())
 	if d < quietWait {
 		return pr.s.pace.Wait(ctx, d)
 	}

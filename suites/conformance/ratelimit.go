@@ -73,6 +73,20 @@ func (s *suite) budget(ctx context.Context, key string, n int) error {
 	return nil
 }
 
+// roomIn is how long until the key has room for n more requests of path
+// ("": of any path) in its window, by what the suite sent on it.
+func (s *suite) roomIn(key, path string, n int) time.Duration {
+	limit := schemas.FeedRequestsPerMinute
+	uses := s.c.RecentUses(key, schemas.RateWindow)
+	if path != "" {
+		uses = s.c.RecentUsesOf(key, path, schemas.RateWindow)
+	}
+	if len(uses)+n <= limit {
+		return 0
+	}
+	return uses[len(uses)+n-limit-1].Add(schemas.RateWindow + paceGrain).Sub(s.pace.now())
+}
+
 // runBurst sends feed requests on key until the first 429, at most until
 // more passed than the limit allows.
 func (s *suite) runBurst(ctx context.Context, key string) *burst {
