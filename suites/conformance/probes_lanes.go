@@ -86,6 +86,22 @@ func (pr *prober) startLanes(ctx context.Context) {
 		lanes[lane] = append(lanes[lane], q)
 	}
 	pr.mu.Unlock()
+	// The whole walks the oracles compare with are made first, as when
+	// the specs ran one after the other: a feed that grows at its head
+	// shows more in a walk made after a probe's than before it.
+	pro, free := false, false
+	for _, p := range pr.all {
+		if pr.plan.Selected[p.Name()] && walkedBy(p) {
+			pro = pro || p.Role != probe.Free || p.Oracle == probe.OracleTenant
+			free = free || p.Role == probe.Free || p.Oracle == probe.OracleTenant
+		}
+	}
+	if pro {
+		s.fullWalk(ctx)
+	}
+	if free {
+		s.freeWalk(ctx)
+	}
 	for _, q := range prelude {
 		pr.exec(client.WithScope(ctx, q.r.scope), q.p, q.r)
 	}
@@ -104,6 +120,16 @@ func (pr *prober) startLanes(ctx context.Context) {
 			s.pace.lane(s.runCtx, name, func(ctx context.Context) { pr.runLane(ctx, name, seqs) })
 		}
 	}
+}
+
+// walkedBy reports whether a probe's oracle compares with a whole walk of
+// the feed, or takes ids from it.
+func walkedBy(p probe.Probe) bool {
+	switch p.Oracle {
+	case probe.OracleWalk, probe.OraclePageSize, probe.OracleTenant, probe.OracleLists:
+		return true
+	}
+	return p.Oracle == probe.OracleRate && p.Shape == probe.BothOps
 }
 
 func rank(p probe.Probe) int {
