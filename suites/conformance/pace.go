@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 	"slices"
 	"sync"
 	"time"
@@ -105,7 +107,7 @@ func (p *pacer) Wait(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	if !p.virtual {
-		return client.Countdown(ctx, p.inner, d, p.log)
+		return client.Countdown(ctx, p.inner, d, laneLog(ctx, p.log))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -127,6 +129,26 @@ func (p *pacer) Wait(ctx context.Context, d time.Duration) error {
 	}
 	return nil
 }
+
+// laneLog is log, whose lines say which lane waits: lanes count down at
+// once.
+func laneLog(ctx context.Context, log io.Writer) io.Writer {
+	name, _ := ctx.Value(inLane{}).(string)
+	if name == "" || log == nil {
+		return log
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		line := strings.TrimSuffix(string(b), "\n")
+		if _, err := fmt.Fprintf(log, "%s (lane of the %s)\n", line, name); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // move moves the world (a virtual clock) by d: new events, not a wait.
 func (p *pacer) move(ctx context.Context, d time.Duration) error {

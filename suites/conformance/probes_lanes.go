@@ -25,7 +25,7 @@ import (
 const (
 	proLane     = "Pro key"
 	freeLane    = "free key"
-	unkeyedLane = "without a valid key"
+	unkeyedLane = "requests without a valid key"
 )
 
 // paceGrain is what a key's window is given beyond its minute before the
