@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
