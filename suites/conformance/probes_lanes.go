@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -154,11 +153,7 @@ func (pr *prober) runLane(ctx context.Context, name string, seqs []laneSeq) {
 			}
 			return
 		}
-		t0 := pr.s.pace.now()
 		pr.exec(client.WithScope(ctx, q.r.scope), q.p, q.r)
-		if os.Getenv("TCM_PACE_TRACE") != "" {
-			fmt.Fprintf(os.Stderr, "TRACE %s %.2f-%.2f %s %s %s %s\n", name, t0.Sub(pr.s.pace.base).Seconds(), pr.s.pace.now().Sub(pr.s.pace.base).Seconds(), q.p.Role, q.p.Shape, q.p.Input.Op, q.p.Oracle)
-		}
 		release()
 	}
 }
