@@ -116,6 +116,7 @@ func (p *pacer) Wait(ctx context.Context, d time.Duration) error {
 			return err
 		}
 		p.waited += d
+		p.settle() // lanes whose time came meanwhile go on
 		return nil
 	}
 	sl := &sleeper{until: p.waited + d}
