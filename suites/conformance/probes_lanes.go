@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/probe"
@@ -65,6 +67,12 @@ type laneSeq struct {
 // they move the world, which no lane may see mid-sequence.
 func (pr *prober) startLanes(ctx context.Context) {
 	s := pr.s
+	if sc, _ := GinkgoConfiguration(); sc.ParallelTotal > 1 {
+		// Each process judges some of the specs: each sends their
+		// sequences when they run, as before lanes (the Serial ones on
+		// the last process).
+		return
+	}
 	lanes := map[string][]laneSeq{}
 	var prelude []laneSeq
 	seen := map[string]bool{}
