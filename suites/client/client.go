@@ -106,6 +106,14 @@ type Client struct {
 	HTTP *http.Client
 	// Clock waits for rate windows; nil uses the wall clock.
 	Clock Clock
+	// Now is the time a key's use is recorded at (RecentUses); nil is the
+	// wall clock. A suite on a virtual clock records on the time its waits
+	// let pass, so that what it sent leaves a key's window as it waits.
+	Now func() time.Time
+	// Gate, when set, is called before each exchange and what it returns
+	// when the exchange is over: a suite that sends from several
+	// goroutines holds an exchange back while one must run alone.
+	Gate func(ctx context.Context) (done func())
 	// MaxRetries bounds the retries after a 429 (0 uses DefaultMaxRetries).
 	MaxRetries int
 	// MaxWait bounds one wait for the rate limit; a longer Retry-After is
@@ -185,6 +193,13 @@ func (c *Client) clock() Clock {
 	return WallClock{}
 }
 
+func (c *Client) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
 func (c *Client) redact(s string) string {
 	if c.Redact == nil {
 		return s
@@ -221,8 +236,11 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		hreq.Header.Set("Content-Type", req.ContentType)
 	}
 	hreq.Header.Set("Accept", "application/json")
+	if c.Gate != nil {
+		defer c.Gate(ctx)()
+	}
 	start := time.Now()
-	c.note(ctx, req.Auth, req.Path, start)
+	c.note(ctx, req.Auth, req.Path, c.now())
 	hresp, err := c.hc.Do(hreq)
 	if err != nil {
 		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)
@@ -424,7 +442,7 @@ func (c *Client) RecentUsesOf(key, path string, window time.Duration) []time.Tim
 func (c *Client) recent(name string, window time.Duration) []time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cut := time.Now().Add(-window)
+	cut := c.now().Add(-window)
 	all := c.uses[name]
 	i, _ := slices.BinarySearchFunc(all, cut, func(t, cut time.Time) int { return t.Compare(cut) })
 	return slices.Clone(all[i:])

@@ -16,6 +16,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Where breaks hide: the request shapes on which a server that gets the
@@ -274,6 +275,10 @@ func mostAdmitted(d time.Duration) int {
 	return 2*limit + int(float64(limit)*d.Seconds()/schemas.RateWindow.Seconds())
 }
 
+// throttleLeft is how much of the burst key's throttle the lockout keeps
+// for its requests after the other key's.
+const throttleLeft = 15 * time.Second
+
 // cycles is how many times the lockout asks tracked videos and then the
 // feed again: a limiter reset by the other operation admits a window's
 // worth each time, past what any limiter may.
@@ -283,6 +288,11 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 	GinkgoHelper()
 	key := s.tg.burstKey()
 	lo := &lockout{key: key, withCursor: map[*client.Response]bool{}}
+	// The probes' lanes are done first: nothing else spends a key's window
+	// meanwhile.
+	if err := s.pace.drain(ctx); err != nil {
+		s.failf("%v", err)
+	}
 	// The span is the target's: a server whose clock moves with every
 	// request (a manual clock) counts its windows on that clock.
 	now := func() time.Time {
@@ -348,7 +358,18 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 		return lo
 	}
 	lo.first = lo.limited[len(lo.limited)-1]
+	// The other key while the key is throttled. Under thorough the other
+	// key's lane may have just filled its window: it waits for room for
+	// its one request if the room comes well before the key's throttle
+	// ends (quick waits for no window).
 	if other := s.tg.otherKey(); other != "" {
+		d, err := client.ParseRetryAfter(lo.first.Header.Get("Retry-After"), client.ServerTime(lo.first.Header, time.Now()))
+		room := s.roomIn(other, "", 1)
+		if profile, _ := probe.ParseProfile(s.cfg.Profile); profile == probe.Thorough && err == nil && room > 0 && room < d-now().Sub(began)-throttleLeft {
+			if err := s.wait(ctx, room, "room in the other key's window for one request, while the key is still throttled"); err != nil {
+				s.failf("%v", err)
+			}
+		}
 		lo.other = send(limitRequest("1", other))
 	}
 	// Bad credentials while the key is throttled: 401, not 429.

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -114,7 +115,7 @@ var shapeSays = map[probe.Shape]string{
 
 // planned is the session's plan: the profile's choice among the probes the
 // label filter lets run.
-func (pr *prober) planned() *probe.Plan {
+func (pr *prober) planned(ctx context.Context) *probe.Plan {
 	pr.planOnce.Do(func() {
 		profile, _ := probe.ParseProfile(pr.s.cfg.Profile) // validated by the preflight
 		match, err := types.ParseLabelFilter(GinkgoLabelFilter())
@@ -144,6 +145,7 @@ func (pr *prober) planned() *probe.Plan {
 		line := "probes: " + strings.ReplaceAll(pr.plan.Summary(), "\n", "\n  ") + "\n"
 		fmt.Fprint(pr.s.logWriter(), line)
 		pr.s.logWriter().Flush()
+		pr.startLanes(ctx)
 	})
 	return pr.plan
 }
@@ -151,7 +153,7 @@ func (pr *prober) planned() *probe.Plan {
 // judge runs the group's planned probes and judges them with their oracle.
 func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 	GinkgoHelper()
-	plan := pr.planned()
+	plan := pr.planned(ctx)
 	var run []probe.Probe
 	for _, p := range g.probes {
 		if plan.Selected[p.Name()] {
@@ -257,11 +259,17 @@ func budgetSays(b probe.Budget) string {
 
 // probeRun is what one request sequence got.
 type probeRun struct {
-	once    sync.Once
-	judged  []*client.Response // the role's answers, which the oracles judge
-	context []*client.Response // answers the shape needed first (a walk's pages, the Pro key's read)
-	blocked string
-	rate    *admissions // the rate sequences'
+	once sync.Once
+	// queued: a lane sends it (probes_lanes.go), under scope; done is
+	// closed once it was sent.
+	queued   bool
+	scope    string
+	done     chan struct{}
+	doneOnce sync.Once
+	judged   []*client.Response // the role's answers, which the oracles judge
+	context  []*client.Response // answers the shape needed first (a walk's pages, the Pro key's read)
+	blocked  string
+	rate     *admissions // the rate sequences'
 }
 
 // responses are every answer of the run: those judged, those the shape
@@ -277,18 +285,38 @@ func (r *probeRun) responses() []*client.Response {
 	return slices.DeleteFunc(out, func(r *client.Response) bool { return r == nil })
 }
 
-// run sends the probe's request sequence, once for every probe of it.
+// run sends the probe's request sequence, once for every probe of it, or
+// waits for the lane that sends it; the spec that first gets it is
+// charged with its requests.
 func (pr *prober) run(ctx context.Context, p probe.Probe) *probeRun {
 	pr.mu.Lock()
-	r, ok := pr.runs[p.Request()]
-	if !ok {
-		r = &probeRun{}
-		pr.runs[p.Request()] = r
-	}
+	r := pr.entryLocked(p)
 	pr.mu.Unlock()
-	r.once.Do(func() { pr.send(ctx, p, r) })
+	if !r.queued {
+		r.once.Do(func() { pr.send(ctx, p, r) })
+		return r
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return &probeRun{blocked: "the spec ended before its probes' requests were sent"}
+	}
+	pr.s.c.Claim(r.scope)
 	return r
 }
+
+// entryLocked is the run of the probe's sequence (pr.mu held).
+func (pr *prober) entryLocked(p probe.Probe) *probeRun {
+	r, ok := pr.runs[p.Request()]
+	if !ok {
+		r = &probeRun{scope: "the probes' requests " + p.Request(), done: make(chan struct{})}
+		pr.runs[p.Request()] = r
+	}
+	return r
+}
+
+// finish lets the specs waiting for the run go on.
+func (r *probeRun) finish() { r.doneOnce.Do(func() { close(r.done) }) }
 
 // auth is the Authorization value of a role, or why it cannot be sent.
 func (pr *prober) auth(role probe.Role) (string, string) {
@@ -357,16 +385,28 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 	}
 	in := p.Input
 	fail := func(err error) { r.blocked = "the target gave no answer to judge: " + s.Redactor().String(err.Error()) }
+	// In a lane, a request that waits out a 429 first waits for its key's
+	// room (pace); a burst (Send) does not.
 	cached := func(req client.Request) *client.Response {
+		if !s.c.Known(req) {
+			if err := pr.pace(ctx, req, 1); err != nil {
+				fail(err)
+				return nil
+			}
+		}
 		resp, err := s.c.Cached(ctx, req)
 		if err != nil {
 			fail(err)
 		}
 		return resp
 	}
-	sent := func(req client.Request, wait bool) *client.Response {
+	sendIn := func(ctx context.Context, req client.Request, wait bool) *client.Response {
 		send := s.c.Send
 		if wait {
+			if err := pr.pace(ctx, req, 1); err != nil {
+				fail(err)
+				return nil
+			}
 			send = s.c.Do
 		}
 		resp, err := send(ctx, req)
@@ -375,6 +415,7 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		}
 		return resp
 	}
+	sent := func(req client.Request, wait bool) *client.Response { return sendIn(ctx, req, wait) }
 	// The key whose walk hands the cursors: the role's own, or the Pro
 	// key's for a key that has no feed.
 	owner := auth
@@ -488,7 +529,12 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		}
 	case probe.AfterBurst:
 		// As fast as the target answers: past 20 in a minute, a limiter
-		// that runs before authentication shows.
+		// that runs before authentication shows. A valid key's 20 from a
+		// window with room for them.
+		if err := pr.pace(ctx, request(in, auth, ""), schemas.FeedRequestsPerMinute); err != nil {
+			fail(err)
+			return
+		}
 		for range schemas.FeedRequestsPerMinute + 1 {
 			resp := sent(request(in, auth, ""), false)
 			if resp == nil {
@@ -509,13 +555,24 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		for _, req := range urls {
 			read := req
 			read.Auth = pro
-			// the Pro key reads it, and the role asks for it at once
-			if got := sent(read, true); got != nil {
-				r.context = append(r.context, got)
+			// the Pro key reads it, and the role asks for it at once: with
+			// room for both first, and no other request between them
+			n := 1
+			if req.Auth == pro {
+				n = 2
 			}
-			if resp := sent(req, !p.Role.Bad()); resp != nil {
-				r.judged = append(r.judged, resp)
+			if err := errors.Join(pr.pace(ctx, read, n), pr.pace(ctx, req, 1)); err != nil {
+				fail(err)
+				return
 			}
+			s.pace.alone(ctx, func(ctx context.Context) {
+				if got := sendIn(ctx, read, true); got != nil {
+					r.context = append(r.context, got)
+				}
+				if resp := sendIn(ctx, req, !p.Role.Bad()); resp != nil {
+					r.judged = append(r.judged, resp)
+				}
+			})
 		}
 	}
 }

@@ -83,21 +83,30 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 		}
 		return t
 	}
-	// From a fresh window: on a virtual clock at no cost, else a window
-	// (the suite knows what it sent; the rest is the target's history).
-	wait := schemas.RateWindow
-	if !s.virtualClock() {
-		if uses := s.c.RecentUses(key, schemas.RateWindow); len(uses) > 0 {
-			wait = time.Until(uses[len(uses)-1].Add(schemas.RateWindow))
-		} else {
-			wait = 0
+	// From a fresh window: a window after the suite's last request on the
+	// key (the suite knows what it sent; the rest is the target's
+	// history).
+	if uses := s.c.RecentUses(key, schemas.RateWindow); len(uses) > 0 {
+		if err := s.wait(ctx, uses[len(uses)-1].Add(schemas.RateWindow+paceGrain).Sub(s.pace.now()), "a fresh window for the rate probes"); err != nil {
+			a.blocked = err.Error()
+			return a
 		}
 	}
-	if err := s.wait(ctx, wait, "a fresh window for the rate probes"); err != nil {
-		a.blocked = err.Error()
-		return a
+	// The Pro key is asked once while the key is throttled: in a lane, it
+	// is held that long, with room for that request.
+	other := func() {}
+	defer func() { other() }()
+	if key != s.tg.Pro && p.Shape == probe.AfterBurst && ctx.Value(inLane{}) != nil {
+		release, err := s.pace.hold(ctx, s.tg.Pro)
+		if err == nil {
+			other = release
+			err = pr.waitRoom(ctx, s.tg.Pro, "", 1, "room in the Pro key's window for one request while the other key is throttled")
+		}
+		if err != nil {
+			a.blocked = err.Error()
+			return a
+		}
 	}
-	s.c.Forget(key)
 	send := func(req client.Request) *client.Response {
 		resp, err := s.c.Send(ctx, req)
 		if err != nil {
@@ -169,6 +178,10 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 		if l == 0 && pr.s.tg.Pro != key && len(s.c.RecentUses(s.tg.Pro, schemas.RateWindow)) < schemas.FeedRequestsPerMinute {
 			a.other = send(limitRequest("1", s.tg.Pro))
 		}
+		if l == 0 {
+			other()
+			other = func() {}
+		}
 		d, ok := retryAfter(throttled)
 		if !ok {
 			return a // the Retry-After specs judge it
@@ -177,7 +190,6 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 			a.blocked = err.Error()
 			return a
 		}
-		s.c.Forget(key)
 		if resp := send(limitRequest("1", key)); resp != nil {
 			a.after = append(a.after, resp)
 			switch resp.Status {

@@ -41,19 +41,20 @@ func (s *suite) wait(ctx context.Context, d time.Duration, why string) error {
 	if d <= 0 {
 		return nil
 	}
-	clock := s.targetClock()
-	line := fmt.Sprintf("waiting %s for the rate limit (%s)%s\n", client.Seconds(d.Round(time.Millisecond)), why, client.Note(clock))
+	line := fmt.Sprintf("waiting %s for the rate limit (%s)%s\n", client.Seconds(d.Round(time.Millisecond)), why, client.Note(s.targetClock()))
 	io.WriteString(s.c.Log, line)
 	fmt.Fprint(GinkgoWriter, s.Redactor().String(line))
-	return client.Countdown(ctx, clock, d, s.c.Log)
+	return client.Countdown(ctx, s.pace, d, s.c.Log)
 }
 
 // targetClock is the target's clock: the session's, or the wall clock.
+// Its waits move the world (new events); waits for a rate window go
+// through the pacer (wait).
 func (s *suite) targetClock() client.Clock {
 	if s.clock == nil {
 		return client.WallClock{}
 	}
-	return s.clock
+	return world{s.pace}
 }
 
 // budget waits until the key has room for n more requests in its window,
@@ -66,13 +67,24 @@ func (s *suite) budget(ctx context.Context, key string, n int) error {
 	}
 	// the oldest uses must leave the window
 	until := uses[len(uses)+n-limit-1].Add(schemas.RateWindow)
-	if err := s.wait(ctx, time.Until(until), "so that the key has room in its window"); err != nil {
+	if err := s.wait(ctx, until.Sub(s.pace.now()), "so that the key has room in its window"); err != nil {
 		return err
 	}
-	if s.clock != nil {
-		s.c.Forget(key) // the target's clock moved: the suite's record is stale
-	}
 	return nil
+}
+
+// roomIn is how long until the key has room for n more requests of path
+// ("": of any path) in its window, by what the suite sent on it.
+func (s *suite) roomIn(key, path string, n int) time.Duration {
+	limit := schemas.FeedRequestsPerMinute
+	uses := s.c.RecentUses(key, schemas.RateWindow)
+	if path != "" {
+		uses = s.c.RecentUsesOf(key, path, schemas.RateWindow)
+	}
+	if len(uses)+n <= limit {
+		return 0
+	}
+	return uses[len(uses)+n-limit-1].Add(schemas.RateWindow + paceGrain).Sub(s.pace.now())
 }
 
 // runBurst sends feed requests on key until the first 429, at most until

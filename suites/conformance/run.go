@@ -19,6 +19,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/suites/bundled"
+	"github.com/tcmkit/tcmkit/suites/client"
 )
 
 // SuiteVersion names this suite in reports.
@@ -303,6 +304,9 @@ func (r *run) summary(rep report.Report) {
 	t := rep.Totals
 	fmt.Fprintf(&b, "  %-12s %6d %6d %6d %7d %6d %8d\n", "all", t.Specs, t.Passed, t.Failed, t.Blocked, t.Skipped, t.Requests)
 	fmt.Fprintf(&b, "  requests: %d by the specs + %d by the setup (preflight) on process 1\n", t.Requests, r.setupRequests)
+	if waited, moved, ok := r.Waited(); ok {
+		fmt.Fprintf(&b, "  virtual time: %s waiting for rate windows (what the run waits in real time), %s moving the world\n", client.Seconds(waited), client.Seconds(moved))
+	}
 	dir, err := filepath.Abs(r.cfg.ReportDir)
 	if err != nil {
 		dir = r.cfg.ReportDir

@@ -43,7 +43,10 @@ type Session struct {
 
 	build sync.Once
 	clock client.Clock
-	c     *client.Client
+	// pace lets time pass for rate windows, and runs the probes' lanes
+	// (pace.go).
+	pace *pacer
+	c    *client.Client
 	// runCtx ends when the run does (its deadline, or Close): work done
 	// ahead of time stops with it.
 	runCtx  context.Context
@@ -158,10 +161,17 @@ func (s *Session) ready() {
 			s.record(message, problems, resps)
 			ginkgo.Fail(s.Redactor().String(message), skip)
 		})
+		inner := clock
+		if inner == nil {
+			inner = client.WallClock{}
+		}
+		pace := newPacer(s.runCtx, inner, s.logWriter())
 		c := &client.Client{
 			BaseURL: tg.URL,
 			HTTP:    s.cfg.HTTP,
-			Clock:   clock,
+			Clock:   pace,
+			Now:     pace.now,
+			Gate:    pace.exchange,
 			MaxWait: s.cfg.MaxWait,
 			Timeout: s.cfg.RequestTimeout,
 			MaxBody: int64(s.cfg.MaxBody),
@@ -171,9 +181,23 @@ func (s *Session) ready() {
 		}
 		s.mu.Lock()
 		s.tg, s.tgSet = tg, true
-		s.clock, s.g, s.c = clock, g, c
+		s.clock, s.g, s.c, s.pace = clock, g, c, pace
 		s.mu.Unlock()
 	})
+}
+
+// Waited is, on a virtual clock (ok), the time the run moved the target's
+// clock by for rate windows, which is what it waits in real time (the
+// probes' lanes wait at once), and the time it moved the world by.
+func (s *Session) Waited() (waited, moved time.Duration, ok bool) {
+	s.mu.Lock()
+	p := s.pace
+	s.mu.Unlock()
+	if p == nil || !p.virtual {
+		return 0, 0, false
+	}
+	waited, moved = p.Waited()
+	return waited, moved, true
 }
 
 // controlHTTP sends the control API's requests: the Config's client or a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
 )
@@ -20,6 +21,13 @@ const (
 	// 20-a-minute server.
 	Thorough Profile = "thorough"
 )
+
+// ThoroughWait bounds what thorough waits for rate windows against a
+// server of 20 feed requests a minute per key: its aim is 20 minutes, and
+// the bound leaves 3 of them to the requests' own time. On a simulator's
+// manual clock the wait is what the run moves the clock by for rate
+// windows (TestProfiles holds it).
+const ThoroughWait = 17 * time.Minute
 
 // Profiles lists the profiles, the default first.
 var Profiles = []Profile{Quick, Thorough}

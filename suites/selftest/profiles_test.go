@@ -1,17 +1,21 @@
 package selftest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/variant"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // probeSpecs counts the generated probes' specs by state, and the skip
@@ -80,9 +84,36 @@ func TestProfiles(t *testing.T) {
 	})
 	t.Run("thorough", func(t *testing.T) {
 		t.Parallel()
-		thorough := runSuite(t, startTarget(t, simulator.Config{}, nil), "--profile", "thorough")
+		tg := startTarget(t, simulator.Config{}, nil)
+		clock := simulator.Control{URL: tg.url}
+		began, err := clock.Now(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		thorough := runSuite(t, tg, "--profile", "thorough")
+		ended, err := clock.Now(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
 		if thorough.exitCode != 0 || len(thorough.failed()) > 0 {
 			t.Errorf("--profile thorough fails the faultless simulator (exit %d):\n%s", thorough.exitCode, failures(thorough))
+		}
+		// What thorough waits in real time is what it moved the manual
+		// clock by, less the moves of the world it says it made (new
+		// events, not waits): within its bound, and what the run itself
+		// says it waited.
+		m := virtualTime.FindStringSubmatch(thorough.output)
+		if m == nil {
+			t.Fatalf("the thorough run does not say its virtual time:\n%s", tail(thorough.output, 20))
+		}
+		said, _ := time.ParseDuration(m[1] + "s")
+		world, _ := time.ParseDuration(m[2] + "s")
+		waited := ended.Sub(began) - world
+		if waited > probe.ThoroughWait {
+			t.Errorf("--profile thorough moved the manual clock by %s for rate windows: a 20-a-minute server makes it wait that long, more than %s", waited, probe.ThoroughWait)
+		}
+		if d := waited - said; d < -time.Second || d > time.Second {
+			t.Errorf("the thorough run says it waited %s for rate windows, but moved the clock by %s besides the world's %s", said, waited, world)
 		}
 		tp, ts, reasons := probeSpecs(thorough)
 		for _, why := range reasons {
@@ -93,9 +124,13 @@ func TestProfiles(t *testing.T) {
 		if tp <= qp || tp < 250 {
 			t.Errorf("thorough judged %d probe specs (quick %d): want every applicable one", tp, qp)
 		}
-		t.Logf("quick: %d probe specs passed, %d skipped, %s; thorough: %d passed, %d skipped (blocked), %s", qp, qs, quick.wall, tp, ts, thorough.wall)
+		t.Logf("quick: %d probe specs passed, %d skipped, %s; thorough: %d passed, %d skipped (blocked), %s, %s of virtual time waiting for rate windows", qp, qs, quick.wall, tp, ts, thorough.wall, waited)
 	})
 }
+
+// virtualTime is the summary's line of what a run on a manual clock
+// moved the clock by.
+var virtualTime = regexp.MustCompile(`virtual time: ([0-9.]+) s waiting for rate windows.*, ([0-9.]+) s moving the world`)
 
 // Conforming draws pass the thorough profile too (the quick one:
 // TestConformingDrawsPass): every oracle of the generated probes accepts
