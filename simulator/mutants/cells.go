@@ -1,9 +1,12 @@
 package mutants
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,7 +176,7 @@ func (t *cellTracker) role(x *exchange) string {
 	valid := t.valid[auth]
 	t.mu.Unlock()
 	if !valid {
-		if a := x.serve(); a.Status == http.StatusUnauthorized {
+		if a := t.askKey(x); a.Status == http.StatusUnauthorized {
 			return roleOfCode[a.code()]
 		}
 		t.mu.Lock()
@@ -187,6 +190,20 @@ func (t *cellTracker) role(x *exchange) string {
 		return "pro"
 	}
 	return "free"
+}
+
+// askKey is the server's answer to the request's key: the request's own,
+// or for health (which a key does not change) the whole server's to a
+// first feed page with it (a refused key costs no window).
+func (t *cellTracker) askKey(x *exchange) *answer {
+	if operationOf(x) != simulator.OpHealth || x.srv == nil {
+		return x.serve()
+	}
+	r2 := httptest.NewRequestWithContext(x.r.Context(), http.MethodGet, schemas.PathFeed, nil)
+	r2.Header.Set("Authorization", x.auth())
+	w := httptest.NewRecorder()
+	x.srv.Handler().ServeHTTP(w, r2)
+	return &answer{simulator.Answer{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}}
 }
 
 func (t *cellTracker) in(x *exchange, c Cell) bool {
@@ -269,8 +286,8 @@ func (t *cellTracker) saw(x *exchange, a *answer) {
 	if a.Status != http.StatusTooManyRequests {
 		t.lastOp[auth] = x.r.URL.Path // a retry after a 429 is the same request
 	}
-	if a.Status != http.StatusUnauthorized {
-		t.valid[auth] = true
+	if a.Status != http.StatusUnauthorized && operationOf(x) != simulator.OpHealth {
+		t.valid[auth] = true // (health answers whatever the key)
 	}
 	if pg, ok := readPage(a); ok && x.r.URL.Query().Get("cursor") == "" && len(pg.events) > 0 {
 		id, _ := pg.events[0].(map[string]any)["id"].(string)
@@ -319,6 +336,9 @@ func inputClasses(x *exchange) []string {
 		return []string{"empty"}
 	}
 	if json.Unmarshal(x.raw, &body) != nil {
+		if trailing(x.raw) {
+			return []string{"trailing"}
+		}
 		return []string{"json-type"}
 	}
 	items, ok := body.VideoIDs.([]any)
@@ -338,6 +358,9 @@ func inputClasses(x *exchange) []string {
 			classes = append(classes, "unicode")
 		default:
 			classes = append(classes, numberClass(strconv.Itoa(utf8.RuneCountInString(id)), schemas.MinVideoIDLen, schemas.MaxVideoIDLen, 1000))
+			if platformAlphabet(id) && len(id) <= schemas.MaxVideoIDLen {
+				classes = append(classes, "shaped") // the platform's alphabet (the feed's own ids are too)
+			}
 		}
 	}
 	if len(items) == 1 {
@@ -347,6 +370,19 @@ func inputClasses(x *exchange) []string {
 	}
 	return slices.Compact(classes)
 }
+
+// trailing reports whether a body that is not JSON is a JSON value
+// followed by more than whitespace, or a value with a trailing comma.
+func trailing(raw []byte) bool {
+	var first json.RawMessage
+	if json.NewDecoder(bytes.NewReader(raw)).Decode(&first) == nil {
+		return true // (raw itself is no JSON: more than whitespace follows)
+	}
+	return json.Valid(trailingComma.ReplaceAll(raw, []byte("$1")))
+}
+
+// trailingComma is a comma before the end of an object or array.
+var trailingComma = regexp.MustCompile(`,(\s*[}\]])`)
 
 // plainCursor: a cursor value that is none of the probes' inputs (a
 // cursor a server handed out is opaque; the probes' are not).

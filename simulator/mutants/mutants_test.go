@@ -349,7 +349,7 @@ var oracles = map[catalogue.ID]oracle{
 		}
 		return ""
 	},
-	"AUTH-MISSING":   rejects(func(*faultEnv) string { return "" }),
+	"AUTH-MISSING": rejects(func(*faultEnv) string { return "" }),
 	"AUTH-MALFORMED": func(e *faultEnv) string {
 		_, random, _ := strings.Cut(e.keys.Pro, "_")
 		return firstOf(
