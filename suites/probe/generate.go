@@ -124,8 +124,8 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	switch {
 	case in.Op == Health:
 		// The health operation takes a body and has no shape but the
-		// plain request; whether it takes a key is open, so every role
-		// sends one (a 200 must still be a HealthBody).
+		// plain request; whether it takes a key is open, so it is asked
+		// with every role's (a 200 must still be a HealthBody).
 		if shape != FirstPage {
 			return false
 		}

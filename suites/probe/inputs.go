@@ -101,6 +101,7 @@ func limitInputs() []Input {
 		{JSONType, "null"}, {JSONType, "true"}, {JSONType, "1.5"}, {JSONType, "1e2"}, {JSONType, "abc"}, {JSONType, "[5]"}, {JSONType, "{}"},
 		{Empty, ""}, {Whitespace, " 5 "}, {Whitespace, "\t5"},
 		{Unicode, "٥"}, {Unicode, "５"},
+		{Trailing, "50abc"}, // what a reader of the leading digits takes for 50
 	} {
 		out = append(out, lim(v.class, v.v, catalogue.FeedBadParam, Either, 0))
 	}
