@@ -106,9 +106,9 @@ func (pr *prober) shapedServed(ctx context.Context, resp *client.Response, ids [
 	var out []string
 	for i, entry := range jsondoc.Items(doc, "/videos") {
 		id, _ := jsondoc.String(entry, "/video/platformVideoId")
-		channel, _ := jsondoc.String(entry, "/video/channel/id")
-		if !slices.Contains(ids, id) || tracked[channel] {
-			continue
+		channel, hasChannel := jsondoc.String(entry, "/video/channel/id")
+		if !slices.Contains(ids, id) || !hasChannel || tracked[channel] {
+			continue // (an entry without a channel id is the schema's to judge)
 		}
 		out = append(out, fmt.Sprintf("%s: /videos/%d answers %q, an id made from the feed's ids (their length and alphabet) that names no video the feed shows, as a VideoEntry of the channel %q, which the account's whole feed never shows: a video of no tracked channel",
 			resp.Request, i, jsondoc.Excerpt(id, 40), jsondoc.Excerpt(strings.TrimSpace(channel), 40)))
