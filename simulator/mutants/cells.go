@@ -88,13 +88,19 @@ func CellFault(c Cell) (Mutant, bool) {
 	}
 	// The tracker sees both keyed operations (a key's role and the
 	// operations in turn are learnt from both); the fault acts on its own.
-	ops := keyed
-	if b.req == catalogue.HealthOK {
+	ops, acts := keyed, b.ops
+	switch b.req {
+	case catalogue.HealthOK:
 		ops = healthOnly
+	case catalogue.ContentTypeJSON, catalogue.ErrorBody:
+		// every answer has a form, health's too (some cells hold only
+		// health's requests: a free key's body of another JSON type)
+		ops = []simulator.Operation{simulator.OpFeed, simulator.OpVideos, simulator.OpHealth}
+		acts = append(slices.Clone(b.ops), simulator.OpHealth)
 	}
 	return Mutant{Name: b.fault + "@" + c.String(), Requirement: c.Requirement, Ops: ops,
 		Does:  fmt.Sprintf("%s, on requests of %s × %s × %s", b.does, c.Role, c.Shape, c.Class),
-		fresh: within(c, b.ops, b.f)}, true
+		fresh: within(c, acts, b.f)}, true
 }
 
 // lookupCell reads the name of a cell fault.
