@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -27,10 +28,20 @@ func Decode(raw []byte) (any, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("trailing data after the JSON value")
+	if err := atEnd(dec); err != nil {
+		return nil, err
 	}
 	return doc, nil
+}
+
+// atEnd reports trailing data after the decoded value: anything but
+// whitespace, whether or not it would begin a JSON value ("garbage", a
+// comma) as much as a second value.
+func atEnd(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
 }
 
 // DecodeOrdered is Decode with every object decoded as an *Obj in the order
@@ -44,8 +55,8 @@ func DecodeOrdered(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("trailing data after the JSON value")
+	if err := atEnd(dec); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

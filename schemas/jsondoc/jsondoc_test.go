@@ -16,8 +16,17 @@ func TestDecodeKeepsNumbersExact(t *testing.T) {
 	if n, _ := jsondoc.Get(doc, "/n"); n != json.Number("9007199254740993") {
 		t.Errorf("/n = %v", n)
 	}
-	if _, err := jsondoc.Decode([]byte(`{} {}`)); err == nil {
-		t.Error("trailing data accepted")
+	// One JSON value and whitespace, nothing else: a reader of the first
+	// value alone would take each of these.
+	for _, bad := range []string{`{} {}`, `{}garbage`, `{},`, `{}]`, `1 2`} {
+		if _, err := jsondoc.Decode([]byte(bad)); err == nil {
+			t.Errorf("Decode(%s): trailing data accepted", bad)
+		}
+	}
+	for _, good := range []string{"{}\n", " {} \t\r\n"} {
+		if _, err := jsondoc.Decode([]byte(good)); err != nil {
+			t.Errorf("Decode(%q): %v", good, err)
+		}
 	}
 }
 
@@ -33,7 +42,7 @@ func TestDecodeOrderedKeepsKeyOrder(t *testing.T) {
 	if v, _ := jsondoc.Get(doc, "/z/a/0/x"); v != true {
 		t.Errorf("/z/a/0/x = %v", v)
 	}
-	for _, bad := range []string{`{"a":1} 2`, `{"a":}`, `[1,`} {
+	for _, bad := range []string{`{"a":1} 2`, `{"a":}`, `[1,`, `{"a":1}x`} {
 		if _, err := jsondoc.DecodeOrdered([]byte(bad)); err == nil {
 			t.Errorf("DecodeOrdered(%s) accepted", bad)
 		}

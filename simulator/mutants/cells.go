@@ -1,13 +1,17 @@
 package mutants
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
@@ -49,7 +53,8 @@ var cellBases = func() map[catalogue.ID]base {
 		}
 	}
 	for _, b := range []base{
-		{"health-unavailable", catalogue.HealthOK, "the health check answers 503", healthOnly, healthUnavailable},
+		// (a 200 that is no HealthBody: with a key, health may refuse)
+		{"health-not-ok", catalogue.HealthOK, `the health check answers 200 with {"status":"degraded"}`, healthOnly, editOK(healthDegraded)},
 		{"gate-both-ways", catalogue.ProGate, "the plan gate is turned round: a free key's feed 403, its tracked videos served", keyed, gateBothWays},
 		{"limit-not-capped", catalogue.FeedLimitCap, "a limit above 200 is honoured up to 400", feedOnly, notCapped(false)},
 		{"bad-param-500", catalogue.FeedBadParam, "the feed answers 500 to any query", feedOnly, answer500},
@@ -84,13 +89,23 @@ func CellFault(c Cell) (Mutant, bool) {
 	}
 	// The tracker sees both keyed operations (a key's role and the
 	// operations in turn are learnt from both); the fault acts on its own.
-	ops := keyed
-	if b.req == catalogue.HealthOK {
+	ops, acts := keyed, b.ops
+	switch b.req {
+	case catalogue.HealthOK:
 		ops = healthOnly
+	case catalogue.ContentTypeJSON, catalogue.ErrorBody:
+		// every answer has a form, health's too (some cells hold only
+		// health's requests: a free key's body of another JSON type)
+		ops = []simulator.Operation{simulator.OpFeed, simulator.OpVideos, simulator.OpHealth}
+		acts = append(slices.Clone(b.ops), simulator.OpHealth)
 	}
+	// A key refused on its first request of an operation is a stale key
+	// to a run (its preflight checks each key's role so, and stops): the
+	// valid key is refused from its second on.
+	spare := c.Requirement == catalogue.AuthValid
 	return Mutant{Name: b.fault + "@" + c.String(), Requirement: c.Requirement, Ops: ops,
 		Does:  fmt.Sprintf("%s, on requests of %s × %s × %s", b.does, c.Role, c.Shape, c.Class),
-		fresh: within(c, b.ops, b.f)}, true
+		fresh: within(c, acts, spare, b.f)}, true
 }
 
 // The names a cell's role, shape and class take, as suites/probe names
@@ -166,12 +181,21 @@ func suggestCell(name string) string {
 // within confines a fault to the requests of one cell: a request of the
 // cell's role, shape and input class gets the fault's answer, any other
 // the server's.
-func within(c Cell, ops []simulator.Operation, fault func() serveFunc) func() serveFunc {
+// With spareFirst, a key's first request of each operation is the
+// server's whatever its cell.
+func within(c Cell, ops []simulator.Operation, spareFirst bool, fault func() serveFunc) func() serveFunc {
 	return func() serveFunc {
 		t, f := newCellTracker(), fault()
+		var seen memo[bool]
 		return func(x *exchange) *answer {
 			var a *answer
-			if slices.Contains(ops, operationOf(x)) && t.in(x, c) {
+			k := x.auth() + " " + x.r.URL.Path
+			first := false
+			if _, ok := seen.get(k); !ok {
+				seen.put(k, true)
+				first = spareFirst
+			}
+			if !first && slices.Contains(ops, operationOf(x)) && t.in(x, c) {
 				a = f(x)
 			} else {
 				a = x.serve()
@@ -227,7 +251,7 @@ func (t *cellTracker) role(x *exchange) string {
 	valid := t.valid[auth]
 	t.mu.Unlock()
 	if !valid {
-		if a := x.serve(); a.Status == http.StatusUnauthorized {
+		if a := t.askKey(x); a.Status == http.StatusUnauthorized {
 			return roleOfCode[a.code()]
 		}
 		t.mu.Lock()
@@ -241,6 +265,29 @@ func (t *cellTracker) role(x *exchange) string {
 		return "pro"
 	}
 	return "free"
+}
+
+// askKey is the server's answer to the request's key: the request's own,
+// or for health (which a key does not change) the whole server's to a
+// first feed page with it (a refused key costs no window).
+func (t *cellTracker) askKey(x *exchange) *answer {
+	if operationOf(x) != simulator.OpHealth || x.srv == nil {
+		return x.serve()
+	}
+	r2 := httptest.NewRequestWithContext(x.r.Context(), http.MethodGet, schemas.PathFeed, nil)
+	r2.Header.Set("Authorization", x.auth())
+	w := httptest.NewRecorder()
+	x.srv.Handler().ServeHTTP(w, r2)
+	if w.Code == http.StatusOK {
+		// the first key the feed served is the Pro key's, as the tracker
+		// learns it from the feed when it sees the feed
+		t.tracker.mu.Lock()
+		if t.first == "" {
+			t.first = x.auth()
+		}
+		t.tracker.mu.Unlock()
+	}
+	return &answer{simulator.Answer{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}}
 }
 
 func (t *cellTracker) in(x *exchange, c Cell) bool {
@@ -323,8 +370,8 @@ func (t *cellTracker) saw(x *exchange, a *answer) {
 	if a.Status != http.StatusTooManyRequests {
 		t.lastOp[auth] = x.r.URL.Path // a retry after a 429 is the same request
 	}
-	if a.Status != http.StatusUnauthorized {
-		t.valid[auth] = true
+	if a.Status != http.StatusUnauthorized && operationOf(x) != simulator.OpHealth {
+		t.valid[auth] = true // (health answers whatever the key)
 	}
 	if pg, ok := readPage(a); ok && x.r.URL.Query().Get("cursor") == "" && len(pg.events) > 0 {
 		id, _ := pg.events[0].(map[string]any)["id"].(string)
@@ -373,6 +420,9 @@ func inputClasses(x *exchange) []string {
 		return []string{"empty"}
 	}
 	if json.Unmarshal(x.raw, &body) != nil {
+		if trailing(x.raw) {
+			return []string{"trailing"}
+		}
 		return []string{"json-type"}
 	}
 	items, ok := body.VideoIDs.([]any)
@@ -392,6 +442,9 @@ func inputClasses(x *exchange) []string {
 			classes = append(classes, "unicode")
 		default:
 			classes = append(classes, numberClass(strconv.Itoa(utf8.RuneCountInString(id)), schemas.MinVideoIDLen, schemas.MaxVideoIDLen, 1000))
+			if platformAlphabet(id) && len(id) <= schemas.MaxVideoIDLen {
+				classes = append(classes, "shaped") // the platform's alphabet (the feed's own ids are too)
+			}
 		}
 	}
 	if len(items) == 1 {
@@ -401,6 +454,19 @@ func inputClasses(x *exchange) []string {
 	}
 	return slices.Compact(classes)
 }
+
+// trailing reports whether a body that is not JSON is a JSON value
+// followed by more than whitespace, or a value with a trailing comma.
+func trailing(raw []byte) bool {
+	var first json.RawMessage
+	if json.NewDecoder(bytes.NewReader(raw)).Decode(&first) == nil {
+		return true // (raw itself is no JSON: more than whitespace follows)
+	}
+	return json.Valid(trailingComma.ReplaceAll(raw, []byte("$1")))
+}
+
+// trailingComma is a comma before the end of an object or array.
+var trailingComma = regexp.MustCompile(`,(\s*[}\]])`)
 
 // plainCursor: a cursor value that is none of the probes' inputs (a
 // cursor a server handed out is opaque; the probes' are not).
@@ -438,6 +504,11 @@ func numberClass(v string, lo, hi, far int) string {
 	if err != nil {
 		if digits := strings.TrimPrefix(v, "-"); digits != "" && strings.Trim(digits, "0123456789") == "" {
 			return "far-past" // an integer past what an int holds
+		}
+		// digits, then letters ("50abc", not "1e2"): a reader of the
+		// leading digits takes it
+		if i := strings.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && unicode.IsLetter(rune(v[i])) && v[i] != 'e' && v[i] != 'E' {
+			return "trailing"
 		}
 		return "json-type"
 	}
@@ -495,7 +566,7 @@ func idsInPairs(_ *http.Request, doc any) bool {
 var refuseAlways = stateless(func(x *exchange) *answer {
 	a := x.serve()
 	if a.Status != http.StatusUnauthorized {
-		a.Header.Set("WWW-Authenticate", `Bearer realm="api"`)
+		a.setHeader("WWW-Authenticate", `Bearer realm="api"`)
 		a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
 	}
 	return a

@@ -216,6 +216,19 @@ func (e *faultEnv) sources() []faultAnswer {
 	return append(w.pages, e.videos(e.keys.Pro, e.knownIDs(schemas.MaxVideoIDs)...))
 }
 
+// shapedID is an id of id's length and alphabet that names no video: each
+// character moved half way round the platform's alphabet.
+func shapedID(id string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+	b := []byte(id)
+	for i, c := range b {
+		if k := strings.IndexByte(alphabet, c); k >= 0 {
+			b[i] = alphabet[(k+len(alphabet)/2)%len(alphabet)]
+		}
+	}
+	return string(b)
+}
+
 func inventedVideoID(n, length int) string {
 	s := fmt.Sprintf("~none~%d~", n)
 	return (s + strings.Repeat("x", length))[:length]
@@ -332,10 +345,22 @@ var oracles = map[catalogue.ID]oracle{
 		if a.status != http.StatusOK || schemas.ValidateJSON(schemas.HealthBody, a.body) != nil {
 			return "health: " + a.String()
 		}
+		// whether health takes a key is open; a 200 is a HealthBody still
+		for _, auth := range []string{bearer(e.keys.Pro), bearer(e.keys.Revoked)} {
+			if a := e.send(http.MethodPost, schemas.PathHealth, auth, "{}"); a.status == http.StatusOK && schemas.ValidateJSON(schemas.HealthBody, a.body) != nil {
+				return "health with a key: " + a.String()
+			}
+		}
 		return ""
 	},
-	"AUTH-MISSING":   rejects(func(*faultEnv) string { return "" }),
-	"AUTH-MALFORMED": rejects(func(e *faultEnv) string { return "Token " + e.keys.Pro }),
+	"AUTH-MISSING": rejects(func(*faultEnv) string { return "" }),
+	"AUTH-MALFORMED": func(e *faultEnv) string {
+		_, random, _ := strings.Cut(e.keys.Pro, "_")
+		return firstOf(
+			rejects(func(e *faultEnv) string { return "Token " + e.keys.Pro })(e),
+			rejects(func(*faultEnv) string { return bearer(random) })(e), // the Pro key without its prefix
+		)
+	},
 	"AUTH-UNKNOWN": func(e *faultEnv) string {
 		e.feed(e.keys.Pro, "") // a key that works, seen first
 		swapped := e.keys.Pro[:4] + strings.Map(func(r rune) rune {
@@ -556,7 +581,7 @@ var oracles = map[catalogue.ID]oracle{
 		)
 	},
 	"VIDEOS-BAD-BODY": func(e *faultEnv) string {
-		for _, body := range []string{`{"videoIds": [`, `["abc"]`, `{}`, `{"videoIds":"abc"}`, `{"videoIds":[42]}`} {
+		for _, body := range []string{`{"videoIds": [`, `["abc"]`, `{}`, `{"videoIds":"abc"}`, `{"videoIds":[42]}`, `{"videoIds":["abc"]}x`, `{"videoIds":["abc"]}{}`} {
 			if p := want(e.send(http.MethodPost, schemas.PathVideos, bearer(e.keys.Pro), body), http.StatusBadRequest, body); p != "" {
 				return p
 			}
@@ -579,14 +604,15 @@ var oracles = map[catalogue.ID]oracle{
 		return ""
 	},
 	"VIDEOS-MISSING": func(e *faultEnv) string {
-		ids := []string{inventedVideoID(1, 20), inventedVideoID(2, 20)}
+		// invented ids, and one of the feed's ids' length and alphabet
+		ids := []string{inventedVideoID(1, 20), inventedVideoID(2, 20), shapedID(e.knownIDs(1)[0])}
 		if served, missing := lists(e.videos(e.keys.Pro, ids...)); len(served) > 0 || !slices.Equal(missing, ids) {
 			return fmt.Sprintf("served %q, missing %q", served, missing)
 		}
 		return ""
 	},
 	"VIDEOS-PARTITION": func(e *faultEnv) string {
-		ids := append(e.knownIDs(3), inventedVideoID(1, 20), inventedVideoID(2, 20))
+		ids := append(e.knownIDs(3), inventedVideoID(1, 20), inventedVideoID(2, 20), "  "+inventedVideoID(3, 20)+" ")
 		served, missing := lists(e.videos(e.keys.Pro, ids...))
 		all := append(served, missing...)
 		slices.Sort(all)

@@ -20,8 +20,9 @@ import (
 // minute, a cursor store that fills, the free plan's pages cut short.
 // (Offset cursors on a growing feed are offset-cursor.)
 
-// survivors are appended to the table with the derived faults.
-var survivors = []Mutant{
+// survivors are appended to the table with the derived faults, and the
+// escapes of the generated probes after them (escapes.go).
+var survivors = append([]Mutant{
 	rawTokenLimiter(catalogue.AuthRevoked, simulator.CodeRevokedKey, "a revoked key"),
 	rawTokenLimiter(catalogue.AuthUnknown, simulator.CodeUnknownKey, "a well-formed key of no account"),
 	rawTokenLimiter(catalogue.AuthMalformed, simulator.CodeMalformedKey, "a malformed key"),
@@ -39,7 +40,7 @@ var survivors = []Mutant{
 	derive("free-limit-100", catalogue.FeedLimit, ShapeOtherKey, "the other key's (the free plan's) limit is capped at 100: limit=101..200 gives 100 events and a nextCursor", feedOnly,
 		feedRewrite(func(q simulator.FeedQuery) (int, bool) { return 100, q.HasLimit && q.Limit > 100 })),
 	derive("free-pages-short", catalogue.FeedPageDefault, ShapeOtherKey, "without limit, the other key's (the free plan's) pages hold 30 events and a null nextCursor: the rest of its feed is never shown", feedOnly, shortLastPages),
-}
+}, escapedProbes...)
 
 // Escaped reports whether a fault is one of those that escaped the suite
 // before its probes were generated: the kill matrix judges it with them.

@@ -305,6 +305,8 @@ func (t Target) keyVar(auth string) string {
 		v = "${TCM_PRO_KEY%%_*}_" + fmt.Sprintf(random, len(rest))
 	case token == t.unprefixedToken():
 		v = fmt.Sprintf(random, len(token))
+	case t.derivedVar(token) != "":
+		v = t.derivedVar(token)
 	default:
 		return ""
 	}

@@ -97,9 +97,18 @@ var roleSays = map[probe.Role]string{
 	probe.Pro:       "the Pro key",
 	probe.Free:      "the free key",
 	probe.Revoked:   "the revoked key",
-	probe.Unknown:   "a well-formed key of no account",
-	probe.Malformed: "a key without its prefix",
+	probe.Unknown:   "a well-formed key of no account (invented, or the Pro key changed)",
+	probe.Malformed: "a malformed key (invented, or the Pro key without its prefix or with it changed)",
 	probe.None:      "no key",
+}
+
+// keySays names the key a probe sends: its role's, or the form of the
+// Pro key it derives.
+func keySays(p probe.Probe) string {
+	if p.Key != probe.Own {
+		return p.Key.Says()
+	}
+	return roleSays[p.Role]
 }
 
 var shapeSays = map[probe.Shape]string{
@@ -138,8 +147,8 @@ func (pr *prober) planned(ctx context.Context) *probe.Plan {
 		}
 		// A first page or plain request the suite sent already costs nothing.
 		known := func(p probe.Probe) bool {
-			auth, skip := pr.auth(p.Role)
-			return p.Shape == probe.FirstPage && skip == "" && pr.s.c.Known(request(p.Input, auth, ""))
+			auth, skip := pr.auth(p)
+			return p.Shape == probe.FirstPage && skip == "" && !p.Input.FromFeed && pr.s.c.Known(request(p.Input, auth, ""))
 		}
 		pr.plan = probe.MakePlanWithin(mine, budget, profile, known)
 		line := "probes: " + strings.ReplaceAll(pr.plan.Summary(), "\n", "\n  ") + "\n"
@@ -213,7 +222,7 @@ func (pr *prober) refused(ctx context.Context, p probe.Probe, r *probeRun) strin
 		case block != "":
 			return block
 		case id != "" && id != p.Requirement:
-			return fmt.Sprintf("%s answered %d to %s, which breaks %s: no answer for this probe to judge", resp.Request, resp.Status, roleSays[p.Role], id)
+			return fmt.Sprintf("%s answered %d to %s, which breaks %s: no answer for this probe to judge", resp.Request, resp.Status, keySays(p), id)
 		}
 	}
 	return pr.notOwnCursor(ctx, p, r)
@@ -270,6 +279,7 @@ type probeRun struct {
 	context  []*client.Response // answers the shape needed first (a walk's pages, the Pro key's read)
 	blocked  string
 	rate     *admissions // the rate sequences'
+	ids      []string    // the ids sent, when they were made as the probe ran (Input.FromFeed)
 }
 
 // responses are every answer of the run: those judged, those the shape
@@ -318,10 +328,18 @@ func (pr *prober) entryLocked(p probe.Probe) *probeRun {
 // finish lets the specs waiting for the run go on.
 func (r *probeRun) finish() { r.doneOnce.Do(func() { close(r.done) }) }
 
-// auth is the Authorization value of a role, or why it cannot be sent.
-func (pr *prober) auth(role probe.Role) (string, string) {
+// auth is the Authorization value of a probe's key, or why it cannot be
+// sent.
+func (pr *prober) auth(p probe.Probe) (string, string) {
 	t := pr.s.tg
-	switch role {
+	if p.Key != probe.Own {
+		key, ok := p.Key.Derive(t.Pro)
+		if !ok {
+			return "", fmt.Sprintf("%s: the Pro key has no <prefix>_<random> parts for it to change", p.Key.Says())
+		}
+		return "Bearer " + key, ""
+	}
+	switch p.Role {
 	case probe.Pro:
 		return client.Bearer(t.Pro), ""
 	case probe.Free:
@@ -378,12 +396,20 @@ func request(in probe.Input, auth, cursor string) client.Request {
 // send makes the sequence of the probe's shape.
 func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 	s := pr.s
-	auth, skip := pr.auth(p.Role)
+	auth, skip := pr.auth(p)
 	if skip != "" {
 		r.blocked = skip
 		return
 	}
 	in := p.Input
+	if in.FromFeed {
+		ids, block := pr.shapedIDs(ctx)
+		if block != "" {
+			r.blocked = block
+			return
+		}
+		in.IDs, in.Body, r.ids = ids, string(videosRequest(ids, "").Body), ids
+	}
 	fail := func(err error) { r.blocked = "the target gave no answer to judge: " + s.Redactor().String(err.Error()) }
 	// In a lane, a request that waits out a 429 first waits for its key's
 	// room (pace); a burst (Send) does not.

@@ -81,8 +81,10 @@ func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]stri
 				if ok, _ := ConformTo(schemas.HealthBody).Match(resp); !ok {
 					out = append(out, fmt.Sprintf("%s: status 200 with a body that is not {\"status\":\"ok\"}: %s", resp.Request, resp.Excerpt()))
 				}
-			case resp.Status == http.StatusUnauthorized:
-				// whether health takes a key is open (HEALTH-AUTH)
+			case resp.Status == http.StatusUnauthorized || p.Role != probe.None:
+				// whether health takes a key, and which, is open
+				// (HEALTH-AUTH): with a key, any answer but a 200 is one to
+				// the key (its body ERROR-BODY's probes judge)
 			case p.Input.Verdict == probe.Valid:
 				out = append(out, fmt.Sprintf("%s: status %d, want 200 with {\"status\":\"ok\"} (a JSON object is the body the contract shows)\nresponse body: %s", resp.Request, resp.Status, resp.Excerpt()))
 			}
@@ -122,7 +124,7 @@ func (pr *prober) checkAuth(p probe.Probe, r *probeRun) []string {
 			if st == http.StatusUnauthorized || st == http.StatusBadRequest && p.Input.Verdict != probe.Valid {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s: status %d, want 401: the key is %s\n    response body: %s", resp.Request, st, roleSays[p.Role], resp.Excerpt()))
+			out = append(out, fmt.Sprintf("%s: status %d, want 401: the key is %s\n    response body: %s", resp.Request, st, keySays(p), resp.Excerpt()))
 		case p.Role == probe.Free && resp.Request.Path == schemas.PathVideos:
 			// the plan gate's: 403, whatever else the sequence asks
 			if p.Requirement != catalogue.ProGate || st == http.StatusForbidden || limited(resp) {
@@ -130,7 +132,7 @@ func (pr *prober) checkAuth(p probe.Probe, r *probeRun) []string {
 			}
 			out = append(out, fmt.Sprintf("%s: status %d, want 403: the key is a free plan's\n    response body: %s", resp.Request, st, resp.Excerpt()))
 		case st == http.StatusUnauthorized || st == http.StatusForbidden:
-			out = append(out, fmt.Sprintf("%s: status %d: %s is refused\n    response body: %s", resp.Request, st, roleSays[p.Role], resp.Excerpt()))
+			out = append(out, fmt.Sprintf("%s: status %d: %s is refused\n    response body: %s", resp.Request, st, keySays(p), resp.Excerpt()))
 		}
 	}
 	return out
@@ -439,12 +441,22 @@ func (pr *prober) checkLists(ctx context.Context, p probe.Probe, r *probeRun) ([
 		}
 		return out, ""
 	}
+	ids := p.Input.IDs
+	if p.Input.FromFeed {
+		ids = r.ids
+	}
 	for _, resp := range ok200(r.judged) {
-		switch p.Requirement {
-		case catalogue.VideosPartition:
-			out = append(out, partition(resp, p.Input.IDs)...)
-		case catalogue.VideosMissing:
-			for _, id := range p.Input.IDs {
+		switch {
+		case p.Requirement == catalogue.VideosPartition:
+			out = append(out, partition(resp, ids)...)
+		case p.Requirement == catalogue.VideosMissing && p.Input.FromFeed:
+			ps, block := pr.shapedServed(ctx, resp, ids)
+			if block != "" {
+				return nil, block
+			}
+			out = append(out, ps...)
+		case p.Requirement == catalogue.VideosMissing:
+			for _, id := range ids {
 				if listed(resp, id) == "videos" {
 					out = append(out, fmt.Sprintf("%s: %q, an id that names no video, is served as a VideoEntry", resp.Request, jsondoc.Excerpt(id, 40)))
 				}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Target is what a run judges: the server's base URL and the keys to send,
@@ -86,12 +88,30 @@ func (t Target) longerKey() string { return t.Pro + "A" }
 
 func (t Target) shorterKey() string { return t.Pro[:max(len(t.Pro)-1, 0)] }
 
-// derived are the keys made from the Pro key, for the redactor.
+// derived are the keys made from the Pro key, for the redactor: the
+// hand-written specs' and the probes' (probe.KeyForms).
 func (t Target) derived() []string {
 	if t.Pro == "" {
 		return nil
 	}
-	return []string{t.swappedKey(), t.longerKey(), t.shorterKey()}
+	out := []string{t.swappedKey(), t.longerKey(), t.shorterKey()}
+	for _, f := range probe.KeyForms {
+		if k, ok := f.Derive(t.Pro); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// derivedVar spells a probe's key derived from the Pro key as a shell
+// expression of $TCM_PRO_KEY ("" when token is none of them).
+func (t Target) derivedVar(token string) string {
+	for _, f := range probe.KeyForms {
+		if k, ok := f.Derive(t.Pro); ok && k == token {
+			return f.Shell("TCM_PRO_KEY", t.Pro)
+		}
+	}
+	return ""
 }
 
 // unprefixedToken is a token as long as the Pro key without its prefix.

@@ -61,6 +61,7 @@ func faultRole(m mutants.Mutant) string {
 var roleOf = map[string]probe.Role{
 	"error-not-errorbody": probe.None, "errors-not-errorbody": probe.Revoked, "error-body-missing-message": probe.Free,
 	"rate-limit-no-errorbody": probe.Free, "error-content-type": probe.None,
+	"health-keyed-wrapped": probe.Pro, // with a key: the authenticated variant
 }
 
 // baseName is a fault's name without its shape.
@@ -102,6 +103,7 @@ var classOf = map[string]probe.Class{
 	"bad-body-200": probe.JSONType, "number-ids-accepted": probe.JSONType, "id-length-in-bytes": probe.Unicode,
 	"id-length-utf16": probe.Unicode, "count-after-dedupe": probe.Above, "small-body-limit": probe.Unicode,
 	"free-limit-100": probe.At, "reject-duplicates": probe.At,
+	"videos-trailing-garbage": probe.Trailing, "videos-stub-shaped": probe.Shaped, "videos-trim-ids": probe.Whitespace,
 }
 
 func faultCell(m mutants.Mutant) mutants.Cell {

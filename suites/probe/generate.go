@@ -88,8 +88,16 @@ func Generate(cat catalogue.Catalogue) ([]Probe, error) {
 		for _, role := range Roles {
 			for _, shape := range Shapes {
 				for _, in := range inputs {
-					if applies(r.ID, o, role, shape, in) {
-						out = append(out, Probe{Requirement: r.ID, Role: role, Shape: shape, Input: in, Oracle: o})
+					if !applies(r.ID, o, role, shape, in) {
+						continue
+					}
+					out = append(out, Probe{Requirement: r.ID, Role: role, Shape: shape, Input: in, Oracle: o})
+					// The keys derived from the Pro key take the usage
+					// shown: the key is what varies.
+					for _, f := range KeyForms {
+						if f.Role() == role && in.Class == Default {
+							out = append(out, Probe{Requirement: r.ID, Role: role, Key: f, Shape: shape, Input: in, Oracle: o})
+						}
 					}
 				}
 			}
@@ -108,12 +116,17 @@ var feedShapes = []Shape{CursorPage, DeepPage, LiveHead, LongWalk}
 // for every requirement (where a shape and an input can meet, which roles
 // can send them), then what the requirement's oracle can judge.
 func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
+	// Ids made from the Pro account's feed are the Pro key's to ask.
+	if in.FromFeed && role != Pro {
+		return false
+	}
 	// Where a shape and an input can meet.
 	switch {
 	case in.Op == Health:
-		// The health operation takes a body, no key (whether it takes one
-		// is open) and has no shape but the plain request.
-		if shape != FirstPage || role != None {
+		// The health operation takes a body and has no shape but the
+		// plain request; whether it takes a key is open, so it is asked
+		// with every role's (a 200 must still be a HealthBody).
+		if shape != FirstPage {
 			return false
 		}
 	case slices.Contains(feedShapes, shape) && in.Op != Feed:
@@ -172,7 +185,9 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 		return in.Owner == id && shape == FirstPage && !role.Bad() && (role == Pro || in.Op == Feed)
 	case OracleErrorBody:
 		// Where the answer may be an error.
-		return role.Bad() || in.Verdict != Valid || role == Free && in.Op == Videos || shape == AfterBurst && !role.Bad() && in.Op != Health
+		// (health: any answer with a key, whether it takes one is open)
+		return role.Bad() || in.Verdict != Valid || role == Free && in.Op == Videos || shape == AfterBurst && !role.Bad() && in.Op != Health ||
+			in.Op == Health
 	case OracleContentType:
 		return true
 	case OracleSchema:

@@ -101,6 +101,7 @@ func limitInputs() []Input {
 		{JSONType, "null"}, {JSONType, "true"}, {JSONType, "1.5"}, {JSONType, "1e2"}, {JSONType, "abc"}, {JSONType, "[5]"}, {JSONType, "{}"},
 		{Empty, ""}, {Whitespace, " 5 "}, {Whitespace, "\t5"},
 		{Unicode, "٥"}, {Unicode, "５"},
+		{Trailing, "50abc"}, // what a reader of the leading digits takes for 50
 	} {
 		out = append(out, lim(v.class, v.v, catalogue.FeedBadParam, Either, 0))
 	}
@@ -170,7 +171,20 @@ func videosInputs() []Input {
 		return in
 	}
 	one := videoIDs(1, 24, ascii)
-	out := []Input{vid(Default, "1 id", catalogue.VideosIDsMin, Valid, body(one), one)}
+	padded := []string{"  ~probe~padded~  ", plainID}
+	out := []Input{
+		vid(Default, "1 id", catalogue.VideosIDsMin, Valid, body(one), one),
+		// First after the usage shown, where a quick run reaches them: a
+		// class of each that one-rule breaks written blind slipped past
+		// (issue 24): a reader of the body's first JSON value alone, ids
+		// trimmed before the lookup, stubs for ids shaped like real ones.
+		vid(Trailing, "a valid body followed by other bytes", catalogue.VideosBadBody, Invalid, body(one)+"garbage", nil),
+		vid(Whitespace, "an id padded with spaces", catalogue.VideosIDLen, Valid, body(padded), padded),
+		// Made when the probe runs from the feed's ids (their length and
+		// alphabet), naming no video the feed shows; the VIDEOS-ID-LEN
+		// rule makes it valid.
+		{Op: Videos, Field: "videoIds", Class: Shaped, Name: "1 id shaped like the feed's", Verdict: Valid, Owner: catalogue.VideosIDLen, FromFeed: true},
+	}
 	// The body and videoIds of every other JSON type.
 	for _, v := range []struct {
 		class      Class
@@ -235,15 +249,19 @@ func videosInputs() []Input {
 			out = append(out, vid(class, fmt.Sprintf("an id of %d characters (%s)", n.n, u.name), catalogue.VideosIDLen, verdict, body(ids), ids))
 		}
 	}
-	padded := []string{"  ~probe~padded~  ", plainID}
 	space := []string{" ", plainID}
-	out = append(out,
-		vid(Whitespace, "an id padded with spaces", catalogue.VideosIDLen, Valid, body(padded), padded),
-		vid(Whitespace, "an id of one space", catalogue.VideosIDLen, Valid, body(space), space),
-	)
+	out = append(out, vid(Whitespace, "an id of one space", catalogue.VideosIDLen, Valid, body(space), space))
 	// 20 ids of 32 characters beyond the BMP: the largest valid body.
 	largest := videoIDs(schemas.MaxVideoIDs, schemas.MaxVideoIDLen, unicodeClasses[5])
 	out = append(out, vid(Unicode, "20 ids of 32 characters beyond the BMP", catalogue.VideosIDsMax, Valid, body(largest), largest))
+	// The rest of the bodies that are not exactly one JSON value (the
+	// padded body above is one: whitespace after it is JSON's).
+	for _, v := range []struct{ name, body string }{
+		{"two JSON objects", body(one) + body(one)},
+		{"a trailing comma in the object", strings.TrimSuffix(body(one), "}") + ",}"},
+	} {
+		out = append(out, vid(Trailing, v.name, catalogue.VideosBadBody, Invalid, v.body, nil))
+	}
 	return out
 }
 

@@ -133,7 +133,7 @@ func (p Probe) requests() int {
 func (p Probe) weight() int {
 	role := map[Role]int{Pro: 2, Free: 3, Revoked: 3, Unknown: 2, Malformed: 2, None: 2}[p.Role]
 	shape := map[Shape]int{FirstPage: 3, CursorPage: 2, ReadByKey: 3, BothOps: 2, AfterBurst: 3, DeepPage: 2, LiveHead: 1, LongWalk: 1}[p.Shape]
-	class := map[Class]int{Default: 3, At: 3, Above: 3, Below: 3, FarPast: 2, Unicode: 2, Whitespace: 2, JSONType: 1, Empty: 1}[p.Input.Class]
+	class := map[Class]int{Default: 3, At: 3, Above: 3, Below: 3, FarPast: 2, Unicode: 2, Whitespace: 3, JSONType: 1, Empty: 1, Trailing: 3, Shaped: 3}[p.Input.Class]
 	return role * shape * class
 }
 

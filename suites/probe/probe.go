@@ -101,10 +101,12 @@ const (
 	Above      Class = "n+1"        // one past a bound
 	FarPast    Class = "far-past"   // far past a bound, and past what integers hold
 	Unicode    Class = "unicode"    // a value of one class of Unicode
+	Trailing   Class = "trailing"   // a valid value followed by more than whitespace: bytes, a second value, a comma
+	Shaped     Class = "shaped"     // an id shaped like the target's own (the feed's length and alphabet) that names no video seen
 )
 
 // Classes lists every input class.
-var Classes = []Class{Default, JSONType, Empty, Whitespace, Below, At, Above, FarPast, Unicode}
+var Classes = []Class{Default, JSONType, Empty, Whitespace, Below, At, Above, FarPast, Unicode, Trailing, Shaped}
 
 // Input is one value of one request field.
 type Input struct {
@@ -127,20 +129,35 @@ type Input struct {
 	// ReplaceCursor: the input is the cursor itself (shapes that set the
 	// cursor do not apply).
 	ReplaceCursor bool
+	// FromFeed: the ids are made when the probe runs, from the ids the
+	// target's feed shows (the Shaped class); Body and IDs are empty here.
+	FromFeed bool
 }
 
 // Probe is one cell: a requirement judged on one role, shape and input.
 type Probe struct {
 	Requirement catalogue.ID
 	Role        Role
-	Shape       Shape
-	Input       Input
-	Oracle      Oracle
+	// Key is how the role's key is derived from the Pro key ("": the
+	// role's own); the forms of a role share its cells, as the inputs of
+	// a class share theirs.
+	Key    KeyForm
+	Shape  Shape
+	Input  Input
+	Oracle Oracle
+}
+
+// role names the role and, for a derived key, its form.
+func (p Probe) role() string {
+	if p.Key != Own {
+		return string(p.Role) + " (" + string(p.Key) + ")"
+	}
+	return string(p.Role)
 }
 
 // Name is the probe's identity, unique in a generation.
 func (p Probe) Name() string {
-	return fmt.Sprintf("%s × %s × %s × %s: %s", p.Requirement, p.Role, p.Shape, p.Input.Op, p.Input.Name)
+	return fmt.Sprintf("%s × %s × %s × %s: %s", p.Requirement, p.role(), p.Shape, p.Input.Op, p.Input.Name)
 }
 
 // Cell is the probe's place in the matrix (requirement × role × shape ×
@@ -153,7 +170,7 @@ func (p Probe) Cell() string {
 // are one request (the suite's client answers the second from its cache).
 // Probes of one request cost it once.
 func (p Probe) Request() string {
-	return fmt.Sprintf("%s|%s|%s|%s", p.Role, p.Input.Op, p.Sequence(), p.Input.Name)
+	return fmt.Sprintf("%s|%s|%s|%s", p.role(), p.Input.Op, p.Sequence(), p.Input.Name)
 }
 
 // Sequence names what the probe's shape sends: the shape, or for the rate

@@ -56,6 +56,11 @@ func TestGenerateCoversEveryMust(t *testing.T) {
 		"FEED-LIMIT × free × first-page × n",                   // the free key's limit capped at 100
 		"FEED-PAGE-DEFAULT × free × first-page × default",      // free pages under 50 with a null cursor
 		"FEED-CURSOR-WALK × pro × live-head × default",         // offset cursors on a growing feed
+		// and those that slipped past the probes (issue 24, the second measure)
+		"VIDEOS-BAD-BODY × pro × first-page × trailing",    // a reader of the body's first JSON value
+		"VIDEOS-MISSING × pro × first-page × shaped",       // stubs for unknown ids shaped like real ones
+		"HEALTH-OK × revoked × first-page × default",       // health answered otherwise with a key
+		"VIDEOS-PARTITION × pro × first-page × whitespace", // ids trimmed before the lookup
 	} {
 		if !cells[c] {
 			t.Errorf("no probe in the cell %s", c)
@@ -118,6 +123,21 @@ func TestPlanBudget(t *testing.T) {
 			t.Errorf("%s is left untried, but its request is sent for another probe", p.Name())
 		}
 	}
+	// The cheap probes of the classes that slipped past (issue 24) run in
+	// quick: one request each.
+	for _, name := range []string{
+		"VIDEOS-BAD-BODY × pro × first-page × videos: a valid body followed by other bytes",
+		"VIDEOS-MISSING × pro × first-page × videos: 1 id shaped like the feed's",
+		"VIDEOS-PARTITION × pro × first-page × videos: an id padded with spaces",
+		"AUTH-MALFORMED × malformed (no-prefix) × first-page × videos: 1 id",
+		"AUTH-MALFORMED × malformed (no-prefix) × first-page × feed: no limit",
+		"HEALTH-OK × malformed × first-page × health: {}",
+		"HEALTH-OK × pro × first-page × health: {}",
+	} {
+		if !quick.Selected[name] {
+			t.Errorf("quick leaves %s untried", name)
+		}
+	}
 	thorough := MakePlan(ps, Thorough)
 	if len(thorough.Untried) != 0 || len(thorough.Selected) != len(ps) {
 		t.Errorf("thorough leaves %d untried", len(thorough.Untried))
@@ -159,5 +179,40 @@ func TestParseProfile(t *testing.T) {
 	}
 	if _, err := ParseProfile("fast"); err == nil {
 		t.Error("ParseProfile(fast) accepted")
+	}
+}
+
+// Each derived key belongs to the role its requirement names, is no key
+// it comes from, and is sent on every shape and operation its role's
+// usage shown is.
+func TestKeyForms(t *testing.T) {
+	const key = "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+	for _, f := range KeyForms {
+		k, ok := f.Derive(key)
+		switch {
+		case !ok || k == key:
+			t.Errorf("%s: %q, %v", f, k, ok)
+		case f.Role() == Malformed && strings.HasPrefix(k, "tcm_"):
+			t.Errorf("%s starts with the prefix and its underscore: a well-formed key is unknown, not malformed", f)
+		case f.Role() == Unknown && !strings.HasPrefix(k, "tcm_"):
+			t.Errorf("%s does not start with the prefix and its underscore: malformed, not unknown", f)
+		}
+		if f.Says() == "" || f.Shell("TCM_PRO_KEY", key) == "" {
+			t.Errorf("%s: not said or not spelled", f)
+		}
+	}
+	if _, ok := NoPrefix.Derive("nounderscore"); ok {
+		t.Error("a key without <prefix>_ gives a key without its prefix")
+	}
+	cells := map[string]bool{}
+	for _, p := range generate(t) {
+		if p.Key == NoPrefix && p.Oracle == OracleAuth {
+			cells[string(p.Shape)+" "+string(p.Input.Op)] = true
+		}
+	}
+	for _, want := range []string{"first-page feed", "first-page videos", "cursor-page feed", "read-by-other-key videos", "after-burst videos", "both-operations feed", "deep-page feed"} {
+		if !cells[want] {
+			t.Errorf("the Pro key without its prefix is not sent on %s (sent on %v)", want, cells)
+		}
 	}
 }
