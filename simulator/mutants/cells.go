@@ -114,7 +114,7 @@ func CellFault(c Cell) (Mutant, bool) {
 var (
 	cellRoles   = []string{"pro", "free", "revoked", "unknown", "malformed", "none"}
 	cellShapes  = []string{"first-page", "cursor-page", "read-by-other-key", "both-operations", "after-burst", "deep-page", "live-head", "long-walk"}
-	cellClasses = []string{"default", "json-type", "empty", "whitespace", "n-1", "n", "n+1", "far-past", "unicode"}
+	cellClasses = []string{"default", "json-type", "empty", "whitespace", "n-1", "n", "n+1", "far-past", "unicode", "trailing", "shaped"}
 )
 
 // cellFaultNames are the base faults a cell fault is named after, sorted.
