@@ -1,0 +1,259 @@
+package selftest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/mutants"
+)
+
+// TestFailuresBlameTheFaultAlone runs every spec against simulators broken
+// in one requirement each: a fault is blamed exactly when its requirement
+// is not met, no other requirement is, the run is failed (not errored),
+// and every failure carries a transcript, a curl line and a rerun line.
+// A spec whose precondition the fault broke is blocked, which is no blame.
+//
+// It prints "N of M faults blamed on exactly their requirement" and
+// writes the table to reports/blame.md. Which faults, by TCM_BLAME:
+//
+//	(unset)   the first four of faultsToBlame, within go test's minute
+//	sample    CI: one named fault a requirement, faultsToBlame, and every
+//	          fault that was ever misblamed (everMisblamed)
+//	all       every named fault (hand-written and derived)
+//
+// or TCM_BLAME_FAULTS=a,b names them. A fault that hides where only
+// --profile thorough looks runs under it (mutants.Profile); the rest at
+// the default profile.
+func TestFailuresBlameTheFaultAlone(t *testing.T) {
+	t.Parallel()
+	faults := blameSelection(t)
+	started, cpu0 := time.Now(), cpuTime()
+	var (
+		mu   sync.Mutex
+		rows []blameRow
+	)
+	t.Run("faults", func(t *testing.T) {
+		for _, fault := range faults {
+			t.Run(fault, func(t *testing.T) {
+				t.Parallel()
+				row := blameOne(t, fault)
+				mu.Lock()
+				rows = append(rows, row)
+				mu.Unlock()
+				if !row.exact() {
+					t.Errorf("%s", row.why())
+				}
+			})
+		}
+	})
+	slices.SortFunc(rows, func(a, b blameRow) int { return strings.Compare(a.fault, b.fault) })
+	exact := 0
+	for _, r := range rows {
+		if r.exact() {
+			exact++
+		}
+	}
+	summary := fmt.Sprintf("%d of %d faults blamed on exactly their requirement", exact, len(rows))
+	took := fmt.Sprintf("%s wall, %s CPU (this process and the suite runs)", time.Since(started).Round(time.Second), (cpuTime() - cpu0).Round(time.Second))
+	t.Log(summary + "; " + took)
+	writeBlameTable(t, summary, took, rows)
+}
+
+// faultsToBlame are faults whose blame was hard to keep single; go test
+// runs the first four.
+var faultsToBlame = []string{"page-cache-ignores-key", "oldest-first", "missing-field", "error-not-errorbody", "reject-valid-key", "gate-leaks@other-key", "cursor-cycles", "free-pages-short@other-key", "no-pro-gate", "bad-limit-500"}
+
+// everMisblamed are the faults a sweep of every named fault found blamed
+// on another requirement too (2026-11-26), by name or name prefix (a
+// trailing *): CI keeps them in its sample.
+var everMisblamed = []string{"accept-malformed-key*", "cursor-with-revoked-key", "cursor-without-key", "cursor-pages-uncounted",
+	"rate-limit-503", "missing-invented", "duplicate-event-id@cursor-page", "free-limit-100@other-key"}
+
+func blameSelection(t *testing.T) []string {
+	names := mutants.Names()
+	if only := os.Getenv("TCM_BLAME_FAULTS"); only != "" {
+		var out []string
+		for _, n := range strings.Split(only, ",") {
+			if _, ok := mutants.Lookup(strings.TrimSpace(n)); !ok {
+				t.Fatalf("TCM_BLAME_FAULTS names %q, which is no fault", n)
+			}
+			out = append(out, strings.TrimSpace(n))
+		}
+		return out
+	}
+	switch mode := os.Getenv("TCM_BLAME"); mode {
+	case "":
+		return faultsToBlame[:4]
+	case "all":
+		return names
+	case "sample":
+		return blameSample(names)
+	default:
+		t.Fatalf("TCM_BLAME=%q: sample, all or unset", mode)
+	}
+	return nil
+}
+
+// blameSample is a deterministic stratified part of the named faults: the
+// first of each requirement (in name order), faultsToBlame and
+// everMisblamed.
+func blameSample(names []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		m, _ := mutants.Lookup(n)
+		keep := !seen[string(m.Requirement)] || slices.Contains(faultsToBlame, n)
+		for _, p := range everMisblamed {
+			if pre, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(n, pre) || p == n {
+				keep = true
+			}
+		}
+		seen[string(m.Requirement)] = true
+		if keep {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// blameRow is what one fault's run blamed.
+type blameRow struct {
+	fault, requirement, profile string
+	outcome                     string
+	caught                      bool     // its requirement is not met
+	blamed                      []string // requirements not met, or blamed by a problem
+	blocked                     []string // specs blocked, with their cause
+	failures, unproven          int      // failed specs; those without transcript, curl or rerun
+	errors                      []string // why the run errored
+}
+
+func (r blameRow) exact() bool {
+	return r.caught && len(r.blamed) == 1 && r.unproven == 0 && r.outcome == "failed"
+}
+
+func (r blameRow) why() string {
+	switch {
+	case r.outcome == "errored":
+		return fmt.Sprintf("the run errored: %s", strings.Join(r.errors, "; "))
+	case !r.caught:
+		return fmt.Sprintf("not caught: %s is met (blamed: %v)", r.requirement, r.blamed)
+	case len(r.blamed) > 1:
+		return fmt.Sprintf("breaks %s, blamed on %s", r.requirement, strings.Join(r.blamed, ", "))
+	case r.unproven > 0:
+		return fmt.Sprintf("%d failure(s) without a transcript, curl line or rerun line", r.unproven)
+	}
+	return "outcome " + r.outcome
+}
+
+// blameOne runs every spec against the simulator broken by fault and reads
+// the conformance report.
+func blameOne(t *testing.T, fault string) blameRow {
+	m, _ := mutants.Lookup(fault)
+	layers, err := mutants.Layers(fault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := blameRow{fault: fault, requirement: string(m.Requirement), profile: mutants.Profile(fault)}
+	var extra []string
+	if row.profile != "" {
+		extra = append(extra, "--profile", row.profile)
+	}
+	r := runSuite(t, startTarget(t, simulator.Config{Layers: layers}, nil), extra...)
+	raw, err := os.ReadFile(filepath.Join(r.dir, "reports", "conformance-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Outcome      string
+		Errors       []string
+		Requirements []struct{ ID, Result string }
+		Specs        []struct {
+			Name, State, SkipReason string
+			Failure                 *struct {
+				Problems []struct{ Requirement string }
+				Evidence []struct{ Curl, Transcript string }
+				Rerun    string
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	row.outcome, row.errors = rep.Outcome, rep.Errors
+	blame := func(id string) {
+		if id != "" && !slices.Contains(row.blamed, id) {
+			row.blamed = append(row.blamed, id)
+		}
+	}
+	for _, q := range rep.Requirements {
+		if q.Result == "failed" {
+			blame(q.ID)
+			row.caught = row.caught || q.ID == row.requirement
+		}
+	}
+	for _, s := range rep.Specs {
+		if s.State == "blocked" {
+			row.blocked = append(row.blocked, s.Name+": "+firstLines(s.SkipReason, 1))
+		}
+		f := s.Failure
+		if f == nil {
+			continue
+		}
+		row.failures++
+		for _, p := range f.Problems {
+			blame(p.Requirement)
+		}
+		if len(f.Evidence) == 0 || f.Evidence[0].Transcript == "" || !strings.HasPrefix(f.Evidence[0].Curl, "curl ") || !strings.Contains(f.Rerun, "--focus") {
+			row.unproven++
+		}
+	}
+	slices.Sort(row.blamed)
+	return row
+}
+
+// writeBlameTable writes the sweep as Markdown to reports/blame.md at the
+// module root (git-ignored).
+func writeBlameTable(t *testing.T, summary, took string, rows []blameRow) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Blame of every fault\n\n%s (%s).\n\n", summary, took)
+	fmt.Fprintf(&b, "Selection: TCM_BLAME=%q TCM_BLAME_FAULTS=%q. Blamed: the requirements not met, or blamed by a failure's problems.\n\n", os.Getenv("TCM_BLAME"), os.Getenv("TCM_BLAME_FAULTS"))
+	b.WriteString("| fault | breaks | exact | caught | blamed | failures (without evidence) | blocked specs |\n|---|---|---|---|---|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, r := range rows {
+		verdict := "yes"
+		if !r.exact() {
+			verdict = "NO: " + r.why()
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %v | %s | %d (%d) | %d %s |\n", cell(r.fault), r.requirement, cell(verdict), r.caught,
+			strings.Join(r.blamed, " "), r.failures, r.unproven, len(r.blocked), cell(strings.Join(r.blocked, "; ")))
+	}
+	root := filepath.Join("..", "..", "reports")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Logf("no reports directory: %v", err)
+		return
+	}
+	path := filepath.Join(root, "blame.md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("writing the table: %v", err)
+	}
+	abs, _ := filepath.Abs(path)
+	t.Logf("table written to %s", abs)
+}
+
+// cpuTime is the CPU time of this process and its waited-for children.
+func cpuTime() time.Duration {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	d := func(tv syscall.Timeval) time.Duration { return time.Duration(tv.Nano()) }
+	return d(self.Utime) + d(self.Stime) + d(kids.Utime) + d(kids.Stime)
+}
