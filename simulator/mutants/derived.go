@@ -212,9 +212,9 @@ func derive(fault string, req catalogue.ID, shape, does string, ops []simulator.
 // accounting across kinds of request, the rarer bodies of tracked videos.
 var derived = []Mutant{
 	// A credential-like parameter in place of the key.
-	derive("cursor-without-key", catalogue.AuthMissing, ShapeCursorPage, "a feed request without a key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential),
+	derive("cursor-without-key", catalogue.AuthMissing, ShapeCursorPage, "a feed request without a key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential(simulator.CodeMissingKey)),
 	derive("accept-missing-key", catalogue.AuthMissing, ShapeVideos, "tracked videos without a key is served (every id missing) instead of 401", videosOnly, acceptKey(simulator.CodeMissingKey)),
-	derive("cursor-with-revoked-key", catalogue.AuthRevoked, ShapeCursorPage, "a feed request with a revoked key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential),
+	derive("cursor-with-revoked-key", catalogue.AuthRevoked, ShapeCursorPage, "a feed request with a revoked key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential(simulator.CodeRevokedKey)),
 	derive("accept-revoked-key", catalogue.AuthRevoked, ShapeVideos, "tracked videos with a revoked key is served (every id missing) instead of 401", videosOnly, acceptKey(simulator.CodeRevokedKey)),
 	derive("accept-unknown-key", catalogue.AuthUnknown, ShapeCursorPage, "a feed request with a cursor and a well-formed key of no account is served (an empty page)", feedOnly, acceptKey(simulator.CodeUnknownKey)),
 	// Checks in the wrong order: the limiter before authentication.
@@ -255,13 +255,18 @@ var derived = []Mutant{
 	derive("error-not-errorbody", catalogue.ErrorBody, ShapeLargeBatch, "403 answers to more than 10 ids are not ErrorBodies", videosOnly, editStatus(http.StatusForbidden, notErrorBody)),
 }
 
-// cursorAsCredential serves a feed request refused for its key (missing,
-// revoked, unknown) as the key that was handed its cursor.
-func cursorAsCredential() serveFunc {
+// cursorAsCredential serves a feed request refused for its key with code
+// (missing, or revoked) as the key that was handed its cursor: the other
+// bad keys stay refused, so that the fault breaks its one requirement.
+func cursorAsCredential(code string) func() serveFunc {
+	return func() serveFunc { return cursorAs(code) }
+}
+
+func cursorAs(code string) serveFunc {
 	var owner memo[string]
 	return func(x *exchange) *answer {
 		a := x.serve()
-		if q, ok := x.feed(); ok && q.Cursor != "" && a.Status == http.StatusUnauthorized {
+		if q, ok := x.feed(); ok && q.Cursor != "" && a.Status == http.StatusUnauthorized && a.code() == code {
 			if auth, known := owner.get(q.Cursor); known {
 				a = x.serveAs(x.withAuth(auth), nil)
 			}

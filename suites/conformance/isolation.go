@@ -117,36 +117,57 @@ func foreignVideos(other, own *walk, max int) (ids, channels []string) {
 }
 
 // foreignEvents names the events of a page that are shown to be another
-// account's: in the other account's whole walk, not in this one's, and not
-// newer than this one's head. An event in neither walk (one a walk
-// skipped) is no proof of a leak, and is not claimed.
+// account's (see owner.foreign). An event in neither walk, or of a channel
+// both accounts show, is no proof of a leak, and is not claimed.
 func foreignEvents(resp *client.Response, own, other *walk) []string {
 	switch {
 	case resp.Status != http.StatusOK:
 		return nil // refused, or broken: no event shown, no leak
 	}
-	mine, theirs := map[string]bool{}, map[string]bool{}
-	var head int64
-	for i, e := range own.Events() {
-		mine[e.ID] = true
-		if i == 0 || e.CreatedAt > head {
-			head = e.CreatedAt
-		}
-	}
-	for _, e := range other.Events() {
-		theirs[e.ID] = true
-	}
+	o := ownerOf(own, other)
 	doc, _ := resp.JSON()
 	var out []string
 	for i, ev := range jsondoc.Items(doc, "/events") {
 		id, _ := jsondoc.String(ev, "/id")
 		at, _ := jsondoc.Int(ev, "/createdAt")
-		// an event newer than this key's walk may be its own too (a
-		// channel both accounts track, on a live feed)
-		if id != "" && theirs[id] && !mine[id] && at <= head {
-			channel, _ := jsondoc.String(ev, "/channel/id")
-			out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the other account's feed, not of this key's own", resp.Request, i, id, channel))
+		channel, _ := jsondoc.String(ev, "/channel/id")
+		if o.foreign(id, channel, at) {
+			out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the other account's feed, of a channel this key's whole feed never shows", resp.Request, i, id, channel))
 		}
 	}
 	return out
+}
+
+// owner tells another account's events from this key's own, from both
+// accounts' whole walks: the one oracle of every tenant leak claimed in
+// the feed.
+type owner struct {
+	mineID, theirsID           map[string]bool
+	mineChannel, theirsChannel map[string]bool
+	head                       int64 // createdAt of own's newest event
+}
+
+func ownerOf(own, other *walk) owner {
+	o := owner{mineID: map[string]bool{}, theirsID: map[string]bool{}, mineChannel: map[string]bool{}, theirsChannel: map[string]bool{}}
+	for i, e := range own.Events() {
+		o.mineID[e.ID], o.mineChannel[e.Channel] = true, true
+		if i == 0 || e.CreatedAt > o.head {
+			o.head = e.CreatedAt
+		}
+	}
+	for _, e := range other.Events() {
+		o.theirsID[e.ID], o.theirsChannel[e.Channel] = true, true
+	}
+	return o
+}
+
+// foreign reports whether an event is shown to be the other account's: the
+// other walk has its id and this one does not, and its channel is one the
+// other walk shows and this one never does (an id alone proves nothing:
+// ids two events share, or a page cut elsewhere, put one account's own
+// event under an id of the other's walk). An event newer than this key's
+// walk may be its own too (a channel it began to track, on a live feed).
+func (o owner) foreign(id, channel string, at int64) bool {
+	return id != "" && o.theirsID[id] && !o.mineID[id] &&
+		channel != "" && o.theirsChannel[channel] && !o.mineChannel[channel] && at <= o.head
 }

@@ -387,24 +387,14 @@ func (pr *prober) checkTenant(ctx context.Context, p probe.Probe, r *probeRun) (
 		}
 		return out, ""
 	}
-	// A page of the Pro key's, read with the free key: an event shown to
-	// be the Pro account's alone (in its walk, not in the free walk) is a
-	// leak; anything else is not shown to be one.
-	mine := map[string]bool{}
-	for _, e := range free.Events() {
-		mine[e.ID] = true
-	}
-	theirs := map[string]bool{}
-	for _, e := range pro.Events() {
-		if !mine[e.ID] {
-			theirs[e.ID] = true
-		}
-	}
+	// A page of the Pro key's, read with the free key: only an event shown
+	// to be the Pro account's alone is a leak (owner.foreign).
+	o := ownerOf(free, pro)
 	for _, resp := range ok200(r.judged) {
 		page := pr.facts.of(resp).page
 		for i, e := range page.Events {
-			if theirs[e.ID] {
-				out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the Pro account's feed that the free account's feed does not show, served to the free key", resp.Request, i, e.ID, e.Channel))
+			if o.foreign(e.ID, e.Channel, e.CreatedAt) {
+				out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the Pro account's feed, of a channel the free account's whole feed never shows, served to the free key", resp.Request, i, e.ID, e.Channel))
 			}
 		}
 	}

@@ -134,6 +134,7 @@ type blameRow struct {
 	blocked                     []string // specs blocked, with their cause
 	failures, unproven          int      // failed specs; those without transcript, curl or rerun
 	errors                      []string // why the run errored
+	others                      []string // problems that blame another requirement: spec, requirement, what it found
 }
 
 func (r blameRow) exact() bool {
@@ -147,7 +148,7 @@ func (r blameRow) why() string {
 	case !r.caught:
 		return fmt.Sprintf("not caught: %s is met (blamed: %v)", r.requirement, r.blamed)
 	case len(r.blamed) > 1:
-		return fmt.Sprintf("breaks %s, blamed on %s", r.requirement, strings.Join(r.blamed, ", "))
+		return fmt.Sprintf("breaks %s, blamed on %s\n  %s", r.requirement, strings.Join(r.blamed, ", "), strings.Join(r.others, "\n  "))
 	case r.unproven > 0:
 		return fmt.Sprintf("%d failure(s) without a transcript, curl line or rerun line", r.unproven)
 	}
@@ -179,7 +180,7 @@ func blameOne(t *testing.T, fault string) blameRow {
 		Specs        []struct {
 			Name, State, SkipReason string
 			Failure                 *struct {
-				Problems []struct{ Requirement string }
+				Problems []struct{ Requirement, Actual string }
 				Evidence []struct{ Curl, Transcript string }
 				Rerun    string
 			}
@@ -209,8 +210,11 @@ func blameOne(t *testing.T, fault string) blameRow {
 			continue
 		}
 		row.failures++
-		for _, p := range f.Problems {
+		for i, p := range f.Problems {
 			blame(p.Requirement)
+			if p.Requirement != row.requirement && (i == 0 || p.Requirement != f.Problems[i-1].Requirement) {
+				row.others = append(row.others, fmt.Sprintf("%s → %s: %s", s.Name, p.Requirement, firstLines(p.Actual, 1)))
+			}
 		}
 		if len(f.Evidence) == 0 || f.Evidence[0].Transcript == "" || !strings.HasPrefix(f.Evidence[0].Curl, "curl ") || !strings.Contains(f.Rerun, "--focus") {
 			row.unproven++
@@ -226,15 +230,15 @@ func writeBlameTable(t *testing.T, summary, took string, rows []blameRow) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Blame of every fault\n\n%s (%s).\n\n", summary, took)
 	fmt.Fprintf(&b, "Selection: TCM_BLAME=%q TCM_BLAME_FAULTS=%q. Blamed: the requirements not met, or blamed by a failure's problems.\n\n", os.Getenv("TCM_BLAME"), os.Getenv("TCM_BLAME_FAULTS"))
-	b.WriteString("| fault | breaks | exact | caught | blamed | failures (without evidence) | blocked specs |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| fault | breaks | exact | caught | blamed | failures (without evidence) | blocked specs | blames of another requirement |\n|---|---|---|---|---|---|---|---|\n")
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	for _, r := range rows {
 		verdict := "yes"
 		if !r.exact() {
-			verdict = "NO: " + r.why()
+			verdict, _, _ = strings.Cut("NO: "+r.why(), "\n")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %v | %s | %d (%d) | %d %s |\n", cell(r.fault), r.requirement, cell(verdict), r.caught,
-			strings.Join(r.blamed, " "), r.failures, r.unproven, len(r.blocked), cell(strings.Join(r.blocked, "; ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %v | %s | %d (%d) | %d %s | %s |\n", cell(r.fault), r.requirement, cell(verdict), r.caught,
+			strings.Join(r.blamed, " "), r.failures, r.unproven, len(r.blocked), cell(strings.Join(r.blocked, "; ")), cell(strings.Join(r.others, "; ")))
 	}
 	root := filepath.Join("..", "..", "reports")
 	if err := os.MkdirAll(root, 0o755); err != nil {
