@@ -266,7 +266,7 @@ func cursorAs(code string) serveFunc {
 	var owner memo[string]
 	return func(x *exchange) *answer {
 		a := x.serve()
-		if q, ok := x.feed(); ok && q.Cursor != "" && a.Status == http.StatusUnauthorized && a.code() == code {
+		if q, ok := x.feed(); ok && q.Cursor != "" && refused(x, a, code) {
 			if auth, known := owner.get(q.Cursor); known {
 				a = x.serveAs(x.withAuth(auth), nil)
 			}
@@ -283,7 +283,7 @@ func cursorAs(code string) serveFunc {
 func limiterFirst(code string) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if a.Status == http.StatusUnauthorized && a.code() == code {
+		if refused(x, a, code) {
 			a.setHeader("Retry-After", "60")
 			a.setError(http.StatusTooManyRequests, simulator.CodeRateLimited, "rate limit exceeded", nil)
 		}

@@ -28,12 +28,13 @@ type exchange struct {
 	r    *http.Request
 	raw  []byte // the request body, at most what the server reads
 	next simulator.Answerer
+	srv  *simulator.Server // the server the layer wraps (its keys)
 }
 
 // wrap turns a mutant's body into a layer's answerer around next.
-func wrap(serve serveFunc, next simulator.Answerer) simulator.Answerer {
+func wrap(serve serveFunc, srv *simulator.Server, next simulator.Answerer) simulator.Answerer {
 	return func(r *http.Request) simulator.Answer {
-		x := &exchange{r: r, next: next}
+		x := &exchange{r: r, next: next, srv: srv}
 		if r.Body != nil && r.Body != http.NoBody {
 			x.raw, _ = io.ReadAll(io.LimitReader(r.Body, simulator.MaxBodyBytes+1))
 		}

@@ -99,10 +99,10 @@ func Layers(names ...string) ([]simulator.Layer, error) {
 // Layer is the mutant as a layer of one server, with its own state.
 func (m Mutant) Layer() simulator.Layer {
 	serve := m.fresh()
-	return simulator.Layer{Name: m.Name, Fault: true, Wrap: func(_ *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+	return simulator.Layer{Name: m.Name, Fault: true, Wrap: func(s *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
 		if !slices.Contains(m.Ops, op) {
 			return next
 		}
-		return wrap(serve, next)
+		return wrap(serve, s, next)
 	}}
 }

@@ -37,7 +37,10 @@ var survivors = []Mutant{
 	{Name: "cursor-store-fills@" + ShapeLongWalk, Requirement: catalogue.FeedCursorWalk, Ops: feedOnly, fresh: cursorStoreFills,
 		Does: fmt.Sprintf("each key's cursor store holds %d cursors: a cursor handed out after it filled is answered 400, unknown", cursorStoreSize)},
 	derive("free-limit-100", catalogue.FeedLimit, ShapeOtherKey, "the other key's (the free plan's) limit is capped at 100: limit=101..200 gives 100 events and a nextCursor", feedOnly,
-		feedRewrite(func(q simulator.FeedQuery) (int, bool) { return 100, q.HasLimit && q.Limit > 100 })),
+		// above 200 the cap is FEED-LIMIT-CAP's: left alone
+		feedRewrite(func(q simulator.FeedQuery) (int, bool) {
+			return 100, q.HasLimit && q.Limit > 100 && q.Limit <= schemas.MaxPageSize
+		})),
 	derive("free-pages-short", catalogue.FeedPageDefault, ShapeOtherKey, "without limit, the other key's (the free plan's) pages hold 30 events and a null nextCursor: the rest of its feed is never shown", feedOnly, shortLastPages),
 }
 
@@ -84,7 +87,7 @@ func rawTokenLimiter(id catalogue.ID, code, what string) Mutant {
 				sent.put(x.auth(), n+1)
 				mu.Unlock()
 				a := x.serve()
-				if a.Status == http.StatusUnauthorized && a.code() == code && n >= schemas.FeedRequestsPerMinute {
+				if refused(x, a, code) && n >= schemas.FeedRequestsPerMinute {
 					a.Header.Set("Retry-After", "60")
 					a.setError(http.StatusTooManyRequests, simulator.CodeRateLimited, "rate limit exceeded", nil)
 				}
@@ -116,7 +119,7 @@ func urlCache(code string) serveFunc {
 		switch {
 		case a.Status == http.StatusOK:
 			lastURL, lastBody = url, a.Body
-		case a.Status == http.StatusUnauthorized && a.code() == code && url == lastURL:
+		case refused(x, a, code) && url == lastURL:
 			return replay(lastBody)
 		default:
 			lastURL = ""

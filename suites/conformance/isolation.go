@@ -29,20 +29,11 @@ func (s *suite) isolationSpecs() {
 		if len(ids) == 0 {
 			Skip("the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
 		}
-		// An id that cannot exist, in the same request, is the control: a
-		// server that serves it invents entries (VIDEOS-MISSING's), and a
-		// video it serves proves nothing of another account.
-		none := inventedID(len(ids), 24)
-		resp := s.validBody(s.fetch(ctx, videosRequest(append(slices.Clone(ids), none), s.tg.Pro)))
+		resp := s.validBody(s.fetch(ctx, foreignVideosRequest(ids, s.tg.Pro)))
 		s.expect(resp).To(HaveStatus(http.StatusOK))
-		if listed(resp, none) == "videos" {
-			s.Block(fmt.Sprintf("%s: %q, an id that cannot exist, is served as a VideoEntry (judged by VIDEOS-MISSING)", resp.Request, none))
-		}
-		var served []string
-		for i, id := range ids {
-			if listed(resp, id) == "videos" {
-				served = append(served, fmt.Sprintf("%s: %q, a video of channel %q, is served: the free account's feed shows that channel, the Pro account's whole feed never does", resp.Request, id, channels[i]))
-			}
+		served, block := servedForeign(resp, ids, channels)
+		if block != "" {
+			s.Block(block)
 		}
 		s.noneOf("rule: only videos of channels tracked by the authenticated account are served", served)
 	})
@@ -81,6 +72,30 @@ func (s *suite) bothWalks(ctx SpecContext) (pro, free *walk) {
 		}
 	}
 	return pro, free
+}
+
+// foreignVideosRequest asks the key for ids, videos of another account's
+// channels, and for an id that cannot exist: the control. A server that
+// serves that one invents entries (VIDEOS-MISSING's), and a video it
+// serves proves nothing of another account.
+func foreignVideosRequest(ids []string, key string) client.Request {
+	return videosRequest(append(slices.Clone(ids), inventedID(len(ids), 24)), key)
+}
+
+// servedForeign names the videos of another account's channels that resp
+// (to foreignVideosRequest) serves: the one oracle of a tenant leak in
+// tracked videos. block says why nothing is shown when the control was
+// served too.
+func servedForeign(resp *client.Response, ids, channels []string) (served []string, block string) {
+	if none := inventedID(len(ids), 24); listed(resp, none) == "videos" {
+		return nil, fmt.Sprintf("%s: %q, an id that cannot exist, is served as a VideoEntry (judged by VIDEOS-MISSING)", resp.Request, none)
+	}
+	for i, id := range ids {
+		if listed(resp, id) == "videos" {
+			served = append(served, fmt.Sprintf("%s: %q, a video of channel %q, is served: the other account's feed shows that channel, this account's whole feed never does", resp.Request, id, channels[i]))
+		}
+	}
+	return served, ""
 }
 
 // foreignVideos picks up to max videos of channels that the other walk

@@ -372,20 +372,15 @@ func (pr *prober) checkTenant(ctx context.Context, p probe.Probe, r *probeRun) (
 	}
 	var out []string
 	if p.Requirement == catalogue.VideosTenant {
-		ids, _ := foreignVideos(free, pro, schemas.MaxVideoIDs)
+		ids, channels := foreignVideos(free, pro, schemas.MaxVideoIDs-1)
 		if len(ids) == 0 {
 			return nil, "no video of a channel only the free account tracks"
 		}
-		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		resp := s.fetch(ctx, foreignVideosRequest(ids, s.tg.Pro))
 		if resp.Status != http.StatusOK {
 			return nil, fmt.Sprintf("%s answered %d", resp.Request, resp.Status)
 		}
-		for _, id := range ids {
-			if listed(resp, id) == "videos" {
-				out = append(out, fmt.Sprintf("%s: %q, a video of a channel only the free account tracks, is served to the Pro key", resp.Request, id))
-			}
-		}
-		return out, ""
+		return servedForeign(resp, ids, channels)
 	}
 	// A page of the Pro key's, read with the free key: only an event shown
 	// to be the Pro account's alone is a leak (owner.foreign).
