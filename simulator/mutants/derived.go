@@ -246,7 +246,7 @@ var derived = []Mutant{
 	derive("empty-list-omitted", catalogue.VideosEntrySchema, ShapeEmptyArrays, "an empty videos or missingVideoIds is left out of the answer", videosOnly, editOK(omitEmptyLists)),
 	derive("big-count-as-string", catalogue.CountNonnegOrNull, ShapeBigCounts, "viewCounts of 10,000 or more are sent as strings, past 2^31 (×2^18: the world's counts are small)", videosOnly, editOK(statsEdit(bigCountAsString))),
 	// Rate accounting across kinds of request, and every 429 of a lockout.
-	{Name: "cursor-pages-uncounted@" + ShapeCursorPage, Requirement: catalogue.RateLimit429, Does: "cursor pages are not counted: a throttled cursor page is answered 200 (the last page the key got), and so is a throttled first page for each cursor page the key was served since its last 429", Ops: feedOnly, fresh: uncounted},
+	{Name: "cursor-pages-uncounted@" + ShapeCursorPage, Requirement: catalogue.RateLimit429, Does: "cursor pages are not counted: a throttled cursor page is served (200, the page asked for), and so is a throttled first page for each cursor page the key was served since its last 429", Ops: feedOnly, fresh: uncounted},
 	// The shape is what triggers the fault here, not where it shows.
 	{Name: "videos-resets-feed@" + ShapeVideos, Requirement: catalogue.RateLimit429, Does: "a tracked-videos request resets its key's feed count: the key's next 20 throttled feed requests are answered 200", Ops: keyed, fresh: videosResetsFeed},
 	derive("retry-after-once", catalogue.RateRetryAfter, ShapeAfterBurst, "a key's second lockout and every 429 after the first of a lockout carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.delHeader("Retry-After") })),
@@ -349,8 +349,8 @@ func bigCountAsString(video map[string]any) bool {
 }
 
 // uncounted plays a limiter that does not count cursor pages, in front of
-// one that counts every request: a throttled cursor page is answered with
-// the last 200 of its key, and a throttled first page too while the key
+// one that counts every request: a throttled cursor page is served (the
+// page asked for, uncounted), and a throttled first page too while the key
 // has credit (one for each cursor page it was served since its last 429).
 func uncounted() serveFunc {
 	var (
@@ -371,13 +371,13 @@ func uncounted() serveFunc {
 				credit.put(x.auth(), n+1)
 			}
 		case http.StatusTooManyRequests:
-			body, ok := last.get(x.auth())
+			_, ok := last.get(x.auth())
 			switch {
 			case ok && q.Cursor != "":
-				return replay(body)
+				return x.serveUncounted()
 			case ok && n > 0:
 				credit.put(x.auth(), n-1)
-				return replay(body)
+				return x.serveUncounted()
 			}
 		}
 		return a
@@ -385,7 +385,7 @@ func uncounted() serveFunc {
 }
 
 // videosResetsFeed: after a tracked-videos request of a key, up to 20 of
-// its throttled feed requests are answered with the last page it got.
+// its throttled feed requests are served (the page asked for, uncounted).
 func videosResetsFeed() serveFunc {
 	var (
 		last  memo[[]byte]
@@ -404,9 +404,9 @@ func videosResetsFeed() serveFunc {
 			last.put(x.auth(), a.Body)
 		case http.StatusTooManyRequests:
 			n, _ := reset.get(x.auth())
-			if body, ok := last.get(x.auth()); ok && n > 0 {
+			if _, ok := last.get(x.auth()); ok && n > 0 {
 				reset.put(x.auth(), n-1)
-				return replay(body)
+				return x.serveUncounted()
 			}
 		}
 		return a

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unicode/utf16"
 
 	"github.com/tcmkit/tcmkit/schemas"
@@ -176,20 +175,6 @@ func offsetCursor() serveFunc {
 	}
 	var cursors memo[issued]
 	var n atomic.Int64
-	// the head of each key's feed as its last first page showed it, and
-	// when (the server's clock): asking the server again for the head
-	// would count against the key's rate limit, a second rule broken
-	type seenHead struct {
-		at time.Time
-		id string
-	}
-	var heads memo[seenHead]
-	now := func(x *exchange) time.Time {
-		if x.srv == nil {
-			return time.Time{}
-		}
-		return x.srv.Now()
-	}
 	// hand replaces a page's nextCursor by an offset token.
 	hand := func(a *answer, head string) *answer {
 		if pg, ok := readPage(a); ok && pg.next != "" && head != "" {
@@ -208,19 +193,14 @@ func offsetCursor() serveFunc {
 			head := ""
 			if pg, ok := readPage(a); ok && q.Cursor == "" && len(pg.events) > 0 {
 				head, _ = jsondoc.String(pg.events[0], "/id")
-				if at := now(x); !at.IsZero() {
-					heads.put(x.auth(), seenHead{at, head})
-				}
 			}
 			return hand(a, head)
 		}
 		// How many events arrived at the head since the cursor was handed
-		// out? None if the key's first page showed the same head at this
-		// very instant (no clock, no event); else the server is asked.
+		// out? (asked uncounted: the fault's own request must not use up
+		// the key's rate limit, a second rule broken)
 		arrived, head := 0, c.head
-		if h, ok := heads.get(x.auth()); ok && h.id == c.head && !h.at.IsZero() && h.at.Equal(now(x)) {
-			// the head is known without a request
-		} else if fresh, ok := readPage(x.feedAs(schemas.MaxPageSize, "")); ok && len(fresh.events) > 0 {
+		if fresh, ok := readPage(x.feedAsUncounted(schemas.MaxPageSize, "")); ok && len(fresh.events) > 0 {
 			head, _ = jsondoc.String(fresh.events[0], "/id")
 			for i, ev := range fresh.events {
 				if id, _ := jsondoc.String(ev, "/id"); id == c.head {

@@ -39,7 +39,7 @@ var survivors = []Mutant{
 	derive("free-limit-100", catalogue.FeedLimit, ShapeOtherKey, "the other key's (the free plan's) limit is capped at 100: limit=101..200 gives 100 events and a nextCursor", feedOnly,
 		// above 200 the cap is FEED-LIMIT-CAP's: left alone
 		feedRewrite(func(q simulator.FeedQuery) (int, bool) {
-			return 100, q.HasLimit && q.Limit > 100 && q.Limit <= schemas.MaxPageSize
+			return 100, q.HasLimit && q.Limit > 100 && q.Asked <= schemas.MaxPageSize
 		})),
 	derive("free-pages-short", catalogue.FeedPageDefault, ShapeOtherKey, "without limit, the other key's (the free plan's) pages hold 30 events and a null nextCursor: the rest of its feed is never shown", feedOnly, shortLastPages),
 }
@@ -130,7 +130,7 @@ func urlCache(code string) serveFunc {
 
 // videosResetsWindow: a tracked-videos request (not refused for its key)
 // of a key whose last feed answer was a 200 lets up to 20 of the key's
-// throttled feed requests through, answered with the last page it got.
+// throttled feed requests through (the page asked for, uncounted).
 func videosResetsWindow() serveFunc {
 	var (
 		mu     sync.Mutex
@@ -154,9 +154,9 @@ func videosResetsWindow() serveFunc {
 			under.put(x.auth(), true)
 		case http.StatusTooManyRequests:
 			if n, _ := credit.get(x.auth()); n > 0 {
-				if body, ok := last.get(x.auth()); ok {
+				if _, ok := last.get(x.auth()); ok {
 					credit.put(x.auth(), n-1)
-					return replay(body)
+					return x.serveUncounted()
 				}
 			}
 			under.put(x.auth(), false)
@@ -168,7 +168,7 @@ func videosResetsWindow() serveFunc {
 // halfMinuteWindow plays a window of 30 s on top of the server's minute:
 // the first 429 of a lockout says Retry-After 30 (half the server's
 // wait); a key that comes back gets its next 20 throttled requests
-// through (the last page it got), then a 429 that says 30 again.
+// through (the pages asked for, uncounted), then a 429 that says 30 again.
 func halfMinuteWindow() serveFunc {
 	var (
 		mu    sync.Mutex
@@ -190,7 +190,7 @@ func halfMinuteWindow() serveFunc {
 		default:
 			return a
 		}
-		body, seen := last.get(k)
+		_, seen := last.get(k)
 		n, _ := left.get(k)
 		if was, _ := armed.get(k); was && n == 0 && seen {
 			armed.put(k, false)
@@ -198,7 +198,7 @@ func halfMinuteWindow() serveFunc {
 		}
 		if n > 0 && seen {
 			left.put(k, n-1)
-			return replay(body)
+			return x.serveUncounted()
 		}
 		if ra, err := strconv.Atoi(a.Header.Get("Retry-After")); err == nil && ra > half {
 			a.Header.Set("Retry-After", strconv.Itoa(half))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -102,6 +103,17 @@ func probePage(resp *client.Response) (walkPage, bool) {
 	}
 	page, err := readPage(resp, 0)
 	return page, err == nil
+}
+
+// cursorRefused says why a page cannot be judged when its cursor, one the
+// target handed out, was refused (a 400 whose details name the cursor and
+// not the limit): FEED-CURSOR-WALK's rule, not the page's; "" otherwise.
+func cursorRefused(resp *client.Response) string {
+	q, _ := url.ParseQuery(resp.Request.Query)
+	if resp.Status != http.StatusBadRequest || q.Get("cursor") == "" || !detailsMention(resp, "cursor") || detailsMention(resp, "limit") {
+		return ""
+	}
+	return fmt.Sprintf("%s answered 400 to a cursor the target handed out (judged by FEED-CURSOR-WALK): no page to judge", resp.Request)
 }
 
 // ok200 are the answers with status 200.
@@ -262,6 +274,8 @@ func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun)
 			continue
 		case resp.Status == http.StatusBadRequest && in.Verdict == probe.Either:
 			continue // a number past what the server's integers hold may be refused
+		case cursorRefused(resp) != "":
+			return nil, cursorRefused(resp)
 		case resp.Status != http.StatusOK:
 			out = append(out, fmt.Sprintf("%s: status %d, want a page of %d events (%s)\n    response body: %s", resp.Request, resp.Status, in.Size, in.Name, resp.Excerpt()))
 			continue

@@ -205,7 +205,11 @@ func (a *admissions) check(id catalogue.ID) ([]string, string) {
 		if a.over != "" {
 			out = append(out, a.over+" (rule: 20 requests per minute per key, cursor pages and all, whatever the other operation does)")
 		}
-		if a.stopped != nil {
+		if a.stopped != nil && cursorRefused(a.stopped) != "" { // FEED-CURSOR-WALK's
+			if len(out) == 0 {
+				return nil, cursorRefused(a.stopped)
+			}
+		} else if a.stopped != nil {
 			out = append(out, fmt.Sprintf("%s: status %d, want 200 or, past the limit, 429\n    response body: %s", a.stopped.Request, a.stopped.Status, a.stopped.Excerpt()))
 		}
 	case catalogue.RateAllows20:
