@@ -49,7 +49,10 @@ func TestFailuresBlameTheFaultAlone(t *testing.T) {
 				mu.Lock()
 				rows = append(rows, row)
 				mu.Unlock()
-				if !row.exact() {
+				// a fault a whole run at the default profile does not
+				// catch is no wrong blame: the kill matrix judges kills,
+				// each run filtered to the fault's requirement
+				if !row.exact() && (row.caught || len(row.blamed) > 0 || row.outcome != "passed") {
 					t.Errorf("%s", row.why())
 				}
 			})
@@ -63,9 +66,23 @@ func TestFailuresBlameTheFaultAlone(t *testing.T) {
 		}
 	}
 	summary := fmt.Sprintf("%d of %d faults blamed on exactly their requirement", exact, len(rows))
+	if missed := len(rows) - exact - misblamed(rows); missed > 0 {
+		summary += fmt.Sprintf(" (%d not caught by a whole run at this profile, no requirement blamed)", missed)
+	}
 	took := fmt.Sprintf("%s wall, %s CPU (this process and the suite runs)", time.Since(started).Round(time.Second), (cpuTime() - cpu0).Round(time.Second))
 	t.Log(summary + "; " + took)
 	writeBlameTable(t, summary, took, rows)
+}
+
+// misblamed counts the rows whose run blamed something and not exactly.
+func misblamed(rows []blameRow) int {
+	n := 0
+	for _, r := range rows {
+		if !r.exact() && (r.caught || len(r.blamed) > 0 || r.outcome != "passed") {
+			n++
+		}
+	}
+	return n
 }
 
 // faultsToBlame are faults whose blame was hard to keep single; go test
