@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/mutants"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // TestFailuresBlameTheFaultAlone runs every spec against simulators broken
@@ -29,6 +31,7 @@ import (
 //	sample    CI: one named fault a requirement, faultsToBlame, and every
 //	          fault that was ever misblamed (everMisblamed)
 //	all       every named fault (hand-written and derived)
+//	cells     a generated cell fault of each requirement, under thorough
 //
 // or TCM_BLAME_FAULTS=a,b names them. A fault that hides where only
 // --profile thorough looks runs under it (mutants.Profile); the rest at
@@ -114,8 +117,10 @@ func blameSelection(t *testing.T) []string {
 		return names
 	case "sample":
 		return blameSample(names)
+	case "cells":
+		return cellSample(t)
 	default:
-		t.Fatalf("TCM_BLAME=%q: sample, all or unset", mode)
+		t.Fatalf("TCM_BLAME=%q: sample, all, cells or unset", mode)
 	}
 	return nil
 }
@@ -137,6 +142,30 @@ func blameSample(names []string) []string {
 		seen[string(m.Requirement)] = true
 		if keep {
 			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// cellSample is one generated cell fault a requirement (mutants.CellFault,
+// the first cell of its probes in the order they are generated): the kill
+// matrix catches them under --profile thorough, and so they run here.
+func cellSample(t *testing.T) []string {
+	cat, err := catalogue.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes, err := probe.Generate(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[catalogue.ID]bool{}
+	var out []string
+	for _, p := range probes {
+		c := mutants.Cell{Requirement: p.Requirement, Role: string(p.Role), Shape: string(p.Shape), Class: string(p.Input.Class)}
+		if m, ok := mutants.CellFault(c); ok && !seen[p.Requirement] {
+			seen[p.Requirement] = true
+			out = append(out, m.Name)
 		}
 	}
 	return out
@@ -181,6 +210,9 @@ func blameOne(t *testing.T, fault string) blameRow {
 		t.Fatal(err)
 	}
 	row := blameRow{fault: fault, requirement: string(m.Requirement), profile: mutants.Profile(fault)}
+	if !slices.Contains(mutants.Names(), fault) {
+		row.profile = "thorough" // a cell's fault: every probe of its requirement
+	}
 	var extra []string
 	if row.profile != "" {
 		extra = append(extra, "--profile", row.profile)
