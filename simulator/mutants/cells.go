@@ -441,7 +441,7 @@ func idsInPairs(_ *http.Request, doc any) bool {
 var refuseAlways = stateless(func(x *exchange) *answer {
 	a := x.serve()
 	if a.Status != http.StatusUnauthorized {
-		a.Header.Set("WWW-Authenticate", `Bearer realm="api"`)
+		a.setHeader("WWW-Authenticate", `Bearer realm="api"`)
 		a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
 	}
 	return a

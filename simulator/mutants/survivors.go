@@ -88,7 +88,7 @@ func rawTokenLimiter(id catalogue.ID, code, what string) Mutant {
 				mu.Unlock()
 				a := x.serve()
 				if refused(x, a, code) && n >= schemas.FeedRequestsPerMinute {
-					a.Header.Set("Retry-After", "60")
+					a.setHeader("Retry-After", "60")
 					a.setError(http.StatusTooManyRequests, simulator.CodeRateLimited, "rate limit exceeded", nil)
 				}
 				return a
@@ -201,7 +201,7 @@ func halfMinuteWindow() serveFunc {
 			return x.serveUncounted()
 		}
 		if ra, err := strconv.Atoi(a.Header.Get("Retry-After")); err == nil && ra > half {
-			a.Header.Set("Retry-After", strconv.Itoa(half))
+			a.setHeader("Retry-After", strconv.Itoa(half))
 		}
 		armed.put(k, true)
 		return a

@@ -116,6 +116,24 @@ func cursorRefused(resp *client.Response) string {
 	return fmt.Sprintf("%s answered 400 to a cursor the target handed out (judged by FEED-CURSOR-WALK): no page to judge", resp.Request)
 }
 
+// elsewhere says why an unexpected answer is no finding of requirement
+// own: its status breaks another rule (statusCause), or the target asks
+// to be left alone, or it refused a cursor it handed out; "" when the
+// answer is own's to judge.
+func (s *Session) elsewhere(resp *client.Response, own catalogue.ID) string {
+	if resp.Status == http.StatusServiceUnavailable && own == catalogue.RateLimit429 {
+		return "" // a throttle that is no 429 is the limit's own finding
+	}
+	id, block := s.statusCause(resp)
+	switch {
+	case block != "":
+		return block
+	case id != "" && id != own:
+		return fmt.Sprintf("%s answered %d, which breaks %s: no answer to judge", resp.Request, resp.Status, id)
+	}
+	return cursorRefused(resp)
+}
+
 // ok200 are the answers with status 200.
 func ok200(resps []*client.Response) []*client.Response {
 	return slices.DeleteFunc(slices.Clone(resps), func(r *client.Response) bool { return r.Status != http.StatusOK })
