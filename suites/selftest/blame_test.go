@@ -23,6 +23,9 @@ import (
 // is not met, no other requirement is, the run is failed (not errored),
 // and every failure carries a transcript, a curl line and a rerun line.
 // A spec whose precondition the fault broke is blocked, which is no blame.
+// It fails for a fault blamed on another requirement too, a failure
+// without its evidence, or a run that errored; a fault the whole run does
+// not catch is reported (the kill matrix judges kills).
 //
 // It prints "N of M faults blamed on exactly their requirement" and
 // writes the table to reports/blame.md. Which faults, by TCM_BLAME:
@@ -52,9 +55,6 @@ func TestFailuresBlameTheFaultAlone(t *testing.T) {
 				mu.Lock()
 				rows = append(rows, row)
 				mu.Unlock()
-				// a fault a whole run at the default profile does not
-				// catch is no wrong blame: the kill matrix judges kills,
-				// each run filtered to the fault's requirement
 				if row.kind() == "misblamed" || row.kind() == "errored" {
 					t.Errorf("%s", row.why())
 				}
