@@ -51,7 +51,7 @@ var cellBases = func() map[catalogue.ID]base {
 		{"health-unavailable", catalogue.HealthOK, "the health check answers 503", healthOnly, healthUnavailable},
 		{"gate-both-ways", catalogue.ProGate, "the plan gate is turned round: a free key's feed 403, its tracked videos served", keyed, gateBothWays},
 		{"limit-not-capped", catalogue.FeedLimitCap, "a limit above 200 is honoured up to 400", feedOnly, notCapped(false)},
-		{"bad-param-500", catalogue.FeedBadParam, "the feed answers 500 to any query", feedOnly, answer500},
+		{"bad-param-500", catalogue.FeedBadParam, "the feed answers 500 to a limit below 1 or not an integer, or a cursor that is none", feedOnly, answer500},
 		{"ids-min-flipped", catalogue.VideosIDsMin, "a valid body is refused with 400, an invalid one served (bodies of its own rule)", videosOnly, flipVerdictOf(catalogue.VideosIDsMin)},
 		{"ids-max-flipped", catalogue.VideosIDsMax, "a valid body is refused with 400, an invalid one served (bodies of its own rule)", videosOnly, flipVerdictOf(catalogue.VideosIDsMax)},
 		{"id-len-flipped", catalogue.VideosIDLen, "a valid body is refused with 400, an invalid one served (bodies of its own rule)", videosOnly, flipVerdictOf(catalogue.VideosIDLen)},
@@ -465,11 +465,35 @@ var clampedNoCursor = stateless(func(x *exchange) *answer {
 // its key.
 var answer500 = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if a.Status == http.StatusOK || a.Status == http.StatusBadRequest {
+	if (a.Status == http.StatusOK || a.Status == http.StatusBadRequest) && badParam(x) {
 		a.setError(http.StatusInternalServerError, simulator.CodeInternal, "the query could not be processed", nil)
 	}
 	return a
 })
+
+// badParam reports whether FEED-BAD-PARAM's rule decides the feed query's
+// verdict, as the probes' inputs are owned (suites/probe): a limit below 1
+// or not an integer, or a cursor that is none of the server's form. A
+// limit of 1 and up is FEED-LIMIT's or FEED-LIMIT-CAP's, however large:
+// a cell's class says "n-1" of limit=0 and of limit=199 alike.
+func badParam(x *exchange) bool {
+	q := x.r.URL.Query()
+	if c, ok := q["cursor"]; ok && (len(c) != 1 || !plainCursor(c[0])) {
+		return true
+	}
+	l, ok := q["limit"]
+	if !ok {
+		return false
+	}
+	if len(l) != 1 || l[0] == "" {
+		return true
+	}
+	if strings.Trim(l[0], "0123456789") == "" {
+		n, err := strconv.Atoi(l[0])
+		return err == nil && n < 1 // digits alone: 0, or 1 and up
+	}
+	return true
+}
 
 // flipVerdictOf refuses a body the server served with 400, and serves one
 // it refused with 400 (every id it holds missing), for the bodies whose
