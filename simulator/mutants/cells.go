@@ -67,7 +67,7 @@ var cellBases = func() map[catalogue.ID]base {
 		{"every-type-unknown", catalogue.EventTypes, "every event's type is members_only_toggled", keyed, eventEdit(set("type", "members_only_toggled"))},
 		{"video-events-without-video", catalogue.EventChannelNoVideo, "events of a video carry no video object", keyed, eventEdit(drop("video"))},
 		{"ids-shared-in-pairs", catalogue.EventIDUnique, "every second event of a page has the id of the one before", keyed, editOK(idsInPairs)},
-		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401, whatever else the request holds", keyed, refuseAlways},
+		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401 once it was served, whatever else the request holds", keyed, refuseAlways},
 		{"clamped-no-next-cursor", catalogue.FeedPageSchema, "pages carry no nextCursor; a limit that is no integer gets the default page (clamped), without one too", feedOnly, clampedNoCursor},
 	} {
 		m[b.req] = b
@@ -437,15 +437,26 @@ func idsInPairs(_ *http.Request, doc any) bool {
 	return changed
 }
 
-// refuseAlways answers the request 401 unless the server did.
-var refuseAlways = stateless(func(x *exchange) *answer {
-	a := x.serve()
-	if a.Status != http.StatusUnauthorized {
+// refuseAlways answers a valid key 401 on the cell's requests once the
+// key was served one of them (200): a key refused from its first request
+// on is a key the user got wrong, and the suite refuses such a run before
+// it judges anything (its preflight), so the fault could not show.
+func refuseAlways() serveFunc {
+	var served memo[bool]
+	return func(x *exchange) *answer {
+		a := x.serve()
+		if a.Status == http.StatusUnauthorized {
+			return a
+		}
+		if ok, _ := served.get(x.auth()); !ok {
+			served.put(x.auth(), a.Status == http.StatusOK)
+			return a
+		}
 		a.setHeader("WWW-Authenticate", `Bearer realm="api"`)
 		a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
+		return a
 	}
-	return a
-})
+}
 
 // clampedNoCursor serves a feed request the server refused for its query
 // as the default page (clamping is conforming), and drops nextCursor from
