@@ -67,7 +67,7 @@ var cellBases = func() map[catalogue.ID]base {
 		{"every-type-unknown", catalogue.EventTypes, "every event's type is members_only_toggled", keyed, eventEdit(set("type", "members_only_toggled"))},
 		{"video-events-without-video", catalogue.EventChannelNoVideo, "events of a video carry no video object", keyed, eventEdit(drop("video"))},
 		{"ids-shared-in-pairs", catalogue.EventIDUnique, "every second event of a page has the id of the one before", keyed, editOK(idsInPairs)},
-		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401 once it was served, whatever else the request holds", keyed, refuseAlways},
+		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401, whatever else the request holds (on plain requests once it was served)", keyed, refuseAlways},
 		{"clamped-no-next-cursor", catalogue.FeedPageSchema, "pages carry no nextCursor; a limit that is no integer gets the default page (clamped), without one too", feedOnly, clampedNoCursor},
 	} {
 		m[b.req] = b
@@ -87,9 +87,13 @@ func CellFault(c Cell) (Mutant, bool) {
 	if b.req == catalogue.HealthOK {
 		ops = healthOnly
 	}
+	f := b.f
+	if b.req == catalogue.AuthValid && c.Class == "default" && (c.Shape == ShapeFirstPage || c.Shape == "both-operations") {
+		f = refuseOnceServed
+	}
 	return Mutant{Name: b.fault + "@" + c.String(), Requirement: c.Requirement, Ops: ops,
 		Does:  fmt.Sprintf("%s, on requests of %s × %s × %s", b.does, c.Role, c.Shape, c.Class),
-		fresh: within(c, b.ops, b.f)}, true
+		fresh: within(c, b.ops, f)}, true
 }
 
 // lookupCell reads the name of a cell fault.
@@ -437,11 +441,23 @@ func idsInPairs(_ *http.Request, doc any) bool {
 	return changed
 }
 
-// refuseAlways answers a valid key 401 on the cell's requests once the
-// key was served one of them (200): a key refused from its first request
-// on is a key the user got wrong, and the suite refuses such a run before
-// it judges anything (its preflight), so the fault could not show.
-func refuseAlways() serveFunc {
+// refuseAlways answers the request 401 unless the server did.
+var refuseAlways = stateless(func(x *exchange) *answer {
+	a := x.serve()
+	if a.Status != http.StatusUnauthorized {
+		a.setHeader("WWW-Authenticate", `Bearer realm="api"`)
+		a.setError(http.StatusUnauthorized, simulator.CodeUnknownKey, "the API key is not valid", nil)
+	}
+	return a
+})
+
+// refuseOnceServed answers a valid key 401 once the key was served (200):
+// the fault of the plain requests (first pages, both operations in turn),
+// which the suite's preflight sends.
+// A key refused from its first request on is a key the user got wrong,
+// and the suite refuses such a run before it judges anything, so the
+// fault could not show.
+func refuseOnceServed() serveFunc {
 	var served memo[bool]
 	return func(x *exchange) *answer {
 		a := x.serve()
