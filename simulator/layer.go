@@ -1,9 +1,23 @@
 package simulator
 
 import (
+	"context"
 	"net/http"
 	"slices"
 )
+
+type uncountedKey struct{}
+
+// Uncounted marks a request that a layer lets past the rate limit (a
+// named fault's throttled request let through): the server answers it as
+// if its key had room, and does not count it. A fault that breaks the
+// limit so serves the page asked for, not a stale one, and breaks no rule
+// of pages besides.
+func Uncounted(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), uncountedKey{}, true))
+}
+
+func uncounted(r *http.Request) bool { return r.Context().Value(uncountedKey{}) != nil }
 
 // Answerer answers one request of an operation with a value. A Layer's
 // next is one: it may be called more than once, with variants of the

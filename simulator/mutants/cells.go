@@ -57,11 +57,11 @@ var cellBases = func() map[catalogue.ID]base {
 		{"health-not-ok", catalogue.HealthOK, `the health check answers 200 with {"status":"degraded"}`, healthOnly, editOK(healthDegraded)},
 		{"gate-both-ways", catalogue.ProGate, "the plan gate is turned round: a free key's feed 403, its tracked videos served", keyed, gateBothWays},
 		{"limit-not-capped", catalogue.FeedLimitCap, "a limit above 200 is honoured up to 400", feedOnly, notCapped(false)},
-		{"bad-param-500", catalogue.FeedBadParam, "the feed answers 500 to any query", feedOnly, answer500},
-		{"ids-min-flipped", catalogue.VideosIDsMin, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
-		{"ids-max-flipped", catalogue.VideosIDsMax, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
-		{"id-len-flipped", catalogue.VideosIDLen, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
-		{"bad-body-flipped", catalogue.VideosBadBody, "a valid body is refused with 400, an invalid one served", videosOnly, flipVerdict},
+		{"bad-param-500", catalogue.FeedBadParam, "the feed answers 500 to a limit below 1 or not an integer, or a cursor that is none", feedOnly, answer500},
+		{"ids-min-flipped", catalogue.VideosIDsMin, "a valid body is refused with 400, an invalid one served (bodies of its own rule)", videosOnly, flipVerdictOf(catalogue.VideosIDsMin)},
+		{"ids-max-flipped", catalogue.VideosIDsMax, "a valid body is refused with 400, an invalid one served (bodies of its own rule)", videosOnly, flipVerdictOf(catalogue.VideosIDsMax)},
+		{"id-len-flipped", catalogue.VideosIDLen, "a valid body is refused with 400, an invalid one served (bodies of its own rule)", videosOnly, flipVerdictOf(catalogue.VideosIDLen)},
+		{"bad-body-flipped", catalogue.VideosBadBody, "a valid body is refused with 400, an invalid one served (bodies of its own rule)", videosOnly, flipVerdictOf(catalogue.VideosBadBody)},
 		{"empty-list-omitted", catalogue.VideosEntrySchema, "an empty videos or missingVideoIds is left out", videosOnly, editOK(omitEmptyLists)},
 		{"missing-not-listed", catalogue.VideosPartition, "ids of no video are in neither list", videosOnly, editOK(dropMissing)},
 		{"cursor-any-account", catalogue.FeedTenant, "a cursor of one key is honoured for any key", feedOnly, cursorAnyAccount},
@@ -73,7 +73,7 @@ var cellBases = func() map[catalogue.ID]base {
 		{"every-type-unknown", catalogue.EventTypes, "every event's type is members_only_toggled", keyed, eventEdit(set("type", "members_only_toggled"))},
 		{"video-events-without-video", catalogue.EventChannelNoVideo, "events of a video carry no video object", keyed, eventEdit(drop("video"))},
 		{"ids-shared-in-pairs", catalogue.EventIDUnique, "every second event of a page has the id of the one before", keyed, editOK(idsInPairs)},
-		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401, whatever else the request holds", keyed, refuseAlways},
+		{"valid-key-refused", catalogue.AuthValid, "the valid key is answered 401, whatever else the request holds (on plain requests once it was served)", keyed, refuseAlways},
 		{"clamped-no-next-cursor", catalogue.FeedPageSchema, "pages carry no nextCursor; a limit that is no integer gets the default page (clamped), without one too", feedOnly, clampedNoCursor},
 	} {
 		m[b.req] = b
@@ -590,15 +590,78 @@ var clampedNoCursor = stateless(func(x *exchange) *answer {
 // its key.
 var answer500 = stateless(func(x *exchange) *answer {
 	a := x.serve()
-	if a.Status == http.StatusOK || a.Status == http.StatusBadRequest {
+	if (a.Status == http.StatusOK || a.Status == http.StatusBadRequest) && badParam(x) {
 		a.setError(http.StatusInternalServerError, simulator.CodeInternal, "the query could not be processed", nil)
 	}
 	return a
 })
 
-// flipVerdict refuses a body the server served with 400, and serves one
-// it refused with 400 (every id it holds missing).
-var flipVerdict = stateless(func(x *exchange) *answer {
+// badParam reports whether FEED-BAD-PARAM's rule decides the feed query's
+// verdict, as the probes' inputs are owned (suites/probe): a limit below 1
+// or not an integer, or a cursor that is none of the server's form. A
+// limit of 1 and up is FEED-LIMIT's or FEED-LIMIT-CAP's, however large:
+// a cell's class says "n-1" of limit=0 and of limit=199 alike.
+func badParam(x *exchange) bool {
+	q := x.r.URL.Query()
+	if c, ok := q["cursor"]; ok && (len(c) != 1 || !plainCursor(c[0])) {
+		return true
+	}
+	l, ok := q["limit"]
+	if !ok {
+		return false
+	}
+	if len(l) != 1 || l[0] == "" {
+		return true
+	}
+	if strings.Trim(l[0], "0123456789") == "" {
+		n, err := strconv.Atoi(l[0])
+		return err == nil && n < 1 // digits alone: 0, or 1 and up
+	}
+	return true
+}
+
+// flipVerdictOf refuses a body the server served with 400, and serves one
+// it refused with 400 (every id it holds missing), for the bodies whose
+// verdict rule id decides (bodyRule): a cell's class says "n-1" of 0 ids
+// and of 19 alike, and flipping both would break two rules.
+func flipVerdictOf(id catalogue.ID) func() serveFunc {
+	return stateless(func(x *exchange) *answer {
+		if bodyRule(x.raw) != id {
+			return x.serve()
+		}
+		return flipVerdict(x)
+	})
+}
+
+// bodyRule is the rule that decides a tracked-videos body's verdict, as
+// the probes' inputs are owned (suites/probe): no JSON object of an array
+// of strings, or whitespace around it, VIDEOS-BAD-BODY; more than two ids,
+// VIDEOS-IDS-MAX; an id near a bound of its length or padded,
+// VIDEOS-ID-LEN; else VIDEOS-IDS-MIN.
+func bodyRule(raw []byte) catalogue.ID {
+	var body struct {
+		VideoIDs []any `json:"videoIds"`
+	}
+	if strings.TrimSpace(string(raw)) != string(raw) || json.Unmarshal(raw, &body) != nil || body.VideoIDs == nil {
+		return catalogue.VideosBadBody
+	}
+	rule := catalogue.VideosIDsMin
+	for _, it := range body.VideoIDs {
+		id, ok := it.(string)
+		if !ok {
+			return catalogue.VideosBadBody
+		}
+		if n := utf8.RuneCountInString(id); strings.TrimSpace(id) != id || n < schemas.MinVideoIDLen+2 || n > schemas.MaxVideoIDLen-2 {
+			rule = catalogue.VideosIDLen
+		}
+	}
+	if len(body.VideoIDs) > 2 {
+		return catalogue.VideosIDsMax
+	}
+	return rule
+}
+
+func flipVerdict(x *exchange) *answer {
 	a := x.serve()
 	switch a.Status {
 	case http.StatusOK:
@@ -617,4 +680,4 @@ var flipVerdict = stateless(func(x *exchange) *answer {
 		return jsonOK(map[string]any{"videos": []any{}, "missingVideoIds": missing})
 	}
 	return a
-})
+}

@@ -212,9 +212,9 @@ func derive(fault string, req catalogue.ID, shape, does string, ops []simulator.
 // accounting across kinds of request, the rarer bodies of tracked videos.
 var derived = []Mutant{
 	// A credential-like parameter in place of the key.
-	derive("cursor-without-key", catalogue.AuthMissing, ShapeCursorPage, "a feed request without a key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential),
+	derive("cursor-without-key", catalogue.AuthMissing, ShapeCursorPage, "a feed request without a key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential(simulator.CodeMissingKey)),
 	derive("accept-missing-key", catalogue.AuthMissing, ShapeVideos, "tracked videos without a key is served (every id missing) instead of 401", videosOnly, acceptKey(simulator.CodeMissingKey)),
-	derive("cursor-with-revoked-key", catalogue.AuthRevoked, ShapeCursorPage, "a feed request with a revoked key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential),
+	derive("cursor-with-revoked-key", catalogue.AuthRevoked, ShapeCursorPage, "a feed request with a revoked key whose cursor was handed to a key is served as that key's", feedOnly, cursorAsCredential(simulator.CodeRevokedKey)),
 	derive("accept-revoked-key", catalogue.AuthRevoked, ShapeVideos, "tracked videos with a revoked key is served (every id missing) instead of 401", videosOnly, acceptKey(simulator.CodeRevokedKey)),
 	derive("accept-unknown-key", catalogue.AuthUnknown, ShapeCursorPage, "a feed request with a cursor and a well-formed key of no account is served (an empty page)", feedOnly, acceptKey(simulator.CodeUnknownKey)),
 	// Checks in the wrong order: the limiter before authentication.
@@ -246,7 +246,7 @@ var derived = []Mutant{
 	derive("empty-list-omitted", catalogue.VideosEntrySchema, ShapeEmptyArrays, "an empty videos or missingVideoIds is left out of the answer", videosOnly, editOK(omitEmptyLists)),
 	derive("big-count-as-string", catalogue.CountNonnegOrNull, ShapeBigCounts, "viewCounts of 10,000 or more are sent as strings, past 2^31 (×2^18: the world's counts are small)", videosOnly, editOK(statsEdit(bigCountAsString))),
 	// Rate accounting across kinds of request, and every 429 of a lockout.
-	{Name: "cursor-pages-uncounted@" + ShapeCursorPage, Requirement: catalogue.RateLimit429, Does: "cursor pages are not counted: a throttled cursor page is answered 200 (the last page the key got), and so is a throttled first page for each cursor page the key was served since its last 429", Ops: feedOnly, fresh: uncounted},
+	{Name: "cursor-pages-uncounted@" + ShapeCursorPage, Requirement: catalogue.RateLimit429, Does: "cursor pages are not counted: a throttled cursor page is served (200, the page asked for), and so is a throttled first page for each cursor page the key was served since its last 429", Ops: feedOnly, fresh: uncounted},
 	// The shape is what triggers the fault here, not where it shows.
 	{Name: "videos-resets-feed@" + ShapeVideos, Requirement: catalogue.RateLimit429, Does: "a tracked-videos request resets its key's feed count: the key's next 20 throttled feed requests are answered 200", Ops: keyed, fresh: videosResetsFeed},
 	derive("retry-after-once", catalogue.RateRetryAfter, ShapeAfterBurst, "a key's second lockout and every 429 after the first of a lockout carry no Retry-After", keyed, editStatus(http.StatusTooManyRequests, func(a *answer) { a.delHeader("Retry-After") })),
@@ -255,13 +255,18 @@ var derived = []Mutant{
 	derive("error-not-errorbody", catalogue.ErrorBody, ShapeLargeBatch, "403 answers to more than 10 ids are not ErrorBodies", videosOnly, editStatus(http.StatusForbidden, notErrorBody)),
 }
 
-// cursorAsCredential serves a feed request refused for its key (missing,
-// revoked, unknown) as the key that was handed its cursor.
-func cursorAsCredential() serveFunc {
+// cursorAsCredential serves a feed request refused for its key with code
+// (missing, or revoked) as the key that was handed its cursor: the other
+// bad keys stay refused, so that the fault breaks its one requirement.
+func cursorAsCredential(code string) func() serveFunc {
+	return func() serveFunc { return cursorAs(code) }
+}
+
+func cursorAs(code string) serveFunc {
 	var owner memo[string]
 	return func(x *exchange) *answer {
 		a := x.serve()
-		if q, ok := x.feed(); ok && q.Cursor != "" && a.Status == http.StatusUnauthorized {
+		if q, ok := x.feed(); ok && q.Cursor != "" && refused(x, a, code) {
 			if auth, known := owner.get(q.Cursor); known {
 				a = x.serveAs(x.withAuth(auth), nil)
 			}
@@ -278,7 +283,7 @@ func cursorAsCredential() serveFunc {
 func limiterFirst(code string) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if a.Status == http.StatusUnauthorized && a.code() == code {
+		if refused(x, a, code) {
 			a.setHeader("Retry-After", "60")
 			a.setError(http.StatusTooManyRequests, simulator.CodeRateLimited, "rate limit exceeded", nil)
 		}
@@ -344,8 +349,8 @@ func bigCountAsString(video map[string]any) bool {
 }
 
 // uncounted plays a limiter that does not count cursor pages, in front of
-// one that counts every request: a throttled cursor page is answered with
-// the last 200 of its key, and a throttled first page too while the key
+// one that counts every request: a throttled cursor page is served (the
+// page asked for, uncounted), and a throttled first page too while the key
 // has credit (one for each cursor page it was served since its last 429).
 func uncounted() serveFunc {
 	var (
@@ -366,13 +371,13 @@ func uncounted() serveFunc {
 				credit.put(x.auth(), n+1)
 			}
 		case http.StatusTooManyRequests:
-			body, ok := last.get(x.auth())
+			_, ok := last.get(x.auth())
 			switch {
 			case ok && q.Cursor != "":
-				return replay(body)
+				return x.serveUncounted()
 			case ok && n > 0:
 				credit.put(x.auth(), n-1)
-				return replay(body)
+				return x.serveUncounted()
 			}
 		}
 		return a
@@ -380,7 +385,7 @@ func uncounted() serveFunc {
 }
 
 // videosResetsFeed: after a tracked-videos request of a key, up to 20 of
-// its throttled feed requests are answered with the last page it got.
+// its throttled feed requests are served (the page asked for, uncounted).
 func videosResetsFeed() serveFunc {
 	var (
 		last  memo[[]byte]
@@ -399,9 +404,9 @@ func videosResetsFeed() serveFunc {
 			last.put(x.auth(), a.Body)
 		case http.StatusTooManyRequests:
 			n, _ := reset.get(x.auth())
-			if body, ok := last.get(x.auth()); ok && n > 0 {
+			if _, ok := last.get(x.auth()); ok && n > 0 {
 				reset.put(x.auth(), n-1)
-				return replay(body)
+				return x.serveUncounted()
 			}
 		}
 		return a

@@ -56,6 +56,10 @@ func (x *exchange) serveAs(r *http.Request, body []byte) *answer {
 	return &answer{x.next(r2)}
 }
 
+// serveUncounted serves the client's request past the rate limit, not
+// counted against its key (simulator.Uncounted).
+func (x *exchange) serveUncounted() *answer { return x.serveAs(simulator.Uncounted(x.r), x.raw) }
+
 // withAuth is the request with another Authorization header.
 func (x *exchange) withAuth(auth string) *http.Request {
 	r2 := x.r.Clone(x.r.Context())
@@ -71,6 +75,14 @@ func (x *exchange) auth() string { return x.r.Header.Get("Authorization") }
 func (x *exchange) feed() (simulator.FeedQuery, bool) {
 	q, problems := simulator.ParseFeedQuery(x.r.URL.RawQuery)
 	return q, len(problems) == 0
+}
+
+// feedAsUncounted is feedAs past the rate limit, not counted against the
+// key (simulator.Uncounted): a request of the fault's own.
+func (x *exchange) feedAsUncounted(limit int, cursor string) *answer {
+	y := *x
+	y.r = simulator.Uncounted(x.r)
+	return y.feedAs(limit, cursor)
 }
 
 // feedAs serves the feed request with limit and cursor ("" drops it) set.

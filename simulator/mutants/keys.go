@@ -29,11 +29,31 @@ var healthUnavailable = editStatus(http.StatusOK, func(a *answer) {
 func acceptKey(code string) func() serveFunc {
 	return stateless(func(x *exchange) *answer {
 		a := x.serve()
-		if a.Status == http.StatusUnauthorized && a.code() == code {
+		if refused(x, a, code) {
 			return anonymous(x)
 		}
 		return a
 	})
+}
+
+// refused reports whether the server refused the request with 401 and
+// code. A key the server calls malformed counts as malformed only when the
+// catalogue does too (AUTH-MALFORMED: an empty token, another scheme, no
+// <prefix>_): the simulator also calls a key of the right prefix but the
+// wrong length or letters malformed, which the catalogue calls a
+// well-formed key of no account (AUTH-UNKNOWN's), and a fault that broke
+// both would blame two requirements.
+func refused(x *exchange, a *answer, code string) bool {
+	if a.Status != http.StatusUnauthorized || a.code() != code {
+		return false
+	}
+	if code != simulator.CodeMalformedKey || x.srv == nil {
+		return true
+	}
+	prefix, _, _ := strings.Cut(x.srv.Seeded().Pro, "_")
+	scheme, token, _ := strings.Cut(strings.TrimSpace(x.auth()), " ")
+	token = strings.TrimSpace(token)
+	return len(x.r.Header.Values("Authorization")) > 1 || !strings.EqualFold(scheme, "Bearer") || token == "" || !strings.HasPrefix(token, prefix+"_")
 }
 
 // anonymous is the answer to an account that tracks nothing: an empty feed,

@@ -38,7 +38,10 @@ var survivors = append([]Mutant{
 	{Name: "cursor-store-fills@" + ShapeLongWalk, Requirement: catalogue.FeedCursorWalk, Ops: feedOnly, fresh: cursorStoreFills,
 		Does: fmt.Sprintf("each key's cursor store holds %d cursors: a cursor handed out after it filled is answered 400, unknown", cursorStoreSize)},
 	derive("free-limit-100", catalogue.FeedLimit, ShapeOtherKey, "the other key's (the free plan's) limit is capped at 100: limit=101..200 gives 100 events and a nextCursor", feedOnly,
-		feedRewrite(func(q simulator.FeedQuery) (int, bool) { return 100, q.HasLimit && q.Limit > 100 })),
+		// above 200 the cap is FEED-LIMIT-CAP's: left alone
+		feedRewrite(func(q simulator.FeedQuery) (int, bool) {
+			return 100, q.HasLimit && q.Limit > 100 && q.Asked <= schemas.MaxPageSize
+		})),
 	derive("free-pages-short", catalogue.FeedPageDefault, ShapeOtherKey, "without limit, the other key's (the free plan's) pages hold 30 events and a null nextCursor: the rest of its feed is never shown", feedOnly, shortLastPages),
 }, escapedProbes...)
 
@@ -85,8 +88,8 @@ func rawTokenLimiter(id catalogue.ID, code, what string) Mutant {
 				sent.put(x.auth(), n+1)
 				mu.Unlock()
 				a := x.serve()
-				if a.Status == http.StatusUnauthorized && a.code() == code && n >= schemas.FeedRequestsPerMinute {
-					a.Header.Set("Retry-After", "60")
+				if refused(x, a, code) && n >= schemas.FeedRequestsPerMinute {
+					a.setHeader("Retry-After", "60")
 					a.setError(http.StatusTooManyRequests, simulator.CodeRateLimited, "rate limit exceeded", nil)
 				}
 				return a
@@ -117,7 +120,7 @@ func urlCache(code string) serveFunc {
 		switch {
 		case a.Status == http.StatusOK:
 			lastURL, lastBody = url, a.Body
-		case a.Status == http.StatusUnauthorized && a.code() == code && url == lastURL:
+		case refused(x, a, code) && url == lastURL:
 			return replay(lastBody)
 		default:
 			lastURL = ""
@@ -128,7 +131,7 @@ func urlCache(code string) serveFunc {
 
 // videosResetsWindow: a tracked-videos request (not refused for its key)
 // of a key whose last feed answer was a 200 lets up to 20 of the key's
-// throttled feed requests through, answered with the last page it got.
+// throttled feed requests through (the page asked for, uncounted).
 func videosResetsWindow() serveFunc {
 	var (
 		mu     sync.Mutex
@@ -152,9 +155,9 @@ func videosResetsWindow() serveFunc {
 			under.put(x.auth(), true)
 		case http.StatusTooManyRequests:
 			if n, _ := credit.get(x.auth()); n > 0 {
-				if body, ok := last.get(x.auth()); ok {
+				if _, ok := last.get(x.auth()); ok {
 					credit.put(x.auth(), n-1)
-					return replay(body)
+					return x.serveUncounted()
 				}
 			}
 			under.put(x.auth(), false)
@@ -166,7 +169,7 @@ func videosResetsWindow() serveFunc {
 // halfMinuteWindow plays a window of 30 s on top of the server's minute:
 // the first 429 of a lockout says Retry-After 30 (half the server's
 // wait); a key that comes back gets its next 20 throttled requests
-// through (the last page it got), then a 429 that says 30 again.
+// through (the pages asked for, uncounted), then a 429 that says 30 again.
 func halfMinuteWindow() serveFunc {
 	var (
 		mu    sync.Mutex
@@ -188,7 +191,7 @@ func halfMinuteWindow() serveFunc {
 		default:
 			return a
 		}
-		body, seen := last.get(k)
+		_, seen := last.get(k)
 		n, _ := left.get(k)
 		if was, _ := armed.get(k); was && n == 0 && seen {
 			armed.put(k, false)
@@ -196,10 +199,10 @@ func halfMinuteWindow() serveFunc {
 		}
 		if n > 0 && seen {
 			left.put(k, n-1)
-			return replay(body)
+			return x.serveUncounted()
 		}
 		if ra, err := strconv.Atoi(a.Header.Get("Retry-After")); err == nil && ra > half {
-			a.Header.Set("Retry-After", strconv.Itoa(half))
+			a.setHeader("Retry-After", strconv.Itoa(half))
 		}
 		armed.put(k, true)
 		return a

@@ -101,8 +101,9 @@ func (s *Session) record(message string, problems []Problem, resps []*client.Res
 // spec asked: a valid key refused (401) is AUTH-VALID's, the Pro key
 // refused for its plan (403) PRO-GATE's, a 429 without a Retry-After the
 // suite can read RATE-RETRY-AFTER's ("" for the spec's own). Another 429
-// the client gave up on (past --max-wait, or still 429 after its retries)
-// blocks the spec instead: the limiter's own specs judge it.
+// the client gave up on (past --max-wait, or still 429 after its retries),
+// or a 503 with Retry-After, blocks the spec instead: the limiter's own
+// specs judge it.
 func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
 	auth := resp.Request.Auth
 	tg := s.Target()
@@ -120,6 +121,10 @@ func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
 		// waited for as long as allowed, or asked for longer: the target
 		// kept throttling (the rate-limit specs judge the limiter)
 		return "", fmt.Sprintf("%s answered 429 and the suite stopped waiting: %s", resp.Request, resp.Note)
+	case resp.Status == 503 && resp.Header.Get("Retry-After") != "" && !slices.Contains(ginkgo.CurrentSpecReport().Labels(), string(catalogue.RateLimit429)):
+		// unavailable for now, or a throttle that is no 429: RATE-LIMIT-429's
+		// specs judge which, no answer to judge by any other rule
+		return "", fmt.Sprintf("%s answered 503 with Retry-After %q: the target asks to come back later", resp.Request, resp.Header.Get("Retry-After"))
 	}
 	return "", ""
 }

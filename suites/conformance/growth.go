@@ -71,10 +71,18 @@ func (s *suite) tieBoundary(ctx context.Context, w *walk) []string {
 
 // feedPage blocks a spec whose answer is no page to judge: a 200 that is
 // no FeedPage (FEED-PAGE-SCHEMA judges it), or another status (a 429 the
-// suite could not wait out, a 5xx: the specs of those rules judge them).
+// suite could not wait out, a 5xx: the specs of those rules judge them),
+// or a page two of whose events share an id (EVENT-ID-UNIQUE's: places
+// in it are by id).
 func (s *suite) feedPage(resp *client.Response) {
 	GinkgoHelper()
-	switch _, err := readPage(resp, 0); {
+	page, err := readPage(resp, 0)
+	if err == nil {
+		if shared := (&walk{Pages: []walkPage{page}}).SharedIDs(); len(shared) > 0 {
+			s.Block(fmt.Sprintf("two events of %s share an id (judged by EVENT-ID-UNIQUE), so places in it cannot be compared: %s", resp.Request, shared[0]))
+		}
+	}
+	switch {
 	case err != nil && resp.Status == http.StatusOK:
 		s.Block(fmt.Sprintf("%s answered 200 with no FeedPage (judged by FEED-PAGE-SCHEMA): %v", resp.Request, err))
 	case resp.Status != http.StatusOK:

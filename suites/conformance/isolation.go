@@ -29,20 +29,11 @@ func (s *suite) isolationSpecs() {
 		if len(ids) == 0 {
 			Skip("the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
 		}
-		// An id that cannot exist, in the same request, is the control: a
-		// server that serves it invents entries (VIDEOS-MISSING's), and a
-		// video it serves proves nothing of another account.
-		none := inventedID(len(ids), 24)
-		resp := s.validBody(s.fetch(ctx, videosRequest(append(slices.Clone(ids), none), s.tg.Pro)))
+		resp := s.validBody(s.fetch(ctx, foreignVideosRequest(ids, s.tg.Pro)))
 		s.expect(resp).To(HaveStatus(http.StatusOK))
-		if listed(resp, none) == "videos" {
-			s.Block(fmt.Sprintf("%s: %q, an id that cannot exist, is served as a VideoEntry (judged by VIDEOS-MISSING)", resp.Request, none))
-		}
-		var served []string
-		for i, id := range ids {
-			if listed(resp, id) == "videos" {
-				served = append(served, fmt.Sprintf("%s: %q, a video of channel %q, is served: the free account's feed shows that channel, the Pro account's whole feed never does", resp.Request, id, channels[i]))
-			}
+		served, block := servedForeign(resp, ids, channels)
+		if block != "" {
+			s.Block(block)
 		}
 		s.noneOf("rule: only videos of channels tracked by the authenticated account are served", served)
 	})
@@ -83,6 +74,30 @@ func (s *suite) bothWalks(ctx SpecContext) (pro, free *walk) {
 	return pro, free
 }
 
+// foreignVideosRequest asks the key for ids, videos of another account's
+// channels, and for an id that cannot exist: the control. A server that
+// serves that one invents entries (VIDEOS-MISSING's), and a video it
+// serves proves nothing of another account.
+func foreignVideosRequest(ids []string, key string) client.Request {
+	return videosRequest(append(slices.Clone(ids), inventedID(len(ids), 24)), key)
+}
+
+// servedForeign names the videos of another account's channels that resp
+// (to foreignVideosRequest) serves: the one oracle of a tenant leak in
+// tracked videos. block says why nothing is shown when the control was
+// served too.
+func servedForeign(resp *client.Response, ids, channels []string) (served []string, block string) {
+	if none := inventedID(len(ids), 24); listed(resp, none) == "videos" {
+		return nil, fmt.Sprintf("%s: %q, an id that cannot exist, is served as a VideoEntry (judged by VIDEOS-MISSING)", resp.Request, none)
+	}
+	for i, id := range ids {
+		if listed(resp, id) == "videos" {
+			served = append(served, fmt.Sprintf("%s: %q, a video of channel %q, is served: the other account's feed shows that channel, this account's whole feed never does", resp.Request, id, channels[i]))
+		}
+	}
+	return served, ""
+}
+
 // foreignVideos picks up to max videos of channels that the other walk
 // shows and own never does, one per channel first: the ids and their
 // channels. Only events older than own's newest count: on a live feed a
@@ -117,36 +132,57 @@ func foreignVideos(other, own *walk, max int) (ids, channels []string) {
 }
 
 // foreignEvents names the events of a page that are shown to be another
-// account's: in the other account's whole walk, not in this one's, and not
-// newer than this one's head. An event in neither walk (one a walk
-// skipped) is no proof of a leak, and is not claimed.
+// account's (see owner.foreign). An event in neither walk, or of a channel
+// both accounts show, is no proof of a leak, and is not claimed.
 func foreignEvents(resp *client.Response, own, other *walk) []string {
 	switch {
 	case resp.Status != http.StatusOK:
 		return nil // refused, or broken: no event shown, no leak
 	}
-	mine, theirs := map[string]bool{}, map[string]bool{}
-	var head int64
-	for i, e := range own.Events() {
-		mine[e.ID] = true
-		if i == 0 || e.CreatedAt > head {
-			head = e.CreatedAt
-		}
-	}
-	for _, e := range other.Events() {
-		theirs[e.ID] = true
-	}
+	o := ownerOf(own, other)
 	doc, _ := resp.JSON()
 	var out []string
 	for i, ev := range jsondoc.Items(doc, "/events") {
 		id, _ := jsondoc.String(ev, "/id")
 		at, _ := jsondoc.Int(ev, "/createdAt")
-		// an event newer than this key's walk may be its own too (a
-		// channel both accounts track, on a live feed)
-		if id != "" && theirs[id] && !mine[id] && at <= head {
-			channel, _ := jsondoc.String(ev, "/channel/id")
-			out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the other account's feed, not of this key's own", resp.Request, i, id, channel))
+		channel, _ := jsondoc.String(ev, "/channel/id")
+		if o.foreign(id, channel, at) {
+			out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the other account's feed, of a channel this key's whole feed never shows", resp.Request, i, id, channel))
 		}
 	}
 	return out
+}
+
+// owner tells another account's events from this key's own, from both
+// accounts' whole walks: the one oracle of every tenant leak claimed in
+// the feed.
+type owner struct {
+	mineID, theirsID           map[string]bool
+	mineChannel, theirsChannel map[string]bool
+	head                       int64 // createdAt of own's newest event
+}
+
+func ownerOf(own, other *walk) owner {
+	o := owner{mineID: map[string]bool{}, theirsID: map[string]bool{}, mineChannel: map[string]bool{}, theirsChannel: map[string]bool{}}
+	for i, e := range own.Events() {
+		o.mineID[e.ID], o.mineChannel[e.Channel] = true, true
+		if i == 0 || e.CreatedAt > o.head {
+			o.head = e.CreatedAt
+		}
+	}
+	for _, e := range other.Events() {
+		o.theirsID[e.ID], o.theirsChannel[e.Channel] = true, true
+	}
+	return o
+}
+
+// foreign reports whether an event is shown to be the other account's: the
+// other walk has its id and this one does not, and its channel is one the
+// other walk shows and this one never does (an id alone proves nothing:
+// ids two events share, or a page cut elsewhere, put one account's own
+// event under an id of the other's walk). An event newer than this key's
+// walk may be its own too (a channel it began to track, on a live feed).
+func (o owner) foreign(id, channel string, at int64) bool {
+	return id != "" && o.theirsID[id] && !o.mineID[id] &&
+		channel != "" && o.theirsChannel[channel] && !o.mineChannel[channel] && at <= o.head
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -104,6 +105,35 @@ func probePage(resp *client.Response) (walkPage, bool) {
 	}
 	page, err := readPage(resp, 0)
 	return page, err == nil
+}
+
+// cursorRefused says why a page cannot be judged when its cursor, one the
+// target handed out, was refused (a 400 whose details name the cursor and
+// not the limit): FEED-CURSOR-WALK's rule, not the page's; "" otherwise.
+func cursorRefused(resp *client.Response) string {
+	q, _ := url.ParseQuery(resp.Request.Query)
+	if resp.Status != http.StatusBadRequest || q.Get("cursor") == "" || !detailsMention(resp, "cursor") || detailsMention(resp, "limit") {
+		return ""
+	}
+	return fmt.Sprintf("%s answered 400 to a cursor the target handed out (judged by FEED-CURSOR-WALK): no page to judge", resp.Request)
+}
+
+// elsewhere says why an unexpected answer is no finding of requirement
+// own: its status breaks another rule (statusCause), or the target asks
+// to be left alone, or it refused a cursor it handed out; "" when the
+// answer is own's to judge.
+func (s *Session) elsewhere(resp *client.Response, own catalogue.ID) string {
+	if resp.Status == http.StatusServiceUnavailable && own == catalogue.RateLimit429 {
+		return "" // a throttle that is no 429 is the limit's own finding
+	}
+	id, block := s.statusCause(resp)
+	switch {
+	case block != "":
+		return block
+	case id != "" && id != own:
+		return fmt.Sprintf("%s answered %d, which breaks %s: no answer to judge", resp.Request, resp.Status, id)
+	}
+	return cursorRefused(resp)
 }
 
 // ok200 are the answers with status 200.
@@ -264,6 +294,8 @@ func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun)
 			continue
 		case resp.Status == http.StatusBadRequest && in.Verdict == probe.Either:
 			continue // a number past what the server's integers hold may be refused
+		case cursorRefused(resp) != "":
+			return nil, cursorRefused(resp)
 		case resp.Status != http.StatusOK:
 			out = append(out, fmt.Sprintf("%s: status %d, want a page of %d events (%s)\n    response body: %s", resp.Request, resp.Status, in.Size, in.Name, resp.Excerpt()))
 			continue
@@ -374,39 +406,24 @@ func (pr *prober) checkTenant(ctx context.Context, p probe.Probe, r *probeRun) (
 	}
 	var out []string
 	if p.Requirement == catalogue.VideosTenant {
-		ids, _ := foreignVideos(free, pro, schemas.MaxVideoIDs)
+		ids, channels := foreignVideos(free, pro, schemas.MaxVideoIDs-1)
 		if len(ids) == 0 {
 			return nil, "no video of a channel only the free account tracks"
 		}
-		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
+		resp := s.fetch(ctx, foreignVideosRequest(ids, s.tg.Pro))
 		if resp.Status != http.StatusOK {
 			return nil, fmt.Sprintf("%s answered %d", resp.Request, resp.Status)
 		}
-		for _, id := range ids {
-			if listed(resp, id) == "videos" {
-				out = append(out, fmt.Sprintf("%s: %q, a video of a channel only the free account tracks, is served to the Pro key", resp.Request, id))
-			}
-		}
-		return out, ""
+		return servedForeign(resp, ids, channels)
 	}
-	// A page of the Pro key's, read with the free key: an event shown to
-	// be the Pro account's alone (in its walk, not in the free walk) is a
-	// leak; anything else is not shown to be one.
-	mine := map[string]bool{}
-	for _, e := range free.Events() {
-		mine[e.ID] = true
-	}
-	theirs := map[string]bool{}
-	for _, e := range pro.Events() {
-		if !mine[e.ID] {
-			theirs[e.ID] = true
-		}
-	}
+	// A page of the Pro key's, read with the free key: only an event shown
+	// to be the Pro account's alone is a leak (owner.foreign).
+	o := ownerOf(free, pro)
 	for _, resp := range ok200(r.judged) {
 		page := pr.facts.of(resp).page
 		for i, e := range page.Events {
-			if theirs[e.ID] {
-				out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the Pro account's feed that the free account's feed does not show, served to the free key", resp.Request, i, e.ID, e.Channel))
+			if o.foreign(e.ID, e.Channel, e.CreatedAt) {
+				out = append(out, fmt.Sprintf("%s: /events/%d (id %q, channel %q) is an event of the Pro account's feed, of a channel the free account's whole feed never shows, served to the free key", resp.Request, i, e.ID, e.Channel))
 			}
 		}
 	}

@@ -39,6 +39,8 @@ type admissions struct {
 	stopped  *client.Response   // an answer that was neither 200 nor 429
 	over     string             // how the admissions broke the bound, "" if they did not
 	blocked  string
+
+	stopCause string // why stopped is another requirement's to judge, "" if RATE-LIMIT-429's
 }
 
 // mostAdmitted is the most requests any limiter of 20 a minute admits
@@ -138,7 +140,7 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 				a.limited = append(a.limited, resp)
 				return passed, true
 			default:
-				a.stopped = resp
+				a.stopped, a.stopCause = resp, s.elsewhere(resp, catalogue.RateLimit429)
 				return passed, false
 			}
 		}
@@ -217,7 +219,11 @@ func (a *admissions) check(id catalogue.ID) ([]string, string) {
 		if a.over != "" {
 			out = append(out, a.over+" (rule: 20 requests per minute per key, cursor pages and all, whatever the other operation does)")
 		}
-		if a.stopped != nil {
+		if a.stopped != nil && a.stopCause != "" {
+			if len(out) == 0 {
+				return nil, a.stopCause
+			}
+		} else if a.stopped != nil {
 			out = append(out, fmt.Sprintf("%s: status %d, want 200 or, past the limit, 429\n    response body: %s", a.stopped.Request, a.stopped.Status, a.stopped.Excerpt()))
 		}
 	case catalogue.RateAllows20:

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/tcmkit/tcmkit/simulator"
-	"github.com/tcmkit/tcmkit/simulator/mutants"
 	"github.com/tcmkit/tcmkit/suites/bundled"
 )
 
@@ -166,68 +165,3 @@ func TestLimiterThatDoesNotRelease(t *testing.T) {
 		t.Errorf("specs failed: %s", failures(r))
 	}
 }
-
-// TestFailuresBlameTheFaultAlone runs every spec against simulators broken
-// in one requirement each: every failure blames that requirement and no
-// other, and carries a transcript, a curl line and a rerun line.
-//
-// go test ./... runs the first four, within its minute; TCM_BLAME=all (CI)
-// runs every one.
-func TestFailuresBlameTheFaultAlone(t *testing.T) {
-	t.Parallel()
-	faults := faultsToBlame[:4]
-	if os.Getenv("TCM_BLAME") == "all" {
-		faults = faultsToBlame
-	}
-	for _, fault := range faults {
-		t.Run(fault, func(t *testing.T) {
-			t.Parallel()
-			m, _ := mutants.Lookup(fault)
-			layers, err := mutants.Layers(fault)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := runSuite(t, startTarget(t, simulator.Config{Layers: layers}, nil))
-			raw, err := os.ReadFile(filepath.Join(r.dir, "reports", "conformance-report.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var rep struct {
-				Outcome string
-				Specs   []struct {
-					Name    string
-					Failure *struct {
-						Problems []struct{ Requirement, Actual string }
-						Evidence []struct{ Curl, Transcript string }
-						Rerun    string
-					}
-				}
-			}
-			if err := json.Unmarshal(raw, &rep); err != nil {
-				t.Fatal(err)
-			}
-			failed := 0
-			for _, s := range rep.Specs {
-				f := s.Failure
-				if f == nil {
-					continue
-				}
-				failed++
-				for _, p := range f.Problems {
-					if p.Requirement != string(m.Requirement) {
-						t.Errorf("%s blames %s, the fault breaks %s: %s", s.Name, p.Requirement, m.Requirement, p.Actual)
-						break
-					}
-				}
-				if len(f.Evidence) == 0 || f.Evidence[0].Transcript == "" || !strings.HasPrefix(f.Evidence[0].Curl, "curl ") || !strings.Contains(f.Rerun, "--focus") {
-					t.Errorf("%s: no transcript, curl line or rerun line", s.Name)
-				}
-			}
-			if rep.Outcome != "failed" || failed == 0 {
-				t.Errorf("outcome %s with %d failures, want failed", rep.Outcome, failed)
-			}
-		})
-	}
-}
-
-var faultsToBlame = []string{"page-cache-ignores-key", "oldest-first", "missing-field", "error-not-errorbody", "reject-valid-key", "gate-leaks@other-key", "cursor-cycles", "free-pages-short@other-key", "no-pro-gate", "bad-limit-500"}
