@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
@@ -80,6 +82,12 @@ func (s *suite) feedPage(resp *client.Response) {
 	if err == nil {
 		if shared := (&walk{Pages: []walkPage{page}}).SharedIDs(); len(shared) > 0 {
 			s.Block(fmt.Sprintf("two events of %s share an id (judged by EVENT-ID-UNIQUE), so places in it cannot be compared: %s", resp.Request, shared[0]))
+		}
+		// a page longer than its limit ends elsewhere than asked: where its
+		// boundary falls cannot be compared with a walk's
+		q, _ := url.ParseQuery(resp.Request.Query)
+		if n, err := strconv.Atoi(q.Get("limit")); err == nil && n >= 1 && len(page.Events) > min(n, schemas.MaxPageSize) {
+			s.Block(fmt.Sprintf("%s holds %d events, more than the limit asked (judged by FEED-LIMIT), so its boundary cannot be compared", resp.Request, len(page.Events)))
 		}
 	}
 	switch {
