@@ -110,6 +110,20 @@ func (s *suite) limitHonoured(w *walk) {
 	}
 }
 
+// isPrefix reports whether the page's events are, by id, the first of the
+// walk's page.
+func isPrefix(items []any, events []walkEvent) bool {
+	if len(items) > len(events) {
+		return false
+	}
+	for i, it := range items {
+		if id, _ := jsondoc.String(it, "/id"); id != events[i].ID {
+			return false
+		}
+	}
+	return true
+}
+
 func lastID(items []any) string {
 	id, _ := jsondoc.String(items[len(items)-1], "/id")
 	return id
@@ -131,13 +145,22 @@ func (s *suite) fullLastPage(ctx context.Context, w *walk) []string {
 	s.feedPage(resp)
 	doc, _ := resp.JSON()
 	items := jsondoc.Items(doc, "/events")
+	next, _ := jsondoc.String(doc, "/nextCursor")
 	if len(items) != len(last.Events) || lastID(items) != last.Events[len(last.Events)-1].ID {
 		if cursor == "" {
 			Skip("the feed's head moved since it was walked, and the feed is one page long")
 		}
-		return []string{fmt.Sprintf("%s: %d events, not the %d of the walk's last page", resp.Request, len(items), len(last.Events))}
+		if next == "" && isPrefix(items, last.Events) {
+			// the same first events, then a null nextCursor before the
+			// events the walk saw after them: the walk ended too soon
+			return []string{fmt.Sprintf("%s: %d events and a null nextCursor, but the walk's last page went on to %d events", resp.Request, len(items), len(last.Events))}
+		}
+		// the same cursor read twice gave other events: whether a walk
+		// shows each event once is FEED-CURSOR-WALK's to judge, and this
+		// page is not the exactly full last page this spec needs
+		s.Block(fmt.Sprintf("%s: %d events, not the %d the walk's last page held after the same cursor (judged by FEED-CURSOR-WALK)", resp.Request, len(items), len(last.Events)))
 	}
-	if next, _ := jsondoc.String(doc, "/nextCursor"); next != "" {
+	if next != "" {
 		return []string{fmt.Sprintf("%s: the last %d events of the feed, exactly limit, with nextCursor %q instead of null", resp.Request, len(items), next)}
 	}
 	return nil
