@@ -284,6 +284,10 @@ func (pr *prober) notOwnCursor(ctx context.Context, p probe.Probe, r *probeRun) 
 		if _, next := pageShape(lead); lead.Status != http.StatusOK || next != refused || lead.Request.Auth != client.Bearer(key) {
 			continue
 		}
+		if to := pr.s.c.HandedTo(refused); to != "" && to != client.Bearer(key) {
+			// the page came first to another key: its cursor is that key's
+			return fmt.Sprintf("%s answered %s with a page whose cursor had been handed to another key first (FEED-TENANT's): the cursor is not this key's to follow", lead.Request, roleSays[p.Role])
+		}
 		for _, other := range slices.Compact([]string{t.Free, t.Pro, t.burstKey(), t.otherKey()}) {
 			if other == "" || other == key {
 				continue
