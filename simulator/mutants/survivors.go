@@ -43,6 +43,15 @@ var survivors = append([]Mutant{
 			return 100, q.HasLimit && q.Limit > 100 && q.Asked <= schemas.MaxPageSize
 		})),
 	derive("free-pages-short", catalogue.FeedPageDefault, ShapeOtherKey, "without limit, the other key's (the free plan's) pages hold 30 events and a null nextCursor: the rest of its feed is never shown", feedOnly, shortLastPages),
+	// Caught, but blamed on another requirement (see blind.go).
+	{Name: "free-key-401@" + ShapeOtherKey, Requirement: catalogue.ProGate, Ops: videosOnly, fresh: freeKey401,
+		Does: "tracked videos answer a valid key of no Pro plan 401 instead of 403"},
+	{Name: "cursor-limit-plus1@" + ShapeCursorPage, Requirement: catalogue.FeedLimit, Ops: feedOnly, fresh: cursorLimitPlus1,
+		Does: "on a page reached through a cursor, limit=n gives n+1 events (the walk stays whole)"},
+	{Name: "deep-gap@" + ShapeDeepPage, Requirement: catalogue.FeedCursorWalk, Ops: feedOnly, fresh: deepGap,
+		Does: "from a walk's third page on, a page leaves out one event (it still holds limit events)"},
+	{Name: "url-cache-one-second@" + ShapeFirstPage, Requirement: catalogue.FeedTenant, Ops: feedOnly, fresh: urlCacheOneSecond,
+		Does: "feed pages are cached by their query for one second of the server's clock, whatever the key"},
 }, escapedProbes...)
 
 // Escaped reports whether a fault is one of those that escaped the suite

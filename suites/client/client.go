@@ -147,6 +147,7 @@ type Client struct {
 	scopes  map[string]*tally      // work done ahead of time, by scope
 	uses    map[string][]time.Time // Authorization value → send times, wall clock
 	cache   map[string]*cacheEntry
+	handed  map[string]string // a feed page's nextCursor → the Authorization it was first handed to
 }
 
 type cacheEntry struct {
@@ -262,6 +263,7 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	c.bodies.put(resp, raw)
+	c.noteCursor(req, resp.Status, raw)
 	c.record(ctx, req, resp, time.Since(start), nil)
 	return resp, nil
 }

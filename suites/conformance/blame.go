@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -110,6 +112,10 @@ func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
 	token, bearer := strings.CutPrefix(auth, "Bearer ")
 	valid := bearer && token != "" && slices.Contains([]string{tg.Pro, tg.Free, tg.Burst, tg.Other}, token)
 	switch {
+	case resp.Status == 401 && valid && token == tg.Free && token != tg.Pro && resp.Request.Path == schemas.PathVideos && s.acceptedOnFeed(token):
+		// a valid key of no Pro plan, refused on tracked videos with the
+		// wrong status: the plan rule says 403 for it
+		return catalogue.ProGate, ""
 	case resp.Status == 401 && valid:
 		return catalogue.AuthValid, ""
 	case resp.Status == 403 && valid && (token == tg.Pro || resp.Request.Path == schemas.PathFeed):
@@ -127,6 +133,20 @@ func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
 		return "", fmt.Sprintf("%s answered 503 with Retry-After %q: the target asks to come back later", resp.Request, resp.Header.Get("Retry-After"))
 	}
 	return "", ""
+}
+
+// acceptedOnFeed reports whether the target serves the key its feed now:
+// a key refused with 401 on tracked videos alone is a valid key, refused
+// there for its plan (PRO-GATE's rule), not a refused key (AUTH-VALID's).
+// It asks once per session, and only when such a 401 came.
+func (s *Session) acceptedOnFeed(key string) bool {
+	s.feedOK.once.Do(func() {
+		ctx, cancel := context.WithTimeout(s.runCtx, s.cfg.RequestTimeout+s.cfg.MaxWait)
+		defer cancel()
+		resp, err := s.c.Do(ctx, feedRequest(url.Values{"limit": {"1"}}, key))
+		s.feedOK.ok = err == nil && resp.Status == 200
+	})
+	return s.feedOK.ok
 }
 
 // specRequirement is the requirement a spec checks first: the one its

@@ -225,34 +225,114 @@ func (pr *prober) refused(ctx context.Context, p probe.Probe, r *probeRun) strin
 			return fmt.Sprintf("%s answered %d to %s, which breaks %s: no answer for this probe to judge", resp.Request, resp.Status, keySays(p), id)
 		}
 	}
-	return pr.notOwnCursor(ctx, p, r)
+	if block := pr.notOwnCursor(ctx, p, r); block != "" {
+		return block
+	}
+	return pr.foreignPages(ctx, p, r)
 }
 
-// notOwnCursor is why the free key's cursor pages cannot be judged when
-// its cursor was refused: the page that handed the cursor out is, byte for
-// byte, the Pro key's answer to the same request (a cache by URL: the
-// FEED-TENANT probes judge it), so the cursor was never the free key's.
+// foreignPages is why a key's feed pages cannot be judged when one of
+// them shows an event proven to be the other account's (owner.foreign): a
+// page served across accounts (FEED-TENANT's) is no page of this key's
+// walk, and its cursor, its size and its place are not this key's either.
+func (pr *prober) foreignPages(ctx context.Context, p probe.Probe, r *probeRun) string {
+	s := pr.s
+	if p.Requirement == catalogue.FeedTenant || s.tg.Free == "" || s.tg.Free == s.tg.Pro || p.Input.Op != probe.Feed {
+		return ""
+	}
+	key := map[probe.Role]string{probe.Pro: s.tg.Pro, probe.Free: s.tg.Free}[p.Role]
+	if key == "" {
+		return ""
+	}
+	var pages []*client.Response
+	for _, resp := range ok200(slices.Concat(r.context, r.judged)) {
+		if resp.Request.Auth == client.Bearer(key) && resp.Request.Path == schemas.PathFeed {
+			pages = append(pages, resp)
+		}
+	}
+	if len(pages) == 0 {
+		return ""
+	}
+	pro, free := s.fullWalk(ctx), s.freeWalk(ctx)
+	if !pro.Complete || !free.Complete {
+		return ""
+	}
+	own, other := pro, free
+	if key == s.tg.Free {
+		own, other = free, pro
+	}
+	for _, resp := range pages {
+		if found := foreignEvents(resp, own, other); len(found) > 0 {
+			return fmt.Sprintf("%s (judged by FEED-TENANT): no page of %s to judge", found[0], roleSays[p.Role])
+		}
+	}
+	return ""
+}
+
+// notOwnCursor is why a key's cursor pages cannot be judged when a cursor
+// was refused: the page that handed the cursor out is another account's
+// (a cache by URL: the FEED-TENANT probes judge it), so the cursor was
+// never this key's to follow. The proof: another key of the run, asked the
+// same request, got that very page or is handed that very cursor.
 func (pr *prober) notOwnCursor(ctx context.Context, p probe.Probe, r *probeRun) string {
-	if p.Role != probe.Free || p.Requirement == catalogue.FeedTenant || len(r.context) == 0 ||
-		len(ok200(r.judged)) == len(r.judged) {
+	t := pr.s.tg
+	key := map[probe.Role]string{probe.Pro: t.Pro, probe.Free: t.Free}[p.Role]
+	if key == "" || p.Requirement == catalogue.FeedTenant {
 		return ""
 	}
-	lead := r.context[0]
-	if _, next := pageShape(lead); next == "" {
+	refused := ""
+	for _, resp := range r.judged {
+		q, _ := url.ParseQuery(resp.Request.Query)
+		if resp.Status != http.StatusOK && !limited(resp) && q.Get("cursor") != "" {
+			refused = q.Get("cursor")
+			break
+		}
+	}
+	if refused == "" {
 		return ""
 	}
-	req := lead.Request
-	req.Auth = client.Bearer(pr.s.tg.Pro)
-	pro, err := pr.s.c.Cached(ctx, req)
-	if err != nil || pro.Status != http.StatusOK {
+	for _, lead := range slices.Concat(r.context, r.judged) {
+		if _, next := pageShape(lead); lead.Status != http.StatusOK || next != refused || lead.Request.Auth != client.Bearer(key) {
+			continue
+		}
+		if to := pr.s.c.HandedTo(refused); to != "" && to != client.Bearer(key) {
+			// the page came first to another key: its cursor is that key's
+			return fmt.Sprintf("%s answered %s with a page whose cursor had been handed to another key first (FEED-TENANT's): the cursor is not this key's to follow", lead.Request, roleSays[p.Role])
+		}
+		for _, other := range slices.Compact([]string{t.Free, t.Pro, t.burstKey(), t.otherKey()}) {
+			if other == "" || other == key {
+				continue
+			}
+			req := lead.Request
+			req.Auth = client.Bearer(other)
+			if pr.samePage(ctx, lead, req, refused) {
+				return fmt.Sprintf("%s answered %s with another account's page, its cursor included (FEED-TENANT's): the cursor it handed out is not this key's to follow", lead.Request, roleSays[p.Role])
+			}
+		}
 		return ""
 	}
-	a, errA := lead.Bytes()
-	b, errB := pro.Bytes()
-	if errA != nil || errB != nil || !bytes.Equal(a, b) {
-		return ""
+	return ""
+}
+
+// samePage reports whether another key's answer to req (as the suite got
+// it before, or as it comes now: the feed's head may have moved since) is
+// the page lead, byte for byte, or hands out the cursor refused.
+func (pr *prober) samePage(ctx context.Context, lead *client.Response, req client.Request, refused string) bool {
+	a, err := lead.Bytes()
+	if err != nil {
+		return false
 	}
-	return fmt.Sprintf("%s answered the free key with the Pro key's page, its cursor included (FEED-TENANT's): the cursor it handed out is not the free key's to follow", lead.Request)
+	for _, send := range []func(context.Context, client.Request) (*client.Response, error){pr.s.c.Cached, pr.s.c.Do} {
+		theirs, err := send(ctx, req)
+		if err != nil || theirs.Status != http.StatusOK {
+			continue
+		}
+		b, err := theirs.Bytes()
+		if _, next := pageShape(theirs); next == refused || err == nil && bytes.Equal(a, b) {
+			return true
+		}
+	}
+	return false
 }
 
 func budgetSays(b probe.Budget) string {

@@ -54,6 +54,12 @@ type Session struct {
 	// g fails through the redactor, whatever fail handler the host suite
 	// registered: a body that echoes a key cannot leak through a message.
 	g gomega.Gomega
+	// feedOK: whether the free key was served its feed when a 401 on
+	// tracked videos raised the question (acceptedOnFeed)
+	feedOK struct {
+		once sync.Once
+		ok   bool
+	}
 }
 
 func newSession(cfg *Config) *Session {
