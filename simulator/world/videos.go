@@ -15,56 +15,21 @@ func (w *World) Videos(accountID string, ids []string) ([]byte, error) {
 }
 
 // AppendVideos is Videos appending to dst, for a server that reuses its
-// buffers. On error dst is returned as it was.
+// buffers: VideosParts joined. On error dst is returned as it was.
 func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte, error) {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	a, ok := w.accountBy[accountID]
-	if !ok {
-		return dst, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
+	parts, _, err := w.VideosParts(nil, nil, accountID, ids)
+	if err != nil {
+		return dst, err
 	}
-	now := w.now.Load()
-	// Size the answer up front: one allocation, no copying as it grows.
-	size := 64
-	for _, id := range ids {
-		size += len(id) + 8
-		if vi, ok := w.videoByID[id]; ok {
-			v := w.videos[vi]
-			if c := v.cache.Load(); c != nil {
-				size += len(c.b) + 1
-				continue
-			}
-			size += 1024 + len(v.ID) + len(v.Title) + len(v.Thumb) + sampleJSONPerByte*len(v.Samples)
-			for _, pos := range v.events {
-				size += int(w.log.heads[pos].n) + 1
-			}
-		}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
 	}
-	var missing []string
-	b := slices.Grow(dst, size)
-	b = append(b, `{"videos":[`...)
-	first := true
-	for i, id := range ids {
-		if slices.Contains(ids[:i], id) {
-			continue
-		}
-		vi, ok := w.videoByID[id]
-		if !ok || !a.tracks[w.videos[vi].Channel] {
-			missing = append(missing, id)
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		var err error
-		if b, err = w.appendEntry(b, w.videos[vi], a.plan, now); err != nil {
-			return dst, fmt.Errorf("world: video %q: %w", id, err)
-		}
+	dst = slices.Grow(dst, n)
+	for _, p := range parts {
+		dst = append(dst, p...)
 	}
-	b = append(b, `],"missingVideoIds":`...)
-	b = appendStrings(b, missing)
-	return append(b, '}'), nil
+	return dst, nil
 }
 
 // VideosParts is AppendVideos in pieces, to be written one after the
