@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/schemas/openapi"
 )
@@ -198,7 +199,9 @@ func listFaults(ctx context.Context, sim string) ([]string, error) {
 	return faults, nil
 }
 
-// parseFaults reads the first column of the table under its FAULT header.
+// parseFaults reads the first column of the table under its FAULT header:
+// the rows whose second column is a requirement id (what follows the table
+// says how cell faults are named).
 func parseFaults(table string) []string {
 	var faults []string
 	header := false
@@ -211,7 +214,9 @@ func parseFaults(table string) []string {
 			header = fields[0] == "FAULT"
 			continue
 		}
-		faults = append(faults, fields[0])
+		if len(fields) > 1 && catalogue.IsID(fields[1]) {
+			faults = append(faults, fields[0])
+		}
 	}
 	return faults
 }

@@ -11,10 +11,13 @@ import (
 )
 
 func TestParseFaults(t *testing.T) {
-	table := "FAULT                 BREAKS        WHAT IT DOES\n" +
-		"count-negative        COUNT         likeCount is -1\n" +
+	table := "FAULT                 BREAKS                 WHAT IT DOES\n" +
+		"count-negative        COUNT-NONNEG-OR-NULL   likeCount is -1\n" +
 		"\n" +
-		"wrong-content-type    CONTENT-TYPE  feed pages are text/plain\n"
+		"wrong-content-type    CONTENT-TYPE-JSON      feed pages are text/plain\n" +
+		"\n" +
+		"A cell fault is FAULT@ROLE.SHAPE.CLASS: the requirement's base fault confined to requests of one cell.\n" +
+		"  FAULT: count-negative, wrong-content-type\n  ROLE: pro, free\n"
 	got := parseFaults(table)
 	if want := []string{"count-negative", "wrong-content-type"}; !slices.Equal(got, want) {
 		t.Errorf("parseFaults = %q, want %q", got, want)
