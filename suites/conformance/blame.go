@@ -112,7 +112,7 @@ func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
 	token, bearer := strings.CutPrefix(auth, "Bearer ")
 	valid := bearer && token != "" && slices.Contains([]string{tg.Pro, tg.Free, tg.Burst, tg.Other}, token)
 	switch {
-	case resp.Status == 401 && valid && token == tg.Free && token != tg.Pro && resp.Request.Path == schemas.PathVideos && s.acceptedOnFeed(token):
+	case resp.Status == 401 && valid && token == tg.Free && token != tg.Pro && resp.Request.Path == schemas.PathVideos && s.freeServedOnFeed():
 		// a valid key of no Pro plan, refused on tracked videos with the
 		// wrong status: the plan rule says 403 for it
 		return catalogue.ProGate, ""
@@ -135,15 +135,16 @@ func (s *Session) statusCause(resp *client.Response) (catalogue.ID, string) {
 	return "", ""
 }
 
-// acceptedOnFeed reports whether the target serves the key its feed now:
-// a key refused with 401 on tracked videos alone is a valid key, refused
-// there for its plan (PRO-GATE's rule), not a refused key (AUTH-VALID's).
-// It asks once per session, and only when such a 401 came.
-func (s *Session) acceptedOnFeed(key string) bool {
+// freeServedOnFeed reports whether the target serves the free key its
+// feed now: the free key refused with 401 on tracked videos alone is a
+// valid key, refused there for its plan (PRO-GATE's rule), not a refused
+// key (AUTH-VALID's). It asks once per session, and only when such a 401
+// came.
+func (s *Session) freeServedOnFeed() bool {
 	s.feedOK.once.Do(func() {
 		ctx, cancel := context.WithTimeout(s.runCtx, s.cfg.RequestTimeout+s.cfg.MaxWait)
 		defer cancel()
-		resp, err := s.c.Do(ctx, feedRequest(url.Values{"limit": {"1"}}, key))
+		resp, err := s.c.Do(ctx, feedRequest(url.Values{"limit": {"1"}}, s.Target().Free))
 		s.feedOK.ok = err == nil && resp.Status == 200
 	})
 	return s.feedOK.ok
@@ -330,10 +331,10 @@ func (t Target) keyVar(auth string) string {
 		v = "${TCM_PRO_KEY%%_*}_" + fmt.Sprintf(random, len(rest))
 	case token == t.unprefixedToken():
 		v = fmt.Sprintf(random, len(token))
-	case t.derivedVar(token) != "":
-		v = t.derivedVar(token)
 	default:
-		return ""
+		if v = t.derivedVar(token); v == "" {
+			return ""
+		}
 	}
 	return scheme + " " + v
 }

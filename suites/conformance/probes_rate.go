@@ -88,8 +88,8 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 	// From a fresh window: a window after the suite's last request on the
 	// key (the suite knows what it sent; the rest is the target's
 	// history).
-	if uses := s.c.RecentUses(key, schemas.RateWindow); len(uses) > 0 {
-		if err := s.wait(ctx, uses[len(uses)-1].Add(schemas.RateWindow+paceGrain).Sub(s.pace.now()), "a fresh window for the rate probes"); err != nil {
+	if d := s.roomIn(key, "", schemas.FeedRequestsPerMinute); d > 0 {
+		if err := s.wait(ctx, d, "a fresh window for the rate probes"); err != nil {
 			a.blocked = err.Error()
 			return a
 		}

@@ -60,15 +60,8 @@ func (s *suite) targetClock() client.Clock {
 // budget waits until the key has room for n more requests in its window,
 // by what the suite itself sent on it.
 func (s *suite) budget(ctx context.Context, key string, n int) error {
-	limit := schemas.FeedRequestsPerMinute
-	uses := s.c.RecentUses(key, schemas.RateWindow)
-	if len(uses)+n <= limit {
-		return nil
-	}
-	// the oldest uses must leave the window
-	until := uses[len(uses)+n-limit-1].Add(schemas.RateWindow)
-	if err := s.wait(ctx, until.Sub(s.pace.now()), "so that the key has room in its window"); err != nil {
-		return err
+	if d := s.roomIn(key, "", n); d > 0 {
+		return s.wait(ctx, d, "so that the key has room in its window")
 	}
 	return nil
 }

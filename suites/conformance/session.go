@@ -55,7 +55,7 @@ type Session struct {
 	// registered: a body that echoes a key cannot leak through a message.
 	g gomega.Gomega
 	// feedOK: whether the free key was served its feed when a 401 on
-	// tracked videos raised the question (acceptedOnFeed)
+	// tracked videos raised the question (freeServedOnFeed)
 	feedOK struct {
 		once sync.Once
 		ok   bool
