@@ -55,6 +55,9 @@ type call struct {
 	fault  int           // the injected fault that answered, if any
 	breaks string        // the requirement the answer breaks on purpose (Answer.Breaks)
 	gather *gatherConn   // the connection, when it gathers writes (Listener)
+	// knownBody: the body is a plain list of the world's own video ids,
+	// which hides no key (keysSeen does not search it).
+	knownBody bool
 }
 
 // gatherOf is the connection of w, when w is a call's writer on a
@@ -514,7 +517,7 @@ func (s *Server) end(c *call, r *http.Request) {
 	if rec.tap != nil {
 		x.RequestBody = rec.tap.kept
 	}
-	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "", !e.KeyInURL)
+	x.KeysSeen = s.keysSeen(r, x.RequestBody, rec.authErr != "", !e.KeyInURL, c.knownBody)
 	s.order.wait(rec.seq)
 	for _, o := range s.observers {
 		s.callObserver(o, x)

@@ -49,16 +49,21 @@ func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []
 	now := w.now.Load()
 	out, b := append(parts, videosHead), buf
 	var missing []string
+	var seen [20]int32 // the videos answered so far (ids come at most 20)
+	served := seen[:0]
 	first := true
-	for i, id := range ids {
-		if slices.Contains(ids[:i], id) {
-			continue
-		}
+	for _, id := range ids {
 		vi, ok := w.videoByID[id]
 		if !ok || !a.tracks[w.videos[vi].Channel] {
-			missing = append(missing, id)
+			if !slices.Contains(missing, id) {
+				missing = append(missing, id)
+			}
 			continue
 		}
+		if slices.Contains(served, vi) {
+			continue // a repeated id: a video is answered once
+		}
+		served = append(served, vi)
 		v := w.videos[vi]
 		if c := w.cachedEntry(v, a.plan, now); c != nil {
 			piece := c.b // the comma before it, then the entry
@@ -84,6 +89,18 @@ func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []
 	b = appendStrings(b, missing)
 	b = append(b, '}')
 	return append(out, b[start:len(b):len(b)]), b, nil
+}
+
+// KnownVideos says whether every id names a video of the world.
+func (w *World) KnownVideos(ids []string) bool {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, id := range ids {
+		if _, ok := w.videoByID[id]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // videosHead begins every tracked-videos answer; no one writes into it.
