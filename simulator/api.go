@@ -303,9 +303,6 @@ func (s *Server) videos(c *call, r *http.Request) answer {
 	if bad != nil {
 		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, bad.Message, bad.Details)
 	}
-	// A plain body of the world's own ids hides no key: observers need
-	// not search it for one (keysSeen).
-	c.knownBody = plain && r == c.r && c.rec.observe && st.world.KnownVideos(ids)
 	s.settle(st)
 	var cache *answerCache
 	if s.clock.Manual() && !s.realtimeVideos {
@@ -313,14 +310,22 @@ func (s *Server) videos(c *call, r *http.Request) answer {
 	}
 	var a answer
 	var err error
+	missing := -1 // unknown
 	if cache == nil && c.gather != nil {
 		a, err = answerParts(func(parts [][]byte, buf []byte) ([][]byte, []byte, error) {
-			return st.world.VideosParts(parts, buf, accountID, ids)
+			parts, buf, n, err := st.world.VideosParts(parts, buf, accountID, ids)
+			missing = n
+			return parts, buf, err
 		})
 	} else {
 		a, err = s.answer(cache, st.videosMoment, func() string { return videosKey(accountID, ids) }, func(dst []byte) ([]byte, error) {
 			return st.world.AppendVideos(dst, accountID, ids)
 		})
+	}
+	// A plain body of the world's own ids hides no key: observers need
+	// not search it for one (keysSeen).
+	if plain && r == c.r && c.rec.observe {
+		c.knownBody = missing == 0 || (missing < 0 && st.world.KnownVideos(ids))
 	}
 	if err != nil {
 		return s.internalError(r, err)

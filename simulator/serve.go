@@ -262,8 +262,27 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 	}
 	// Date is the simulator's own time, the virtual clock: a recorder
 	// (tcmkit record) reads the recording's time from it.
-	w.Header().Set("Date", s.clock.Now().UTC().Format(http.TimeFormat))
+	w.Header()["Date"] = s.date.of(s.clock.Now())
 	writeAnswer(w, a)
+}
+
+// dateHeader is the Date header's value for the last second asked, formatted
+// once a second rather than once an answer.
+type dateHeader struct{ last atomic.Pointer[formattedDate] }
+
+type formattedDate struct {
+	sec int64
+	v   []string // shared by the answers of that second: no one changes it
+}
+
+func (d *dateHeader) of(t time.Time) []string {
+	sec := t.Unix()
+	if f := d.last.Load(); f != nil && f.sec == sec {
+		return f.v
+	}
+	f := &formattedDate{sec: sec, v: []string{t.UTC().Format(http.TimeFormat)}}
+	d.last.Store(f)
+	return f.v
 }
 
 // writeAnswer is the one writer of answers.

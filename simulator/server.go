@@ -155,6 +155,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	clock   *clock
+	date    dateHeader
 	st      atomic.Pointer[state]
 	faults  *faultSet
 	handler http.Handler // serveRequest

@@ -17,7 +17,7 @@ func (w *World) Videos(accountID string, ids []string) ([]byte, error) {
 // AppendVideos is Videos appending to dst, for a server that reuses its
 // buffers: VideosParts joined. On error dst is returned as it was.
 func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte, error) {
-	parts, _, err := w.VideosParts(nil, nil, accountID, ids)
+	parts, _, _, err := w.VideosParts(nil, nil, accountID, ids)
 	if err != nil {
 		return dst, err
 	}
@@ -38,25 +38,26 @@ func (w *World) AppendVideos(dst []byte, accountID string, ids []string) ([]byte
 // missingVideoIds) goes into buf, returned for the caller's pool. Every
 // piece stays valid while the caller holds it, whatever the world does
 // meanwhile (a cached entry is never written again, only replaced), and
-// until buf is reused. On error parts and buf are returned as they were.
-func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []string) ([][]byte, []byte, error) {
+// until buf is reused. missing counts the distinct ids in
+// missingVideoIds. On error parts and buf are returned as they were.
+func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []string) (_ [][]byte, _ []byte, missing int, _ error) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	a, ok := w.accountBy[accountID]
 	if !ok {
-		return parts, buf, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
+		return parts, buf, 0, fmt.Errorf("%w: %q", ErrNoAccount, accountID)
 	}
 	now := w.now.Load()
 	out, b := append(parts, videosHead), buf
-	var missing []string
+	var absent []string
 	var seen [20]int32 // the videos answered so far (ids come at most 20)
 	served := seen[:0]
 	first := true
 	for _, id := range ids {
 		vi, ok := w.videoByID[id]
 		if !ok || !a.tracks[w.videos[vi].Channel] {
-			if !slices.Contains(missing, id) {
-				missing = append(missing, id)
+			if !slices.Contains(absent, id) {
+				absent = append(absent, id)
 			}
 			continue
 		}
@@ -78,7 +79,7 @@ func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []
 			}
 			var err error
 			if b, err = w.appendEntry(b, v, a.plan, now); err != nil {
-				return parts, buf, fmt.Errorf("world: video %q: %w", id, err)
+				return parts, buf, 0, fmt.Errorf("world: video %q: %w", id, err)
 			}
 			out = append(out, b[start:len(b):len(b)])
 		}
@@ -86,9 +87,9 @@ func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []
 	}
 	start := len(b)
 	b = append(b, `],"missingVideoIds":`...)
-	b = appendStrings(b, missing)
+	b = appendStrings(b, absent)
 	b = append(b, '}')
-	return append(out, b[start:len(b):len(b)]), b, nil
+	return append(out, b[start:len(b):len(b)]), b, len(absent), nil
 }
 
 // KnownVideos says whether every id names a video of the world.

@@ -793,9 +793,13 @@ func TestVideosPartsAreTheAnswer(t *testing.T) {
 			w.noCache = true // every entry built afresh
 			want, _ := w.Videos(acct, ids)
 			w.noCache = c.noCache
-			parts, buf, err := w.VideosParts([][]byte{[]byte("kept")}, []byte("buf"), acct, ids)
+			parts, buf, missing, err := w.VideosParts([][]byte{[]byte("kept")}, []byte("buf"), acct, ids)
 			if err != nil || string(parts[0]) != "kept" || string(buf[:3]) != "buf" {
 				t.Fatalf("%s: VideosParts did not append: %v", c.name, err)
+			}
+			var doc struct{ MissingVideoIds []string }
+			if err := json.Unmarshal(want, &doc); err != nil || missing != len(doc.MissingVideoIds) || missing == 0 {
+				t.Errorf("%s, account %s: missing %d, the answer lists %v (%v)", c.name, acct, missing, doc.MissingVideoIds, err)
 			}
 			if got := concat(parts[1:]); got != string(want) {
 				t.Errorf("%s, account %s: the pieces make\n%.200s\nwant\n%.200s", c.name, acct, got, want)
@@ -803,11 +807,11 @@ func TestVideosPartsAreTheAnswer(t *testing.T) {
 		}
 	}
 	w.noCache = false
-	parts, _, _ := w.VideosParts(nil, nil, a.ID, ids[:1])
+	parts, _, _, _ := w.VideosParts(nil, nil, a.ID, ids[:1])
 	if e := w.videos[5].cache.Load(); e == nil || &parts[1][0] != &e.b[1] {
 		t.Error("a cached entry was copied, not given as the cache keeps it")
 	}
-	if _, _, err := w.VideosParts(nil, nil, "acc_9", ids); !errors.Is(err, ErrNoAccount) {
+	if _, _, _, err := w.VideosParts(nil, nil, "acc_9", ids); !errors.Is(err, ErrNoAccount) {
 		t.Errorf("VideosParts for an unknown account: %v", err)
 	}
 }
