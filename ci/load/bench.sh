@@ -15,14 +15,20 @@
 #          feed page, every deep page of the feed (limit=50, thousands of
 #          cursors, at random), one 20-id request again and again, random
 #          sets of 20 ids
-# The ceiling (issue 27) is a static server that answers every feed request
-# with one constant page (the first) and every tracked-videos request with
-# one constant answer (the first set's): no lookup, one hot answer.
-# CEILING=captured serves instead the very answers the simulator gave, each
-# by its request. Targets in requests per server CPU-second, simulator /
-# static: live deep pages (DEEP cursors drawn from the whole walk, 1,912)
-# and random 20-id sets (SETS of them, 5,000) >= 65%, and the simulator's
-# p99 latency <= 5 ms at 16 connections.
+# The ceilings (CEILING, a list; each a static server of its own, measured
+# in the same rounds):
+#   typical   (issue 27) one constant answer per case, hot, no lookup, of
+#             the case's mean size: the first page, a deep page of the deep
+#             pages' mean size, the first set's answer for the one set, an
+#             answer of the random sets' mean size for the random sets
+#   first     the first page and the first set's answer for every request
+#             (the ceiling as issue 27 was first measured: the first set
+#             names the newest videos, a fifth smaller than a random set's)
+#   captured  the very answers the simulator gave, each by its request
+# Targets in requests per server CPU-second, simulator / typical: live deep
+# pages (DEEP cursors drawn from the whole walk, 1,912) and random 20-id
+# sets (SETS of them, 5,000) >= 65%, and the simulator's p99 latency <= 5 ms
+# at 16 connections.
 set -euo pipefail
 
 DURATION=${DURATION:-10s}
@@ -34,11 +40,14 @@ LOAD_CPU=${LOAD_CPU:-1}
 LIVE_HISTORY=${LIVE_HISTORY:-12600h}
 DEEP=${DEEP:-1912}
 SETS=${SETS:-5000}
-CEILING=${CEILING:-constant}
+read -r -a ceilings <<<"${CEILING:-typical first}"
+for ceil in "${ceilings[@]}"; do
+  case $ceil in typical | first | captured) ;; *) echo "bench.sh: CEILING: typical, first or captured, not $ceil" >&2; exit 2 ;; esac
+done
 # SIM_FLAGS: more flags for both simulators, such as "--journal-size -1".
 read -r -a sim_flags <<<"${SIM_FLAGS:-}"
-static_flags=() capture_flags=()
-[[ "$CEILING" == constant ]] && static_flags=(-constant) capture_flags=(-answers=false)
+capture_flags=(-answers=false)
+[[ " ${ceilings[*]} " == *" captured "* ]] && capture_flags=()
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -76,6 +85,7 @@ fi
 go build -o "$work/static" ./ci/load/static
 HZ=$(getconf CLK_TCK)
 
+declare -A static_pid static_url
 # start_phase NAME SIMULATOR-FLAGS...: starts a simulator and, once it has
 # captured the simulator's answers, the static server on them.
 start_phase() {
@@ -91,11 +101,15 @@ start_phase() {
   url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$dir/info.json")
   key=$(sed -n 's/.*"proKey": "\([^"]*\)".*/\1/p' "$dir/info.json")
   "$work/static" -capture -url "$url" -key "$key" -dir "$dir" -deep "$DEEP" -sets "$SETS" ${capture_flags[@]+"${capture_flags[@]}"}
-  GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/static" -addr 127.0.0.1:0 -dir "$dir" ${static_flags[@]+"${static_flags[@]}"} &
-  pids+=($!)
-  static_pid=$!
-  for _ in $(seq 600); do [ -s "$dir/addr.txt" ] && break; sleep 0.1; done
-  static_url="http://$(cat "$dir/addr.txt")"
+  for ceil in "${ceilings[@]}"; do
+    rm -f "$dir/addr.txt"
+    GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$work/static" -addr 127.0.0.1:0 -dir "$dir" -ceiling "$ceil" &
+    pids+=($!)
+    static_pid[$ceil]=$!
+    for _ in $(seq 600); do [ -s "$dir/addr.txt" ] && break; sleep 0.1; done
+    static_url[$ceil]="http://$(cat "$dir/addr.txt")"
+    for _ in $(seq 50); do curl -fs -o /dev/null "${static_url[$ceil]}/api/public-feed?limit=50" && break; sleep 0.1; done
+  done
   # One wrk script per case: GET targets or POST bodies, one drawn at
   # random per request from the case's list.
   for list in first deep; do
@@ -115,7 +129,6 @@ for line in io.lines("$dir/$list.txt") do bodies[#bodies + 1] = line end
 request = function() return wrk.format("POST", "/api/public/videos", nil, bodies[math.random(#bodies)]) end
 LUA
   done
-  for _ in $(seq 50); do curl -fs -o /dev/null "$static_url/api/public-feed?limit=50" && break; sleep 0.1; done
 }
 
 # cpu_ticks PID: user+system CPU time of a process, in clock ticks.
@@ -154,42 +167,50 @@ declare -A rps eff p99 bytes paired
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 # run_phase NAME CASE...: measures each case (first, deep, one, random).
 run_phase() {
-  local phase=$1 c k m
+  local phase=$1 c k m ceil
   shift
   local dir="$work/$phase"
+  local sides=("${ceilings[@]}" sim)
   for c in "$@"; do
-    for k in "static_$phase-$c" "sim_$phase-$c"; do rps[$k]=0; eff[$k]=0; p99[$k]=1000000; done
-    paired[$phase-$c]=""
+    for k in "${sides[@]}"; do rps[$k:$phase-$c]=0; eff[$k:$phase-$c]=0; p99[$k:$phase-$c]=1000000; done
+    for ceil in "${ceilings[@]}"; do paired[$ceil:$phase-$c]=""; done
   done
-  for c in "$@"; do # warm up both
+  for c in "$@"; do # warm up all
     taskset -c "$LOAD_CPU" wrk -t1 -c4 -d1s -s "$dir/$c.lua" "$url" >/dev/null
-    taskset -c "$LOAD_CPU" wrk -t1 -c4 -d1s -s "$dir/$c.lua" "$static_url" >/dev/null
+    for ceil in "${ceilings[@]}"; do taskset -c "$LOAD_CPU" wrk -t1 -c4 -d1s -s "$dir/$c.lua" "${static_url[$ceil]}" >/dev/null; done
   done
   for round in $(seq "$ROUNDS"); do
     for c in "$@"; do
-      for k in "static_$phase-$c" "sim_$phase-$c"; do
+      declare -A pair=()
+      for k in "${sides[@]}"; do
         profiling=""
-        if [[ -n "$PROFILE" && $k == sim_* && $round == 1 ]]; then
+        if [[ -n "$PROFILE" && $k == sim && $round == 1 ]]; then
           curl -fs -o "$PROFILE/$phase-$c.pprof" "http://$(cat "$dir/pprof.txt")/debug/pprof/profile?seconds=${DURATION%s}" &
           profiling=$!
         fi
-        case $k in
-          static_*) m=$(measure "$static_pid" "$static_url" "$dir/$c.lua") || exit 1 ;;
-          sim_*) m=$(measure "$sim_pid" "$url" "$dir/$c.lua") || exit 1 ;;
-        esac
+        if [[ $k == sim ]]; then
+          m=$(measure "$sim_pid" "$url" "$dir/$c.lua") || exit 1
+        else
+          m=$(measure "${static_pid[$k]}" "${static_url[$k]}" "$dir/$c.lua") || exit 1
+        fi
         [[ -z "$profiling" ]] || wait "$profiling" || true
         read -r r e l <<<"$m"
-        # The ratio of this round's pair (static, then simulator, back to
-        # back): the load of other jobs moves both alike.
-        case $k in
-          static_*) pair=$e ;;
-          sim_*) paired[$phase-$c]+=" $(awk -v a="$e" -v b="$pair" 'BEGIN { print (b > 0 ? a / b : 0) }')" ;;
-        esac
-        rps[$k]=$(best "${rps[$k]}" "$r")
-        eff[$k]=$(best "${eff[$k]}" "$e")
-        p99[$k]=$(least "${p99[$k]}" "$l")
+        # The ratio of this round's pair (each ceiling, then the simulator,
+        # back to back): the load of other jobs moves them alike.
+        if [[ $k == sim ]]; then
+          for ceil in "${ceilings[@]}"; do
+            paired[$ceil:$phase-$c]+=" $(awk -v a="$e" -v b="${pair[$ceil]}" 'BEGIN { print (b > 0 ? a / b : 0) }')"
+          done
+        else
+          pair[$k]=$e
+        fi
+        rps[$k:$phase-$c]=$(best "${rps[$k:$phase-$c]}" "$r")
+        eff[$k:$phase-$c]=$(best "${eff[$k:$phase-$c]}" "$e")
+        p99[$k:$phase-$c]=$(least "${p99[$k:$phase-$c]}" "$l")
       done
-      echo "$phase round $round $c: static ${rps[static_$phase-$c]} rps / ${eff[static_$phase-$c]} per cpu-s, sim ${rps[sim_$phase-$c]} / ${eff[sim_$phase-$c]}, sim p99 ${p99[sim_$phase-$c]} ms" >&2
+      line="$phase round $round $c:"
+      for ceil in "${ceilings[@]}"; do line+=" $ceil ${rps[$ceil:$phase-$c]} rps / ${eff[$ceil:$phase-$c]} per cpu-s,"; done
+      echo "$line sim ${rps[sim:$phase-$c]} / ${eff[sim:$phase-$c]}, sim p99 ${p99[sim:$phase-$c]} ms" >&2
     done
   done
 }
@@ -210,13 +231,21 @@ pages=$(wc -l <"$work/live/deep.txt")
 sets=$(wc -l <"$work/live/random.txt")
 stop_servers
 
-printf '\n%-38s %10s %10s %6s %13s %11s %6s %7s %7s %8s %8s\n' "case" "static rps" "sim rps" "ratio" "static/cpu-s" "sim/cpu-s" "ratio" "paired" "target" "sim p99" "static"
-# row: best figures of the rounds, their ratios, and the median of the
-# rounds' paired CPU-second ratios (the figure to hold against the target).
+printf '\n%-38s %-9s %10s %10s %6s %13s %11s %6s %7s %7s %8s %8s\n' "case" "ceiling" "static rps" "sim rps" "ratio" "static/cpu-s" "sim/cpu-s" "ratio" "paired" "target" "sim p99" "static"
+pairs=""
+# row NAME KEY TARGET: per ceiling, best figures of the rounds, their
+# ratios, and the median of the rounds' paired CPU-second ratios (the figure
+# to hold against the target, which is the typical ceiling's).
 row() {
-  awk -v n="$1" -v s="${rps[static_$2]}" -v m="${rps[sim_$2]}" -v se="${eff[static_$2]}" -v me="${eff[sim_$2]}" -v t="$3" \
-    -v lp="${p99[sim_$2]}" -v sp="${p99[static_$2]}" -v pr="$(median "${paired[$2]}")" \
-    'BEGIN { printf "%-38s %10.0f %10.0f %5.0f%% %13.0f %11.0f %5.0f%% %6.0f%% %7s %6.2fms %6.2fms\n", n, s, m, 100*m/s, se, me, 100*me/se, 100*pr, t, lp, sp }'
+  local ceil t
+  for ceil in "${ceilings[@]}"; do
+    t=-
+    [[ $ceil == typical ]] && t=$3
+    awk -v n="$1" -v cl="$ceil" -v s="${rps[$ceil:$2]}" -v m="${rps[sim:$2]}" -v se="${eff[$ceil:$2]}" -v me="${eff[sim:$2]}" -v t="$t" \
+      -v lp="${p99[sim:$2]}" -v sp="${p99[$ceil:$2]}" -v pr="$(median "${paired[$ceil:$2]}")" \
+      'BEGIN { printf "%-38s %-9s %10.0f %10.0f %5.0f%% %13.0f %11.0f %5.0f%% %6.0f%% %7s %6.2fms %6.2fms\n", n, cl, s, m, 100*m/s, se, me, 100*me/se, 100*pr, t, lp, sp }'
+    pairs+="$1, $ceil:${paired[$ceil:$2]}"$'\n'
+  done
 }
 if [[ " $PHASES " == *" still "* ]]; then
   row "still: first feed page (limit=50)" still-first -
@@ -227,4 +256,5 @@ if has first; then row "live: first feed page" live-first -; fi
 if has deep; then row "live: deep pages ($pages cursors, at random)" live-deep 65%; fi
 if has one; then row "live: videos, one set of 20 ids" live-one -; fi
 if has random; then row "live: videos, random sets ($sets)" live-random 65%; fi
-echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; simulator flags: ${SIM_FLAGS:-none}; static: $CEILING; $(go version | cut -d' ' -f3); load average $(cut -d' ' -f1-3 /proc/loadavg))"
+printf 'paired ratios of each round, in order:\n%s' "$pairs"
+echo "(best of $ROUNDS alternating rounds of wrk -t1 -c$CONNECTIONS -d$DURATION --latency on cpu $LOAD_CPU; servers GOMAXPROCS=1 on cpu $SERVER_CPU; live: --speed 60 --history $LIVE_HISTORY; simulator flags: ${SIM_FLAGS:-none}; ceilings: ${ceilings[*]}; $(go version | cut -d' ' -f3); load average $(cut -d' ' -f1-3 /proc/loadavg))"

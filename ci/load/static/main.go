@@ -14,9 +14,18 @@
 // page's target, or -deep of them drawn at random), one.txt (one videos
 // request body) and random.txt (the random ones), a line each.
 //
-// With -constant it answers every feed request with the first page and
-// every videos request with the first set's answer, whatever was asked:
-// the ceiling of issue 27, a server with no lookup and one hot answer.
+// -ceiling says what it answers:
+//   - captured (the default): each request the answer the simulator gave it;
+//   - typical: one constant answer per case, hot, with no lookup, of the
+//     size the simulator's answers have on average: the first page, a deep
+//     page (any request with a cursor) of the deep pages' mean size, the
+//     first set's answer for the first set, and for any other set an answer
+//     of the random sets' mean size (over the first 500 of them). The ratio
+//     to it measures the simulator's work per answer, not the bytes;
+//   - first: the first page for every feed request and the first set's
+//     answer for every videos request, whatever was asked (the ceiling as
+//     issue 27 first measured it: the first set names the newest videos,
+//     whose answers are a fifth smaller than a random set's).
 package main
 
 import (
@@ -26,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -42,6 +52,10 @@ type answers struct {
 	Feed   map[string]string `json:"feed"`   // raw query → page
 	Videos map[string]string `json:"videos"` // request body → answer
 	First  string            `json:"first"`  // the body of the first set
+	// TypicalPage and TypicalSet: the deep page (query) and the random set
+	// (body) whose answers are nearest the mean size of their case.
+	TypicalPage string `json:"typicalPage"`
+	TypicalSet  string `json:"typicalSet"`
 }
 
 func main() {
@@ -53,8 +67,11 @@ func main() {
 	sets := flag.Int("sets", 500, "random sets of 20 ids to capture")
 	deep := flag.Int("deep", 0, "deep cursors to keep, drawn from the whole walk (0: every one)")
 	keep := flag.Bool("answers", true, "keep the answers of the random sets (-constant serves none of them; 5,000 are over 1 GB)")
-	constant := flag.Bool("constant", false, "answer every feed request with the first page and every videos request with the first set's answer (a ceiling with no lookup and one hot answer)")
+	ceiling := flag.String("ceiling", "captured", "what to answer: captured (each request its captured answer), typical (one hot answer per case, of the case's mean size), first (the first page and the first set's answer, whatever was asked)")
 	flag.Parse()
+	if *ceiling != "captured" && *ceiling != "typical" && *ceiling != "first" {
+		log.Fatalf("-ceiling %q: captured, typical or first", *ceiling)
+	}
 	if *capture {
 		if err := captureFrom(*url, *key, *dir, *sets, *deep, *keep); err != nil {
 			log.Fatal(err)
@@ -73,20 +90,30 @@ func main() {
 	mux := http.NewServeMux()
 	first := feed["limit="+strconv.Itoa(schemas.DefaultPageSize)]
 	oneSet := videos[a.First]
+	deepPage, randomSet := first, oneSet
+	if *ceiling == "typical" {
+		deepPage, randomSet = feed[a.TypicalPage], videos[a.TypicalSet]
+	}
 	mux.HandleFunc("GET "+schemas.PathFeed, func(w http.ResponseWriter, r *http.Request) {
-		if *constant {
+		switch {
+		case *ceiling == "captured":
+			serve(w, feed[r.URL.RawQuery])
+		case strings.Contains(r.URL.RawQuery, "cursor="):
+			serve(w, deepPage)
+		default:
 			serve(w, first)
-			return
 		}
-		serve(w, feed[r.URL.RawQuery])
 	})
 	mux.HandleFunc("POST "+schemas.PathVideos, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if *constant {
+		switch {
+		case *ceiling == "captured":
+			serve(w, videos[string(body)])
+		case string(body) == a.First:
 			serve(w, oneSet)
-			return
+		default:
+			serve(w, randomSet)
 		}
-		serve(w, videos[string(body)])
 	})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -158,6 +185,7 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 	// The first 20 ids the feed names, then random sets of 20 (seeded).
 	rng := rand.New(rand.NewPCG(1, 2))
 	var bodies []string
+	sizes := map[string]int{} // answer sizes of the sampled random sets
 	for n := range sets + 1 {
 		set := ids[:schemas.MaxVideoIDs]
 		if n > 0 {
@@ -168,19 +196,28 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 		}
 		body, _ := json.Marshal(map[string][]string{"videoIds": set})
 		bodies = append(bodies, string(body))
-		if n > 0 && !keep {
+		if n > typicalSample && !keep {
 			continue
 		}
 		answer, err := fetch("POST", base+schemas.PathVideos, key, body)
 		if err != nil {
 			return err
 		}
-		a.Videos[string(body)] = string(answer)
+		if n > 0 && n <= typicalSample {
+			sizes[string(body)] = len(answer)
+		}
+		if n == 0 || keep {
+			a.Videos[string(body)] = string(answer)
+		}
 	}
 	a.First = bodies[0]
-	raw, err := json.Marshal(a)
-	if err != nil {
-		return err
+	a.TypicalSet = nearestMean(bodies[1:], sizes)
+	if _, ok := a.Videos[a.TypicalSet]; !ok {
+		answer, err := fetch("POST", base+schemas.PathVideos, key, []byte(a.TypicalSet))
+		if err != nil {
+			return err
+		}
+		a.Videos[a.TypicalSet] = string(answer)
 	}
 	deeper := targets[1:]
 	if deep > 0 && deep < len(deeper) {
@@ -190,6 +227,17 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 			picked[i] = deeper[j]
 		}
 		deeper = picked
+	}
+	pages := map[string]int{}
+	queries := make([]string, len(deeper))
+	for i, t := range deeper {
+		queries[i] = strings.TrimPrefix(t, schemas.PathFeed+"?")
+		pages[queries[i]] = len(a.Feed[queries[i]])
+	}
+	a.TypicalPage = nearestMean(queries, pages)
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return err
 	}
 	files := map[string]string{
 		"answers.json": string(raw),
@@ -203,9 +251,34 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes; %d deep cursors kept), %d videos sets (%d answers kept, the first %d bytes), %d ids\n",
-		len(targets), len(a.Feed[query]), len(deeper), len(bodies), len(a.Videos), len(a.Videos[bodies[0]]), len(ids))
+	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes; %d deep cursors kept, typical %d bytes), %d videos sets (%d answers kept, the first %d bytes, typical %d bytes), %d ids\n",
+		len(targets), len(a.Feed[query]), len(deeper), len(a.Feed[a.TypicalPage]), len(bodies), len(a.Videos), len(a.Videos[bodies[0]]), len(a.Videos[a.TypicalSet]), len(ids))
 	return nil
+}
+
+// typicalSample is how many random sets the mean answer size is taken over.
+const typicalSample = 500
+
+// nearestMean is the key, of those in order that size has, whose size is
+// nearest the mean of them all (the first of equals).
+func nearestMean(order []string, size map[string]int) string {
+	total, n := 0, 0
+	for _, k := range order {
+		if v, ok := size[k]; ok {
+			total, n = total+v, n+1
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	mean := float64(total) / float64(n)
+	best, bestGap := "", math.Inf(1)
+	for _, k := range order {
+		if v, ok := size[k]; ok && math.Abs(float64(v)-mean) < bestGap {
+			best, bestGap = k, math.Abs(float64(v)-mean)
+		}
+	}
+	return best
 }
 
 func fetch(method, url, key string, body []byte) ([]byte, error) {
