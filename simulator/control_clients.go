@@ -30,7 +30,7 @@ func (s *Server) judgeOff() (answer, bool) {
 	if s.judge != nil {
 		return answer{}, false
 	}
-	return errorAnswer(http.StatusNotFound, CodeNotFound, "client judging is off (cmd/simulator --no-client-judge; in Go, set Config.Clients to clients.Judging, package simulator/clients)", nil), true
+	return errorAnswer(http.StatusNotFound, CodeNotFound, "client judging is off (tcmkit simulate --no-client-judge; in Go, set Config.Clients to clients.Judging, package simulator/clients)", nil), true
 }
 
 func (s *Server) ctlClients(r *http.Request) answer {

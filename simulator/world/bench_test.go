@@ -1,6 +1,7 @@
 package world
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -151,4 +152,53 @@ func BenchmarkAdvanceToIdle(b *testing.B) {
 	for b.Loop() {
 		w.AdvanceTo(now)
 	}
+}
+
+// BenchmarkVideosPartsScattered asks for random sets of 20 among the
+// videos of a world with a long history, each answered from the entry cache
+// and then read through, as the kernel reads an answer it sends: the reads
+// of the answers push the videos out of the CPU's caches, as on a server
+// (ci/load/bench.sh, random sets).
+func BenchmarkVideosPartsScattered(b *testing.B) {
+	w, err := New(Config{Seed: 1, History: 200 * 24 * time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := w.CreateAccount(Pro)
+	for i := 0; i < len(w.videos); i += schemas.MaxVideoIDs { // every entry cached
+		var ids []string
+		for _, v := range w.videos[i:min(i+schemas.MaxVideoIDs, len(w.videos))] {
+			ids = append(ids, v.ID)
+		}
+		if _, err := w.Videos(a.ID, ids); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	sets := make([][]string, 512)
+	for i := range sets {
+		for range schemas.MaxVideoIDs {
+			sets[i] = append(sets[i], w.videos[r.IntN(len(w.videos))].ID)
+		}
+	}
+	var parts [][]byte
+	var buf []byte
+	var sum byte
+	i := 0
+	for b.Loop() {
+		parts, buf, _, err = w.VideosParts(parts[:0], buf[:0], a.ID, sets[i%len(sets)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer() // what is timed is VideosParts alone
+		for _, p := range parts {
+			for j := 0; j < len(p); j += 64 {
+				sum += p[j]
+			}
+		}
+		b.StartTimer()
+		i++
+	}
+	b.ReportMetric(float64(len(w.videos)), "videos")
+	_ = sum
 }

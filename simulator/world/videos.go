@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/tcmkit/tcmkit/schemas"
 )
 
 // Videos returns the whole JSON 200 body of the tracked-videos operation for
@@ -49,24 +51,49 @@ func (w *World) VideosParts(parts [][]byte, buf []byte, accountID string, ids []
 	}
 	now := w.now.Load()
 	out, b := append(parts, videosHead), buf
-	var absent []string
-	var seen [20]int32 // the videos answered so far (ids come at most 20)
-	served := seen[:0]
-	first := true
+	// The videos and their cached entries are read for all ids first, each
+	// step over all of them: the reads of one step do not wait on each
+	// other, so the CPU overlaps their trips to memory (the videos of an
+	// answer are scattered over a working set far larger than its caches).
+	var vsArr [schemas.MaxVideoIDs]*video
+	var csArr [schemas.MaxVideoIDs]*entryCache
+	vs, cs := vsArr[:0], csArr[:0]
+	if len(ids) > len(vsArr) {
+		vs, cs = make([]*video, 0, len(ids)), make([]*entryCache, 0, len(ids))
+	}
 	for _, id := range ids {
-		vi, ok := w.videoByID[id]
-		if !ok || !a.tracks[w.videos[vi].Channel] {
+		var v *video
+		if vi, ok := w.videoByID[id]; ok {
+			v = w.videos[vi]
+		}
+		vs = append(vs, v)
+	}
+	for _, v := range vs {
+		var c *entryCache
+		if v != nil {
+			c = v.cache.Load()
+		}
+		cs = append(cs, c)
+	}
+	for i, c := range cs {
+		if c != nil && !w.valid(c, vs[i], a.plan, now) {
+			cs[i] = nil
+		}
+	}
+	var absent []string
+	first := true
+	for i, id := range ids {
+		v := vs[i]
+		if v == nil || !a.tracks[v.Channel] {
 			if !slices.Contains(absent, id) {
 				absent = append(absent, id)
 			}
 			continue
 		}
-		if slices.Contains(served, vi) {
+		if slices.Contains(vs[:i], v) {
 			continue // a repeated id: a video is answered once
 		}
-		served = append(served, vi)
-		v := w.videos[vi]
-		if c := w.cachedEntry(v, a.plan, now); c != nil {
+		if c := cs[i]; c != nil {
 			piece := c.b // the comma before it, then the entry
 			if first {
 				piece = piece[1:]
@@ -125,11 +152,16 @@ type entryCache struct {
 
 // cachedEntry is v's cached entry for plan p at now, nil if there is none.
 func (w *World) cachedEntry(v *video, p Plan, now int64) *entryCache {
-	c := v.cache.Load()
-	if c == nil || w.noCache || c.ver != v.ver || c.chVer != w.channels[v.Channel].ver || c.plan != p || now < c.since || c.until < now {
-		return nil
+	if c := v.cache.Load(); c != nil && w.valid(c, v, p, now) {
+		return c
 	}
-	return c
+	return nil
+}
+
+// valid says whether c, an entry v's cache held, is v's entry for plan p
+// at now.
+func (w *World) valid(c *entryCache, v *video, p Plan, now int64) bool {
+	return !w.noCache && c.ver == v.ver && c.chVer == w.channels[v.Channel].ver && c.plan == p && c.since <= now && now <= c.until
 }
 
 // entryCacheBudget is the least bound of the bytes of all cached entries
