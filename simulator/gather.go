@@ -124,15 +124,30 @@ func (c *gatherConn) CloseWrite() error {
 
 // writeGathered writes the pieces of an answer through w (net/http
 // counts them, and writes the header before them) and sends all of it in
-// one writev.
+// one writev. What net/http buffers (the header, small pieces) is flushed
+// before a large piece, so that the large piece passes its buffers whole
+// instead of being cut and copied to fill them.
 func writeGathered(w http.ResponseWriter, gc *gatherConn, parts [][]byte) {
 	gc.gather(parts)
 	defer func() { _ = gc.send() }()
+	rc := http.NewResponseController(w)
+	buffered := true // the header, until the first flush
 	for _, p := range parts {
+		if len(p) >= passWhole && buffered {
+			if rc.Flush() != nil {
+				return
+			}
+			buffered = false
+		}
 		if _, err := w.Write(p); err != nil {
 			return
 		}
+		buffered = buffered || len(p) < passWhole
 	}
 	// What net/http still buffers (the last small pieces) goes with them.
-	_ = http.NewResponseController(w).Flush()
+	_ = rc.Flush()
 }
+
+// passWhole is the size from which a piece passes net/http's buffers
+// (2 KB and 4 KB) whole when they are empty.
+const passWhole = 4 << 10

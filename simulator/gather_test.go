@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,3 +126,68 @@ func TestGatherConnCopiesWhatIsNotAPiece(t *testing.T) {
 		t.Error("the connection still holds writes after send")
 	}
 }
+
+// A large piece passes net/http's buffers whole: what they held before it
+// (the header, a small piece) is flushed first, so that no part of a large
+// piece is copied to fill them.
+func TestLargePiecesAreNotCopied(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	gc := &gatherConn{Conn: server}
+	big := bytes.Repeat([]byte("entry."), 3000)
+	parts := [][]byte{[]byte(`{"videos":[`), big, big[1:], []byte(`],"missingVideoIds":[]}`)}
+	held := make(chan int, 1)
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+		gc.gather(parts)
+		writeGathered(w, gc, parts)
+		held <- cap(gc.own)
+	})}
+	go func() { _ = hs.Serve(&oneConnListener{c: gc}) }()
+	defer hs.Close()
+	go func() { _, _ = client.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")) }()
+	res, err := http.ReadResponse(bufio.NewReader(client), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(io.LimitReader(res.Body, res.ContentLength))
+	if err != nil || !bytes.Equal(got, bytes.Join(parts, nil)) {
+		t.Fatalf("the answer differs (%v): %d bytes", err, len(got))
+	}
+	if n := <-held; n >= 2<<10 {
+		t.Errorf("the connection copied %d bytes of writes: a large piece was cut to fill net/http's buffers", n)
+	}
+}
+
+// oneConnListener hands out one connection, then waits until closed.
+type oneConnListener struct {
+	c    net.Conn
+	once sync.Once
+	done chan struct{}
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	l.once.Do(func() { l.done = make(chan struct{}) })
+	if c := l.c; c != nil {
+		l.c = nil
+		return c, nil
+	}
+	<-l.done
+	return nil, net.ErrClosed
+}
+
+func (l *oneConnListener) Close() error {
+	l.once.Do(func() { l.done = make(chan struct{}) })
+	select {
+	case <-l.done:
+	default:
+		close(l.done)
+	}
+	return nil
+}
+
+func (l *oneConnListener) Addr() net.Addr { return &net.TCPAddr{} }
