@@ -374,6 +374,7 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		w.addAccount(as.ID, as.Plan, chans)
 	}
 	w.nextDue.Store(w.sched.tick * tickMs)
+	w.internIDs()
 	return w, nil
 }
 
