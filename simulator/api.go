@@ -350,6 +350,11 @@ func bodyProblem(keyword, rule, value string) *BadRequest {
 // readBody reads at most MaxBodyBytes+1 of the request body; more than
 // MaxBodyBytes is left for ParseVideosRequest to refuse.
 func readBody(r *http.Request) ([]byte, *BadRequest) {
+	if tap, ok := r.Body.(*bodyTap); ok {
+		if raw, ok := tap.whole(); ok {
+			return raw, nil // read once, for the observers and the handler
+		}
+	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
 		return nil, bodyProblem("body", "the request body could not be read", "")

@@ -191,3 +191,33 @@ func (l *oneConnListener) Close() error {
 }
 
 func (l *oneConnListener) Addr() net.Addr { return &net.TCPAddr{} }
+
+// The tap hands the handler the body it kept for the observers, without a
+// copy, only when it kept all of it, read without error, and none of it
+// was read yet; it counts what the handler reads either way.
+func TestTapHandsOnTheWholeBody(t *testing.T) {
+	body := []byte(`{"videoIds":["a"]}`)
+	tap := &bodyTap{ReadCloser: io.NopCloser(bytes.NewReader(nil)), kept: body, unread: body}
+	if got, ok := tap.whole(); !ok || &got[0] != &body[0] || tap.n != int64(len(body)) {
+		t.Errorf("whole: %q %v, n %d", got, ok, tap.n)
+	}
+	if _, ok := tap.whole(); ok {
+		t.Error("the body handed on twice")
+	}
+	partial := &bodyTap{ReadCloser: io.NopCloser(bytes.NewReader(nil)), kept: body, unread: body, err: io.ErrUnexpectedEOF}
+	if _, ok := partial.whole(); ok {
+		t.Error("a body whose read failed handed on as whole")
+	}
+	read := &bodyTap{ReadCloser: io.NopCloser(bytes.NewReader([]byte("rest"))), kept: body, unread: body}
+	p := make([]byte, 4)
+	if n, _ := read.Read(p); n != 4 {
+		t.Fatalf("read %d", n)
+	}
+	if _, ok := read.whole(); ok {
+		t.Error("a body partly read handed on as whole")
+	}
+	rest, _ := io.ReadAll(read)
+	if string(p)+string(rest) != string(body)+"rest" || read.n != int64(len(body)+4) {
+		t.Errorf("read %q, counted %d", string(p)+string(rest), read.n)
+	}
+}

@@ -30,7 +30,6 @@ package simulator
 //     (Config.Observers), called from end.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -498,9 +497,8 @@ func (s *Server) begin(c *call, r *http.Request) {
 			// Observers see the body as sent, whether or not the handler
 			// reads it (a 401 or a 403 is answered before): read now, at
 			// most MaxBodyBytes+1, and handed on to the handler.
-			body := r.Body
-			tap.kept, _ = io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
-			tap.ReadCloser = readCloser{io.MultiReader(bytes.NewReader(tap.kept), body), body}
+			tap.kept, tap.err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+			tap.unread = tap.kept
 		}
 		rec.tap = tap
 		r.Body = tap
@@ -565,22 +563,37 @@ func (s *Server) callObserver(o Observer, x *Exchange) {
 }
 
 // bodyTap counts what the server reads of a request body; kept is what
-// observers see of it.
+// observers see of it, read before the handler: the handler reads unread
+// (the part of kept it has not read), then the body.
 type bodyTap struct {
 	io.ReadCloser
-	n    int64
-	kept []byte
+	n      int64
+	kept   []byte
+	unread []byte
+	err    error // of the read of kept: the handler meets it again
 }
 
 func (b *bodyTap) Read(p []byte) (int, error) {
+	if len(b.unread) > 0 {
+		n := copy(p, b.unread)
+		b.unread = b.unread[n:]
+		b.n += int64(n)
+		return n, nil
+	}
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
 	return n, err
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
+// whole is the body read at once when the tap kept all of it (at most
+// MaxBodyBytes, none of it read yet): kept itself, no copy.
+func (b *bodyTap) whole() ([]byte, bool) {
+	if b.kept == nil || b.err != nil || len(b.kept) > MaxBodyBytes || len(b.unread) != len(b.kept) {
+		return nil, false
+	}
+	b.unread = nil
+	b.n += int64(len(b.kept))
+	return b.kept, true
 }
 
 // requestAttrs describe a request for the log: never its Authorization,
