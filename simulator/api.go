@@ -287,11 +287,11 @@ func (s *Server) videos(c *call, r *http.Request) answer {
 	if !ok {
 		return refused
 	}
-	acct, ok := st.world.Account(accountID)
+	plan, ok := st.world.PlanOf(accountID)
 	if !ok {
 		return s.internalError(r, fmt.Errorf("key of unknown account %q", accountID))
 	}
-	if acct.Plan != world.Pro {
+	if plan != world.Pro {
 		return errorAnswer(http.StatusForbidden, CodeProRequired, "the tracked-videos operation requires a Pro plan", nil)
 	}
 	var ids []string

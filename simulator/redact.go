@@ -83,7 +83,7 @@ const maxKeysSeen = 4
 // urlClean: the journal's redaction of the path and query (journalURL)
 // found no key nor piece of one there, so they are not searched again.
 // knownBody: the body is a plain list of the world's own ids (call), so no
-// piece of a key hides in it.
+// key nor piece of one is in it.
 func (s *Server) keysSeen(r *http.Request, body []byte, badAuth, urlClean, knownBody bool) []KeySeen {
 	var out []KeySeen
 	add := func(where, text string) {
@@ -106,7 +106,9 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth, urlClean, known
 		q = dec
 	}
 	add("query", q)
-	add("body", string(body))
+	if !knownBody {
+		add("body", string(body))
+	}
 	if !urlClean {
 		if !apiPath(r.URL.Path) {
 			out = s.hiddenKeys(out, "path", r.URL.Path)

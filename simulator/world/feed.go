@@ -107,6 +107,17 @@ func (w *World) Account(id string) (Account, bool) {
 	return a.public(w), true
 }
 
+// PlanOf is the plan of account id: Account without the list of channels.
+func (w *World) PlanOf(id string) (Plan, bool) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	a, ok := w.accountBy[id]
+	if !ok {
+		return "", false
+	}
+	return a.plan, true
+}
+
 // Accounts lists the accounts in creation order.
 func (w *World) Accounts() []Account {
 	w.mu.RLock()
