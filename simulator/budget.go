@@ -71,7 +71,16 @@ func capViolations[T any](list []T) ([]T, int) {
 // journalURL is a request's path and query as the journal and the log
 // keep them: keys redacted, then cut.
 func (s *Server) journalURL(path, rawQuery string) (string, string, bool) {
-	p, q, found := s.redactURL(head(path), head(rawQuery))
+	return s.journalURLOf(path, rawQuery, false)
+}
+
+// journalURLOf is journalURL; clean: the query is known to hold no key nor
+// piece of one (issuedFeedQuery), so it is not searched.
+func (s *Server) journalURLOf(path, rawQuery string, clean bool) (string, string, bool) {
+	p, q, found := head(path), head(rawQuery), false
+	if !clean {
+		p, q, found = s.redactURL(p, q)
+	}
 	return cutOf(p, maxJournalText, len(p)+len(path)-len(head(path))), cutOf(q, maxJournalText, len(q)+len(rawQuery)-len(head(rawQuery))), found
 }
 

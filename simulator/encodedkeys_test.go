@@ -56,6 +56,7 @@ func TestEncodedKeysAreRedactedAndSeen(t *testing.T) {
 	}{
 		{"a secret without prefix, percent-encoded, in the query", "query", req{method: "GET", target: schemas.PathFeed + "?p=" + pct(secret)}},
 		{"a secret without prefix in the query", "query", req{method: "GET", target: schemas.PathFeed + "?token=" + secret}},
+		{"a piece of a secret as a cursor", "query", req{method: "GET", target: schemas.PathFeed + "?limit=50&cursor=" + secret[:16], key: key}},
 		{"base64url in the path", "path", req{method: "GET", target: "/api/" + b64}},
 		{"base64 in the query", "query", req{method: "GET", target: schemas.PathFeed + "?t=" + base64.StdEncoding.EncodeToString([]byte(key))}},
 		{"HTML references in the query", "query", req{method: "GET", target: schemas.PathFeed + "?t=" + strings.ReplaceAll(html(secret), "&", "%26")}},

@@ -18,8 +18,9 @@ import (
 // the answer (gather) and sends it at once (send).
 
 // Listener wraps ln, a plain TCP listener that HTTPServer serves, so that
-// tracked-videos answers go out in one writev of their pieces (under TLS
-// they are copied into one buffer, as over any other connection).
+// tracked-videos answers go out in one writev of their pieces, and a large
+// body (a feed page) in one writev with its header (under TLS they are
+// copied into one buffer, as over any other connection).
 func Listener(ln net.Listener) net.Listener { return gatherListener{ln} }
 
 type gatherListener struct{ net.Listener }
@@ -42,6 +43,7 @@ type gatherConn struct {
 	next      int         // the first of pieces that may still be written
 	bufs      net.Buffers // what was written while gathering, in order
 	own       []byte      // copies of the other writes (net/http's buffers, which it reuses)
+	one       [1][]byte   // the pieces of an answer of one body
 }
 
 // gatherKey is the context key of a request's gatherConn (HTTPServer's
@@ -69,6 +71,7 @@ func (c *gatherConn) send() error {
 	bufs := c.bufs // WriteTo consumes its copy
 	_, err := bufs.WriteTo(c.Conn)
 	clear(c.bufs) // no piece kept alive
+	clear(c.one[:])
 	c.bufs, c.own, c.pieces = c.bufs[:0], c.own[:0], nil
 	return err
 }

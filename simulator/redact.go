@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"encoding/hex"
+	"github.com/tcmkit/tcmkit/schemas"
 	"net/http"
 	"net/url"
 	"strings"
@@ -134,4 +135,27 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth, urlClean, known
 		}
 	}
 	return out
+}
+
+// issuedFeedQuery says whether a feed request's query is a limit and a
+// cursor this server handed to the key's account, and nothing else: such a
+// query holds no key nor piece of one, so the journal need not search it
+// (a client that hides a key in a cursor sends a cursor the server did
+// not issue).
+func (s *Server) issuedFeedQuery(c *call, r *http.Request, accountID string) bool {
+	if c.operation() != OpFeed || r.URL.Path != schemas.PathFeed || accountID == "" {
+		return false
+	}
+	cursor := ""
+	for part := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		name, value, _ := strings.Cut(part, "=")
+		switch {
+		case name == "limit" && value != "" && len(value) <= 4 && strings.Trim(value, "0123456789") == "":
+		case name == "cursor" && cursor == "" && value != "":
+			cursor = value
+		default:
+			return false
+		}
+	}
+	return cursor == "" || s.st.Load().world.IssuedCursor(accountID, cursor)
 }

@@ -336,6 +336,10 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 		_, _ = w.Write(a.Body[half:])
 	case a.parts != nil:
 		writeGathered(w, gc, a.parts)
+	case gc != nil && len(a.Body) >= passWhole:
+		// The header and a large body in one writev, not two writes.
+		gc.one[0] = a.Body
+		writeGathered(w, gc, gc.one[:])
 	case len(a.Body) > 0:
 		_, _ = w.Write(a.Body)
 	}
@@ -472,7 +476,6 @@ func (s *Server) begin(c *call, r *http.Request) {
 	e.Time = rec.start.UTC()
 	e.VirtualTime = s.clock.Now().UnixMilli()
 	e.Method = r.Method
-	e.Path, e.Query, e.KeyInURL = s.journalURL(r.URL.Path, r.URL.RawQuery)
 	e.Operation = c.operation()
 	// The header map is read by its canonical keys: no canonicalizing on
 	// every request.
@@ -488,6 +491,7 @@ func (s *Server) begin(c *call, r *http.Request) {
 	} else if rec.observe {
 		rec.authErr = err.Code
 	}
+	e.Path, e.Query, e.KeyInURL = s.journalURLOf(r.URL.Path, r.URL.RawQuery, s.issuedFeedQuery(c, r, e.Account))
 	if rec.observe {
 		rec.rateTime = s.clock.RateNow()
 	}

@@ -222,6 +222,15 @@ func (w *World) appendCursor(b []byte, accountID string, pos uint32) []byte {
 
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
+// IssuedCursor says whether cursor is one the world handed to account id
+// (a nextCursor of one of its pages).
+func (w *World) IssuedCursor(accountID, cursor string) bool {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	_, ok := w.openCursor(accountID, cursor)
+	return ok
+}
+
 func (w *World) openCursor(accountID, cursor string) (uint32, bool) {
 	if len(cursor) != cursorLen {
 		return 0, false
