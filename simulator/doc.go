@@ -39,7 +39,7 @@
 //	server.go           Config, New, the state a reset replaces, the clock's ticks, the
 //	                    Server's methods for a judge (RegenerateKey, AddFault, RateNow)
 //	listen.go, clock.go HTTPServer; the virtual clock
-//	gather.go           Listener: a tracked-videos answer's pieces in one writev
+//	gather.go           Listener: an answer in one writev (a tracked-videos answer's pieces, a page and its header)
 //	control_routes.go   the control API's route table and its guard
 //	control_accounts.go control routes of accounts, faults, the edge rate, info
 //	control_world.go    control routes of the clock, polls, reset, export and import

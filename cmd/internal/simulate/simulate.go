@@ -345,7 +345,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	ln = simulator.Listener(ln) // tracked-videos answers in one writev
+	ln = simulator.Listener(ln) // an answer and its header in one writev
 	scheme := "http://"
 	if o.TLSCert != "" {
 		scheme = "https://"
