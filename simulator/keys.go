@@ -284,6 +284,17 @@ func (s *Server) AccountOf(r *http.Request) string {
 	return s.st.Load().keys.accountOf(hashKey(key))
 }
 
+// KeyCode is what the API says of r's key, without serving r and without
+// counting it against a limit: "" for a key it accepts, otherwise the
+// ErrorBody code of its 401 (a missing, malformed, unknown or revoked key).
+// A layer that classes requests by their key asks it here.
+func (s *Server) KeyCode(r *http.Request) string {
+	if _, _, err := s.st.Load().keys.authenticate(r, nil); err != nil {
+		return err.Code
+	}
+	return ""
+}
+
 // accountOf is the account of a key's hash, revoked or not ("" if none).
 func (k *keyring) accountOf(h keyHash) string {
 	k.mu.RLock()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strconv"
@@ -251,8 +250,8 @@ func (t *cellTracker) role(x *exchange) string {
 	valid := t.valid[auth]
 	t.mu.Unlock()
 	if !valid {
-		if a := t.askKey(x); a.Status == http.StatusUnauthorized {
-			return roleOfCode[a.code()]
+		if code := t.keyCode(x); code != "" {
+			return roleOfCode[code]
 		}
 		t.mu.Lock()
 		t.valid[auth] = true
@@ -267,27 +266,28 @@ func (t *cellTracker) role(x *exchange) string {
 	return "free"
 }
 
-// askKey is the server's answer to the request's key: the request's own,
-// or for health (which a key does not change) the whole server's to a
-// first feed page with it (a refused key costs no window).
-func (t *cellTracker) askKey(x *exchange) *answer {
+// keyCode is the server's word on the request's key ("" accepted, or the
+// code of its 401): the request's own answer, or for health (which a key
+// does not change) the server's authentication of the key, which costs no
+// window.
+func (t *cellTracker) keyCode(x *exchange) string {
 	if operationOf(x) != simulator.OpHealth || x.srv == nil {
-		return x.serve()
+		if a := x.serve(); a.Status == http.StatusUnauthorized {
+			return a.code()
+		}
+		return ""
 	}
-	r2 := httptest.NewRequestWithContext(x.r.Context(), http.MethodGet, schemas.PathFeed, nil)
-	r2.Header.Set("Authorization", x.auth())
-	w := httptest.NewRecorder()
-	x.srv.Handler().ServeHTTP(w, r2)
-	if w.Code == http.StatusOK {
-		// the first key the feed served is the Pro key's, as the tracker
-		// learns it from the feed when it sees the feed
+	code := x.srv.KeyCode(x.r)
+	if code == "" {
+		// the first key accepted is the Pro key's, as the tracker learns
+		// it from the feed when it sees the feed
 		t.tracker.mu.Lock()
 		if t.first == "" {
 			t.first = x.auth()
 		}
 		t.tracker.mu.Unlock()
 	}
-	return &answer{simulator.Answer{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}}
+	return code
 }
 
 func (t *cellTracker) in(x *exchange, c Cell) bool {
