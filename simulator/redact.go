@@ -2,10 +2,11 @@ package simulator
 
 import (
 	"encoding/hex"
-	"github.com/tcmkit/tcmkit/schemas"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas"
 )
 
 // Keys where they should not be: what the server redacts before it
