@@ -66,7 +66,7 @@ func main() {
 	key := flag.String("key", "", "Pro API key (with -capture)")
 	sets := flag.Int("sets", 500, "random sets of 20 ids to capture")
 	deep := flag.Int("deep", 0, "deep cursors to keep, drawn from the whole walk (0: every one)")
-	keep := flag.Bool("answers", true, "keep the answers of the random sets (-constant serves none of them; 5,000 are over 1 GB)")
+	keep := flag.Bool("answers", true, "keep the answers of the random sets (only -ceiling captured serves them; 5,000 are over 1 GB)")
 	ceiling := flag.String("ceiling", "captured", "what to answer: captured (each request its captured answer), typical (one hot answer per case, of the case's mean size), first (the first page and the first set's answer, whatever was asked)")
 	flag.Parse()
 	if *ceiling != "captured" && *ceiling != "typical" && *ceiling != "first" {
