@@ -216,14 +216,24 @@ func (pr *prober) refused(ctx context.Context, p probe.Probe, r *probeRun) strin
 	if p.Oracle == probe.OracleErrorBody || p.Oracle == probe.OracleContentType {
 		return ""
 	}
+	// An answer that breaks the probe's own requirement is its finding,
+	// whatever else the sequence met (the free key's tracked videos
+	// refused with 401, PRO-GATE's, then its feed refused, AUTH-VALID's):
+	// the check judges the answers that are its own.
+	foreign := ""
 	for _, resp := range r.judged {
 		id, block := pr.s.statusCause(resp)
 		switch {
 		case block != "":
 			return block
-		case id != "" && id != p.Requirement:
-			return fmt.Sprintf("%s answered %d to %s, which breaks %s: no answer for this probe to judge", resp.Request, resp.Status, keySays(p), id)
+		case id == p.Requirement:
+			return ""
+		case id != "" && foreign == "":
+			foreign = fmt.Sprintf("%s answered %d to %s, which breaks %s: no answer for this probe to judge", resp.Request, resp.Status, keySays(p), id)
 		}
+	}
+	if foreign != "" {
+		return foreign
 	}
 	if block := pr.notOwnCursor(ctx, p, r); block != "" {
 		return block

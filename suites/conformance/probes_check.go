@@ -149,6 +149,9 @@ func (pr *prober) checkAuth(p probe.Probe, r *probeRun) []string {
 	var out []string
 	for _, resp := range r.judged {
 		st := resp.Status
+		if id, _ := pr.s.statusCause(resp); id != "" && id != p.Requirement {
+			continue // another requirement's finding (refused: its probes judge it)
+		}
 		switch {
 		case p.Role.Bad():
 			if st == http.StatusUnauthorized || st == http.StatusBadRequest && p.Input.Verdict != probe.Valid {
