@@ -225,11 +225,14 @@ fi
 # CASES: the live cases to run (default all four; "deep random" for the
 # two targets alone).
 read -r -a live_cases <<<"${CASES:-first deep one random}"
-start_phase live --speed 60 --history "$LIVE_HISTORY"
-run_phase live "${live_cases[@]}"
-pages=$(wc -l <"$work/live/deep.txt")
-sets=$(wc -l <"$work/live/random.txt")
-stop_servers
+[[ " $PHASES " == *" live "* ]] || live_cases=()
+if [[ ${#live_cases[@]} -gt 0 ]]; then
+  start_phase live --speed 60 --history "$LIVE_HISTORY"
+  run_phase live "${live_cases[@]}"
+  pages=$(wc -l <"$work/live/deep.txt")
+  sets=$(wc -l <"$work/live/random.txt")
+  stop_servers
+fi
 
 printf '\n%-38s %-9s %10s %10s %6s %13s %11s %6s %7s %7s %8s %8s\n' "case" "ceiling" "static rps" "sim rps" "ratio" "static/cpu-s" "sim/cpu-s" "ratio" "paired" "target" "sim p99" "static"
 pairs=""
