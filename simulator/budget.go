@@ -69,14 +69,9 @@ func capViolations[T any](list []T) ([]T, int) {
 }
 
 // journalURL is a request's path and query as the journal and the log
-// keep them: keys redacted, then cut.
-func (s *Server) journalURL(path, rawQuery string) (string, string, bool) {
-	return s.journalURLOf(path, rawQuery, false)
-}
-
-// journalURLOf is journalURL; clean: the query is known to hold no key nor
-// piece of one (issuedFeedQuery), so it is not searched.
-func (s *Server) journalURLOf(path, rawQuery string, clean bool) (string, string, bool) {
+// keep them: keys redacted, then cut. clean: the query is known to hold no
+// key nor piece of one (issuedFeedQuery), so it is not searched.
+func (s *Server) journalURL(path, rawQuery string, clean bool) (string, string, bool) {
 	p, q, found := head(path), head(rawQuery), false
 	if !clean {
 		p, q, found = s.redactURL(p, q)

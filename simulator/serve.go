@@ -491,7 +491,7 @@ func (s *Server) begin(c *call, r *http.Request) {
 	} else if rec.observe {
 		rec.authErr = err.Code
 	}
-	e.Path, e.Query, e.KeyInURL = s.journalURLOf(r.URL.Path, r.URL.RawQuery, s.issuedFeedQuery(c, r, e.Account))
+	e.Path, e.Query, e.KeyInURL = s.journalURL(r.URL.Path, r.URL.RawQuery, s.issuedFeedQuery(c, r, e.Account))
 	if rec.observe {
 		rec.rateTime = s.clock.RateNow()
 	}
@@ -603,6 +603,6 @@ func (b *bodyTap) whole() ([]byte, bool) {
 // requestAttrs describe a request for the log: never its Authorization,
 // and a key that a careless client put in the path or the query redacted.
 func (s *Server) requestAttrs(r *http.Request) slog.Attr {
-	p, q, _ := s.journalURL(r.URL.Path, r.URL.RawQuery)
+	p, q, _ := s.journalURL(r.URL.Path, r.URL.RawQuery, false)
 	return slog.Group("request", "method", r.Method, "path", p, "query", q)
 }
