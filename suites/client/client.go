@@ -45,6 +45,57 @@ type Request struct {
 	// Body is sent with ContentType when not nil.
 	Body        []byte
 	ContentType string
+	// Header holds more request header lines, sent as they are and in
+	// order (a name may repeat): the ways of HTTP's grammar to carry a key
+	// or a media type that the explored requests try.
+	Header []Field
+	// Accept is the Accept header's value; "" sends application/json and
+	// NoAccept sends none.
+	Accept string
+}
+
+// Field is one request header line.
+type Field struct{ Name, Value string }
+
+// NoAccept as a Request's Accept sends no Accept header.
+const NoAccept = "-"
+
+// accept is the Accept header a request sends ("" for none).
+func (r Request) accept() string {
+	switch r.Accept {
+	case "":
+		return "application/json"
+	case NoAccept:
+		return ""
+	}
+	return r.Accept
+}
+
+// Values are the values of a request header the request sends, in order:
+// Authorization, Content-Type and Accept as the fields above set them, and
+// the lines of Header.
+func (r Request) Values(name string) []string {
+	var out []string
+	switch http.CanonicalHeaderKey(name) {
+	case "Authorization":
+		if r.Auth != "" {
+			out = append(out, r.Auth)
+		}
+	case "Content-Type":
+		if r.Body != nil && r.ContentType != "" {
+			out = append(out, r.ContentType)
+		}
+	case "Accept":
+		if a := r.accept(); a != "" {
+			out = append(out, a)
+		}
+	}
+	for _, f := range r.Header {
+		if strings.EqualFold(f.Name, name) {
+			out = append(out, f.Value)
+		}
+	}
+	return out
 }
 
 // Get returns a GET request for path with an encoded query.
@@ -72,8 +123,12 @@ func (r Request) String() string {
 // key identifies a request for the cache; the Authorization value is hashed
 // so that keys are not kept in yet another map.
 func (r Request) key() string {
-	h := sha256.Sum256([]byte(r.Auth))
-	return fmt.Sprintf("%s %s?%s %x %s %q", r.Method, r.Path, r.Query, h[:8], r.ContentType, r.Body)
+	h := sha256.New()
+	h.Write([]byte(r.Auth))
+	for _, f := range r.Header {
+		fmt.Fprintf(h, "\x00%s: %s", f.Name, f.Value)
+	}
+	return fmt.Sprintf("%s %s?%s %x %s %q %q", r.Method, r.Path, r.Query, h.Sum(nil)[:8], r.ContentType, r.Body, r.Accept)
 }
 
 // Defaults of a Client.
@@ -136,6 +191,10 @@ type Client struct {
 	// $TCM_PRO_KEY), for the curl lines of evidence; "" when it does not
 	// know the key (the line then shows it redacted).
 	KeyVar func(auth string) string
+	// Observe, when set, sees every exchange that gave an answer, once,
+	// as it comes (not the answers Cached hands out again): the suite's
+	// contract oracle judges each one.
+	Observe func(ctx context.Context, resp *Response)
 
 	once   sync.Once
 	hc     *http.Client
@@ -236,12 +295,19 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	if req.Body != nil && req.ContentType != "" {
 		hreq.Header.Set("Content-Type", req.ContentType)
 	}
-	hreq.Header.Set("Accept", "application/json")
+	if a := req.accept(); a != "" {
+		hreq.Header.Set("Accept", a)
+	}
+	for _, f := range req.Header {
+		// as given: a name may repeat, and its case is kept
+		hreq.Header[f.Name] = append(hreq.Header[f.Name], f.Value)
+	}
 	if c.Gate != nil {
 		defer c.Gate(ctx)()
 	}
 	start := time.Now()
-	c.note(ctx, req.Auth, req.Path, c.now())
+	sent := c.now()
+	seq := c.note(ctx, req.Auth, req.Path, sent)
 	hresp, err := c.hc.Do(hreq)
 	if err != nil {
 		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)
@@ -249,7 +315,7 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	defer hresp.Body.Close()
-	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Attempts: 1, redact: c.redact, store: c.bodies}
+	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Attempts: 1, Seq: seq, Sent: sent, redact: c.redact, store: c.bodies}
 	if loc, ok := redirected(hresp); ok {
 		err := &Error{Request: req, Err: &RedirectError{Status: hresp.StatusCode, Location: loc}}
 		c.record(ctx, req, resp, time.Since(start), err)
@@ -265,6 +331,9 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	c.bodies.put(resp, raw)
 	c.noteCursor(req, resp.Status, raw)
 	c.record(ctx, req, resp, time.Since(start), nil)
+	if c.Observe != nil {
+		c.Observe(ctx, resp)
+	}
 	return resp, nil
 }
 
@@ -413,20 +482,22 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 	return reused, nil
 }
 
-// note counts one request and remembers when its key was used.
-func (c *Client) note(ctx context.Context, auth, path string, at time.Time) {
+// note counts one request and remembers when its key was used; it
+// returns the request's number in the run.
+func (c *Client) note(ctx context.Context, auth, path string, at time.Time) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total++
 	c.recorder(ctx).n++
 	if auth == "" {
-		return
+		return c.total
 	}
 	if c.uses == nil {
 		c.uses = map[string][]time.Time{}
 	}
 	c.uses[auth] = append(c.uses[auth], at)
 	c.uses[auth+"\x00"+path] = append(c.uses[auth+"\x00"+path], at)
+	return c.total
 }
 
 // RecentUses returns when the key was sent within the last window, oldest

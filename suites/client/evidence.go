@@ -53,9 +53,14 @@ func (c *Client) Transcript(resp *Response) string {
 	var b strings.Builder
 	req := resp.Request
 	fmt.Fprintf(&b, "> %s %s\n", req.Method, c.url(req))
-	b.WriteString("> Accept: application/json\n")
+	if a := req.accept(); a != "" {
+		fmt.Fprintf(&b, "> Accept: %s\n", c.redact(a))
+	}
 	if req.Auth != "" {
 		fmt.Fprintf(&b, "> Authorization: %s\n", c.redact(req.Auth))
+	}
+	for _, f := range req.Header {
+		fmt.Fprintf(&b, "> %s: %s\n", c.redact(f.Name), jsondoc.Excerpt(c.redact(f.Value), maxHeaderShown))
 	}
 	if req.Body != nil {
 		if req.ContentType != "" {
@@ -94,7 +99,12 @@ func (c *Client) Transcript(resp *Response) string {
 // the key), or redacted when KeyVar does not know it.
 func (c *Client) Curl(req Request) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -i -X %s %s -H 'Accept: application/json'", req.Method, shellQuote(c.url(req)))
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", req.Method, shellQuote(c.url(req)))
+	if a := req.accept(); a != "" {
+		fmt.Fprintf(&b, " -H %s", shellQuote("Accept: "+c.redact(a)))
+	} else {
+		b.WriteString(" -H 'Accept:'") // curl sends none
+	}
 	if req.Auth != "" {
 		auth := ""
 		if c.KeyVar != nil {
@@ -104,6 +114,9 @@ func (c *Client) Curl(req Request) string {
 			auth = strings.ReplaceAll(c.redact(req.Auth), `"`, `\"`) + ` (redacted: not an environment variable of the suite)`
 		}
 		fmt.Fprintf(&b, ` -H "Authorization: %s"`, auth)
+	}
+	for _, f := range req.Header {
+		fmt.Fprintf(&b, " -H %s", shellQuote(c.redact(f.Name+": "+f.Value)))
 	}
 	if req.Body != nil {
 		if req.ContentType != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tcmkit/tcmkit/schemas"
@@ -24,6 +25,11 @@ type Response struct {
 	Attempts int
 	// Reused is set on a response handed out again by Cached.
 	Reused bool
+	// Seq is the request's number in the run (its first attempt's is
+	// smaller), and Sent when it was sent by the client's Now: the order
+	// and the times the contract oracle reads exchanges in.
+	Seq  int
+	Sent time.Time
 	// Note says what the client did not do with this answer and why, such
 	// as a 429 it did not retry; "" when nothing.
 	Note string
@@ -59,7 +65,7 @@ func (r *Response) reading() *reading {
 // reuse is a copy of r handed out again.
 func (r *Response) reuse() *Response {
 	return &Response{Request: r.Request, Status: r.Status, Header: r.Header, Body: r.Body, Attempts: r.Attempts,
-		Reused: true, Note: r.Note, redact: r.redact, store: r.store, spilled: r.spilled, read: r.reading()}
+		Reused: true, Seq: r.Seq, Sent: r.Sent, Note: r.Note, redact: r.redact, store: r.store, spilled: r.spilled, read: r.reading()}
 }
 
 // Bytes is the body, from memory or from disk.

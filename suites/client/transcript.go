@@ -130,6 +130,12 @@ func (c *Client) block(req Request, resp *Response, took time.Duration, err erro
 	} else {
 		b.WriteString("> (no Authorization header)\n")
 	}
+	for _, f := range req.Header {
+		fmt.Fprintf(&b, "> %s: %s\n", f.Name, jsondoc.Excerpt(c.redact(f.Value), maxHeaderShown))
+	}
+	if req.Accept != "" {
+		fmt.Fprintf(&b, "> Accept: %s\n", req.accept())
+	}
 	if req.Body != nil {
 		if req.ContentType != "" {
 			fmt.Fprintf(&b, "> Content-Type: %s\n", req.ContentType)

@@ -1,0 +1,472 @@
+package oracle
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// The class of a request is what the contract's rules depend on: the
+// operation, the credential, the query's or the body's validity. It is
+// read from the request alone (and the cursors the target handed out), so
+// an explored request is judged by the same table as a spec's.
+
+// Op is the operation a request asks for.
+type Op string
+
+const (
+	Feed   Op = "feed"
+	Videos Op = "videos"
+	Health Op = "health"
+	// Other is any other method or path: the contract says nothing of it,
+	// beyond what a key grants.
+	Other Op = "other"
+)
+
+// opOf names the operation of a method and path: exactly the contract's.
+func opOf(method, path string) Op {
+	switch {
+	case method == http.MethodGet && path == schemas.PathFeed:
+		return Feed
+	case method == http.MethodPost && path == schemas.PathVideos:
+		return Videos
+	case method == http.MethodPost && path == schemas.PathHealth:
+		return Health
+	}
+	return Other
+}
+
+// Cred is the class of the credential a request carries.
+type Cred string
+
+const (
+	CredNone      Cred = "none"      // no Authorization header (a key elsewhere is no credential)
+	CredMalformed Cred = "malformed" // not Bearer, an empty token, a token without the prefix
+	CredUnknown   Cred = "unknown"   // <prefix>_… that is no account's key
+	CredRevoked   Cred = "revoked"
+	CredValid     Cred = "valid"
+	// CredEither is a valid key in a form HTTP's grammar or the contract
+	// leaves open (the scheme in another case, more spaces, two headers):
+	// accepted or refused with 401, both conform.
+	CredEither Cred = "either"
+)
+
+// bad reports whether the credential must be refused with 401.
+func (c Cred) bad() bool { return c != CredValid && c != CredEither }
+
+// requirement is the rule a bad credential's 401 belongs to.
+func (c Cred) requirement() catalogue.ID {
+	switch c {
+	case CredNone:
+		return catalogue.AuthMissing
+	case CredMalformed:
+		return catalogue.AuthMalformed
+	case CredUnknown:
+		return catalogue.AuthUnknown
+	case CredRevoked:
+		return catalogue.AuthRevoked
+	}
+	return catalogue.AuthValid
+}
+
+// says names the credential for a message.
+func (c Cred) says() string {
+	return map[Cred]string{
+		CredNone:      "no Authorization header: a missing key",
+		CredMalformed: "a malformed key (not Bearer <KEY_PREFIX>_<random>)",
+		CredUnknown:   "a well-formed key of no account",
+		CredRevoked:   "a revoked key",
+		CredValid:     "a valid key",
+		CredEither:    "a valid key in a form the contract leaves open",
+	}[c]
+}
+
+// Plan is a valid key's plan.
+type Plan string
+
+const (
+	PlanPro  Plan = "pro"
+	PlanFree Plan = "free"
+)
+
+// credential classes a request's Authorization headers. token is the key
+// of a valid class.
+func (k *Keys) credential(req client.Request) (Cred, string) {
+	vals := req.Values("Authorization")
+	switch len(vals) {
+	case 0:
+		return CredNone, ""
+	case 1:
+	default:
+		// Authorization is a singleton field: what a server does with two
+		// is HTTP's question, not the contract's; a valid key among them
+		// may be taken.
+		for _, v := range vals {
+			if c, tok := k.credential(client.Request{Auth: v}); c == CredValid || c == CredEither {
+				return CredEither, tok
+			}
+		}
+		return CredMalformed, ""
+	}
+	v := vals[0]
+	if strings.TrimSpace(v) == "" {
+		return CredMalformed, ""
+	}
+	scheme, rest, _ := strings.Cut(v, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return CredMalformed, "" // another scheme, or a bare key
+	}
+	token := strings.TrimLeft(rest, " \t")
+	exact := scheme == "Bearer" && rest == token // one space, as the contract shows
+	if t := strings.TrimRight(token, " \t"); t != token {
+		exact, token = false, t // optional whitespace HTTP strips from a field value
+	}
+	if token == "" || strings.ContainsAny(token, " \t") {
+		return CredMalformed, "" // no token, or more than one
+	}
+	c := k.token(token)
+	if c == CredValid && !exact {
+		return CredEither, token
+	}
+	return c, token
+}
+
+// token classes one bearer token.
+func (k *Keys) token(t string) Cred {
+	switch {
+	case k.plan(t) != "":
+		return CredValid
+	case slices.Contains(k.Revoked, t):
+		return CredRevoked
+	case k.Prefix != "" && strings.HasPrefix(t, k.Prefix+"_"):
+		return CredUnknown
+	}
+	return CredMalformed
+}
+
+// plan is a valid key's plan, "" for no valid key.
+func (k *Keys) plan(t string) Plan {
+	switch {
+	case t == "":
+		return ""
+	case slices.Contains(k.Pro, t):
+		return PlanPro
+	case slices.Contains(k.Free, t):
+		return PlanFree
+	}
+	return ""
+}
+
+// feedQuery is what a feed request's query asks for.
+type feedQuery struct {
+	// size is the page size asked for (the default, a limit, the cap); 0
+	// when the limit is one the contract leaves open.
+	size int
+	// sizeRule is the requirement that decides the page's size.
+	sizeRule catalogue.ID
+	// open are the parameters whose values the contract leaves open (a
+	// limit below 1 or not an integer, an unknown cursor, any other
+	// parameter): 400 naming them, or a page, both conform.
+	open []string
+	// cursor is the cursor sent, and issued its issuing page when the
+	// target handed it to the same key; foreign when to another key.
+	cursor  string
+	issued  *issue
+	foreign *issue
+	// broken: the query does not parse at all.
+	broken bool
+}
+
+// canonicalInt is a limit the contract decides: a positive integer written
+// plainly, of a size any server's integers hold.
+var canonicalInt = regexp.MustCompile(`^[1-9][0-9]{0,14}$`)
+
+func (o *Oracle) feedQuery(req client.Request, token string) feedQuery {
+	q := feedQuery{size: schemas.DefaultPageSize, sizeRule: catalogue.FeedPageDefault}
+	vals, err := url.ParseQuery(req.Query)
+	if err != nil {
+		q.broken, q.size, q.open = true, 0, []string{"query"}
+		return q
+	}
+	for _, name := range sortedKeys(vals) {
+		v := vals[name]
+		switch name {
+		case "limit":
+			if len(v) != 1 || !canonicalInt.MatchString(v[0]) {
+				q.size, q.sizeRule = 0, catalogue.FeedLimitCap
+				q.open = append(q.open, name)
+				continue
+			}
+			n := atoi(v[0])
+			q.size, q.sizeRule = n, catalogue.FeedLimit
+			if n > schemas.MaxPageSize {
+				q.size, q.sizeRule = schemas.MaxPageSize, catalogue.FeedLimitCap
+			}
+		case "cursor":
+			if len(v) != 1 || v[0] == "" {
+				// "" was never handed out: not the first page's omission
+				q.open = append(q.open, name)
+				continue
+			}
+			q.cursor = v[0]
+			switch own, any := o.m.byKey[v[0]][token], o.m.issued[v[0]]; {
+			case own != nil:
+				q.issued = own
+			case any != nil:
+				q.foreign = any
+				q.open = append(q.open, name)
+			default:
+				q.open = append(q.open, name)
+			}
+		default:
+			q.open = append(q.open, name)
+		}
+	}
+	return q
+}
+
+// owner400 is the requirement a 400 to a query the contract decides
+// breaks: the cursor walk when it carried a cursor the target handed out
+// (unless the details blame the limit), else the page size's rule.
+func (q feedQuery) owner400(details string) catalogue.ID {
+	if q.issued != nil && (strings.Contains(details, "cursor") || !strings.Contains(details, "limit")) {
+		return catalogue.FeedCursorWalk
+	}
+	return q.sizeRule
+}
+
+// videosBody is what a tracked-videos body is, by the contract's rules.
+type videosBody struct {
+	verdict verdict
+	// owner is the requirement that decides this body's answer: the rule
+	// an invalid body breaks, or the bound a valid one sits at.
+	owner catalogue.ID
+	why   string
+	ids   []string // the videoIds, when they are a list of strings
+	// alt are the ids of another reading of the body (a repeated videoIds
+	// member: the first one); a 200 may answer either.
+	alt []string
+	// unsure: past a bound only as some servers count characters
+	// (combining marks): the bound's answer is open.
+	mediaOK bool
+}
+
+type verdict string
+
+const (
+	valid   verdict = "valid"
+	invalid verdict = "invalid"
+	either  verdict = "either" // the contract leaves it open: 200 or 400
+)
+
+// isJSONMediaType reports whether a Content-Type value names JSON
+// (application/json or application/…+json, any parameters, any case).
+func isJSONMediaType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// classVideos reads a tracked-videos body.
+func classVideos(req client.Request) videosBody {
+	cts := req.Values("Content-Type")
+	b := videosBody{mediaOK: len(cts) == 1 && isJSONMediaType(cts[0])}
+	raw := req.Body
+	hasBOM := bytes.HasPrefix(raw, bom)
+	raw = bytes.TrimPrefix(raw, bom)
+	b.verdict, b.owner, b.why = readVideos(raw, &b)
+	switch {
+	case b.verdict == valid && hasBOM:
+		// RFC 8259: a parser MAY ignore a byte order mark
+		b.verdict, b.why = either, "a body that starts with a byte order mark (RFC 8259 lets a parser ignore it or refuse it)"
+	case b.verdict == valid && !b.mediaOK:
+		b.verdict, b.why = either, "a valid body sent without the JSON media type the contract asks for"
+	}
+	return b
+}
+
+func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
+	bad := func(id catalogue.ID, why string) (verdict, catalogue.ID, string) { return invalid, id, why }
+	if !utf8.Valid(raw) {
+		return bad(catalogue.VideosBadBody, "the body is not UTF-8")
+	}
+	doc, err := decodeStrict(raw)
+	if err != nil {
+		return bad(catalogue.VideosBadBody, "the body is not one JSON value: "+err.Error())
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return bad(catalogue.VideosBadBody, "the body is not a JSON object")
+	}
+	raws, ok := obj["videoIds"]
+	if !ok {
+		return bad(catalogue.VideosBadBody, "the body has no videoIds member (member names are case-sensitive)")
+	}
+	arr, ok := raws.([]any)
+	if !ok {
+		return bad(catalogue.VideosBadBody, "videoIds is not an array")
+	}
+	ids := make([]string, 0, len(arr))
+	for _, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			return bad(catalogue.VideosBadBody, "an item of videoIds is not a string")
+		}
+		ids = append(ids, s)
+	}
+	b.ids = ids
+	if first := repeatedMember(raw, "videoIds"); first != nil {
+		b.alt = first
+	}
+	switch {
+	case len(ids) < schemas.MinVideoIDs:
+		return bad(catalogue.VideosIDsMin, "videoIds is empty")
+	case len(ids) > schemas.MaxVideoIDs:
+		return bad(catalogue.VideosIDsMax, "videoIds holds more than 20 ids")
+	}
+	unsure := false
+	owner := catalogue.VideosBadBody
+	switch len(ids) {
+	case schemas.MinVideoIDs:
+		owner = catalogue.VideosIDsMin
+	case schemas.MaxVideoIDs:
+		owner = catalogue.VideosIDsMax
+	}
+	for _, id := range ids {
+		n, g := utf8.RuneCountInString(id), graphemes(id)
+		switch {
+		case n < schemas.MinVideoIDLen:
+			return bad(catalogue.VideosIDLen, "an id is empty")
+		case n > schemas.MaxVideoIDLen && g > schemas.MaxVideoIDLen:
+			return bad(catalogue.VideosIDLen, "an id is longer than 32 characters")
+		case n > schemas.MaxVideoIDLen:
+			unsure = true
+		case n == schemas.MaxVideoIDLen:
+			owner = catalogue.VideosIDLen
+		}
+	}
+	switch {
+	case unsure:
+		return either, catalogue.VideosIDLen, "an id of combining marks, past 32 characters as code points and not as characters"
+	case b.alt != nil:
+		return either, catalogue.VideosBadBody, "videoIds given twice (RFC 8259: what a parser keeps is unpredictable)"
+	case len(obj) > 1:
+		return either, catalogue.VideosBadBody, "members besides videoIds (the contract shows none: a server may ignore or refuse them)"
+	}
+	return valid, owner, ""
+}
+
+// graphemes counts characters as a reader sees them: a combining mark
+// joins the character before it.
+func graphemes(s string) int {
+	n := 0
+	for i, r := range s {
+		if i == 0 || !unicode.Is(unicode.Mn, r) {
+			n++
+		}
+	}
+	return n
+}
+
+// decodeStrict decodes one JSON value, numbers as json.Number; trailing
+// data is an error.
+func decodeStrict(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errTrailing
+	}
+	return doc, nil
+}
+
+type trailingError struct{}
+
+func (trailingError) Error() string { return "trailing data after the JSON value" }
+
+var errTrailing = trailingError{}
+
+// repeatedMember returns the first value of a member of the top-level
+// object when the member appears more than once (encoding/json keeps the
+// last), as a list of strings; nil otherwise.
+func repeatedMember(raw []byte, name string) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var first []string
+	seen := 0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if k, _ := t.(string); k == name {
+			seen++
+			if seen == 1 {
+				arr, _ := v.([]any)
+				first = []string{}
+				for _, x := range arr {
+					s, _ := x.(string)
+					first = append(first, s)
+				}
+			}
+		}
+	}
+	if seen < 2 {
+		return nil
+	}
+	return first
+}
+
+// healthBody: the usage shown is a JSON object; anything else, the
+// contract leaves open.
+func healthBodyValid(req client.Request) bool {
+	cts := req.Values("Content-Type")
+	if len(cts) != 1 || !isJSONMediaType(cts[0]) || bytes.HasPrefix(req.Body, bom) {
+		return false
+	}
+	doc, err := decodeStrict(req.Body)
+	_, ok := doc.(map[string]any)
+	return err == nil && ok && utf8.Valid(req.Body)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

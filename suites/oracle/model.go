@@ -1,0 +1,646 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// The model of state: what the run has seen, so that an answer that
+// contradicts an earlier one fails, with both as evidence. It rules out
+// only what the contract rules out: new events arrive at the head of a
+// feed and none goes away; an event id names one event; the current state
+// inside an event may move on, and so may a video's title unless the
+// target's clock stood still.
+
+// Bounds of what the model keeps, whatever a target sends.
+const (
+	maxKnownEvents = 200_000
+	maxWalksKept   = 3
+)
+
+type model struct {
+	// issued: a cursor → the key it was handed to → the page that did.
+	issued map[string]*issue
+	byKey  map[string]map[string]*issue
+	// served and refused: a valid key's feed answered 200, or 401.
+	served, refused map[string]bool
+	// refusedAlone: a parameter=value the target refused with 400 when it
+	// was the only open one.
+	refusedAlone map[string]bool
+	events       map[string]seenEvent
+	videosSeen   map[string]bool
+	keys         map[string]*keyState
+	forms        map[string]map[Op]formChoice
+	// rate: problems of the rate rules already said, one a key and rule
+	said map[string]bool
+}
+
+type seenEvent struct {
+	print string
+	resp  *client.Response
+}
+
+type issue struct {
+	token  string
+	resp   *client.Response
+	lastAt int64
+	hasAt  bool
+	chain  *node
+	events int
+}
+
+// node is one page of a cursor chain, linked to the page before it.
+type node struct {
+	parent *node
+	resp   *client.Response
+	ids    map[string]int64 // id → createdAt
+	root   *node
+	head   int64 // the root page's first event's createdAt
+	hasHd  bool
+}
+
+func (n *node) has(id string) *node {
+	for x := n; x != nil; x = x.parent {
+		if _, ok := x.ids[id]; ok {
+			return x
+		}
+	}
+	return nil
+}
+
+// walk is a whole walk of a key's feed: a chain of pages from a first page
+// to a null nextCursor.
+type walk struct {
+	start, end int // the requests' numbers of its first and last page
+	head       int64
+	hasHead    bool
+	oldest     int64
+	events     map[string]evAt
+	pages      []*node
+}
+
+type evAt struct {
+	at   int64
+	page *node
+}
+
+type keyState struct {
+	ids       map[string]bool
+	channels  map[string]bool
+	walks     []*walk
+	walkChans map[string]bool // channels of its whole walks
+	videos    map[string]*videoFact
+	sends     []send
+	promise   map[Op]*promise
+	admitted  []time.Time // feed requests admitted
+	exceeded  bool
+}
+
+type send struct {
+	at     time.Time
+	op     Op
+	status int
+}
+
+type promise struct {
+	after time.Time
+	index int // the 429's place in sends
+	resp  *client.Response
+}
+
+type videoFact struct {
+	publishedAt string
+	channel     string
+	// title is the title the latest change the feed showed settled on
+	// (title_changed, a concluded A/B test); settled false while a test
+	// rotates it.
+	title    string
+	titleAt  int64
+	settled  bool
+	hasTitle bool
+	learned  time.Time
+	resp     *client.Response
+}
+
+type formChoice struct {
+	accepted bool
+	resp     *client.Response
+}
+
+func (m *model) init() {
+	m.issued = map[string]*issue{}
+	m.byKey = map[string]map[string]*issue{}
+	m.served, m.refused, m.refusedAlone = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	m.events, m.videosSeen = map[string]seenEvent{}, map[string]bool{}
+	m.keys, m.forms, m.said = map[string]*keyState{}, map[string]map[Op]formChoice{}, map[string]bool{}
+}
+
+func (m *model) key(token string) *keyState {
+	k := m.keys[token]
+	if k == nil {
+		k = &keyState{ids: map[string]bool{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{}}
+		m.keys[token] = k
+	}
+	return k
+}
+
+// requestSeen keeps what a request of a key tells: its window, the
+// Retry-After it was promised, the form of credential the target accepts,
+// and the parameters it refuses.
+func (m *model) requestSeen(j *judging, statusOK bool) {
+	st := j.resp.Status
+	if j.op == Feed && j.plan != "" {
+		switch st {
+		case http.StatusOK:
+			m.served[j.token] = true
+		case http.StatusUnauthorized:
+			m.refused[j.token] = true
+		}
+	}
+	if statusOK && j.op == Feed && st == http.StatusBadRequest && len(j.q.open) == 1 && strings.Contains(j.detailsText(), j.q.open[0]) {
+		m.refusedAlone[paramValue(j.req.Query, j.q.open[0])] = true
+	}
+	if statusOK && j.cred == CredEither && j.op != Other && j.op != Health {
+		m.form(j)
+	}
+	if j.token == "" || j.op == Other || !statusOK {
+		return
+	}
+	m.window(j)
+}
+
+// form: a form of a valid key the contract leaves open is accepted on both
+// operations or refused on both.
+func (m *model) form(j *judging) {
+	sig := strings.ReplaceAll(strings.Join(j.req.Values("Authorization"), "\n"), j.token, "<"+string(j.plan)+" key>")
+	accepted := j.resp.Status != http.StatusUnauthorized
+	if j.resp.Status == http.StatusTooManyRequests {
+		return // says nothing of the key
+	}
+	choices := m.forms[sig]
+	if choices == nil {
+		choices = map[Op]formChoice{}
+		m.forms[sig] = choices
+	}
+	for op, c := range choices {
+		if op != j.op && c.accepted != accepted {
+			verb := map[bool]string{true: "accepted", false: "refused with 401"}
+			j.fail(catalogue.AuthValid, "", fmt.Sprintf("one answer to one credential: the target %s the same Authorization (%s) on %s", verb[c.accepted], j.redactedForm(sig), op),
+				fmt.Sprintf("%s here", verb[accepted]), c.resp)
+			return
+		}
+	}
+	if _, ok := choices[j.op]; !ok {
+		choices[j.op] = formChoice{accepted: accepted, resp: j.resp}
+	}
+}
+
+func (j *judging) redactedForm(sig string) string {
+	return strings.ReplaceAll(sig, "\n", " and ")
+}
+
+// window keeps a valid key's requests, and judges its 429s and what it
+// admitted against the limit.
+func (m *model) window(j *judging) {
+	k := m.key(j.token)
+	at := j.at
+	st := j.resp.Status
+	defer func() { k.sends = append(k.sends, send{at: at, op: j.op, status: st}) }()
+	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !at.Before(p.after) && j.o.opt.Exclusive {
+		// the first request of the key since its 429, sent after waiting
+		// what Retry-After said
+		if st == http.StatusTooManyRequests {
+			j.fail(catalogue.RateRetryAfter, "", fmt.Sprintf("not 429: the key waited %s, what the 429 before said, and sent nothing meanwhile", p.after.Sub(p.resp.Sent).Round(time.Millisecond)),
+				"status 429 again", p.resp)
+		}
+	}
+	delete(k.promise, j.op)
+	if st == http.StatusTooManyRequests {
+		if d, err := client.ParseRetryAfter(j.resp.Header.Get("Retry-After"), client.ServerTime(j.resp.Header, at)); err == nil {
+			k.promise[j.op] = &promise{after: at.Add(d), index: len(k.sends), resp: j.resp}
+		}
+		if j.op == Feed && j.o.opt.Exclusive {
+			m.allows20(j, k)
+		}
+		return
+	}
+	if j.op == Feed {
+		k.admitted = append(k.admitted, at)
+		m.admittedBound(j, k)
+	}
+}
+
+// slack is the clock's uncertainty around a window's edge.
+const slack = time.Second
+
+// allows20: a feed 429 on a run's own key while the key sent fewer than 20
+// requests in the last minute (any operation: whether they share the limit
+// is open) breaks RATE-ALLOWS-20, or RATE-PER-KEY when other keys' traffic
+// filled a minute.
+func (m *model) allows20(j *judging, k *keyState) {
+	from := j.at.Add(-schemas.RateWindow - slack)
+	n := countSince(k.sends, from)
+	if n >= schemas.FeedRequestsPerMinute {
+		return
+	}
+	others := 0
+	for t, ok := range m.keys {
+		if t != j.token {
+			others += countSince(ok.sends, from)
+		}
+	}
+	id, why := catalogue.RateAllows20, ""
+	if n+others >= schemas.FeedRequestsPerMinute {
+		id, why = catalogue.RatePerKey, fmt.Sprintf("; other keys sent %d", others)
+	}
+	j.fail(id, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d", n, schemas.FeedRequestsPerMinute),
+		"status 429"+why)
+}
+
+func countSince(ss []send, from time.Time) int {
+	n := 0
+	for i := len(ss) - 1; i >= 0 && ss[i].at.After(from); i-- {
+		n++
+	}
+	return n
+}
+
+// admittedBound: no limiter of 20 a minute admits more feed requests in a
+// span than 20 for each fixed window the span can touch.
+func (m *model) admittedBound(j *judging, k *keyState) {
+	if k.exceeded {
+		return
+	}
+	ad := k.admitted
+	last := ad[len(ad)-1]
+	for i := len(ad) - 1; i >= 0; i-- {
+		span := last.Sub(ad[i])
+		if span > 3*schemas.RateWindow {
+			break
+		}
+		windows := int(math.Ceil(float64(span+slack)/float64(schemas.RateWindow))) + 1
+		if n := len(ad) - i; n > schemas.FeedRequestsPerMinute*windows {
+			k.exceeded = true
+			j.fail(catalogue.RateLimit429, "", fmt.Sprintf("429 past the limit: no limiter of %d a minute admits more than %d feed requests in %s", schemas.FeedRequestsPerMinute, schemas.FeedRequestsPerMinute*windows, span.Round(time.Millisecond)),
+				fmt.Sprintf("%d admitted", n))
+			return
+		}
+	}
+}
+
+// page keeps what a feed page shows and judges it against what came
+// before: its cursor's chain, the other key's feed, earlier whole walks.
+func (m *model) page(j *judging, raw []any, next string, hasNext bool) {
+	k := m.key(j.token)
+	evs := make([]event, len(raw))
+	for i, e := range raw {
+		evs[i] = readEvent(e)
+	}
+	q := j.q
+	if is := q.issued; is != nil {
+		m.chained(j, is, evs, hasNext)
+	}
+	if q.foreign != nil {
+		m.tenant(j, k, evs)
+	}
+	for _, e := range evs {
+		m.event(j, e)
+		if e.id != "" {
+			k.ids[e.id] = true
+		}
+		if e.channel != "" {
+			k.channels[e.channel] = true
+		}
+		if e.video != "" {
+			m.videoFact(j, k, e)
+		}
+	}
+	// the chain this page continues, or begins when it asked no cursor
+	var parent *node
+	switch {
+	case q.issued != nil:
+		parent = q.issued.chain
+	case q.cursor != "" || contains(q.open, "cursor") || q.broken:
+		return // no chain of the key's own to follow
+	}
+	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}}
+	for _, e := range evs {
+		if e.id != "" && e.hasTime {
+			nd.ids[e.id] = e.createdAt
+		}
+	}
+	if parent == nil {
+		nd.root = nd
+		if len(evs) > 0 && evs[0].hasTime {
+			nd.head, nd.hasHd = evs[0].createdAt, true
+		}
+	} else {
+		nd.root = parent.root
+	}
+	switch {
+	case hasNext && next != "":
+		is := &issue{token: j.token, resp: j.resp, chain: nd, events: len(evs)}
+		if n := len(evs); n > 0 && evs[n-1].hasTime {
+			is.lastAt, is.hasAt = evs[n-1].createdAt, true
+		} else if q.issued != nil {
+			is.lastAt, is.hasAt = q.issued.lastAt, q.issued.hasAt
+		}
+		if m.byKey[next] == nil {
+			m.byKey[next] = map[string]*issue{}
+		}
+		if _, ok := m.byKey[next][j.token]; !ok {
+			m.byKey[next][j.token] = is
+		}
+		if _, ok := m.issued[next]; !ok {
+			m.issued[next] = is
+		}
+	case !hasNext:
+		m.walked(j, k, nd)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// chained judges a page reached through a cursor the key was handed: no
+// event newer than the page before, none the walk showed already, and no
+// empty end after a page that promised more.
+func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) {
+	order, rep := 0, 0
+	for i, e := range evs {
+		if is.hasAt && e.hasTime && e.createdAt > is.lastAt && order < maxPerRule {
+			order++
+			j.fail(catalogue.FeedOrder, fmt.Sprintf("/events/%d/createdAt", i), fmt.Sprintf("events no newer than the last of the page whose nextCursor this is (createdAt %d)", is.lastAt),
+				fmt.Sprintf("createdAt %d", e.createdAt), is.resp)
+		}
+		if e.id == "" {
+			continue
+		}
+		if at := is.chain.has(e.id); at != nil && rep < maxPerRule {
+			rep++
+			j.fail(catalogue.FeedCursorWalk, fmt.Sprintf("/events/%d/id", i), "a cursor walk visits each event once",
+				fmt.Sprintf("id %s, shown by an earlier page of this walk", jsondoc.Quote(e.id, 60)), at.resp)
+		}
+	}
+	if len(evs) == 0 && !hasNext && is.events > 0 {
+		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null nextCursor on the last page: the page before handed out a cursor to a page with no events",
+			"an empty last page", is.resp)
+	}
+}
+
+// tenant judges a page asked with another key's cursor: it shows none of
+// that key's events that the asking key's whole feed never shows.
+func (m *model) tenant(j *judging, k *keyState, evs []event) {
+	if len(k.walks) == 0 {
+		return // the key's own feed is not known whole
+	}
+	other := m.key(j.q.foreign.token)
+	n := 0
+	for i, e := range evs {
+		if e.id == "" || !other.ids[e.id] || k.ids[e.id] || k.walkChans[e.channel] {
+			continue
+		}
+		if n++; n > maxPerRule {
+			return
+		}
+		j.fail(catalogue.FeedTenant, fmt.Sprintf("/events/%d", i), "a cursor of another key refused, or a page of the asking key's own events",
+			fmt.Sprintf("event %s of channel %s, from the feed of the key the cursor was handed to, a channel the asking key's whole feed never shows", jsondoc.Quote(e.id, 60), jsondoc.Quote(e.channel, 60)), j.q.foreign.resp)
+	}
+}
+
+// event: an id names one event across the run.
+func (m *model) event(j *judging, e event) {
+	if e.id == "" {
+		return
+	}
+	if was, ok := m.events[e.id]; ok {
+		if was.print != e.print {
+			j.fail(catalogue.EventIDUnique, "", fmt.Sprintf("an event id names one event: %s was %s", jsondoc.Quote(e.id, 60), was.print),
+				e.print, was.resp)
+		}
+		return
+	}
+	if len(m.events) < maxKnownEvents {
+		m.events[e.id] = seenEvent{print: e.print, resp: j.resp}
+	}
+}
+
+// videoFact keeps what a feed event tells of its video.
+func (m *model) videoFact(j *judging, k *keyState, e event) {
+	m.videosSeen[e.video] = true
+	f := k.videos[e.video]
+	if f == nil {
+		if len(k.videos) >= maxKnownEvents {
+			return
+		}
+		f = &videoFact{resp: j.resp}
+		k.videos[e.video] = f
+	}
+	if pub, ok := jsondoc.Get(e.raw, "/video/publishedAt"); ok && f.publishedAt == "" {
+		f.publishedAt = string(jsondoc.Encode(pub))
+	}
+	if f.channel == "" {
+		f.channel = e.channel
+	}
+	var title string
+	settled := true
+	switch e.typ {
+	case schemas.TypeTitleChanged:
+		title, _ = e.raw["newTitle"].(string)
+	case schemas.TypeTitleABTestConcluded:
+		title, _ = e.raw["finalTitle"].(string)
+	case schemas.TypeTitleABTest:
+		settled = false
+	default:
+		return
+	}
+	if !f.hasTitle || e.createdAt >= f.titleAt {
+		f.title, f.titleAt, f.settled, f.hasTitle, f.learned, f.resp = title, e.createdAt, settled, true, j.at, j.resp
+	}
+}
+
+// walked ends a chain that reached a null nextCursor: a whole walk of the
+// key's feed, which must hold every event an earlier whole walk held below
+// its head.
+func (m *model) walked(j *judging, k *keyState, last *node) {
+	w := &walk{end: j.resp.Seq, events: map[string]evAt{}, oldest: math.MaxInt64}
+	var pages []*node
+	for x := last; x != nil; x = x.parent {
+		pages = append(pages, x)
+	}
+	for i := len(pages) - 1; i >= 0; i-- {
+		p := pages[i]
+		w.pages = append(w.pages, p)
+		for id, at := range p.ids {
+			w.events[id] = evAt{at: at, page: p}
+			w.oldest = min(w.oldest, at)
+		}
+	}
+	root := pages[len(pages)-1]
+	w.start, w.head, w.hasHead = root.resp.Seq, root.head, root.hasHd
+	for _, before := range k.walks {
+		if before.end < w.start {
+			m.compareWalks(j, before, w)
+		}
+	}
+	for _, p := range w.pages {
+		for _, e := range readChannels(p.resp) {
+			k.walkChans[e] = true
+		}
+	}
+	k.walks = append(k.walks, w)
+	if len(k.walks) > maxWalksKept {
+		k.walks = k.walks[1:]
+	}
+}
+
+// readChannels are the channels a page's events belong to.
+func readChannels(resp *client.Response) []string {
+	doc, err := resp.JSON()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range jsondoc.Items(doc, "/events") {
+		if c, ok := jsondoc.String(e, "/channel/id"); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// compareWalks: a later whole walk holds every event of an earlier one
+// older than its head (new events arrive only at the head; none goes).
+func (m *model) compareWalks(j *judging, before, after *walk) {
+	n := 0
+	for _, id := range sortedKeys(before.events) {
+		e := before.events[id]
+		if after.hasHead && e.at >= after.head {
+			continue
+		}
+		if _, ok := after.events[id]; ok {
+			continue
+		}
+		if n++; n > maxPerRule {
+			return
+		}
+		id2, exp := catalogue.FeedCursorWalk, "a later whole walk shows every event an earlier one showed below its head: no gap"
+		var near *client.Response
+		if e.at < after.oldest {
+			id2, exp = catalogue.FeedCursorEnd, "nextCursor null only at the end: the walk ended above events the feed showed before"
+			near = after.pages[len(after.pages)-1].resp
+		} else {
+			near = pageAround(after, e.at)
+		}
+		j.fail(id2, "", exp, fmt.Sprintf("event %s (createdAt %d) is missing from the walk that ended here", jsondoc.Quote(id, 60), e.at), e.page.resp, near)
+	}
+}
+
+// pageAround is the page of a walk whose events surround a time.
+func pageAround(w *walk, at int64) *client.Response {
+	for _, p := range w.pages {
+		for _, t := range p.ids {
+			if t <= at {
+				return p.resp
+			}
+		}
+	}
+	return w.pages[len(w.pages)-1].resp
+}
+
+// videos judges a tracked-videos 200 against the key's feed.
+func (m *model) videos(j *judging, entries []any, served, missing []string) {
+	k := m.key(j.token)
+	for _, id := range missing {
+		if f := k.videos[id]; f != nil {
+			j.fail(catalogue.VideosServed, "/missingVideoIds", "a video the key's feed showed comes back as a VideoEntry",
+				fmt.Sprintf("%s listed missing", jsondoc.Quote(id, 60)), f.resp)
+		}
+	}
+	for i, e := range entries {
+		id := served[i]
+		ptr := fmt.Sprintf("/videos/%d", i)
+		ch, _ := jsondoc.String(e, "/video/channel/id")
+		f := k.videos[id]
+		switch {
+		case j.o.keys.Invented(id):
+			j.fail(catalogue.VideosMissing, ptr, "an id no video can have, listed missing", fmt.Sprintf("a VideoEntry for %s", jsondoc.Quote(id, 60)))
+		case f != nil:
+			m.consistent(j, ptr, e, f)
+		case len(k.walks) > 0 && ch != "" && !k.walkChans[ch]:
+			if owner := m.channelOwner(ch, j.token); owner != "" {
+				j.fail(catalogue.VideosTenant, ptr, "no VideoEntry of a channel another account's feed shows and this account's whole feed never does",
+					fmt.Sprintf("a VideoEntry for %s of channel %s", jsondoc.Quote(id, 60), jsondoc.Quote(ch, 60)))
+			} else if !m.videosSeen[id] {
+				j.fail(catalogue.VideosMissing, ptr, "a video of no channel the account tracks listed missing, not invented",
+					fmt.Sprintf("a VideoEntry for %s of channel %s, which the account's whole feed never shows", jsondoc.Quote(id, 60), jsondoc.Quote(ch, 60)))
+			}
+		}
+		for _, x := range jsondoc.Items(e, "/events") {
+			m.event(j, readEvent(x))
+		}
+	}
+}
+
+// channelOwner is another key whose whole feed shows the channel.
+func (m *model) channelOwner(ch, not string) string {
+	for t, k := range m.keys {
+		if t != not && k.walkChans[ch] {
+			return t
+		}
+	}
+	return ""
+}
+
+// consistent: a VideoEntry says of its video what the feed said: the
+// publishedAt and channel, and while the target's world stood still the
+// title its latest change settled on.
+func (m *model) consistent(j *judging, ptr string, e any, f *videoFact) {
+	if pub, ok := jsondoc.Get(e, "/video/publishedAt"); ok && f.publishedAt != "" && string(jsondoc.Encode(pub)) != f.publishedAt {
+		j.fail(catalogue.VideosServed, ptr+"/video/publishedAt", "the publishedAt the feed showed for the video, "+f.publishedAt, "publishedAt "+string(jsondoc.Encode(pub)), f.resp)
+	}
+	if ch, ok := jsondoc.String(e, "/video/channel/id"); ok && f.channel != "" && ch != f.channel {
+		j.fail(catalogue.VideosServed, ptr+"/video/channel/id", "the channel the feed showed for the video, "+jsondoc.Quote(f.channel, 60), "channel "+jsondoc.Quote(ch, 60), f.resp)
+	}
+	if t, ok := jsondoc.String(e, "/video/currentTitle"); ok && f.hasTitle && f.settled && t != f.title && j.o.frozen(f.learned, j.at) {
+		j.fail(catalogue.VideosServed, ptr+"/video/currentTitle", fmt.Sprintf("the title the feed's latest change settled on, %s: the target's clock has not moved since", jsondoc.Quote(f.title, 80)),
+			"currentTitle "+jsondoc.Quote(t, 80), f.resp)
+	}
+}
+
+// accountString names a string that is the account's data: a known event
+// id, or a known video id the request did not name ("" when neither).
+func (m *model) accountString(s, named string) string {
+	if len(s) < 4 || strings.Contains(named, s) {
+		return ""
+	}
+	if _, ok := m.events[s]; ok {
+		return "the event id " + jsondoc.Quote(s, 60)
+	}
+	if m.videosSeen[s] {
+		return "the video id " + jsondoc.Quote(s, 60)
+	}
+	return ""
+}
+
+// paramValue is "name=value" of a query's parameter, for what the target
+// refused alone.
+func paramValue(query, name string) string {
+	v, _ := url.ParseQuery(query)
+	return name + "=" + strings.Join(v[name], "&")
+}

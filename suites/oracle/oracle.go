@@ -1,0 +1,231 @@
+// Package oracle is the suite's contract oracle: every exchange of a run
+// (a request and its answer) goes through it, and it returns what breaks
+// the contract, each problem blaming the one requirement whose rule it
+// breaks. It judges an answer by every rule of the contract, not only the
+// one the request was sent for, and keeps a model of what the run has seen
+// (the cursors handed out, every event id with its content, the videos as
+// the feed showed them, each key's requests and Retry-After promises), so
+// that an answer that contradicts an earlier one fails too, with both as
+// evidence.
+//
+// The rules read the request's class (the operation, the credential, the
+// query's or the body's validity: class.go), then the answer: its status
+// (status.go), its headers and body (answer.go), and the model (model.go).
+// Where the contract is silent, every conforming answer passes: a rule
+// fails only what the contract rules out, and its Expected says what was
+// allowed. A body is judged by the rules of the status the contract
+// wanted, never when the status was already wrong.
+//
+// The package knows no Ginkgo: the suite hands it each answer as it comes
+// (client.Client.Observe) and fails the spec that saw it.
+package oracle
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+// Keys are the credentials the oracle knows, by role.
+type Keys struct {
+	// Pro and Free are valid keys by plan.
+	Pro, Free []string
+	Revoked   []string
+	// Prefix is the key prefix (<KEY_PREFIX>_<random>): a token with it
+	// that is no account's key is unknown, one without it malformed.
+	Prefix string
+	// Invented reports a video id the suite made so that no video has it.
+	Invented func(id string) bool
+}
+
+// Options configure an Oracle.
+type Options struct {
+	Keys Keys
+	// Exclusive: the run is the only client of its keys, on a clock it
+	// moves (a simulator's manual clock): the model may count a key's
+	// window from what the suite sent.
+	Exclusive bool
+	// Now is the target's time when an answer came (on a manual clock, the
+	// time the run moved it to); nil is the wall clock.
+	Now func() time.Time
+	// Frozen reports whether the target's world could not change between
+	// two times of Now (a manual clock that did not move); nil: never.
+	Frozen func(a, b time.Time) bool
+}
+
+// Problem is one broken rule in one exchange.
+type Problem struct {
+	Requirement catalogue.ID
+	// Request names the exchange judged (method, path, query).
+	Request  string
+	Pointer  string
+	Expected string
+	Actual   string
+	// Evidence are the exchange and the earlier ones it contradicts.
+	Evidence []*client.Response
+}
+
+// Oracle judges exchanges. It is safe for concurrent use; the exchanges
+// are judged one at a time, in the order they come.
+type Oracle struct {
+	opt  Options
+	keys Keys
+
+	mu sync.Mutex
+	m  model
+}
+
+// New returns an oracle that knows the keys and nothing else yet.
+func New(opt Options) *Oracle {
+	o := &Oracle{opt: opt, keys: opt.Keys}
+	if o.keys.Invented == nil {
+		o.keys.Invented = func(string) bool { return false }
+	}
+	o.m.init()
+	return o
+}
+
+func (o *Oracle) now() time.Time {
+	if o.opt.Now != nil {
+		return o.opt.Now()
+	}
+	return time.Now()
+}
+
+func (o *Oracle) frozen(a, b time.Time) bool { return o.opt.Frozen != nil && o.opt.Frozen(a, b) }
+
+// Judge judges one exchange by every rule, and remembers it.
+func (o *Oracle) Judge(resp *client.Response) []Problem {
+	if resp == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	j := o.judging(resp)
+	j.judge()
+	return j.problems
+}
+
+// judging is one exchange being judged.
+type judging struct {
+	o     *Oracle
+	resp  *client.Response
+	req   client.Request
+	at    time.Time
+	op    Op
+	cred  Cred
+	token string
+	plan  Plan
+	q     feedQuery
+	vb    videosBody
+	// healthOK: the health body is the usage shown (a JSON object).
+	healthOK bool
+	doc      any
+	docErr   error
+	problems []Problem
+}
+
+func (o *Oracle) judging(resp *client.Response) *judging {
+	j := &judging{o: o, resp: resp, req: resp.Request, at: o.now()}
+	j.op = opOf(j.req.Method, j.req.Path)
+	j.cred, j.token = o.keys.credential(j.req)
+	j.plan = o.keys.plan(j.token)
+	switch j.op {
+	case Feed:
+		j.q = o.feedQuery(j.req, j.token)
+	case Videos:
+		j.vb = classVideos(j.req)
+	case Health:
+		j.healthOK = healthBodyValid(j.req)
+	}
+	j.doc, j.docErr = resp.JSON()
+	return j
+}
+
+func (j *judging) judge() {
+	statusOK := j.status()
+	j.o.m.requestSeen(j, statusOK)
+	if !statusOK {
+		return // the body is judged by the rules of the status the contract wanted
+	}
+	j.headers()
+	j.body()
+}
+
+// fail records a problem of this exchange.
+func (j *judging) fail(id catalogue.ID, ptr, expected, actual string, earlier ...*client.Response) {
+	ev := append([]*client.Response{j.resp}, earlier...)
+	j.problems = append(j.problems, Problem{Requirement: id, Request: j.req.String(), Pointer: ptr, Expected: expected, Actual: actual, Evidence: ev})
+}
+
+// Rule is one rule of the oracle, for people and for the test that holds
+// every must requirement to one.
+type Rule struct {
+	Requirement catalogue.ID
+	What        string
+}
+
+// Rules lists the oracle's rules, by requirement.
+var Rules = []Rule{
+	{catalogue.HealthOK, "health with a JSON object and no key (or a valid one) is 200 with {\"status\":\"ok\"}; every 200 of health is a HealthBody"},
+	{catalogue.AuthMissing, "a request of the feed or tracked videos without an Authorization header (a key in the query, a cookie or another header is none) is 401, and no answer to it carries the account's data"},
+	{catalogue.AuthMalformed, "another scheme, an empty or split token, a token without the prefix: 401"},
+	{catalogue.AuthUnknown, "a token with the prefix that is no account's key (case, look-alike and normalized variants of a key included): 401"},
+	{catalogue.AuthRevoked, "the revoked key: 401"},
+	{catalogue.AuthValid, "a valid key is never refused with 401, and a form of it accepted on one operation is accepted on the other"},
+	{catalogue.ProGate, "tracked videos for a free plan's key: 403; the Pro key and the feed are never 403"},
+	{catalogue.FeedPageSchema, "a valid feed request is answered 200 (or 429) with a FeedPage"},
+	{catalogue.FeedOrder, "events newest first within a page, and a cursor's page older than the page that handed it out"},
+	{catalogue.FeedPageDefault, "without limit, 50 events a page, fewer only with a null nextCursor"},
+	{catalogue.FeedLimit, "limit=n (1 to 200) gives n events a page, fewer only with a null nextCursor; never 400"},
+	{catalogue.FeedLimitCap, "a limit above 200 gives 200 events a page, never more and never 400; no page of any limit holds more than 200"},
+	{catalogue.FeedCursorWalk, "a cursor the target handed to the key is served, its page repeats no event of the walk, and a later whole walk holds every event an earlier one held below its head"},
+	{catalogue.FeedCursorEnd, "nextCursor is null or a cursor, never \"\"; a handed-out cursor does not lead to an empty last page; a whole walk does not end above events the feed showed before"},
+	{catalogue.FeedTenant, "a page asked with another key's cursor shows no event of that key's feed the asking account's whole feed never shows"},
+	{catalogue.FeedBadParam, "a feed 400 is an ErrorBody whose details name the parameter it refused (each parameter the target refused alone)"},
+	{catalogue.EventSchema, "every event of every 200 has the fields of its type"},
+	{catalogue.EventTypes, "every event's type is one of the 11"},
+	{catalogue.EventChannelNoVideo, "channel-level events carry no video; the other eight carry one"},
+	{catalogue.TimestampEpochMs, "every createdAt, publishedAt and firstSeenAt is an integer of epoch milliseconds between 2000 and a year from now"},
+	{catalogue.CountNonnegOrNull, "every counter is an integer >= 0 or null, and present"},
+	{catalogue.URIFormat, "every URI field holds a URI"},
+	{catalogue.EventIDUnique, "no page holds an id twice, and an id never names two different events (type, time, channel, the change it records) across the run"},
+	{catalogue.VideosIDsMin, "one id is served; an empty videoIds is 400"},
+	{catalogue.VideosIDsMax, "20 ids are served; 21 are 400"},
+	{catalogue.VideosIDLen, "an id of 32 characters is served; an empty one or one of 33 is 400"},
+	{catalogue.VideosBadBody, "a body that is not one JSON object with a videoIds array of strings (member names are case-sensitive, no trailing data, form encoding is none) is 400"},
+	{catalogue.VideosEntrySchema, "the Pro key's valid request is answered 200 (or 429) with videos and missingVideoIds"},
+	{catalogue.VideosServed, "a video the key's feed showed comes back as a VideoEntry, with the publishedAt and channel the feed showed (and, while the target's world stood still, the title it settled on)"},
+	{catalogue.VideosMissing, "an id the suite invented, or of a video no feed showed and of no channel of the account, is listed missing"},
+	{catalogue.VideosPartition, "every requested id is in exactly one of the two lists, and nothing else is"},
+	{catalogue.VideosTenant, "no VideoEntry of a channel another account's feed shows and this account's whole feed never does"},
+	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits; a throttle is 429, not 503; a 429 carries none of the data it refuses"},
+	{catalogue.RateRetryAfter, "every 429 carries a Retry-After of delta-seconds or an HTTP-date; on a run's own keys, the first request after waiting it is not 429"},
+	{catalogue.RateAllows20, "on a run's own keys, the feed is not 429 while the key sent fewer than 20 requests in the last minute"},
+	{catalogue.RatePerKey, "on a run's own keys, a key is not throttled for the traffic of others"},
+	{catalogue.ErrorBody, "every 4xx and 5xx of the three operations is an ErrorBody with string error and message, and carries none of the account's data"},
+	{catalogue.ContentTypeJSON, "every answer of the three operations has a JSON media type, whatever Accept asked"},
+}
+
+// describe names an exchange's class for a problem's Expected.
+func (j *judging) describe() string {
+	var b strings.Builder
+	b.WriteString(j.cred.says())
+	if j.plan != "" {
+		b.WriteString(" of a " + string(j.plan) + " plan")
+	}
+	switch j.op {
+	case Feed:
+		if len(j.q.open) > 0 {
+			b.WriteString("; parameters the contract leaves open: " + strings.Join(j.q.open, ", "))
+		}
+	case Videos:
+		if j.vb.verdict != valid {
+			b.WriteString("; the body: " + j.vb.why)
+		}
+	}
+	return b.String()
+}

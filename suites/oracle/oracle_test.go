@@ -1,0 +1,308 @@
+package oracle
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/suites/client"
+)
+
+const (
+	pro     = "tcm_PROPROPROPROPROPRO1234"
+	free    = "tcm_FREEFREEFREEFREEFRE567"
+	revoked = "tcm_REVOKEDREVOKEDREVOKE89"
+)
+
+var t0 = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+
+// world is a test's oracle on a clock the test moves.
+type world struct {
+	o   *Oracle
+	now time.Time
+	seq int
+}
+
+func newWorld() *world {
+	w := &world{now: t0}
+	w.o = New(Options{
+		Keys:      Keys{Pro: []string{pro}, Free: []string{free}, Revoked: []string{revoked}, Prefix: "tcm", Invented: func(id string) bool { return strings.Contains(id, "~") }},
+		Exclusive: true,
+		Now:       func() time.Time { return w.now },
+		Frozen:    func(a, b time.Time) bool { return a.Equal(b) },
+	})
+	return w
+}
+
+// ex is one exchange of a test: the request, the status, headers and
+// body, and how long the test's clock moves before it.
+type ex struct {
+	req    client.Request
+	status int
+	header http.Header
+	body   string
+	wait   time.Duration
+}
+
+func retryAfter(v string) http.Header {
+	return http.Header{"Content-Type": {"application/json"}, "Retry-After": {v}}
+}
+
+// burst is n feed requests of a key admitted, a second apart.
+func burst(key string, n int) []ex {
+	var out []ex
+	for i := range n {
+		out = append(out, ex{req: feed(fmt.Sprintf("n=%d", i+1), key), status: 200, body: page(""), wait: time.Second})
+	}
+	return out
+}
+
+func (w *world) judge(e ex) []Problem {
+	w.now = w.now.Add(e.wait)
+	w.seq++
+	h := e.header
+	if h == nil {
+		h = http.Header{"Content-Type": {"application/json"}}
+	}
+	return w.o.Judge(&client.Response{Request: e.req, Status: e.status, Header: h, Body: []byte(e.body), Seq: w.seq, Sent: w.now})
+}
+
+func feed(query, key string) client.Request {
+	r := client.Request{Method: "GET", Path: "/api/public-feed", Query: query}
+	if key != "" {
+		r.Auth = "Bearer " + key
+	}
+	return r
+}
+
+func videos(body, key string) client.Request {
+	r := client.Request{Method: "POST", Path: "/api/public/videos", Body: []byte(body), ContentType: "application/json"}
+	if key != "" {
+		r.Auth = "Bearer " + key
+	}
+	return r
+}
+
+func health(key string) client.Request {
+	r := client.Request{Method: "POST", Path: "/api/public/health", Body: []byte("{}"), ContentType: "application/json"}
+	if key != "" {
+		r.Auth = "Bearer " + key
+	}
+	return r
+}
+
+const channel = `{"id":"ch1","platformChannelId":"UC1","title":"Chan","thumbnailUrl":"https://i.example/c.jpg"}`
+const channel2 = `{"id":"ch2","platformChannelId":"UC2","title":"Other","thumbnailUrl":null}`
+
+// ev is a title_changed event of video v at ms.
+func ev(id string, ms int64, v string) string {
+	return evOn(id, ms, v, channel, "Old", "New")
+}
+
+func evOn(id string, ms int64, v, ch, old, new string) string {
+	return fmt.Sprintf(`{"id":%q,"createdAt":%d,"channel":%s,"type":"title_changed","video":{"platformVideoId":%q,"currentTitle":%q,"currentThumbnailUrl":"https://i.example/%s.jpg","publishedAt":1700000000000},"oldTitle":%q,"newTitle":%q}`,
+		id, ms, ch, v, new, v, old, new)
+}
+
+func page(next string, events ...string) string {
+	n := "null"
+	if next != "" {
+		n = fmt.Sprintf("%q", next)
+	}
+	return fmt.Sprintf(`{"events":[%s],"nextCursor":%s}`, strings.Join(events, ","), n)
+}
+
+func entry(v string, ch string, title string) string {
+	return fmt.Sprintf(`{"video":{"platformVideoId":%q,"currentTitle":%q,"currentThumbnailUrl":"https://i.example/v.jpg","publishedAt":1700000000000,"isMembersOnly":false,"viewCount":1,"likeCount":null,"commentCount":0,"channel":%s},"firstSeenAt":1700000000000,"historyWindowDays":30,"isGraphLocked":false,"events":[],"statSamples":[]}`, v, title, ch)
+}
+
+func videosAnswer(missing []string, entries ...string) string {
+	m := "[]"
+	if len(missing) > 0 {
+		m = `["` + strings.Join(missing, `","`) + `"]`
+	}
+	return fmt.Sprintf(`{"videos":[%s],"missingVideoIds":%s}`, strings.Join(entries, ","), m)
+}
+
+const errBody = `{"error":"unauthorized","message":"no"}`
+
+// ms is the epoch milliseconds of t0 less n minutes.
+func ms(n int) int64 { return t0.Add(-time.Duration(n) * time.Minute).UnixMilli() }
+
+// breaks are, for each rule, exchanges of which the last breaks it (the
+// ones before set the scene and break nothing).
+var breaks = []struct {
+	id   catalogue.ID
+	name string
+	xs   []ex
+}{
+	{catalogue.HealthOK, "health without a key refused", []ex{{req: health(""), status: 401, body: errBody}}},
+	{catalogue.HealthOK, "health with the Pro key refused", []ex{{req: health(pro), status: 401, body: errBody}}},
+	{catalogue.HealthOK, "health's 200 not ok", []ex{{req: health(""), status: 200, body: `{"status":"up"}`}}},
+	{catalogue.AuthMissing, "the key in the query", []ex{{req: feed("api_key="+pro, ""), status: 200, body: page("")}}},
+	{catalogue.AuthMissing, "the key in a cookie", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "Cookie", Value: "key=" + pro}}}, status: 200, body: page("")}}},
+	{catalogue.AuthMissing, "a data leak on another path", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: client.Request{Method: "GET", Path: "/api/public-feed/"}, status: 200, body: page("", ev("e1", ms(1), "v1"))}}},
+	{catalogue.AuthMalformed, "Basic", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Basic " + pro}, status: 200, body: page("")}}},
+	{catalogue.AuthMalformed, "an extra token", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro + " x"}, status: 200, body: page("")}}},
+	{catalogue.AuthUnknown, "a look-alike", []ex{{req: feed("", strings.Replace(pro, "O", "О", 1)), status: 200, body: page("")}}},
+	{catalogue.AuthUnknown, "429 for an unknown key", []ex{{req: feed("", "tcm_nosuchkeynosuchkey"), status: 429, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"5"}}, body: errBody}}},
+	{catalogue.AuthRevoked, "revoked served", []ex{{req: videos(`{"videoIds":["a"]}`, revoked), status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.AuthValid, "the Pro key refused", []ex{{req: feed("", pro), status: 401, body: errBody}}},
+	{catalogue.AuthValid, "a lower-case scheme accepted on one operation only", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 200, body: page("")},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{catalogue.ProGate, "free served videos", []ex{{req: videos(`{"videoIds":["a"]}`, free), status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.ProGate, "the feed 403", []ex{{req: feed("", free), status: 403, body: errBody}}},
+	{catalogue.FeedPageSchema, "a 500 on the feed", []ex{{req: feed("", pro), status: 500, body: errBody}}},
+	{catalogue.FeedPageSchema, "no nextCursor", []ex{{req: feed("", pro), status: 200, body: `{"events":[]}`}}},
+	{catalogue.FeedOrder, "oldest first", []ex{{req: feed("", pro), status: 200, body: page("", ev("e1", ms(5), "v1"), ev("e2", ms(1), "v1"))}}},
+	{catalogue.FeedOrder, "a cursor page newer", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1"))}}},
+	{catalogue.FeedPageDefault, "49 and a cursor", []ex{{req: feed("", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))}}},
+	{catalogue.FeedLimit, "limit=2 gives 3", []ex{{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
+	{catalogue.FeedLimit, "limit=5 refused", []ex{{req: feed("limit=5", free), status: 400, body: `{"error":"bad","message":"limit","details":{"limit":"5"}}`}}},
+	{catalogue.FeedLimitCap, "limit=201 refused", []ex{{req: feed("limit=201", pro), status: 400, body: `{"error":"bad","message":"limit","details":["limit"]}`}}},
+	{catalogue.FeedLimitCap, "limit=abc gives 201", []ex{{req: feed("limit=abc", pro), status: 200, body: page("", manyEvents(201)...)}}},
+	{catalogue.FeedCursorWalk, "a repeat", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e1", ms(5), "v1"))}}},
+	{catalogue.FeedCursorWalk, "a handed-out cursor refused", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 400, body: `{"error":"bad","message":"cursor","details":{"cursor":"bad"}}`}}},
+	{catalogue.FeedCursorWalk, "a gap in a later walk", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e3", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e1", ms(3), "v1"))},
+		{req: feed("limit=1", pro), status: 200, body: page("c", ev("e3", ms(1), "v1"))},
+		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("", ev("e1", ms(3), "v1"))}}},
+	{catalogue.FeedCursorEnd, "an empty string", []ex{{req: feed("", pro), status: 200, body: page("") [:len(page(""))-5] + `""}`}}},
+	{catalogue.FeedCursorEnd, "a cursor to an empty end", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("")}}},
+	{catalogue.FeedTenant, "another key's cursor shows its events", []ex{
+		{req: feed("limit=200", free), status: 200, body: page("", evOn("f1", ms(1), "fv1", channel2, "a", "b"))},
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("p1", ms(1), "v1"))},
+		{req: feed("limit=1", free), status: 200, body: page("fc", evOn("f1", ms(1), "fv1", channel2, "a", "b"))},
+		{req: feed("cursor=fc&limit=1", pro), status: 200, body: page("", evOn("f1", ms(1), "fv1", channel2, "a", "b"))}}},
+	{catalogue.FeedBadParam, "details naming nothing", []ex{{req: feed("limit=abc", pro), status: 400, body: `{"error":"bad","message":"no"}`}}},
+	{catalogue.FeedBadParam, "one of two refused parameters named", []ex{
+		{req: feed("limit=abc", pro), status: 400, body: `{"error":"bad","message":"no","details":["limit"]}`},
+		{req: feed("limit=abc&cursor=zzz", pro), status: 400, body: `{"error":"bad","message":"no","details":["cursor"]}`}}},
+	{catalogue.EventSchema, "no newTitle", []ex{{req: feed("", pro), status: 200, body: page("", strings.Replace(ev("e1", ms(1), "v1"), `"newTitle"`, `"x"`, 1))}}},
+	{catalogue.EventTypes, "an unknown type", []ex{{req: feed("", pro), status: 200, body: page("", strings.Replace(ev("e1", ms(1), "v1"), `"title_changed"`, `"title_rewritten"`, 1))}}},
+	{catalogue.EventChannelNoVideo, "a title change without video", []ex{{req: feed("", pro), status: 200, body: page("", `{"id":"e1","createdAt":1764244800000,"channel":`+channel+`,"type":"title_changed","oldTitle":"a","newTitle":"b"}`)}}},
+	{catalogue.TimestampEpochMs, "seconds in firstSeenAt", []ex{{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, strings.Replace(entry("v1", channel, "t"), `"firstSeenAt":1700000000000`, `"firstSeenAt":1700000000`, 1))}}},
+	{catalogue.CountNonnegOrNull, "a negative count", []ex{{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, strings.Replace(entry("v1", channel, "t"), `"viewCount":1`, `"viewCount":-1`, 1))}}},
+	{catalogue.URIFormat, "not a URI", []ex{{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, strings.Replace(entry("v1", channel, "t"), `"https://i.example/v.jpg"`, `"not a uri"`, 1))}}},
+	{catalogue.EventIDUnique, "twice in a page", []ex{{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e1", ms(2), "v1"))}}},
+	{catalogue.EventIDUnique, "an id reused for another event", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(5), "v1"))},
+		{req: feed("limit=199", pro), status: 200, body: page("", evOn("e1", ms(1), "v2", channel, "x", "y"))}}},
+	{catalogue.VideosIDsMin, "empty served", []ex{{req: videos(`{"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	{catalogue.VideosIDsMin, "one refused", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 400, body: errBody}}},
+	{catalogue.VideosIDsMax, "21 served", []ex{{req: videos(`{"videoIds":["1","2","3","4","5","6","7","8","9","10","11","12","13","14","15","16","17","18","19","20","21"]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	{catalogue.VideosIDLen, "33 served", []ex{{req: videos(`{"videoIds":["`+strings.Repeat("x", 33)+`"]}`, pro), status: 200, body: videosAnswer([]string{strings.Repeat("x", 33)})}}},
+	{catalogue.VideosBadBody, "a member in another case", []ex{{req: videos(`{"VideoIds":["a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.VideosBadBody, "trailing data", []ex{{req: videos(`{"videoIds":["a"]} x`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.VideosBadBody, "form encoded", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte("videoIds=a"), ContentType: "application/x-www-form-urlencoded"}, status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.VideosEntrySchema, "no missingVideoIds", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 200, body: `{"videos":[]}`}}},
+	{catalogue.VideosServed, "a video of the feed missing", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1"})}}},
+	{catalogue.VideosServed, "a title the feed superseded, the clock still", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old"))}}},
+	{catalogue.VideosMissing, "an invented id served", []ex{{req: videos(`{"videoIds":["~no~such"]}`, pro), status: 200, body: videosAnswer(nil, entry("~no~such", channel, "t"))}}},
+	{catalogue.VideosPartition, "an id in neither list", []ex{{req: videos(`{"videoIds":["a","b"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.VideosPartition, "a case-folded id", []ex{{req: videos(`{"videoIds":["V1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "t"))}}},
+	{catalogue.VideosTenant, "the other account's video", []ex{
+		{req: feed("limit=200", free), status: 200, body: page("", evOn("f1", ms(1), "fv1", channel2, "a", "b"))},
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("p1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["fv1"]}`, pro), status: 200, body: videosAnswer(nil, entry("fv1", channel2, "b"))}}},
+	{catalogue.RateLimit429, "a throttle of 503", []ex{{req: feed("", pro), status: 503, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"5"}}, body: errBody}}},
+	{catalogue.RateLimit429, "a 429 that carries events", append(append([]ex{
+		{req: feed("", free), status: 200, body: page("", ev("evt-00001", ms(1), "v1"))}}, burst(pro, 20)...),
+		ex{req: feed("limit=3", pro), status: 429, header: retryAfter("5"), body: `{"error":"x","message":"y","details":{"last":"evt-00001"}}`})},
+	{catalogue.RateRetryAfter, "no Retry-After", append(burst(pro, 20), ex{req: feed("", pro), status: 429, body: errBody})},
+	{catalogue.RateRetryAfter, "still 429 after waiting it", append(burst(pro, 20), ex{req: feed("limit=1", pro), status: 429, header: retryAfter("5"), body: errBody},
+		ex{req: feed("limit=2", pro), status: 429, header: retryAfter("5"), body: errBody, wait: 5 * time.Second})},
+	{catalogue.RateAllows20, "429 on a fresh key", []ex{{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody}}},
+	{catalogue.RatePerKey, "429 for another key's traffic", append(burst(free, 20), ex{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody})},
+	{catalogue.RateLimit429, "41 admitted in a minute", burst(pro, 41)},
+	{catalogue.ErrorBody, "message a number", []ex{{req: feed("", ""), status: 401, body: `{"error":"x","message":5}`}}},
+	{catalogue.ContentTypeJSON, "text/html for Accept text/html", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro, Accept: "text/html"}, status: 200, header: http.Header{"Content-Type": {"text/html"}}, body: page("")}}},
+}
+
+func manyEvents(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, ev(fmt.Sprintf("m%d", i), ms(i), "v1"))
+	}
+	return out
+}
+
+func TestEachRuleCatchesItsBreak(t *testing.T) {
+	for _, b := range breaks {
+		t.Run(string(b.id)+"/"+b.name, func(t *testing.T) {
+			w := newWorld()
+			var last []Problem
+			for i, x := range b.xs {
+				ps := w.judge(x)
+				if i < len(b.xs)-1 && len(ps) > 0 {
+					t.Fatalf("exchange %d of the scene breaks a rule: %s", i, describe(ps))
+				}
+				last = ps
+			}
+			if len(last) == 0 {
+				t.Fatalf("no problem, want %s", b.id)
+			}
+			for _, p := range last {
+				if p.Requirement != b.id {
+					t.Errorf("blames %s, want %s alone: %s", p.Requirement, b.id, describe(last))
+				}
+				if p.Request == "" || len(p.Evidence) == 0 {
+					t.Errorf("a problem without its request or evidence: %+v", p)
+				}
+			}
+		})
+	}
+}
+
+func describe(ps []Problem) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "\n  %s %s %s: want %s; got %s", p.Requirement, p.Request, p.Pointer, p.Expected, p.Actual)
+	}
+	return b.String()
+}
+
+// TestEveryMustHasAnOracleRule holds every must requirement of the
+// catalogue to a rule of the oracle and to a break above that fires it.
+func TestEveryMustHasAnOracleRule(t *testing.T) {
+	cat, err := catalogue.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range cat.OfKind(catalogue.Must) {
+		if r.Kind != catalogue.Must {
+			continue
+		}
+		if !slices.ContainsFunc(Rules, func(x Rule) bool { return x.Requirement == r.ID }) {
+			t.Errorf("%s: no rule of the oracle", r.ID)
+		}
+		if !slices.ContainsFunc(breaks, func(b struct {
+			id   catalogue.ID
+			name string
+			xs   []ex
+		}) bool {
+			return b.id == r.ID
+		}) {
+			t.Errorf("%s: no break proves its rule (breaks in oracle_test.go)", r.ID)
+		}
+	}
+}

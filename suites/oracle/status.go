@@ -1,0 +1,164 @@
+package oracle
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+)
+
+// The status table: for each class of request the statuses the contract
+// allows, and for any other the one requirement it breaks, the most
+// specific: a valid key refused is AUTH-VALID's, a bad key served the
+// rule of its class, a valid body refused the rule of the bound it sits
+// at.
+
+// status judges the answer's status; false when it is not one the
+// contract allows for the request's class.
+func (j *judging) status() bool {
+	allowed, owner := j.allowed()
+	if allowed == nil || slices.Contains(allowed, j.resp.Status) {
+		return true
+	}
+	want := make([]string, len(allowed))
+	for i, s := range allowed {
+		want[i] = strconv.Itoa(s)
+	}
+	exp := fmt.Sprintf("status %s (%s)", strings.Join(want, " or "), j.describe())
+	j.fail(owner, "", exp, fmt.Sprintf("status %d; body %s", j.resp.Status, j.resp.Excerpt()))
+	return false
+}
+
+// throttleNo429 is a 503 that asks to come back later: a throttle that is
+// no 429.
+func (j *judging) throttleNo429() bool {
+	return j.resp.Status == http.StatusServiceUnavailable && j.resp.Header.Get("Retry-After") != ""
+}
+
+// allowed returns the statuses the class allows (nil: any) and the
+// requirement another status breaks.
+func (j *judging) allowed() ([]int, catalogue.ID) {
+	st := j.resp.Status
+	switch j.op {
+	case Feed:
+		return j.allowedFeed(st)
+	case Videos:
+		return j.allowedVideos(st)
+	case Health:
+		return j.allowedHealth()
+	}
+	return nil, ""
+}
+
+func (j *judging) allowedFeed(st int) ([]int, catalogue.ID) {
+	open := len(j.q.open) > 0
+	var ok []int
+	switch {
+	case j.cred.bad():
+		ok = []int{401}
+		if open {
+			ok = append(ok, 400) // which error wins is open
+		}
+		return ok, j.cred.requirement()
+	case j.cred == CredEither:
+		ok = []int{200, 401, 429}
+	default:
+		ok = []int{200, 429}
+	}
+	if open {
+		ok = append(ok, 400)
+	}
+	if j.q.foreign != nil {
+		ok = append(ok, 401, 403, 404) // another key's cursor: refused, or a page of the key's own
+	}
+	switch {
+	case slices.Contains(ok, st):
+		return ok, ""
+	case st == http.StatusUnauthorized:
+		return ok, catalogue.AuthValid
+	case st == http.StatusForbidden:
+		return ok, catalogue.ProGate
+	case st == http.StatusBadRequest:
+		return ok, j.q.owner400(j.detailsText())
+	case j.throttleNo429():
+		return ok, catalogue.RateLimit429
+	}
+	return ok, catalogue.FeedPageSchema
+}
+
+func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
+	vb := j.vb
+	var ok []int
+	add := func(s ...int) { ok = append(ok, s...) }
+	if vb.verdict != valid {
+		add(400)
+	}
+	if !vb.mediaOK {
+		add(415) // a media type the contract does not show: HTTP's answer to it conforms too
+	}
+	switch {
+	case j.cred.bad():
+		add(401)
+		return ok, j.cred.requirement()
+	case j.cred == CredEither:
+		add(401)
+	}
+	if j.plan == PlanFree {
+		add(403, 429)
+		// the plan rule is the most specific of a free key's answers, and
+		// 401 is a valid key refused there for its plan unless its feed
+		// was refused too
+		if st == http.StatusUnauthorized && j.o.m.refused[j.token] {
+			return ok, catalogue.AuthValid
+		}
+		return ok, catalogue.ProGate
+	}
+	add(429)
+	if vb.verdict != invalid {
+		add(200)
+	}
+	switch {
+	case slices.Contains(ok, st):
+		return ok, ""
+	case st == http.StatusOK || st == http.StatusBadRequest:
+		return ok, vb.owner
+	case st == http.StatusUnauthorized:
+		return ok, catalogue.AuthValid
+	case st == http.StatusForbidden:
+		return ok, catalogue.ProGate
+	case j.throttleNo429():
+		return ok, catalogue.RateLimit429
+	}
+	return ok, catalogue.VideosEntrySchema
+}
+
+func (j *judging) allowedHealth() ([]int, catalogue.ID) {
+	switch {
+	case !j.healthOK:
+		return nil, "" // a body other than the usage shown: what health answers is open
+	case j.cred == CredNone:
+		return []int{200}, catalogue.HealthOK
+	case j.cred.bad():
+		// whether health takes a key, and refuses a bad one, is open
+		return []int{200, 400, 401}, catalogue.HealthOK
+	case j.cred == CredEither:
+		return []int{200, 401, 429}, catalogue.HealthOK
+	}
+	// a valid key: accepted whether or not health wants one; limited only
+	// if the rate limit counts health too (RATE-SCOPE is open)
+	return []int{200, 429}, catalogue.HealthOK
+}
+
+// detailsText is the answer's details, encoded, for a search of the
+// parameters it names ("" when none).
+func (j *judging) detailsText() string {
+	d, ok := jsondoc.Get(j.doc, "/details")
+	if !ok {
+		return ""
+	}
+	return string(jsondoc.Encode(d))
+}
