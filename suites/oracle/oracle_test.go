@@ -180,7 +180,7 @@ var breaks = []struct {
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e3", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e1", ms(3), "v1"))},
 		{req: feed("limit=1", pro), status: 200, body: page("c", ev("e3", ms(1), "v1"))},
 		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("", ev("e1", ms(3), "v1"))}}},
-	{catalogue.FeedCursorEnd, "an empty string", []ex{{req: feed("", pro), status: 200, body: page("") [:len(page(""))-5] + `""}`}}},
+	{catalogue.FeedCursorEnd, "an empty string", []ex{{req: feed("", pro), status: 200, body: page("")[:len(page(""))-5] + `""}`}}},
 	{catalogue.FeedCursorEnd, "a cursor to an empty end", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("")}}},
