@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,6 +92,13 @@ func (s *Server) feed(c *call, r *http.Request) answer {
 	}
 	q, problems := ParseFeedQuery(r.URL.RawQuery)
 	if len(problems) > 0 {
+		// details say which parameters are invalid: every one, so a cursor
+		// the account was never handed is named beside a bad limit
+		if q.Cursor != "" && !slices.ContainsFunc(problems, func(p QueryProblem) bool { return p.Parameter == "cursor" }) {
+			if _, err := st.world.AppendFeedPage(nil, accountID, q.Cursor, 1); errors.Is(err, world.ErrCursor) {
+				problems = append(problems, cursorProblem(q.Cursor))
+			}
+		}
 		return queryError(problems)
 	}
 	s.settle(st)
@@ -103,11 +111,16 @@ func (s *Server) feed(c *call, r *http.Request) answer {
 	})
 	switch {
 	case errors.Is(err, world.ErrCursor):
-		return queryError([]QueryProblem{{Parameter: "cursor", Value: excerpt(q.Cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}})
+		return queryError([]QueryProblem{cursorProblem(q.Cursor)})
 	case err != nil:
 		return s.internalError(r, err)
 	}
 	return a
+}
+
+// cursorProblem is a cursor the account was never handed.
+func cursorProblem(cursor string) QueryProblem {
+	return QueryProblem{Parameter: "cursor", Value: excerpt(cursor), Rule: "not a cursor of this account's feed: pass the nextCursor of a page this key received, or omit cursor for the first page"}
 }
 
 // answer is a 200 answer. With a cache, from the cache if it holds the

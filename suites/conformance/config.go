@@ -66,6 +66,9 @@ type Config struct {
 	// Profile is how much of the generated probe grid a run spends its
 	// requests on (package suites/probe): quick, the default, or thorough.
 	Profile string `ff:"placeholder=NAME, long=profile, usage='quick (default: the generated probes get one window of each key) or thorough (every generated probe; about 20 minutes against a 20-a-minute server, for nightly CI)'"`
+	// ExploreSeed picks the requests explored from HTTP's grammar (package
+	// suites/explore): the same seed, the same requests.
+	ExploreSeed uint64 `ff:"placeholder=N, long=explore-seed, usage='seed of the requests explored from HTTP grammar (other key forms, bodies, Accept, queries, methods); the report and a rerun line name it'"`
 
 	// BurstKey is the key the rate-limit specs exhaust. Empty: the free key
 	// when given, else the Pro key.

@@ -93,6 +93,19 @@ func (p *pacer) now() time.Time {
 	return p.base.Add(p.waited)
 }
 
+// targetNow is the target's time as the run moved it: on a virtual clock
+// every wait and move since the run began (the contract oracle compares
+// times of exchanges, never reads them against a calendar); else the wall
+// clock.
+func (p *pacer) targetNow() time.Time {
+	if !p.virtual {
+		return time.Now()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.base.Add(p.waited + p.moved)
+}
+
 // Waited is the time the run let pass for rate windows: on a virtual
 // clock what it moved the clock by for them (its moves of the world apart).
 func (p *pacer) Waited() (waited, moved time.Duration) {

@@ -17,6 +17,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/oracle"
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
@@ -47,6 +48,10 @@ type Session struct {
 	// (pace.go).
 	pace *pacer
 	c    *client.Client
+	// or is the contract oracle every exchange goes through, and ledger
+	// what it found (oracle.go).
+	or     *oracle.Oracle
+	ledger ledger
 	// runCtx ends when the run does (its deadline, or Close): work done
 	// ahead of time stops with it.
 	runCtx  context.Context
@@ -185,7 +190,11 @@ func (s *Session) ready() {
 			Log:     s.logWriter(),
 			KeyVar:  tg.keyVar,
 		}
+		or := oracle.New(oracle.Options{Keys: tg.oracleKeys(), Exclusive: pace.virtual, Now: pace.targetNow,
+			Frozen: func(a, b time.Time) bool { return pace.virtual && a.Equal(b) }})
+		c.Observe = func(_ context.Context, r *client.Response) { s.judged(or, r) }
 		s.mu.Lock()
+		s.or = or
 		s.tg, s.tgSet = tg, true
 		s.clock, s.g, s.c, s.pace = clock, g, c, pace
 		s.mu.Unlock()

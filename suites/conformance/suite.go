@@ -40,6 +40,9 @@ func Register(cfg *Config) *Session {
 	s := &suite{newSession(cfg)}
 	Describe("Tracked-Channel Monitoring API", func() {
 		BeforeEach(s.start)
+		// the oracle's problems of what the spec saw, before finish takes
+		// its transcript and what it saw
+		AfterEach(s.oracleAfter)
 		AfterEach(s.finish)
 		// The groups, in the order they run: one line each, see above.
 		Describe("rate limit of GET /api/public-feed", Label("rate-limit"), Ordered, Serial, ContinueOnFailure, s.rateLimitSpecs)
@@ -51,10 +54,13 @@ func Register(cfg *Config) *Session {
 		Describe("POST /api/public/videos", Label("videos"), s.videoSpecs)
 		Describe("tenant isolation", Label("isolation"), s.isolationSpecs)
 		Describe("errors and media types", Label("errors"), s.errorSpecs)
+		Describe("requests explored from HTTP's grammar", Label(exploreLabel), s.exploreSpecs)
 		Describe(silent, Label(strict), s.simulatorChoices)
 		Describe("generated probes", Label(probeLabel), s.probeSpecs)
 		// Last: the burst key's second lockout delays no spec after it.
 		Describe("rate limit, a second lockout", Label("rate-limit", "hidden"), Ordered, Serial, ContinueOnFailure, s.lockoutSpecs)
+		// Last of all: what the oracle found in answers no spec read.
+		Describe("the contract oracle", Serial, s.oracleSpecs)
 	})
 	return s.Session
 }

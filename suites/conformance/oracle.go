@@ -1,0 +1,179 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/oracle"
+)
+
+// Every exchange of the run goes through the contract oracle (package
+// oracle) as it comes: specs, probes, walks, lockouts and the preflight.
+// What it finds fails the spec that sent or read the exchange, once, at
+// the spec's end, each problem blaming its own requirement; what no spec
+// read fails the run's last spec. Specs state what their scenario expects
+// beyond the contract's rules; the rules themselves live in the oracle.
+
+// ledger keeps the oracle's problems by exchange until a spec reports them.
+type ledger struct {
+	mu       sync.Mutex
+	found    map[int][]oracle.Problem // by the exchange's number
+	order    []int
+	reported map[int]bool
+}
+
+// judged hands an answer to the oracle and keeps what it finds.
+func (s *Session) judged(or *oracle.Oracle, resp *client.Response) {
+	ps := or.Judge(resp)
+	if len(ps) == 0 {
+		return
+	}
+	l := &s.ledger
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.found == nil {
+		l.found, l.reported = map[int][]oracle.Problem{}, map[int]bool{}
+	}
+	if _, ok := l.found[resp.Seq]; !ok {
+		l.order = append(l.order, resp.Seq)
+	}
+	l.found[resp.Seq] = append(l.found[resp.Seq], ps...)
+}
+
+// take returns the problems not yet reported of the exchanges (all of them
+// when resps is nil), and marks them reported.
+func (l *ledger) take(resps []*client.Response) []oracle.Problem {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var seqs []int
+	if resps == nil {
+		seqs = slices.Clone(l.order)
+	} else {
+		for _, r := range resps {
+			if r != nil && !slices.Contains(seqs, r.Seq) {
+				seqs = append(seqs, r.Seq)
+			}
+		}
+		slices.Sort(seqs)
+	}
+	var out []oracle.Problem
+	for _, seq := range seqs {
+		if l.reported[seq] || len(l.found[seq]) == 0 {
+			continue
+		}
+		l.reported[seq] = true
+		out = append(out, l.found[seq]...)
+	}
+	return out
+}
+
+// of returns the problems of one exchange, reported or not.
+func (l *ledger) of(resp *client.Response) []oracle.Problem {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.found[resp.Seq])
+}
+
+// oracleFailure fails the current spec with the oracle's problems of the
+// exchanges it saw, if any.
+func (s *Session) oracleFailure(resps []*client.Response) {
+	ginkgo.GinkgoHelper()
+	ps := s.ledger.take(resps)
+	if len(ps) == 0 {
+		return
+	}
+	s.failOracle(ps)
+}
+
+// failOracle fails the current spec with oracle problems and their
+// evidence.
+func (s *Session) failOracle(ps []oracle.Problem) {
+	ginkgo.GinkgoHelper()
+	problems := make([]Problem, 0, min(len(ps), maxProblems))
+	var evidence []*client.Response
+	lines := make([]string, 0, len(ps))
+	for _, p := range ps {
+		line := fmt.Sprintf("%s: %s", p.Requirement, p.Request)
+		if p.Pointer != "" {
+			line += " " + p.Pointer
+		}
+		line += fmt.Sprintf(": want %s; got %s", p.Expected, p.Actual)
+		lines = append(lines, line)
+		if len(problems) < maxProblems {
+			problems = append(problems, Problem{Requirement: string(p.Requirement), Request: p.Request, Pointer: p.Pointer, Expected: p.Expected, Actual: p.Actual})
+		}
+		for _, r := range p.Evidence {
+			if !slices.ContainsFunc(evidence, func(x *client.Response) bool { return x.Seq == r.Seq }) {
+				evidence = append(evidence, r)
+			}
+		}
+	}
+	msg := fmt.Sprintf("the contract oracle: %d problem(s) in the answers this spec saw (%s)\n%s",
+		len(ps), strings.Join(blamed(ps), ", "), listProblems(lines, "  "))
+	s.record(msg, problems, evidence)
+	ginkgo.Fail(s.Redactor().String(msg))
+}
+
+// blamed lists the requirements problems blame, once each.
+func blamed(ps []oracle.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		if !slices.Contains(out, string(p.Requirement)) {
+			out = append(out, string(p.Requirement))
+		}
+	}
+	return out
+}
+
+// oracleKeys are the keys the oracle knows, by role.
+func (t Target) oracleKeys() oracle.Keys {
+	k := oracle.Keys{Prefix: t.KeyPrefix(), Invented: func(id string) bool { return strings.HasPrefix(id, "~") }}
+	add := func(list *[]string, key string) {
+		if key != "" && !slices.Contains(*list, key) {
+			*list = append(*list, key)
+		}
+	}
+	add(&k.Pro, t.Pro)
+	add(&k.Free, t.Free)
+	add(&k.Revoked, t.Revoked)
+	for _, key := range []string{t.Burst, t.Other} {
+		if key != t.Free && key != t.Revoked {
+			add(&k.Pro, key) // the rate-limit specs' own accounts are Pro accounts
+		}
+	}
+	return k
+}
+
+// lastSpec is the run's last spec: what the oracle found in exchanges no
+// spec read (the preflight's, work done ahead of time and never claimed).
+func (s *suite) oracleSpecs() {
+	ginkgo.It("finds no break of the contract in the answers no spec read", ginkgo.Label(oracleLabel), func(ctx ginkgo.SpecContext) {
+		if s.c == nil {
+			ginkgo.Skip("no request was sent")
+		}
+		s.oracleFailure(nil)
+	})
+}
+
+// oracleLabel marks the oracle's own spec.
+const oracleLabel = "oracle"
+
+// oracleAfter fails a spec, at its end, with what the oracle found in the
+// exchanges it sent or read.
+func (s *suite) oracleAfter(ctx context.Context) {
+	if s.c == nil {
+		return
+	}
+	sr := ginkgo.CurrentSpecReport()
+	if !sr.LeafNodeType.Is(types.NodeTypeIt) || slices.Contains(sr.Labels(), oracleLabel) {
+		return
+	}
+	s.oracleFailure(s.c.Seen())
+}
