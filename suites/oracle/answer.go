@@ -215,11 +215,13 @@ func (j *judging) feedPage() {
 	more := hasNext && next != "" // "" is no cursor: FEED-CURSOR-END's
 	q := j.q
 	n := len(events)
+	var short *shortPage
 	switch {
 	case q.size > 0 && n > q.size:
 		j.fail(q.sizeRule, "/events", fmt.Sprintf("at most %d events (%s)", q.size, sizeSays(q)), fmt.Sprintf("%d events", n))
 	case q.size > 0 && more && n < q.size:
-		j.fail(q.sizeRule, "/events", fmt.Sprintf("%d events: only the last page (null nextCursor) holds fewer (%s)", q.size, sizeSays(q)), fmt.Sprintf("%d events and nextCursor %s", n, jsondoc.Quote(next, 40)))
+		short = &shortPage{resp: j.resp, rule: q.sizeRule, expected: fmt.Sprintf("%d events: only the last page (null nextCursor) holds fewer (%s)", q.size, sizeSays(q)),
+			actual: fmt.Sprintf("%d events and nextCursor %s", n, jsondoc.Quote(next, 40))}
 	case q.size == 0 && n > schemas.MaxPageSize:
 		j.fail(catalogue.FeedLimitCap, "/events", fmt.Sprintf("at most %d events, whatever limit asked", schemas.MaxPageSize), fmt.Sprintf("%d events", n))
 	}
@@ -248,7 +250,7 @@ func (j *judging) feedPage() {
 		}
 		seen[ev.id] = i
 	}
-	j.o.m.page(j, events, next, hasNext)
+	j.o.m.page(j, events, next, hasNext && next != "", short)
 }
 
 func sizeSays(q feedQuery) string {
@@ -389,9 +391,10 @@ type event struct {
 	typ       string
 	channel   string
 	video     string // the video's platformVideoId, for video events
-	// print is what makes the event the event it is: its type, time,
-	// channel and the change it records (not the current state it shows).
-	print string
+	// print is what makes the event the event it is, field by field: its
+	// type, time, channel and the change it records (not the current state
+	// it shows). A field one reading lacks is the schema's to judge.
+	print map[string]string
 	raw   map[string]any
 }
 
@@ -402,7 +405,7 @@ var changeFields = []string{"oldTitle", "newTitle", "oldThumbnailUrl", "newThumb
 
 func readEvent(v any) event {
 	o, _ := v.(map[string]any)
-	e := event{raw: o}
+	e := event{raw: o, print: map[string]string{}}
 	e.id, _ = o["id"].(string)
 	if ms, ok := jsondoc.Int(o, "/createdAt"); ok {
 		e.createdAt, e.hasTime = ms, true
@@ -410,16 +413,26 @@ func readEvent(v any) event {
 	e.typ, _ = o["type"].(string)
 	e.channel, _ = jsondoc.String(o, "/channel/id")
 	e.video, _ = jsondoc.String(o, "/video/platformVideoId")
-	var b strings.Builder
-	fmt.Fprintf(&b, "type=%s createdAt=%s channel=%s video=%s", e.typ, jsondoc.Encode(o["createdAt"]), e.channel, e.video)
-	if pub, ok := jsondoc.Get(o, "/video/publishedAt"); ok {
-		fmt.Fprintf(&b, " publishedAt=%s", jsondoc.Encode(pub))
+	for ptr, name := range map[string]string{"/type": "type", "/createdAt": "createdAt", "/channel/id": "channel", "/video/platformVideoId": "video", "/video/publishedAt": "publishedAt"} {
+		if x, ok := jsondoc.Get(o, ptr); ok {
+			e.print[name] = string(jsondoc.Encode(x))
+		}
 	}
 	for _, f := range changeFields {
 		if x, ok := o[f]; ok {
-			fmt.Fprintf(&b, " %s=%s", f, jsondoc.Encode(x))
+			e.print[f] = string(jsondoc.Encode(x))
 		}
 	}
-	e.print = b.String()
 	return e
+}
+
+// differs names the first field two readings of an event id disagree on
+// ("" when none: a field one of them lacks is no disagreement).
+func differs(a, b map[string]string) string {
+	for _, k := range sortedKeys(a) {
+		if v, ok := b[k]; ok && v != a[k] {
+			return fmt.Sprintf("%s %s, then %s", k, a[k], v)
+		}
+	}
+	return ""
 }

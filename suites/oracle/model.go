@@ -40,16 +40,19 @@ type model struct {
 	videosSeen   map[string]bool
 	keys         map[string]*keyState
 	forms        map[string]map[Op]formChoice
-	// rate: problems of the rate rules already said, one a key and rule
-	said map[string]bool
+	// shared: a run's key was throttled while only all keys' traffic
+	// together filled a window (a limiter shared across keys)
+	shared bool
 }
 
 type seenEvent struct {
-	print string
+	print map[string]string
 	resp  *client.Response
 }
 
 type issue struct {
+	// shared: the same cursor was handed to another key too.
+	shared bool
 	token  string
 	resp   *client.Response
 	lastAt int64
@@ -66,6 +69,10 @@ type node struct {
 	root   *node
 	head   int64 // the root page's first event's createdAt
 	hasHd  bool
+	// troubled: the walk's cursors repeated or skipped back so far;
+	// short is this page, when it held fewer events than asked.
+	troubled bool
+	short    *shortPage
 }
 
 func (n *node) has(id string) *node {
@@ -127,6 +134,8 @@ type videoFact struct {
 	titleAt  int64
 	settled  bool
 	hasTitle bool
+	// superseded are titles a change the feed showed replaced
+	superseded map[string]bool
 	learned  time.Time
 	resp     *client.Response
 }
@@ -141,7 +150,7 @@ func (m *model) init() {
 	m.byKey = map[string]map[string]*issue{}
 	m.served, m.refused, m.refusedAlone = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	m.events, m.videosSeen = map[string]seenEvent{}, map[string]bool{}
-	m.keys, m.forms, m.said = map[string]*keyState{}, map[string]map[Op]formChoice{}, map[string]bool{}
+	m.keys, m.forms = map[string]*keyState{}, map[string]map[Op]formChoice{}
 }
 
 func (m *model) key(token string) *keyState {
@@ -258,12 +267,23 @@ func (m *model) allows20(j *judging, k *keyState) {
 			others += countSince(ok.sends, from)
 		}
 	}
-	id, why := catalogue.RateAllows20, ""
-	if n+others >= schemas.FeedRequestsPerMinute {
-		id, why = catalogue.RatePerKey, fmt.Sprintf("; other keys sent %d", others)
+	switch {
+	case n == 0 && others >= schemas.FeedRequestsPerMinute:
+		// a key that sent nothing in a minute throttled while others
+		// filled it: only a limiter across keys does that
+		m.shared = true
+		j.fail(catalogue.RatePerKey, "", "the request served: the limit counts per key, and the key sent nothing in the minute before it",
+			fmt.Sprintf("status 429; the run's other keys sent %d request(s) in that minute", others))
+		return
+	case n+others >= schemas.FeedRequestsPerMinute:
+		// the key's own traffic does not fill a window, all keys' does: a
+		// limiter shared across keys, or one that counts too much; the
+		// rate-limit specs tell which. It explains 429s to bad keys too.
+		m.shared = true
+		return
 	}
-	j.fail(id, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d", n, schemas.FeedRequestsPerMinute),
-		"status 429"+why)
+	j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no key of the run filled a minute", n, schemas.FeedRequestsPerMinute),
+		"status 429")
 }
 
 func countSince(ss []send, from time.Time) int {
@@ -298,20 +318,21 @@ func (m *model) admittedBound(j *judging, k *keyState) {
 }
 
 // page keeps what a feed page shows and judges it against what came
-// before: its cursor's chain, the other key's feed, earlier whole walks.
-func (m *model) page(j *judging, raw []any, next string, hasNext bool) {
+// before: its cursor's chain, the other keys' feeds, earlier whole walks.
+// short is a page that held fewer events than asked and handed out a
+// cursor, judged when its walk ends.
+func (m *model) page(j *judging, raw []any, next string, hasNext bool, short *shortPage) {
 	k := m.key(j.token)
 	evs := make([]event, len(raw))
 	for i, e := range raw {
 		evs[i] = readEvent(e)
 	}
 	q := j.q
+	troubled := false
 	if is := q.issued; is != nil {
-		m.chained(j, is, evs, hasNext)
+		troubled = m.chained(j, is, evs, hasNext)
 	}
-	if q.foreign != nil {
-		m.tenant(j, k, evs)
-	}
+	m.tenant(j, k, evs)
 	for _, e := range evs {
 		m.event(j, e)
 		if e.id != "" {
@@ -330,9 +351,12 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool) {
 	case q.issued != nil:
 		parent = q.issued.chain
 	case q.cursor != "" || contains(q.open, "cursor") || q.broken:
-		return // no chain of the key's own to follow
+		if short != nil {
+			j.failShort(short) // no walk of the key's own to explain it
+		}
+		return
 	}
-	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}}
+	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, troubled: troubled}
 	for _, e := range evs {
 		if e.id != "" && e.hasTime {
 			nd.ids[e.id] = e.createdAt
@@ -343,8 +367,14 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool) {
 		if len(evs) > 0 && evs[0].hasTime {
 			nd.head, nd.hasHd = evs[0].createdAt, true
 		}
+		if short != nil {
+			j.failShort(short) // a first page: its limit, nothing else, decides its size
+		}
 	} else {
-		nd.root = parent.root
+		nd.root, nd.troubled = parent.root, parent.troubled || troubled
+		if short != nil {
+			nd.short = short
+		}
 	}
 	switch {
 	case hasNext && next != "":
@@ -357,6 +387,14 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool) {
 		if m.byKey[next] == nil {
 			m.byKey[next] = map[string]*issue{}
 		}
+		if len(m.byKey[next]) > 0 {
+			// the same cursor handed to two keys: a page one of them got
+			// may be the other's, and its cursor refused for that
+			is.shared = true
+			for _, other := range m.byKey[next] {
+				other.shared = true
+			}
+		}
 		if _, ok := m.byKey[next][j.token]; !ok {
 			m.byKey[next][j.token] = is
 		}
@@ -366,6 +404,21 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool) {
 	case !hasNext:
 		m.walked(j, k, nd)
 	}
+}
+
+// shortPage is a page that held fewer events than its limit asked for and
+// handed out a cursor: FEED-LIMIT's unless its walk's cursors are in
+// trouble (they skip or repeat events), which explains it.
+type shortPage struct {
+	resp     *client.Response
+	rule     catalogue.ID
+	expected string
+	actual   string
+}
+
+func (j *judging) failShort(sp *shortPage) {
+	j.problems = append(j.problems, Problem{Requirement: sp.rule, Request: sp.resp.Request.String(), Pointer: "/events",
+		Expected: sp.expected, Actual: sp.actual, Evidence: []*client.Response{sp.resp, j.resp}})
 }
 
 func contains(ss []string, s string) bool {
@@ -378,49 +431,100 @@ func contains(ss []string, s string) bool {
 }
 
 // chained judges a page reached through a cursor the key was handed: no
-// event newer than the page before, none the walk showed already, and no
-// empty end after a page that promised more.
-func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) {
-	order, rep := 0, 0
+// event the walk showed already, none newer than the page before, and no
+// empty end after a page that promised more. It reports whether the walk
+// is in trouble (its cursors repeat, skip back or loop), which explains
+// its pages' sizes too.
+func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
+	root := is.chain.root
+	order, rep, fresh := 0, 0, 0
+	var repeats []string
+	var first *node
 	for i, e := range evs {
-		if is.hasAt && e.hasTime && e.createdAt > is.lastAt && order < maxPerRule {
-			order++
-			j.fail(catalogue.FeedOrder, fmt.Sprintf("/events/%d/createdAt", i), fmt.Sprintf("events no newer than the last of the page whose nextCursor this is (createdAt %d)", is.lastAt),
-				fmt.Sprintf("createdAt %d", e.createdAt), is.resp)
+		if e.id != "" {
+			if at := is.chain.has(e.id); at != nil {
+				if was, ok := m.events[e.id]; ok && differs(was.print, e.print) != "" {
+					continue // another event under a known id: EVENT-ID-UNIQUE's
+				}
+				repeats = append(repeats, fmt.Sprintf("/events/%d/id", i))
+				if first == nil {
+					first = at
+				}
+				continue
+			}
 		}
-		if e.id == "" {
+		fresh++
+		if !is.hasAt || !e.hasTime || e.createdAt <= is.lastAt || order >= maxPerRule {
 			continue
 		}
-		if at := is.chain.has(e.id); at != nil && rep < maxPerRule {
-			rep++
-			j.fail(catalogue.FeedCursorWalk, fmt.Sprintf("/events/%d/id", i), "a cursor walk visits each event once",
-				fmt.Sprintf("id %s, shown by an earlier page of this walk", jsondoc.Quote(e.id, 60)), at.resp)
+		order++
+		ptr := fmt.Sprintf("/events/%d/createdAt", i)
+		if root.hasHd && e.createdAt > root.head {
+			// new at the head since the walk began, and behind its cursor:
+			// the cursor is a position, not a place in the feed
+			j.fail(catalogue.FeedCursorWalk, ptr, fmt.Sprintf("a cursor walk visits each event once: events that arrived at the head since the walk began (its first page's newest: createdAt %d) are not behind its cursors", root.head),
+				fmt.Sprintf("createdAt %d", e.createdAt), is.resp)
+			continue
+		}
+		j.fail(catalogue.FeedOrder, ptr, fmt.Sprintf("events no newer than the last of the page whose nextCursor this is (createdAt %d)", is.lastAt),
+			fmt.Sprintf("createdAt %d", e.createdAt), is.resp)
+	}
+	switch {
+	case len(repeats) > 0 && fresh == 0:
+		j.fail(catalogue.FeedCursorEnd, "/events", "a walk that ends: nextCursor leads to older events, or is null",
+			fmt.Sprintf("the cursor leads back to events the walk showed (%d of them)", len(repeats)), first.resp)
+	default:
+		for _, ptr := range repeats {
+			if rep++; rep > maxPerRule {
+				break
+			}
+			j.fail(catalogue.FeedCursorWalk, ptr, "a cursor walk visits each event once", "an event an earlier page of this walk showed", first.resp)
 		}
 	}
 	if len(evs) == 0 && !hasNext && is.events > 0 {
 		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null nextCursor on the last page: the page before handed out a cursor to a page with no events",
 			"an empty last page", is.resp)
 	}
+	return len(repeats) > 0 || order > 0
 }
 
-// tenant judges a page asked with another key's cursor: it shows none of
-// that key's events that the asking key's whole feed never shows.
+// tenant judges a page against the other keys' feeds: it shows no event
+// of another key's feed of a channel the asking key's whole feed never
+// shows (both feeds known whole).
 func (m *model) tenant(j *judging, k *keyState, evs []event) {
 	if len(k.walks) == 0 {
 		return // the key's own feed is not known whole
 	}
-	other := m.key(j.q.foreign.token)
 	n := 0
 	for i, e := range evs {
-		if e.id == "" || !other.ids[e.id] || k.ids[e.id] || k.walkChans[e.channel] {
+		if e.id == "" || k.ids[e.id] || e.channel == "" || k.walkChans[e.channel] {
+			continue
+		}
+		owner := m.eventOwner(e, j.token)
+		if owner == nil {
 			continue
 		}
 		if n++; n > maxPerRule {
 			return
 		}
-		j.fail(catalogue.FeedTenant, fmt.Sprintf("/events/%d", i), "a cursor of another key refused, or a page of the asking key's own events",
-			fmt.Sprintf("event %s of channel %s, from the feed of the key the cursor was handed to, a channel the asking key's whole feed never shows", jsondoc.Quote(e.id, 60), jsondoc.Quote(e.channel, 60)), j.q.foreign.resp)
+		var ev []*client.Response
+		if j.q.foreign != nil {
+			ev = append(ev, j.q.foreign.resp)
+		}
+		j.fail(catalogue.FeedTenant, fmt.Sprintf("/events/%d", i), "only the asking account's events: a cursor of another key refused, or a page of the key's own",
+			fmt.Sprintf("event %s of channel %s, of another key's feed, a channel the asking key's whole feed never shows", jsondoc.Quote(e.id, 60), jsondoc.Quote(e.channel, 60)), ev...)
 	}
+}
+
+// eventOwner is another key whose whole feed shows the event's channel and
+// whose pages showed the event; nil when none.
+func (m *model) eventOwner(e event, not string) *keyState {
+	for t, o := range m.keys {
+		if t != not && len(o.walks) > 0 && o.walkChans[e.channel] && o.ids[e.id] {
+			return o
+		}
+	}
+	return nil
 }
 
 // event: an id names one event across the run.
@@ -429,9 +533,9 @@ func (m *model) event(j *judging, e event) {
 		return
 	}
 	if was, ok := m.events[e.id]; ok {
-		if was.print != e.print {
-			j.fail(catalogue.EventIDUnique, "", fmt.Sprintf("an event id names one event: %s was %s", jsondoc.Quote(e.id, 60), was.print),
-				e.print, was.resp)
+		if d := differs(was.print, e.print); d != "" {
+			j.fail(catalogue.EventIDUnique, "", fmt.Sprintf("an event id names one event (its type, time, channel and the change it records): %s", jsondoc.Quote(e.id, 60)),
+				d, was.resp)
 		}
 		return
 	}
@@ -462,6 +566,12 @@ func (m *model) videoFact(j *judging, k *keyState, e event) {
 	switch e.typ {
 	case schemas.TypeTitleChanged:
 		title, _ = e.raw["newTitle"].(string)
+		if old, ok := e.raw["oldTitle"].(string); ok && old != title {
+			if f.superseded == nil {
+				f.superseded = map[string]bool{}
+			}
+			f.superseded[old] = true
+		}
 	case schemas.TypeTitleABTestConcluded:
 		title, _ = e.raw["finalTitle"].(string)
 	case schemas.TypeTitleABTest:
@@ -493,9 +603,19 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 	}
 	root := pages[len(pages)-1]
 	w.start, w.head, w.hasHead = root.resp.Seq, root.head, root.hasHd
+	found := len(j.problems)
 	for _, before := range k.walks {
 		if before.end < w.start {
 			m.compareWalks(j, before, w)
+		}
+	}
+	if !last.troubled && len(j.problems) == found {
+		// the walk's cursors kept their place: a page that held fewer
+		// events than asked and handed out a cursor broke its limit
+		for _, p := range w.pages {
+			if p.short != nil {
+				j.failShort(p.short)
+			}
 		}
 	}
 	for _, p := range w.pages {
@@ -567,7 +687,7 @@ func pageAround(w *walk, at int64) *client.Response {
 func (m *model) videos(j *judging, entries []any, served, missing []string) {
 	k := m.key(j.token)
 	for _, id := range missing {
-		if f := k.videos[id]; f != nil {
+		if f := k.videos[id]; f != nil && !contains(served, id) && !m.otherShows(f.channel, j.token) {
 			j.fail(catalogue.VideosServed, "/missingVideoIds", "a video the key's feed showed comes back as a VideoEntry",
 				fmt.Sprintf("%s listed missing", jsondoc.Quote(id, 60)), f.resp)
 		}
@@ -597,6 +717,18 @@ func (m *model) videos(j *judging, entries []any, served, missing []string) {
 	}
 }
 
+// otherShows reports whether another key's pages showed the channel: a
+// video of it the key's feed showed may have come from the other's (a
+// leak FEED-TENANT judges), so VIDEOS-SERVED leaves it.
+func (m *model) otherShows(ch, not string) bool {
+	for t, k := range m.keys {
+		if t != not && k.channels[ch] {
+			return true
+		}
+	}
+	return false
+}
+
 // channelOwner is another key whose whole feed shows the channel.
 func (m *model) channelOwner(ch, not string) string {
 	for t, k := range m.keys {
@@ -617,7 +749,7 @@ func (m *model) consistent(j *judging, ptr string, e any, f *videoFact) {
 	if ch, ok := jsondoc.String(e, "/video/channel/id"); ok && f.channel != "" && ch != f.channel {
 		j.fail(catalogue.VideosServed, ptr+"/video/channel/id", "the channel the feed showed for the video, "+jsondoc.Quote(f.channel, 60), "channel "+jsondoc.Quote(ch, 60), f.resp)
 	}
-	if t, ok := jsondoc.String(e, "/video/currentTitle"); ok && f.hasTitle && f.settled && t != f.title && j.o.frozen(f.learned, j.at) {
+	if t, ok := jsondoc.String(e, "/video/currentTitle"); ok && f.hasTitle && f.settled && t != f.title && f.superseded[t] && j.o.frozen(f.learned, j.at) {
 		j.fail(catalogue.VideosServed, ptr+"/video/currentTitle", fmt.Sprintf("the title the feed's latest change settled on, %s: the target's clock has not moved since", jsondoc.Quote(f.title, 80)),
 			"currentTitle "+jsondoc.Quote(t, 80), f.resp)
 	}

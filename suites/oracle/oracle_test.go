@@ -162,17 +162,23 @@ var breaks = []struct {
 	{catalogue.FeedPageSchema, "a 500 on the feed", []ex{{req: feed("", pro), status: 500, body: errBody}}},
 	{catalogue.FeedPageSchema, "no nextCursor", []ex{{req: feed("", pro), status: 200, body: `{"events":[]}`}}},
 	{catalogue.FeedOrder, "oldest first", []ex{{req: feed("", pro), status: 200, body: page("", ev("e1", ms(5), "v1"), ev("e2", ms(1), "v1"))}}},
-	{catalogue.FeedOrder, "a cursor page newer", []ex{
-		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
-		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1"))}}},
+	{catalogue.FeedOrder, "a cursor page newer than the page before", []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedPageDefault, "49 and a cursor", []ex{{req: feed("", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))}}},
 	{catalogue.FeedLimit, "limit=2 gives 3", []ex{{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedLimit, "limit=5 refused", []ex{{req: feed("limit=5", free), status: 400, body: `{"error":"bad","message":"limit","details":{"limit":"5"}}`}}},
 	{catalogue.FeedLimitCap, "limit=201 refused", []ex{{req: feed("limit=201", pro), status: 400, body: `{"error":"bad","message":"limit","details":["limit"]}`}}},
 	{catalogue.FeedLimitCap, "limit=abc gives 201", []ex{{req: feed("limit=abc", pro), status: 200, body: page("", manyEvents(201)...)}}},
 	{catalogue.FeedCursorWalk, "a repeat", []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e2", ms(5), "v1"), ev("e3", ms(6), "v1"))}}},
+	{catalogue.FeedCursorWalk, "events new at the head behind a cursor (an offset)", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
-		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e1", ms(5), "v1"))}}},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1"))}}},
+	{catalogue.FeedCursorEnd, "a cursor that loops", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))}}},
 	{catalogue.FeedCursorWalk, "a handed-out cursor refused", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 400, body: `{"error":"bad","message":"cursor","details":{"cursor":"bad"}}`}}},

@@ -63,6 +63,9 @@ func (j *judging) allowedFeed(st int) ([]int, catalogue.ID) {
 		if open {
 			ok = append(ok, 400) // which error wins is open
 		}
+		if j.o.m.shared {
+			ok = append(ok, 429) // a limiter shared across keys: RATE-PER-KEY's to judge
+		}
 		return ok, j.cred.requirement()
 	case j.cred == CredEither:
 		ok = []int{200, 401, 429}
@@ -72,8 +75,11 @@ func (j *judging) allowedFeed(st int) ([]int, catalogue.ID) {
 	if open {
 		ok = append(ok, 400)
 	}
-	if j.q.foreign != nil {
+	if j.q.foreign != nil || j.q.issued != nil && j.q.issued.shared {
 		ok = append(ok, 401, 403, 404) // another key's cursor: refused, or a page of the key's own
+		if !open {
+			ok = append(ok, 400)
+		}
 	}
 	switch {
 	case slices.Contains(ok, st):
@@ -86,6 +92,8 @@ func (j *judging) allowedFeed(st int) ([]int, catalogue.ID) {
 		return ok, j.q.owner400(j.detailsText())
 	case j.throttleNo429():
 		return ok, catalogue.RateLimit429
+	case open:
+		return ok, catalogue.FeedBadParam // a bad parameter is answered 400 or served
 	}
 	return ok, catalogue.FeedPageSchema
 }
@@ -103,6 +111,9 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 	switch {
 	case j.cred.bad():
 		add(401)
+		if j.o.m.shared {
+			add(429)
+		}
 		return ok, j.cred.requirement()
 	case j.cred == CredEither:
 		add(401)
