@@ -21,18 +21,16 @@ import (
 )
 
 // Cell faults: the suite generates its probes over requirement × key role
-// × request shape × input class (suites/probe); for each cell of that grid
+// × request shape × input class (the catalogue's grid); for each cell of that grid
 // the kill matrix asks for a fault that a probe of the cell kills. CellFault
 // makes it from the requirement's base fault, confined by a combinator
 // (within) to requests of the cell's role, shape and input class, as the
 // simulator sees them. Cell faults are not in the table (there are
 // hundreds): Lookup and Layers know them by name, FAULT@ROLE.SHAPE.CLASS.
 
-// Cell is one cell of the probe grid. Role, Shape and Class are the names
-// of suites/probe (pro, free, revoked, unknown, malformed, none; first-page,
-// cursor-page, deep-page, live-head, both-operations, after-burst,
-// read-by-other-key, long-walk; default, json-type, empty, whitespace, n-1,
-// n, n+1, far-past, unicode).
+// Cell is one cell of the probe grid. Role, Shape and Class are names of
+// the catalogue's grid (catalogue.Roles, GridShapes and Classes), which the
+// suite's probes take too.
 type Cell struct {
 	Requirement        catalogue.ID
 	Role, Shape, Class string
@@ -107,14 +105,22 @@ func CellFault(c Cell) (Mutant, bool) {
 		fresh: within(c, acts, spare, b.f)}, true
 }
 
-// The names a cell's role, shape and class take, as suites/probe names
-// them (TestCellNamesAreTheProbes holds the lists equal): a cell fault
-// of another name is an unknown fault, not one that never fires.
+// The names a cell's role, shape and class take: the catalogue's grid, the
+// names of the suite's probes. A cell fault of another name is an unknown
+// fault, not one that never fires.
 var (
-	cellRoles   = []string{"pro", "free", "revoked", "unknown", "malformed", "none"}
-	cellShapes  = []string{"first-page", "cursor-page", "read-by-other-key", "both-operations", "after-burst", "deep-page", "live-head", "long-walk"}
-	cellClasses = []string{"default", "json-type", "empty", "whitespace", "n-1", "n", "n+1", "far-past", "unicode", "trailing", "shaped"}
+	cellRoles   = strs(catalogue.Roles())
+	cellShapes  = strs(catalogue.GridShapes())
+	cellClasses = strs(catalogue.Classes())
 )
+
+func strs[S ~string](xs []S) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
 
 // cellFaultNames are the base faults a cell fault is named after, sorted.
 func cellFaultNames() []string {

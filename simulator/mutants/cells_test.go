@@ -1,37 +1,9 @@
 package mutants
 
 import (
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/tcmkit/tcmkit/suites/probe"
 )
-
-// The names a cell fault's parts take are the probe grid's, so every cell
-// of the grid has a fault the simulator accepts by name.
-func TestCellNamesAreTheProbes(t *testing.T) {
-	for _, c := range []struct {
-		what      string
-		ours, its []string
-	}{
-		{"roles", cellRoles, strs(probe.Roles)},
-		{"shapes", cellShapes, strs(probe.Shapes)},
-		{"classes", cellClasses, strs(probe.Classes)},
-	} {
-		if !slices.Equal(c.ours, c.its) {
-			t.Errorf("the cell %s are %v, the probes' %v", c.what, c.ours, c.its)
-		}
-	}
-}
-
-func strs[S ~string](xs []S) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = string(x)
-	}
-	return out
-}
 
 // Every base fault names one requirement, so a cell fault's name says
 // which requirement it breaks (lookupCell reads a map in any order).

@@ -82,13 +82,13 @@ func faultShape(m mutants.Mutant) string {
 		return string(probe.ReadByKey)
 	case m.Requirement == catalogue.FeedCursorEnd && (s == mutants.ShapeAny || s == mutants.ShapeFirstPage):
 		return string(probe.DeepPage) // where a walk ends
-	case (m.Requirement == catalogue.FeedCursorWalk || m.Requirement == catalogue.EventIDUnique) && s != mutants.ShapeDeepPage && s != mutants.ShapeLongWalk && s != mutants.ShapeLive:
+	case (m.Requirement == catalogue.FeedCursorWalk || m.Requirement == catalogue.EventIDUnique) && s != mutants.ShapeDeepPage && s != mutants.ShapeLongWalk && s != mutants.ShapeLiveHead:
 		return string(probe.CursorPage)
 	}
 	switch s {
 	case mutants.ShapeCursorPage, mutants.ShapeDeepPage, mutants.ShapeLongWalk, mutants.ShapeAfterBurst, mutants.ShapeReadByOther:
 		return s
-	case mutants.ShapeLive:
+	case mutants.ShapeLiveHead:
 		return string(probe.LiveHead)
 	}
 	return string(probe.FirstPage)
