@@ -1,8 +1,11 @@
 package mutants
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
 
 // Every base fault names one requirement, so a cell fault's name says
@@ -46,6 +49,22 @@ func TestLayersKnowTheCellFaults(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "did you mean") && strings.Contains(want, "unknown cell") {
 			t.Errorf("%s: a suggestion for a part near no name: %v", name, err)
+		}
+	}
+}
+
+// A cell fault's name takes every request shape of the catalogue's probe
+// grid, and the tracker tells each of them, and none else: a cell of a
+// shape it did not tell would never fire.
+func TestCellShapesAreTracked(t *testing.T) {
+	for _, s := range catalogue.GridShapes() {
+		if cellShaped[s] == nil {
+			t.Errorf("cell faults do not tell the shape %s (cellShaped, cells.go)", s)
+		}
+	}
+	for s := range cellShaped {
+		if !slices.Contains(catalogue.GridShapes(), s) {
+			t.Errorf("cell faults tell %s, no shape of the probe grid (schemas/catalogue/grid.go)", s)
 		}
 	}
 }
