@@ -66,6 +66,7 @@ type Catalogue struct {
 	Spec         string
 	requirements []Requirement
 	byID         map[ID]int
+	shapes       map[ID][]Shape // the rows of the grid (grid.go)
 }
 
 //go:embed requirements.json
@@ -83,14 +84,22 @@ var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$`)
 // to a lower-case feature label). It does not say the id exists.
 func IsID(label string) bool { return idPattern.MatchString(label) }
 
+// entry is a requirement as requirements.json writes it: the requirement
+// and, for a must requirement, its row of the grid.
+type entry struct {
+	Requirement
+	Shapes []Shape `json:"shapes"`
+}
+
 // Parse decodes a catalogue and validates it: ids well-formed and unique,
-// text, section and feature present, kind must or open, and a simulator
-// choice for every open requirement. All problems are reported together.
+// text, section and feature present, kind must or open, a simulator
+// choice for every open requirement, and shapes only on must requirements,
+// each a shape of the grid, once. All problems are reported together.
 func Parse(raw []byte) (Catalogue, error) {
 	var file struct {
-		Version      int           `json:"version"`
-		Spec         string        `json:"spec"`
-		Requirements []Requirement `json:"requirements"`
+		Version      int     `json:"version"`
+		Spec         string  `json:"spec"`
+		Requirements []entry `json:"requirements"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields() // a misspelt field would silently drop data
@@ -104,8 +113,10 @@ func Parse(raw []byte) (Catalogue, error) {
 	if len(file.Requirements) == 0 {
 		errs = append(errs, errors.New("no requirements"))
 	}
-	c := Catalogue{Version: file.Version, Spec: file.Spec, requirements: file.Requirements, byID: map[ID]int{}}
-	for i, r := range file.Requirements {
+	c := Catalogue{Version: file.Version, Spec: file.Spec, byID: map[ID]int{}, shapes: map[ID][]Shape{}}
+	for i, e := range file.Requirements {
+		r := e.Requirement
+		c.requirements = append(c.requirements, r)
 		at := fmt.Sprintf("requirements[%d] %q", i, r.ID)
 		if !IsID(string(r.ID)) {
 			errs = append(errs, fmt.Errorf("%s: id must be upper-case words joined by hyphens", at))
@@ -135,6 +146,22 @@ func Parse(raw []byte) (Catalogue, error) {
 			}
 		default:
 			errs = append(errs, fmt.Errorf("%s: kind %q, want %q, %q or %q", at, r.Kind, Must, Open, Client))
+		}
+		if e.Shapes == nil {
+			continue
+		}
+		if r.Kind != Must {
+			errs = append(errs, fmt.Errorf("%s: shapes are only for must requirements", at))
+		}
+		for j, s := range e.Shapes {
+			if !slices.Contains(shapes, s) {
+				errs = append(errs, fmt.Errorf("%s: shapes[%d] %q is no shape of the grid (%s)", at, j, s, joinShapes(shapes)))
+			} else if slices.Index(e.Shapes, s) < j {
+				errs = append(errs, fmt.Errorf("%s: shapes[%d] %q twice", at, j, s))
+			}
+		}
+		if _, dup := c.shapes[r.ID]; !dup {
+			c.shapes[r.ID] = e.Shapes
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

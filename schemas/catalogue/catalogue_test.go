@@ -127,6 +127,9 @@ func TestParseRejects(t *testing.T) {
 		{"bad kind", `{"version":1,"requirements":[{"id":"A","kind":"should","feature":"auth","section":"S","text":"T"}]}`, `kind "should"`},
 		{"open without choice", `{"version":1,"requirements":[{"id":"A","kind":"open","feature":"auth","section":"S","text":"T"}]}`, "without simulatorChoice"},
 		{"must with choice", `{"version":1,"requirements":[{"id":"A","kind":"must","feature":"auth","section":"S","text":"T","simulatorChoice":"x"}]}`, "only for open"},
+		{"unknown shape", `{"version":1,"requirements":[{"id":"A","kind":"must","feature":"auth","section":"S","text":"T","shapes":["first-page","frist-page"]}]}`, `shapes[1] "frist-page" is no shape of the grid`},
+		{"shape twice", `{"version":1,"requirements":[{"id":"A","kind":"must","feature":"auth","section":"S","text":"T","shapes":["videos","first-page","videos"]}]}`, `shapes[2] "videos" twice`},
+		{"open with shapes", `{"version":1,"requirements":[{"id":"A","kind":"open","feature":"auth","section":"S","text":"T","simulatorChoice":"x","shapes":[]}]}`, "shapes are only for must"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

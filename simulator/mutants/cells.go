@@ -21,24 +21,24 @@ import (
 )
 
 // Cell faults: the suite generates its probes over requirement × key role
-// × request shape × input class (suites/probe); for each cell of that grid
+// × request shape × input class (the catalogue's grid); for each cell of that grid
 // the kill matrix asks for a fault that a probe of the cell kills. CellFault
 // makes it from the requirement's base fault, confined by a combinator
 // (within) to requests of the cell's role, shape and input class, as the
 // simulator sees them. Cell faults are not in the table (there are
 // hundreds): Lookup and Layers know them by name, FAULT@ROLE.SHAPE.CLASS.
 
-// Cell is one cell of the probe grid. Role, Shape and Class are the names
-// of suites/probe (pro, free, revoked, unknown, malformed, none; first-page,
-// cursor-page, deep-page, live-head, both-operations, after-burst,
-// read-by-other-key, long-walk; default, json-type, empty, whitespace, n-1,
-// n, n+1, far-past, unicode).
+// Cell is one cell of the probe grid. Role, Shape and Class are names of
+// the catalogue's grid (catalogue.Roles, GridShapes and Classes), which the
+// suite's probes take too.
 type Cell struct {
-	Requirement        catalogue.ID
-	Role, Shape, Class string
+	Requirement catalogue.ID
+	Role        catalogue.Role
+	Shape       catalogue.Shape
+	Class       catalogue.Class
 }
 
-func (c Cell) String() string { return c.Role + "." + c.Shape + "." + c.Class }
+func (c Cell) String() string { return string(c.Role) + "." + string(c.Shape) + "." + string(c.Class) }
 
 // cellBases is each must requirement's fault on a cell's requests: the
 // base fault of the grid (bases) where it shows on any request of the
@@ -107,14 +107,22 @@ func CellFault(c Cell) (Mutant, bool) {
 		fresh: within(c, acts, spare, b.f)}, true
 }
 
-// The names a cell's role, shape and class take, as suites/probe names
-// them (TestCellNamesAreTheProbes holds the lists equal): a cell fault
-// of another name is an unknown fault, not one that never fires.
+// The names a cell's role, shape and class take: the catalogue's grid, the
+// names of the suite's probes. A cell fault of another name is an unknown
+// fault, not one that never fires.
 var (
-	cellRoles   = []string{"pro", "free", "revoked", "unknown", "malformed", "none"}
-	cellShapes  = []string{"first-page", "cursor-page", "read-by-other-key", "both-operations", "after-burst", "deep-page", "live-head", "long-walk"}
-	cellClasses = []string{"default", "json-type", "empty", "whitespace", "n-1", "n", "n+1", "far-past", "unicode", "trailing", "shaped"}
+	cellRoles   = strs(catalogue.Roles())
+	cellShapes  = strs(catalogue.GridShapes())
+	cellClasses = strs(catalogue.Classes())
 )
+
+func strs[S ~string](xs []S) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
 
 // cellFaultNames are the base faults a cell fault is named after, sorted.
 func cellFaultNames() []string {
@@ -149,7 +157,7 @@ func lookupCell(name string) (Mutant, bool) {
 	}
 	for id, b := range cellBases {
 		if b.fault == fault {
-			if m, ok := CellFault(Cell{id, parts[0], parts[1], parts[2]}); ok && m.Name == name {
+			if m, ok := CellFault(Cell{id, catalogue.Role(parts[0]), catalogue.Shape(parts[1]), catalogue.Class(parts[2])}); ok && m.Name == name {
 				return m, true
 			}
 		}
@@ -232,19 +240,19 @@ func newCellTracker() *cellTracker {
 	return &cellTracker{tracker: newTracker(), valid: map[string]bool{}, sent: map[string]int{}, lastOp: map[string]string{}, head: map[string]string{}, live: map[string]bool{}}
 }
 
-var roleOfCode = map[string]string{
-	simulator.CodeRevokedKey:   "revoked",
-	simulator.CodeUnknownKey:   "unknown",
-	simulator.CodeMalformedKey: "malformed",
-	simulator.CodeMissingKey:   "none",
+var roleOfCode = map[string]catalogue.Role{
+	simulator.CodeRevokedKey:   catalogue.RoleRevoked,
+	simulator.CodeUnknownKey:   catalogue.RoleUnknown,
+	simulator.CodeMalformedKey: catalogue.RoleMalformed,
+	simulator.CodeMissingKey:   catalogue.RoleNone,
 }
 
 // role is the key role of a request; a key not yet known valid is asked
 // of the server (a refused key costs no window).
-func (t *cellTracker) role(x *exchange) string {
+func (t *cellTracker) role(x *exchange) catalogue.Role {
 	auth := x.auth()
 	if auth == "" {
-		return "none"
+		return catalogue.RoleNone
 	}
 	t.mu.Lock()
 	valid := t.valid[auth]
@@ -261,9 +269,9 @@ func (t *cellTracker) role(x *exchange) string {
 	first := t.first
 	t.tracker.mu.Unlock()
 	if first == "" || auth == first {
-		return "pro"
+		return catalogue.RolePro
 	}
-	return "free"
+	return catalogue.RoleFree
 }
 
 // keyCode is the server's word on the request's key ("" accepted, or the
@@ -298,32 +306,51 @@ func (t *cellTracker) in(x *exchange, c Cell) bool {
 }
 
 func (t *cellTracker) shaped(x *exchange, c Cell) bool {
-	feed := x.r.URL.Path == schemas.PathFeed
-	t.mu.Lock()
-	op, n, live := t.lastOp[x.auth()], t.sent[x.auth()], t.live[x.auth()]
-	t.mu.Unlock()
-	switch c.Shape {
-	case "first-page":
-		return !feed || !t.is(x, ShapeCursorPage) || !t.handed(x)
-	case "cursor-page":
-		return t.is(x, ShapeCursorPage) && t.handed(x) && !t.is(x, ShapeDeepPage)
-	case "deep-page":
-		return t.is(x, ShapeDeepPage)
-	case "live-head":
-		if feed && !live && !t.is(x, ShapeCursorPage) {
-			live = t.moved(x) // the head, as the server would answer it now
-		}
-		return feed && live
-	case "both-operations":
-		return op != "" && op != x.r.URL.Path
-	case "after-burst":
-		return n >= schemas.FeedRequestsPerMinute || t.is(x, ShapeAfterBurst)
-	case "read-by-other-key":
-		return t.is(x, ShapeReadByOther)
-	case "long-walk":
-		return t.is(x, ShapeLongWalk)
+	is, ok := cellShaped[c.Shape]
+	if !ok {
+		return false
 	}
-	return false
+	k := keyState{feed: x.r.URL.Path == schemas.PathFeed}
+	t.mu.Lock()
+	k.op, k.sent, k.live = t.lastOp[x.auth()], t.sent[x.auth()], t.live[x.auth()]
+	t.mu.Unlock()
+	return is(t, x, k)
+}
+
+// keyState is what a cell tracker knows of a request and of its key.
+type keyState struct {
+	feed bool   // a feed request
+	op   string // the path of the key's request before
+	sent int    // the key's requests in its window
+	live bool   // the key's first page had a new head
+}
+
+// cellShaped tells, for each request shape of the probe grid, whether a
+// request has it, as the simulator sees it (TestCellShapesAreTracked holds
+// it to catalogue.GridShapes: a cell of a shape it did not know would
+// never fire).
+var cellShaped = map[catalogue.Shape]func(t *cellTracker, x *exchange, k keyState) bool{
+	catalogue.ShapeFirstPage: func(t *cellTracker, x *exchange, k keyState) bool {
+		return !k.feed || !t.is(x, ShapeCursorPage) || !t.handed(x)
+	},
+	catalogue.ShapeCursorPage: func(t *cellTracker, x *exchange, _ keyState) bool {
+		return t.is(x, ShapeCursorPage) && t.handed(x) && !t.is(x, ShapeDeepPage)
+	},
+	catalogue.ShapeDeepPage: func(t *cellTracker, x *exchange, _ keyState) bool { return t.is(x, ShapeDeepPage) },
+	catalogue.ShapeLiveHead: func(t *cellTracker, x *exchange, k keyState) bool {
+		if k.feed && !k.live && !t.is(x, ShapeCursorPage) {
+			k.live = t.moved(x) // the head, as the server would answer it now
+		}
+		return k.feed && k.live
+	},
+	catalogue.ShapeBothOperations: func(_ *cellTracker, x *exchange, k keyState) bool {
+		return k.op != "" && k.op != x.r.URL.Path
+	},
+	catalogue.ShapeAfterBurst: func(t *cellTracker, x *exchange, k keyState) bool {
+		return k.sent >= schemas.FeedRequestsPerMinute || t.is(x, ShapeAfterBurst)
+	},
+	catalogue.ShapeReadByOtherKey: func(t *cellTracker, x *exchange, _ keyState) bool { return t.is(x, ShapeReadByOther) },
+	catalogue.ShapeLongWalk:       func(t *cellTracker, x *exchange, _ keyState) bool { return t.is(x, ShapeLongWalk) },
 }
 
 // moved reports whether the key's first page has a new head since the
@@ -385,71 +412,71 @@ func (t *cellTracker) saw(x *exchange, a *answer) {
 // inputClasses are the input classes of a request, as the probes name
 // them: a request may have several (one id of 24 characters is the usage
 // shown and a count at its bound).
-func inputClasses(x *exchange) []string {
+func inputClasses(x *exchange) []catalogue.Class {
 	switch x.r.URL.Path {
 	case schemas.PathFeed:
 		q := x.r.URL.Query()
 		if c, ok := q["cursor"]; ok && (len(c) != 1 || !plainCursor(c[0])) {
-			return []string{textClass(c[0])}
+			return []catalogue.Class{textClass(c[0])}
 		}
 		l, ok := q["limit"]
 		if !ok {
-			return []string{"default"}
+			return []catalogue.Class{catalogue.ClassDefault}
 		}
-		return []string{numberClass(l[0], 1, schemas.MaxPageSize, 1000)}
+		return []catalogue.Class{numberClass(l[0], 1, schemas.MaxPageSize, 1000)}
 	case schemas.PathHealth:
 		raw := string(x.raw)
 		switch {
 		case strings.TrimSpace(raw) != raw:
-			return []string{"whitespace"}
+			return []catalogue.Class{catalogue.ClassWhitespace}
 		case raw == "{}":
-			return []string{"default"}
+			return []catalogue.Class{catalogue.ClassDefault}
 		case raw == "":
-			return []string{"empty"}
+			return []catalogue.Class{catalogue.ClassEmpty}
 		}
-		return []string{"json-type"}
+		return []catalogue.Class{catalogue.ClassJSONType}
 	}
 	raw := string(x.raw)
 	if strings.TrimSpace(raw) != raw {
-		return []string{"whitespace"}
+		return []catalogue.Class{catalogue.ClassWhitespace}
 	}
 	var body struct {
 		VideoIDs any `json:"videoIds"`
 	}
 	if raw == "" || raw == "{}" {
-		return []string{"empty"}
+		return []catalogue.Class{catalogue.ClassEmpty}
 	}
 	if json.Unmarshal(x.raw, &body) != nil {
 		if trailing(x.raw) {
-			return []string{"trailing"}
+			return []catalogue.Class{catalogue.ClassTrailing}
 		}
-		return []string{"json-type"}
+		return []catalogue.Class{catalogue.ClassJSONType}
 	}
 	items, ok := body.VideoIDs.([]any)
 	if !ok {
-		return []string{"json-type"}
+		return []catalogue.Class{catalogue.ClassJSONType}
 	}
-	classes := []string{numberClass(strconv.Itoa(len(items)), schemas.MinVideoIDs, schemas.MaxVideoIDs, 100)}
+	classes := []catalogue.Class{numberClass(strconv.Itoa(len(items)), schemas.MinVideoIDs, schemas.MaxVideoIDs, 100)}
 	for _, it := range items {
 		id, ok := it.(string)
 		if !ok {
-			return []string{"json-type"}
+			return []catalogue.Class{catalogue.ClassJSONType}
 		}
 		switch {
 		case strings.TrimSpace(id) != id || id != "" && strings.TrimSpace(id) == "":
-			classes = append(classes, "whitespace")
+			classes = append(classes, catalogue.ClassWhitespace)
 		case !isASCII(id):
-			classes = append(classes, "unicode")
+			classes = append(classes, catalogue.ClassUnicode)
 		default:
 			classes = append(classes, numberClass(strconv.Itoa(utf8.RuneCountInString(id)), schemas.MinVideoIDLen, schemas.MaxVideoIDLen, 1000))
 			if platformAlphabet(id) && len(id) <= schemas.MaxVideoIDLen {
-				classes = append(classes, "shaped") // the platform's alphabet (the feed's own ids are too)
+				classes = append(classes, catalogue.ClassShaped) // the platform's alphabet (the feed's own ids are too)
 			}
 		}
 	}
 	if len(items) == 1 {
 		if id, _ := items[0].(string); len(id) == 24 && isASCII(id) {
-			classes = append(classes, "default") // the usage shown: one id
+			classes = append(classes, catalogue.ClassDefault) // the usage shown: one id
 		}
 	}
 	return slices.Compact(classes)
@@ -474,55 +501,55 @@ func plainCursor(c string) bool {
 	return c != "" && c != "null" && strings.TrimSpace(c) == c && isASCII(c) && len(c) < 4096 && c != "tcmkit-no-such-cursor"
 }
 
-func textClass(v string) string {
+func textClass(v string) catalogue.Class {
 	switch {
 	case v == "":
-		return "empty"
+		return catalogue.ClassEmpty
 	case strings.TrimSpace(v) != v || strings.TrimSpace(v) == "":
-		return "whitespace"
+		return catalogue.ClassWhitespace
 	case v == "null":
-		return "json-type"
+		return catalogue.ClassJSONType
 	case len(v) >= 4096:
-		return "far-past"
+		return catalogue.ClassFarPast
 	}
-	return "unicode"
+	return catalogue.ClassUnicode
 }
 
 // numberClass is the class of a number between the bounds lo and hi:
 // n-1, n and n+1 at each, far past from far (or below -far), default
 // between; a value that is no integer is of its own class.
-func numberClass(v string, lo, hi, far int) string {
+func numberClass(v string, lo, hi, far int) catalogue.Class {
 	switch {
 	case v == "":
-		return "empty"
+		return catalogue.ClassEmpty
 	case strings.TrimSpace(v) != v:
-		return "whitespace"
+		return catalogue.ClassWhitespace
 	case !isASCII(v):
-		return "unicode"
+		return catalogue.ClassUnicode
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
 		if digits := strings.TrimPrefix(v, "-"); digits != "" && strings.Trim(digits, "0123456789") == "" {
-			return "far-past" // an integer past what an int holds
+			return catalogue.ClassFarPast // an integer past what an int holds
 		}
 		// digits, then letters ("50abc", not "1e2"): a reader of the
 		// leading digits takes it
 		if i := strings.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && unicode.IsLetter(rune(v[i])) && v[i] != 'e' && v[i] != 'E' {
-			return "trailing"
+			return catalogue.ClassTrailing
 		}
-		return "json-type"
+		return catalogue.ClassJSONType
 	}
 	switch {
 	case n >= far || n <= -far:
-		return "far-past"
+		return catalogue.ClassFarPast
 	case n == lo-1 || n == hi-1:
-		return "n-1"
+		return catalogue.ClassBelow
 	case n == lo || n == hi:
-		return "n"
+		return catalogue.ClassAt
 	case n == lo+1 || n == hi+1:
-		return "n+1"
+		return catalogue.ClassAbove
 	}
-	return "default"
+	return catalogue.ClassDefault
 }
 
 func isASCII(s string) bool {

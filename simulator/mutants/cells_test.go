@@ -5,33 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tcmkit/tcmkit/suites/probe"
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
-
-// The names a cell fault's parts take are the probe grid's, so every cell
-// of the grid has a fault the simulator accepts by name.
-func TestCellNamesAreTheProbes(t *testing.T) {
-	for _, c := range []struct {
-		what      string
-		ours, its []string
-	}{
-		{"roles", cellRoles, strs(probe.Roles)},
-		{"shapes", cellShapes, strs(probe.Shapes)},
-		{"classes", cellClasses, strs(probe.Classes)},
-	} {
-		if !slices.Equal(c.ours, c.its) {
-			t.Errorf("the cell %s are %v, the probes' %v", c.what, c.ours, c.its)
-		}
-	}
-}
-
-func strs[S ~string](xs []S) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = string(x)
-	}
-	return out
-}
 
 // Every base fault names one requirement, so a cell fault's name says
 // which requirement it breaks (lookupCell reads a map in any order).
@@ -74,6 +49,22 @@ func TestLayersKnowTheCellFaults(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "did you mean") && strings.Contains(want, "unknown cell") {
 			t.Errorf("%s: a suggestion for a part near no name: %v", name, err)
+		}
+	}
+}
+
+// A cell fault's name takes every request shape of the catalogue's probe
+// grid, and the tracker tells each of them, and none else: a cell of a
+// shape it did not tell would never fire.
+func TestCellShapesAreTracked(t *testing.T) {
+	for _, s := range catalogue.GridShapes() {
+		if cellShaped[s] == nil {
+			t.Errorf("cell faults do not tell the shape %s (cellShaped, cells.go)", s)
+		}
+	}
+	for s := range cellShaped {
+		if !slices.Contains(catalogue.GridShapes(), s) {
+			t.Errorf("cell faults tell %s, no shape of the probe grid (schemas/catalogue/grid.go)", s)
 		}
 	}
 }

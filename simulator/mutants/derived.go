@@ -27,24 +27,25 @@ type Shape struct {
 	Ops  []simulator.Operation
 }
 
-// The shapes, in the order of the kill matrix's columns. "any" is a fault
-// on every request of its operations (the table's hand-written mutants).
+// The shapes, in the order of the kill matrix's columns: the catalogue's
+// (schemas/catalogue, grid.go), and "any", a fault on every request of its
+// operations (the table's hand-written mutants).
 const (
 	ShapeAny          = "any"
-	ShapeFirstPage    = "first-page"
-	ShapeCursorPage   = "cursor-page"
-	ShapeDeepPage     = "deep-page"
-	ShapeLongWalk     = "long-walk"
-	ShapeLive         = "live"
-	ShapeOtherKey     = "other-key"
-	ShapeAfterBurst   = "after-burst"
-	ShapeVideos       = "videos"
-	ShapeLargeBatch   = "large-batch"
-	ShapeDuplicateIDs = "duplicate-ids"
-	ShapeMissingIDs   = "missing-ids"
-	ShapeEmptyArrays  = "empty-arrays"
-	ShapeBigCounts    = "big-counts"
-	ShapeReadByOther  = "read-by-other-key"
+	ShapeFirstPage    = string(catalogue.ShapeFirstPage)
+	ShapeCursorPage   = string(catalogue.ShapeCursorPage)
+	ShapeDeepPage     = string(catalogue.ShapeDeepPage)
+	ShapeLongWalk     = string(catalogue.ShapeLongWalk)
+	ShapeLiveHead     = string(catalogue.ShapeLiveHead)
+	ShapeOtherKey     = string(catalogue.ShapeOtherKey)
+	ShapeAfterBurst   = string(catalogue.ShapeAfterBurst)
+	ShapeVideos       = string(catalogue.ShapeVideos)
+	ShapeLargeBatch   = string(catalogue.ShapeLargeBatch)
+	ShapeDuplicateIDs = string(catalogue.ShapeDuplicateIDs)
+	ShapeMissingIDs   = string(catalogue.ShapeMissingIDs)
+	ShapeEmptyArrays  = string(catalogue.ShapeEmptyArrays)
+	ShapeBigCounts    = string(catalogue.ShapeBigCounts)
+	ShapeReadByOther  = string(catalogue.ShapeReadByOtherKey)
 )
 
 // deepDepth is the depth from which a page is deep: the 4th page of a walk
@@ -55,14 +56,15 @@ const (
 	longWalk  = 8
 )
 
-// Shapes lists every shape.
+// Shapes lists every shape a fault can be confined to, with what the
+// simulator sees as the shape (Says) and the operations it has.
 var Shapes = []Shape{
 	{ShapeAny, "every request of the fault's operations", keyed},
 	{ShapeFirstPage, "a feed request without cursor", feedOnly},
 	{ShapeCursorPage, "a feed request with a cursor", feedOnly},
 	{ShapeDeepPage, fmt.Sprintf("a feed page %d or later of a walk (past its first %d events at limit=200)", deepDepth, (deepDepth-1)*schemas.MaxPageSize), feedOnly},
 	{ShapeLongWalk, fmt.Sprintf("a feed request of a key that has been handed %d cursors or more", longWalk), feedOnly},
-	{ShapeLive, "a feed page after new events arrived at the head", feedOnly},
+	{ShapeLiveHead, "a feed page after new events arrived at the head", feedOnly},
 	{ShapeOtherKey, "a request of another key than the first the feed served (the suite's free key: another account and plan)", keyed},
 	{ShapeAfterBurst, "a request while some key is throttled, or of a key after its first lockout (its second lockout)", keyed},
 	{ShapeVideos, "any tracked-videos request", videosOnly},
@@ -440,7 +442,7 @@ var handShapes = map[string]string{
 	"cursor-skips":              ShapeCursorPage,
 	"cursor-null-early":         ShapeCursorPage,
 	"later-pages-text-plain":    ShapeCursorPage,
-	"offset-cursor":             ShapeLive,
+	"offset-cursor":             ShapeLiveHead,
 	"cursor-any-account":        ShapeCursorPage,
 	"entry-event-missing-field": ShapeVideos,
 	"first-seen-in-seconds":     ShapeVideos,

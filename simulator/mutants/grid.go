@@ -4,71 +4,41 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"sync"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/simulator"
 )
 
-// The table of requirement × shape: for each must requirement, the shapes
-// on which a server can break it (its applicable cells), and the faults
-// generated for them from one base fault of the requirement. A cell that
-// applies and has no mutant is a hole, and the kill matrix shows it.
+// The table of requirement × shape is the catalogue's (schemas/catalogue:
+// each must requirement's "shapes" in requirements.json, the shapes on
+// which a server can break it); the faults here are generated for its
+// cells from one base fault of the requirement. A cell that applies and
+// has no mutant is a hole, and the kill matrix shows it.
 
-// applies lists, for each must requirement, the shapes beyond "any" on
-// which it can be broken.
-var applies = map[catalogue.ID][]string{
-	catalogue.HealthOK:            nil,
-	catalogue.AuthMissing:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
-	catalogue.AuthMalformed:       {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
-	catalogue.AuthUnknown:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
-	catalogue.AuthRevoked:         {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeReadByOther},
-	catalogue.AuthValid:           {ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeAfterBurst, ShapeVideos, ShapeLargeBatch, ShapeDuplicateIDs},
-	catalogue.ProGate:             {ShapeOtherKey, ShapeLargeBatch},
-	catalogue.FeedPageSchema:      {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage},
-	catalogue.FeedOrder:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeOtherKey},
-	catalogue.FeedPageDefault:     {ShapeFirstPage, ShapeCursorPage, ShapeOtherKey},
-	catalogue.FeedLimit:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey},
-	catalogue.FeedLimitCap:        {ShapeFirstPage, ShapeCursorPage},
-	catalogue.FeedCursorWalk:      {ShapeCursorPage, ShapeDeepPage, ShapeLongWalk, ShapeLive, ShapeOtherKey},
-	catalogue.FeedCursorEnd:       {ShapeDeepPage, ShapeLongWalk},
-	catalogue.FeedTenant:          {ShapeFirstPage, ShapeCursorPage},
-	catalogue.FeedBadParam:        {ShapeFirstPage},
-	catalogue.EventSchema:         {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
-	catalogue.EventTypes:          {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
-	catalogue.EventChannelNoVideo: {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey},
-	catalogue.TimestampEpochMs:    {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
-	catalogue.CountNonnegOrNull:   {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch, ShapeBigCounts},
-	catalogue.URIFormat:           {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeOtherKey, ShapeVideos, ShapeLargeBatch},
-	catalogue.EventIDUnique:       {ShapeCursorPage, ShapeDeepPage, ShapeVideos},
-	catalogue.VideosIDsMin:        nil,
-	catalogue.VideosIDsMax:        {ShapeLargeBatch, ShapeDuplicateIDs},
-	catalogue.VideosIDLen:         nil,
-	catalogue.VideosBadBody:       nil,
-	catalogue.VideosEntrySchema:   {ShapeLargeBatch, ShapeEmptyArrays},
-	catalogue.VideosServed:        {ShapeLargeBatch, ShapeDuplicateIDs},
-	catalogue.VideosMissing:       {ShapeLargeBatch},
-	catalogue.VideosPartition:     {ShapeMissingIDs, ShapeDuplicateIDs, ShapeLargeBatch},
-	catalogue.VideosTenant:        nil, // its fault learns from the feed: tracked videos is where it shows
-	catalogue.RateLimit429:        {ShapeCursorPage, ShapeVideos, ShapeAfterBurst},
-	catalogue.RateRetryAfter:      {ShapeAfterBurst, ShapeVideos},
-	catalogue.RateAllows20:        {ShapeFirstPage, ShapeCursorPage},
-	catalogue.RatePerKey:          nil,
-	catalogue.ErrorBody:           {ShapeFirstPage, ShapeCursorPage, ShapeAfterBurst, ShapeVideos, ShapeLargeBatch},
-	catalogue.ContentTypeJSON:     {ShapeFirstPage, ShapeCursorPage, ShapeDeepPage, ShapeAfterBurst, ShapeVideos},
-}
+// catalogueOf is the embedded catalogue, loaded once. One that does not
+// load (its own tests fail then) has no rows: every requirement is one the
+// table does not know.
+var catalogueOf = sync.OnceValue(func() catalogue.Catalogue {
+	c, err := catalogue.Load()
+	if err != nil {
+		return catalogue.Catalogue{}
+	}
+	return c
+})
 
 // Applies lists the shapes on which a must requirement can be broken, "any"
 // first, in the order of Shapes; nil for a requirement the table does not
 // know.
 func Applies(id catalogue.ID) []string {
-	more, ok := applies[id]
+	more, ok := catalogueOf().ShapesOf(id)
 	if !ok {
 		return nil
 	}
 	var out []string
 	for _, sh := range Shapes {
-		if sh.Name == ShapeAny || slices.Contains(more, sh.Name) {
+		if sh.Name == ShapeAny || slices.Contains(more, catalogue.Shape(sh.Name)) {
 			out = append(out, sh.Name)
 		}
 	}

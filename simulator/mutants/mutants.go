@@ -14,7 +14,8 @@
 // mutants: they are the simulator's injected faults.
 //
 // The faults are derived from a table of requirement × request shape
-// (grid.go: Applies, Shapes): the hand-written ones (table.go) break a
+// (the catalogue's rows, read by Applies in grid.go; the shapes, Shapes, in
+// derived.go): the hand-written ones (table.go) break a
 // requirement on every request they touch or on one named shape; the
 // derived ones (derived.go, named FAULT@SHAPE) confine a fault to one shape
 // with the combinator on, starting where one-rule breaks written blind

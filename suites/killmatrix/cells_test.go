@@ -30,31 +30,31 @@ type cellGrid struct {
 // faultRole, faultShape and faultClass place a named fault in the grid:
 // by its requirement (a bad credential's), its shape, and for the faults of
 // one input class, by name.
-func faultRole(m mutants.Mutant) string {
+func faultRole(m mutants.Mutant) probe.Role {
 	if r, ok := roleOf[baseName(m.Name)]; ok {
-		return string(r)
+		return r
 	}
 	switch m.Requirement {
 	case catalogue.HealthOK, catalogue.AuthMissing:
-		return string(probe.None)
+		return probe.None
 	case catalogue.AuthMalformed:
-		return string(probe.Malformed)
+		return probe.Malformed
 	case catalogue.AuthUnknown:
-		return string(probe.Unknown)
+		return probe.Unknown
 	case catalogue.AuthRevoked:
-		return string(probe.Revoked)
+		return probe.Revoked
 	case catalogue.ProGate, catalogue.RateAllows20, catalogue.FeedTenant:
-		return string(probe.Free)
+		return probe.Free
 	case catalogue.RateLimit429, catalogue.RateRetryAfter, catalogue.RatePerKey:
 		if m.Shape() == mutants.ShapeVideos {
-			return string(probe.Pro) // the operations interleaved
+			return probe.Pro // the operations interleaved
 		}
-		return string(probe.Free) // the lockouts
+		return probe.Free // the lockouts
 	}
 	if m.Shape() == mutants.ShapeOtherKey {
-		return string(probe.Free)
+		return probe.Free
 	}
-	return string(probe.Pro)
+	return probe.Pro
 }
 
 // roleOf are the faults of error answers, by the role that gets them.
@@ -70,28 +70,28 @@ func baseName(name string) string {
 	return base
 }
 
-func faultShape(m mutants.Mutant) string {
+func faultShape(m mutants.Mutant) probe.Shape {
 	s := m.Shape()
 	switch {
 	case strings.HasPrefix(string(m.Requirement), "RATE-") || baseName(m.Name) == "rate-limit-no-errorbody":
 		if s == mutants.ShapeVideos {
-			return string(probe.BothOps)
+			return probe.BothOps
 		}
-		return string(probe.AfterBurst)
+		return probe.AfterBurst
 	case m.Requirement == catalogue.FeedTenant && s != mutants.ShapeCursorPage:
-		return string(probe.ReadByKey)
+		return probe.ReadByKey
 	case m.Requirement == catalogue.FeedCursorEnd && (s == mutants.ShapeAny || s == mutants.ShapeFirstPage):
-		return string(probe.DeepPage) // where a walk ends
-	case (m.Requirement == catalogue.FeedCursorWalk || m.Requirement == catalogue.EventIDUnique) && s != mutants.ShapeDeepPage && s != mutants.ShapeLongWalk && s != mutants.ShapeLive:
-		return string(probe.CursorPage)
+		return probe.DeepPage // where a walk ends
+	case (m.Requirement == catalogue.FeedCursorWalk || m.Requirement == catalogue.EventIDUnique) && s != mutants.ShapeDeepPage && s != mutants.ShapeLongWalk && s != mutants.ShapeLiveHead:
+		return probe.CursorPage
 	}
 	switch s {
 	case mutants.ShapeCursorPage, mutants.ShapeDeepPage, mutants.ShapeLongWalk, mutants.ShapeAfterBurst, mutants.ShapeReadByOther:
-		return s
-	case mutants.ShapeLive:
-		return string(probe.LiveHead)
+		return probe.Shape(s)
+	case mutants.ShapeLiveHead:
+		return probe.LiveHead
 	}
-	return string(probe.FirstPage)
+	return probe.FirstPage
 }
 
 // classOf are the faults of one input class, by base name.
@@ -111,10 +111,10 @@ func faultCell(m mutants.Mutant) mutants.Cell {
 	if c, ok := classOf[baseName(m.Name)]; ok {
 		class = c
 	}
-	if faultShape(m) == string(probe.LongWalk) {
+	if faultShape(m) == probe.LongWalk {
 		class = probe.At // the long walk is at limit=1
 	}
-	return mutants.Cell{Requirement: m.Requirement, Role: faultRole(m), Shape: faultShape(m), Class: string(class)}
+	return mutants.Cell{Requirement: m.Requirement, Role: faultRole(m), Shape: faultShape(m), Class: class}
 }
 
 // makeCellGrid places the named faults, and a cell fault in every cell
@@ -132,7 +132,7 @@ func makeCellGrid(t *testing.T) cellGrid {
 	g := cellGrid{faults: map[mutants.Cell][]string{}}
 	seen := map[mutants.Cell]bool{}
 	for _, p := range probes {
-		c := mutants.Cell{Requirement: p.Requirement, Role: string(p.Role), Shape: string(p.Shape), Class: string(p.Input.Class)}
+		c := mutants.Cell{Requirement: p.Requirement, Role: p.Role, Shape: p.Shape, Class: p.Input.Class}
 		if !seen[c] {
 			seen[c] = true
 			g.cells = append(g.cells, c)

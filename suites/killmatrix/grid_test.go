@@ -10,7 +10,8 @@ import (
 )
 
 // grid is the kill matrix as the table of requirement × request shape it
-// was derived from (simulator/mutants): for each must requirement, each
+// was derived from (the catalogue's rows, "shapes" in
+// schemas/catalogue/requirements.json, as mutants.Applies reads them): for each must requirement, each
 // shape on which it can be broken, and what the faults there did. A cell
 // that applies and has no fault is a hole.
 type grid struct {
@@ -183,7 +184,7 @@ func TestGridCoversEveryMust(t *testing.T) {
 	musts := mustIDs(t)
 	for _, id := range musts {
 		if mutants.Applies(id) == nil {
-			t.Errorf("%s: the table says nothing of the shapes it applies to (simulator/mutants/grid.go)", id)
+			t.Errorf(`%s: the table says nothing of the shapes it applies to ("shapes" in schemas/catalogue/requirements.json)`, id)
 		}
 	}
 	for _, m := range mutants.All() {

@@ -2,8 +2,9 @@
 // catalogue instead of picking them: every must requirement × key role ×
 // request shape × input class that the rules below let apply is a cell,
 // and each cell is one probe that owns one requirement and one oracle.
-// The dimensions are small tables (Roles, Shapes, Inputs); a cell that does
-// not apply is excluded by a rule (applies), never by a list of cells.
+// The dimensions are small tables (Roles, Shapes and Classes, the grid's
+// names in schemas/catalogue, and Inputs); a cell that does not apply is
+// excluded by a rule (applies), never by a list of cells.
 //
 // The package knows no HTTP: the suite (suites/conformance, probes.go)
 // turns each probe into a Ginkgo spec, sends its requests and judges them.
@@ -17,25 +18,24 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 )
 
-// Role is the key a probe sends.
-type Role string
+// Role is the key a probe sends: the grid's key roles (schemas/catalogue),
+// two valid keys (of a Pro and of a free account) and the four credentials
+// that must get 401. Bad reports whether the role's requests must be
+// refused with 401.
+type Role = catalogue.Role
 
-// The key roles: two valid keys (of a Pro and of a free account) and the
-// four credentials that must get 401.
+// The key roles.
 const (
-	Pro       Role = "pro"
-	Free      Role = "free"
-	Revoked   Role = "revoked"
-	Unknown   Role = "unknown"
-	Malformed Role = "malformed"
-	None      Role = "none"
+	Pro       = catalogue.RolePro
+	Free      = catalogue.RoleFree
+	Revoked   = catalogue.RoleRevoked
+	Unknown   = catalogue.RoleUnknown
+	Malformed = catalogue.RoleMalformed
+	None      = catalogue.RoleNone
 )
 
 // Roles lists every role, valid keys first.
-var Roles = []Role{Pro, Free, Revoked, Unknown, Malformed, None}
-
-// Bad reports whether the role's requests must be refused with 401.
-func (r Role) Bad() bool { return r != Pro && r != Free }
+var Roles = catalogue.Roles()
 
 // authRequirement is the requirement a bad role's 401 belongs to.
 var authRequirement = map[Role]catalogue.ID{
@@ -45,23 +45,24 @@ var authRequirement = map[Role]catalogue.ID{
 	None:      catalogue.AuthMissing,
 }
 
-// Shape is the request shape a probe sends its input in.
-type Shape string
+// Shape is the request shape a probe sends its input in: the probe grid's
+// shapes (schemas/catalogue).
+type Shape = catalogue.Shape
 
 // The request shapes.
 const (
-	FirstPage  Shape = "first-page"        // a request without cursor (tracked videos: a plain request)
-	CursorPage Shape = "cursor-page"       // a feed page reached through the first page's cursor
-	DeepPage   Shape = "deep-page"         // a feed page past the 3rd of a walk
-	LiveHead   Shape = "live-head"         // a feed page after new events arrived at the head
-	BothOps    Shape = "both-operations"   // the feed and tracked videos interleaved on one key
-	AfterBurst Shape = "after-burst"       // past 20 requests of the role in a minute
-	ReadByKey  Shape = "read-by-other-key" // a URL the Pro key read just before
-	LongWalk   Shape = "long-walk"         // a page past the 100th cursor of a walk
+	FirstPage  = catalogue.ShapeFirstPage      // a request without cursor (tracked videos: a plain request)
+	CursorPage = catalogue.ShapeCursorPage     // a feed page reached through the first page's cursor
+	DeepPage   = catalogue.ShapeDeepPage       // a feed page past the 3rd of a walk
+	LiveHead   = catalogue.ShapeLiveHead       // a feed page after new events arrived at the head
+	BothOps    = catalogue.ShapeBothOperations // the feed and tracked videos interleaved on one key
+	AfterBurst = catalogue.ShapeAfterBurst     // past 20 requests of the role in a minute
+	ReadByKey  = catalogue.ShapeReadByOtherKey // a URL the Pro key read just before
+	LongWalk   = catalogue.ShapeLongWalk       // a page past the 100th cursor of a walk
 )
 
 // Shapes lists every shape, cheapest first.
-var Shapes = []Shape{FirstPage, CursorPage, ReadByKey, BothOps, AfterBurst, DeepPage, LiveHead, LongWalk}
+var Shapes = catalogue.GridShapes()
 
 // Op is an operation of the API.
 type Op string
@@ -87,26 +88,27 @@ const (
 	Either Verdict = "either"
 )
 
-// Class is the kind of an input, the matrix's fourth dimension.
-type Class string
+// Class is the kind of an input, the matrix's fourth dimension: the grid's
+// input classes (schemas/catalogue).
+type Class = catalogue.Class
 
 // The input classes.
 const (
-	Default    Class = "default"    // the usage shown: no limit, no cursor, one id
-	JSONType   Class = "json-type"  // a value of another JSON type, null included
-	Empty      Class = "empty"      // an empty value
-	Whitespace Class = "whitespace" // a value padded with whitespace
-	Below      Class = "n-1"        // one under a bound
-	At         Class = "n"          // at a bound
-	Above      Class = "n+1"        // one past a bound
-	FarPast    Class = "far-past"   // far past a bound, and past what integers hold
-	Unicode    Class = "unicode"    // a value of one class of Unicode
-	Trailing   Class = "trailing"   // a valid value followed by more than whitespace: bytes, a second value, a comma
-	Shaped     Class = "shaped"     // an id shaped like the target's own (the feed's length and alphabet) that names no video seen
+	Default    = catalogue.ClassDefault    // the usage shown: no limit, no cursor, one id
+	JSONType   = catalogue.ClassJSONType   // a value of another JSON type, null included
+	Empty      = catalogue.ClassEmpty      // an empty value
+	Whitespace = catalogue.ClassWhitespace // a value padded with whitespace
+	Below      = catalogue.ClassBelow      // one under a bound
+	At         = catalogue.ClassAt         // at a bound
+	Above      = catalogue.ClassAbove      // one past a bound
+	FarPast    = catalogue.ClassFarPast    // far past a bound, and past what integers hold
+	Unicode    = catalogue.ClassUnicode    // a value of one class of Unicode
+	Trailing   = catalogue.ClassTrailing   // a valid value followed by more than whitespace: bytes, a second value, a comma
+	Shaped     = catalogue.ClassShaped     // an id shaped like the target's own (the feed's length and alphabet) that names no video seen
 )
 
 // Classes lists every input class.
-var Classes = []Class{Default, JSONType, Empty, Whitespace, Below, At, Above, FarPast, Unicode, Trailing, Shaped}
+var Classes = catalogue.Classes()
 
 // Input is one value of one request field.
 type Input struct {

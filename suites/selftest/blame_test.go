@@ -158,10 +158,10 @@ func cellSample(t *testing.T) []string {
 	seen := map[catalogue.ID]bool{}
 	var out []string
 	for _, p := range probes {
-		c := mutants.Cell{Requirement: p.Requirement, Role: string(p.Role), Shape: string(p.Shape), Class: string(p.Input.Class)}
+		c := mutants.Cell{Requirement: p.Requirement, Role: p.Role, Shape: p.Shape, Class: p.Input.Class}
 		// beyond the plain cell (the Pro key's first page, default
 		// input), where the named faults of every requirement show
-		plain := c.Role == string(probe.Pro) && c.Shape == string(probe.FirstPage) && c.Class == string(probe.Default)
+		plain := c.Role == probe.Pro && c.Shape == probe.FirstPage && c.Class == probe.Default
 		if m, ok := mutants.CellFault(c); ok && !plain && !seen[p.Requirement] {
 			seen[p.Requirement] = true
 			out = append(out, m.Name)
