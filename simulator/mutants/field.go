@@ -115,7 +115,20 @@ func pageCacheIgnoresKey() serveFunc {
 // boundary.
 func cursorByTime() serveFunc {
 	var lastAt memo[int64] // nextCursor → createdAt of its page's last event
+	toSecond := func(ev map[string]any) bool {
+		if t, ok := jsondoc.Int(ev, "/createdAt"); ok {
+			ev["createdAt"] = json.Number(strconv.FormatInt(t/1000*1000, 10))
+			return true
+		}
+		return false
+	}
+	// the events of VideoEntries are recorded to the second too: one
+	// event, one createdAt, wherever it is read
+	entryEvents := eventEdit(toSecond)()
 	return func(x *exchange) *answer {
+		if x.r.URL.Path == schemas.PathVideos {
+			return entryEvents(x)
+		}
 		a := x.serve()
 		q, _ := x.feed()
 		pg, ok := readPage(a)
@@ -123,9 +136,7 @@ func cursorByTime() serveFunc {
 			return a
 		}
 		for _, ev := range pg.events {
-			if t, ok := jsondoc.Int(ev, "/createdAt"); ok {
-				ev.(map[string]any)["createdAt"] = json.Number(strconv.FormatInt(t/1000*1000, 10))
-			}
+			toSecond(ev.(map[string]any))
 		}
 		if at, known := lastAt.get(q.Cursor); known && q.Cursor != "" {
 			for len(pg.events) > 0 {

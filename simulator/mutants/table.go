@@ -45,7 +45,7 @@ var table = []Mutant{
 	{"cursor-cycles", catalogue.FeedCursorEnd, "the last page's nextCursor is the cursor that reached it: the walk never ends", feedOnly, editOK(cursorCycles)},
 	{"cursor-empty-at-end", catalogue.FeedCursorEnd, `the last page's nextCursor is "" instead of null`, feedOnly, editOK(emptyCursorAtEnd)},
 	{"full-last-page-has-cursor", catalogue.FeedCursorEnd, "a last page that holds exactly limit events has a nextCursor, which leads to an empty page", feedOnly, fullLastPageCursor},
-	{"cursor-by-time", catalogue.FeedCursorWalk, "createdAt is recorded to the second (so events share it) and a cursor means older than the page's last createdAt: events that share it with the last one are lost at the boundary", feedOnly, cursorByTime},
+	{"cursor-by-time", catalogue.FeedCursorWalk, "createdAt is recorded to the second (so events share it) and a cursor means older than the page's last createdAt: events that share it with the last one are lost at the boundary", keyed, cursorByTime},
 	{"offset-cursor", catalogue.FeedCursorWalk, "cursors are offsets into the feed: once new events arrive at its head, the next page repeats that many", feedOnly, offsetCursor},
 
 	{"cursor-any-account", catalogue.FeedTenant, "a cursor handed to one key is honoured for any key: the page comes from the account that got it", feedOnly, cursorAnyAccount},

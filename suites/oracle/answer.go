@@ -98,6 +98,9 @@ func (j *judging) errorBody() {
 // open parameter when there is one, and each the target refused alone
 // before.
 func (j *judging) badParams() {
+	if j.q.broken {
+		return // no parameters to name in a query that does not parse
+	}
 	details := j.detailsText()
 	var want []string
 	switch open := j.q.open; {

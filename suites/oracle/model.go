@@ -181,8 +181,8 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	if statusOK && j.cred == CredEither && j.op != Other && j.op != Health {
 		m.form(j)
 	}
-	if j.token == "" || j.op == Other || !statusOK {
-		return
+	if j.plan == "" || j.cred.bad() || j.op == Other || !statusOK {
+		return // only a valid key has a window
 	}
 	m.window(j)
 }
