@@ -136,8 +136,8 @@ type videoFact struct {
 	hasTitle bool
 	// superseded are titles a change the feed showed replaced
 	superseded map[string]bool
-	learned  time.Time
-	resp     *client.Response
+	learned    time.Time
+	resp       *client.Response
 }
 
 type formChoice struct {
