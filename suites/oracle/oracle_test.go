@@ -312,3 +312,67 @@ func TestEveryMustHasAnOracleRule(t *testing.T) {
 		}
 	}
 }
+
+// conforming are scenes where the contract is silent or allows a choice:
+// no exchange of them may break a rule.
+var conforming = []struct {
+	name string
+	xs   []ex
+}{
+	{"health with a bad key refused or served", []ex{
+		{req: health("tcm_nosuchkeynosuchkey"), status: 401, body: errBody},
+		{req: health("nope"), status: 200, body: `{"status":"ok"}`}}},
+	{"health with the Pro key limited", []ex{{req: health(pro), status: 429, header: retryAfter("3"), body: errBody}}},
+	{"a bad limit clamped or refused naming it", []ex{
+		{req: feed("limit=0", pro), status: 200, body: page("")},
+		{req: feed("limit=abc", pro), status: 400, body: `{"error":"","message":"","details":"limit"}`}}},
+	{"an unknown cursor answered with the first page", []ex{{req: feed("cursor=zzz", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))}}},
+	{"two bad parameters, one named (neither refused alone)", []ex{{req: feed("limit=0&cursor=zzz", pro), status: 400, body: `{"error":"x","message":"y","details":["cursor"]}`}}},
+	{"which error wins: 400 for a bad key and a bad body", []ex{{req: videos(`{}`, ""), status: 400, body: errBody}}},
+	{"the free key's bad body: 400 or 403", []ex{
+		{req: videos(`{}`, free), status: 400, body: errBody},
+		{req: videos(`[]`, free), status: 403, body: errBody}}},
+	{"a lower-case scheme refused on both operations", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 401, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{"a media type the contract does not show: 415 or served", []ex{
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "text/plain"}, status: 415, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`)}, status: 200, body: videosAnswer([]string{"a"})}}},
+	{"a byte order mark, and a repeated member, either reading", []ex{
+		{req: videos("\ufeff"+`{"videoIds":["a"]}`, pro), status: 400, body: errBody},
+		{req: videos(`{"videoIds":["a"],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{"an id asked twice, answered once", []ex{{req: videos(`{"videoIds":["a","a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{"a charset on the media type and error strings empty", []ex{{req: feed("", ""), status: 401, header: http.Header{"Content-Type": {"application/problem+json; charset=utf-8"}}, body: `{"error":"","message":""}`}}},
+	{"an HTTP-date Retry-After", append(burst(pro, 20), ex{req: feed("", pro), status: 429, header: retryAfter(t0.Add(21 * time.Second).Format(http.TimeFormat)), body: errBody})},
+	{"a fixed window: 40 admitted across its edge", append(burst(pro, 20), burst(pro, 20)...)},
+	{"a title that moved on once the clock moved", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old")), wait: time.Minute}}},
+	{"a title the feed never replaced", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Newer still"))}}},
+	{"a new event at the head between two whole walks", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e2", ms(2), "v1"), ev("e1", ms(3), "v1"))},
+		{req: feed("limit=1", pro), status: 200, body: page("c", ev("e3", ms(1), "v1"))},
+		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("d", ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=d&limit=1", pro), status: 200, body: page("", ev("e1", ms(3), "v1"))}}},
+	{"other methods and paths answered as the target likes", []ex{
+		{req: client.Request{Method: "DELETE", Path: "/api/public-feed"}, status: 405, header: http.Header{"Content-Type": {"text/plain"}}, body: "no"},
+		{req: client.Request{Method: "GET", Path: "/api/public-feed/"}, status: 404, header: http.Header{"Content-Type": {"text/html"}}, body: "<p>"}}},
+	{"the same event in the feed and a VideoEntry, its VideoRef moved on", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("evt-00001", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, strings.Replace(entry("v1", channel, "New"), `"events":[]`, `"events":[`+strings.Replace(ev("evt-00001", ms(1), "v1"), `"currentTitle":"New"`, `"currentTitle":"Newest"`, 1)+`]`, 1))}}},
+}
+
+func TestConformingAnswersPass(t *testing.T) {
+	for _, c := range conforming {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld()
+			for i, x := range c.xs {
+				if ps := w.judge(x); len(ps) > 0 {
+					t.Errorf("exchange %d breaks a rule: %s", i, describe(ps))
+				}
+			}
+		})
+	}
+}
