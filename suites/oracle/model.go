@@ -57,6 +57,7 @@ type issue struct {
 	resp   *client.Response
 	lastAt int64
 	hasAt  bool
+	lastID string // the page's last event, where its cursor must resume
 	chain  *node
 	events int
 }
@@ -380,9 +381,9 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool, short *sh
 	case hasNext && next != "":
 		is := &issue{token: j.token, resp: j.resp, chain: nd, events: len(evs)}
 		if n := len(evs); n > 0 && evs[n-1].hasTime {
-			is.lastAt, is.hasAt = evs[n-1].createdAt, true
+			is.lastAt, is.hasAt, is.lastID = evs[n-1].createdAt, true, evs[n-1].id
 		} else if q.issued != nil {
-			is.lastAt, is.hasAt = q.issued.lastAt, q.issued.hasAt
+			is.lastAt, is.hasAt, is.lastID = q.issued.lastAt, q.issued.hasAt, q.issued.lastID
 		}
 		if m.byKey[next] == nil {
 			m.byKey[next] = map[string]*issue{}
@@ -481,11 +482,52 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 			j.fail(catalogue.FeedCursorWalk, ptr, "a cursor walk visits each event once", "an event an earlier page of this walk showed", first.resp)
 		}
 	}
+	if !troubled(repeats, order) {
+		m.resumes(j, is, evs)
+	}
 	if len(evs) == 0 && !hasNext && is.events > 0 {
 		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null nextCursor on the last page: the page before handed out a cursor to a page with no events",
 			"an empty last page", is.resp)
 	}
-	return len(repeats) > 0 || order > 0
+	return troubled(repeats, order)
+}
+
+func troubled(repeats []string, order int) bool { return len(repeats) > 0 || order > 0 }
+
+// resumes: a cursor's page resumes where the page that handed it out
+// ended. An event a whole walk of the key showed strictly between that
+// page's last event and this page's first was skipped: events arrive at
+// the head and none goes.
+func (m *model) resumes(j *judging, is *issue, evs []event) {
+	if is.lastID == "" || !is.hasAt || len(evs) == 0 || !evs[0].hasTime {
+		return
+	}
+	first := evs[0]
+	on := map[string]bool{}
+	for _, e := range evs {
+		on[e.id] = true
+	}
+	for _, w := range m.key(j.token).walks {
+		if _, ok := w.events[is.lastID]; !ok {
+			continue
+		}
+		if _, ok := w.events[first.id]; !ok {
+			continue
+		}
+		n := 0
+		for _, id := range sortedKeys(w.events) {
+			e := w.events[id]
+			if e.at <= first.createdAt || e.at >= is.lastAt || on[id] || is.chain.has(id) != nil {
+				continue
+			}
+			if n++; n > maxPerRule {
+				return
+			}
+			j.fail(catalogue.FeedCursorWalk, "/events/0", fmt.Sprintf("the page a cursor leads to resumes where the page that handed it out ended (createdAt %d): a whole walk of the key showed an event between", is.lastAt),
+				fmt.Sprintf("event %s (createdAt %d) skipped: this page begins at createdAt %d", jsondoc.Quote(id, 60), e.at, first.createdAt), is.resp, e.page.resp)
+		}
+		return
+	}
 }
 
 // tenant judges a page against the other keys' feeds: it shows no event

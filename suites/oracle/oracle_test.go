@@ -173,6 +173,10 @@ var breaks = []struct {
 	{catalogue.FeedCursorWalk, "a repeat", []ex{
 		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e2", ms(5), "v1"), ev("e3", ms(6), "v1"))}}},
+	{catalogue.FeedCursorWalk, "a cursor that skips (it moved by the limit asked, not the page's size)", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"), ev("e4", ms(4), "v1"))},
+		{req: feed("limit=1", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))},
+		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("d", ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedCursorWalk, "events new at the head behind a cursor (an offset)", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1"))}}},
