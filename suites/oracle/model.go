@@ -70,6 +70,7 @@ type node struct {
 	root   *node
 	head   int64 // the root page's first event's createdAt
 	hasHd  bool
+	at     time.Time // when the page came, by the target's clock
 	// troubled: the walk's cursors repeated or skipped back so far;
 	// short is this page, when it held fewer events than asked.
 	troubled bool
@@ -357,7 +358,7 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool, short *sh
 		}
 		return
 	}
-	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, troubled: troubled}
+	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, troubled: troubled, at: j.at}
 	for _, e := range evs {
 		if e.id != "" && e.hasTime {
 			nd.ids[e.id] = e.createdAt
@@ -460,7 +461,7 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 		}
 		order++
 		ptr := fmt.Sprintf("/events/%d/createdAt", i)
-		if root.hasHd && e.createdAt > root.head {
+		if root.hasHd && e.createdAt > root.head && !j.o.frozen(root.at, j.at) && ordered(evs) && !m.key(j.token).ids[e.id] {
 			// new at the head since the walk began, and behind its cursor:
 			// the cursor is a position, not a place in the feed
 			j.fail(catalogue.FeedCursorWalk, ptr, fmt.Sprintf("a cursor walk visits each event once: events that arrived at the head since the walk began (its first page's newest: createdAt %d) are not behind its cursors", root.head),
@@ -493,6 +494,16 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 }
 
 func troubled(repeats []string, order int) bool { return len(repeats) > 0 || order > 0 }
+
+// ordered reports whether a page's events are newest first.
+func ordered(evs []event) bool {
+	for i := 1; i < len(evs); i++ {
+		if evs[i].hasTime && evs[i-1].hasTime && evs[i].createdAt > evs[i-1].createdAt {
+			return false
+		}
+	}
+	return true
+}
 
 // resumes: a cursor's page resumes where the page that handed it out
 // ended. An event a whole walk of the key showed strictly between that

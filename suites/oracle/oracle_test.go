@@ -179,6 +179,9 @@ var breaks = []struct {
 		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("d", ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedCursorWalk, "events new at the head behind a cursor (an offset)", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1")), wait: time.Hour}}},
+	{catalogue.FeedOrder, "an event newer than the head behind a cursor, the clock still", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1"))}}},
 	{catalogue.FeedCursorEnd, "a cursor that loops", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
