@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/oracle"
 )
@@ -21,12 +22,16 @@ import (
 // read fails the run's last spec. Specs state what their scenario expects
 // beyond the contract's rules; the rules themselves live in the oracle.
 
-// ledger keeps the oracle's problems by exchange until a spec reports them.
+// ledger keeps the oracle's problems until a spec reports them.
 type ledger struct {
-	mu       sync.Mutex
-	found    map[int][]oracle.Problem // by the exchange's number
-	order    []int
-	reported map[int]bool
+	mu    sync.Mutex
+	found []*logged
+	bySeq map[int][]*logged
+}
+
+type logged struct {
+	p        oracle.Problem
+	reported bool
 }
 
 // judged hands an answer to the oracle and keeps what it finds.
@@ -38,54 +43,53 @@ func (s *Session) judged(or *oracle.Oracle, resp *client.Response) {
 	l := &s.ledger
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.found == nil {
-		l.found, l.reported = map[int][]oracle.Problem{}, map[int]bool{}
+	if l.bySeq == nil {
+		l.bySeq = map[int][]*logged{}
 	}
-	if _, ok := l.found[resp.Seq]; !ok {
-		l.order = append(l.order, resp.Seq)
+	for _, p := range ps {
+		e := &logged{p: p}
+		l.found = append(l.found, e)
+		l.bySeq[resp.Seq] = append(l.bySeq[resp.Seq], e)
 	}
-	l.found[resp.Seq] = append(l.found[resp.Seq], ps...)
 }
 
-// take returns the problems not yet reported of the exchanges (all of them
-// when resps is nil), and marks them reported.
-func (l *ledger) take(resps []*client.Response) []oracle.Problem {
+// take returns the problems not yet reported of the exchanges (of all of
+// them when resps is nil) that blame one of ids (any requirement when ids
+// is nil), and marks them reported.
+func (l *ledger) take(resps []*client.Response, ids []string) []oracle.Problem {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var seqs []int
+	var es []*logged
 	if resps == nil {
-		seqs = slices.Clone(l.order)
+		es = l.found
 	} else {
+		var seqs []int
 		for _, r := range resps {
 			if r != nil && !slices.Contains(seqs, r.Seq) {
 				seqs = append(seqs, r.Seq)
 			}
 		}
 		slices.Sort(seqs)
+		for _, seq := range seqs {
+			es = append(es, l.bySeq[seq]...)
+		}
 	}
 	var out []oracle.Problem
-	for _, seq := range seqs {
-		if l.reported[seq] || len(l.found[seq]) == 0 {
+	for _, e := range es {
+		if e.reported || ids != nil && !slices.Contains(ids, string(e.p.Requirement)) {
 			continue
 		}
-		l.reported[seq] = true
-		out = append(out, l.found[seq]...)
+		e.reported = true
+		out = append(out, e.p)
 	}
 	return out
 }
 
-// of returns the problems of one exchange, reported or not.
-func (l *ledger) of(resp *client.Response) []oracle.Problem {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.found[resp.Seq])
-}
-
 // oracleFailure fails the current spec with the oracle's problems of the
-// exchanges it saw, if any.
-func (s *Session) oracleFailure(resps []*client.Response) {
+// exchanges it saw that blame one of ids (nil: any), if any.
+func (s *Session) oracleFailure(resps []*client.Response, ids []string) {
 	ginkgo.GinkgoHelper()
-	ps := s.ledger.take(resps)
+	ps := s.ledger.take(resps, ids)
 	if len(ps) == 0 {
 		return
 	}
@@ -151,14 +155,14 @@ func (t Target) oracleKeys() oracle.Keys {
 	return k
 }
 
-// lastSpec is the run's last spec: what the oracle found in exchanges no
-// spec read (the preflight's, work done ahead of time and never claimed).
+// oracleSpecs is the run's last spec: what the oracle found that no spec
+// of the problem's requirement reported (in an answer none of them read).
 func (s *suite) oracleSpecs() {
-	ginkgo.It("finds no break of the contract in the answers no spec read", ginkgo.Label(oracleLabel), func(ctx ginkgo.SpecContext) {
+	ginkgo.It("finds no break of the contract in the answers of the whole run", ginkgo.Label(oracleLabel), func(ctx ginkgo.SpecContext) {
 		if s.c == nil {
 			ginkgo.Skip("no request was sent")
 		}
-		s.oracleFailure(nil)
+		s.oracleFailure(nil, nil)
 	})
 }
 
@@ -166,8 +170,15 @@ func (s *suite) oracleSpecs() {
 const oracleLabel = "oracle"
 
 // oracleAfter fails a spec, at its end, with what the oracle found in the
-// exchanges it sent or read.
-func (s *suite) oracleAfter(ctx context.Context) {
+// exchanges it sent or read that blames its requirements: a reader finds a
+// break under its rule; the run's last spec reports the rest. A spec of no
+// requirement (an explored request) reports all it saw.
+func (s *suite) oracleAfter(context.Context) { s.oracleOwn() }
+
+// oracleOwn fails the current spec with the oracle's problems of its
+// requirements in the exchanges it saw, if any.
+func (s *Session) oracleOwn() {
+	ginkgo.GinkgoHelper()
 	if s.c == nil {
 		return
 	}
@@ -175,5 +186,11 @@ func (s *suite) oracleAfter(ctx context.Context) {
 	if !sr.LeafNodeType.Is(types.NodeTypeIt) || slices.Contains(sr.Labels(), oracleLabel) {
 		return
 	}
-	s.oracleFailure(s.c.Seen())
+	var ids []string
+	for _, l := range sr.Labels() {
+		if catalogue.IsID(l) {
+			ids = append(ids, l)
+		}
+	}
+	s.oracleFailure(s.c.Seen(), ids)
 }

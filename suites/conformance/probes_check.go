@@ -15,57 +15,27 @@ import (
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
-// The oracles of the generated probes: each judges one requirement, and
-// accepts every answer a conforming server may give where the contract is
-// silent (which error wins when two apply, a limit that is no integer, an
-// unknown cursor, whether health takes a key). It returns the problems, or
-// why the probe could not be judged.
+// The oracles of the generated probes. What an answer's status, headers
+// and body must be is the contract oracle's (package oracle), which judges
+// every exchange, a probe's too: a probe spec fails with the problems of its
+// own requirement it found there. What is left here is what a probe's
+// scenario adds beyond one answer: page sizes against whole walks, walks,
+// tenants, the partition of ids against the feed, the limiter's windows.
+// Each returns the problems, or why the probe could not be judged.
 
 func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
 	switch p.Oracle {
-	case probe.OracleSchema, probe.OracleOrder, probe.OracleLists:
+	case probe.OracleLists:
 		// what judges the pages' content needs a page
 		if len(ok200(r.judged)) == 0 && len(r.judged) > 0 && limited(r.judged[len(r.judged)-1]) {
 			return nil, fmt.Sprintf("%s answered 429: the key's window was full", r.judged[len(r.judged)-1].Request)
 		}
 	}
 	switch p.Oracle {
-	case probe.OracleAuth:
-		return pr.checkAuth(p, r), ""
-	case probe.OracleInput:
-		return checkInput(p, r.judged), ""
-	case probe.OracleErrorBody:
-		var out []string
-		for _, resp := range r.judged {
-			if resp.Status >= 400 && !pr.facts.of(resp).errorBody {
-				out = append(out, fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message strings): %s", resp.Request, resp.Status, resp.Excerpt()))
-			}
-		}
-		return out, ""
-	case probe.OracleContentType:
-		var out []string
-		for _, resp := range r.judged {
-			if ok, _ := HaveJSONContentType().Match(resp); !ok {
-				out = append(out, fmt.Sprintf("%s (status %d): Content-Type %q, want a JSON media type", resp.Request, resp.Status, resp.Header.Get("Content-Type")))
-			}
-		}
-		return out, ""
-	case probe.OracleSchema:
-		return pr.checkSchema(ctx, p, r), ""
+	case probe.OracleAuth, probe.OracleInput, probe.OracleErrorBody, probe.OracleContentType, probe.OracleSchema, probe.OracleOrder, probe.OracleHealth:
+		return nil, "" // one answer's rules: the contract oracle's
 	case probe.OraclePageSize:
 		return pr.checkPageSize(ctx, p, r)
-	case probe.OracleOrder:
-		var out []string
-		for _, resp := range ok200(r.judged) {
-			page := pr.facts.of(resp).page
-			for i := 1; i < len(page.Events); i++ {
-				a, b := page.Events[i-1], page.Events[i]
-				if a.HasTime && b.HasTime && b.CreatedAt > a.CreatedAt {
-					out = append(out, fmt.Sprintf("%s: /events/%d (createdAt %d) is newer than /events/%d (createdAt %d)", resp.Request, i, b.CreatedAt, i-1, a.CreatedAt))
-				}
-			}
-		}
-		return out, ""
 	case probe.OracleWalk:
 		return pr.checkWalk(ctx, p, r)
 	case probe.OracleTenant:
@@ -74,23 +44,6 @@ func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]stri
 		return pr.checkLists(ctx, p, r)
 	case probe.OracleRate:
 		return r.rate.check(p.Requirement)
-	case probe.OracleHealth:
-		var out []string
-		for _, resp := range r.judged {
-			switch {
-			case resp.Status == http.StatusOK:
-				if ok, _ := ConformTo(schemas.HealthBody).Match(resp); !ok {
-					out = append(out, fmt.Sprintf("%s: status 200 with a body that is not {\"status\":\"ok\"}: %s", resp.Request, resp.Excerpt()))
-				}
-			case resp.Status == http.StatusUnauthorized || p.Role != probe.None:
-				// whether health takes a key, and which, is open
-				// (HEALTH-AUTH): with a key, any answer but a 200 is one to
-				// the key (its body ERROR-BODY's probes judge)
-			case p.Input.Verdict == probe.Valid:
-				out = append(out, fmt.Sprintf("%s: status %d, want 200 with {\"status\":\"ok\"} (a JSON object is the body the contract shows)\nresponse body: %s", resp.Request, resp.Status, resp.Excerpt()))
-			}
-		}
-		return out, ""
 	}
 	return nil, "no oracle " + string(p.Oracle)
 }
@@ -145,104 +98,9 @@ func ok200(resps []*client.Response) []*client.Response {
 // not wait out: the rate-limit probes judge those.
 func limited(resp *client.Response) bool { return resp.Status == http.StatusTooManyRequests }
 
-func (pr *prober) checkAuth(p probe.Probe, r *probeRun) []string {
-	var out []string
-	for _, resp := range r.judged {
-		st := resp.Status
-		if id, _ := pr.s.statusCause(resp); id != "" && id != p.Requirement {
-			continue // another requirement's finding (refused: its probes judge it)
-		}
-		switch {
-		case p.Role.Bad():
-			if st == http.StatusUnauthorized || st == http.StatusBadRequest && p.Input.Verdict != probe.Valid {
-				continue
-			}
-			out = append(out, fmt.Sprintf("%s: status %d, want 401: the key is %s\n    response body: %s", resp.Request, st, keySays(p), resp.Excerpt()))
-		case p.Role == probe.Free && resp.Request.Path == schemas.PathVideos:
-			// the plan gate's: 403, whatever else the sequence asks
-			if p.Requirement != catalogue.ProGate || st == http.StatusForbidden || limited(resp) {
-				continue
-			}
-			out = append(out, fmt.Sprintf("%s: status %d, want 403: the key is a free plan's\n    response body: %s", resp.Request, st, resp.Excerpt()))
-		case st == http.StatusUnauthorized || st == http.StatusForbidden:
-			out = append(out, fmt.Sprintf("%s: status %d: %s is refused\n    response body: %s", resp.Request, st, keySays(p), resp.Excerpt()))
-		}
-	}
-	return out
-}
 
-// checkInput judges the status an input's verdict asks for, and for the
-// feed's open inputs what a 200 or a 400 must then be.
-func checkInput(p probe.Probe, judged []*client.Response) []string {
-	var out []string
-	in := p.Input
-	for _, resp := range judged {
-		st := resp.Status
-		switch {
-		case limited(resp):
-		case in.Verdict == probe.Valid && st != http.StatusOK:
-			out = append(out, fmt.Sprintf("%s: status %d, want 200: %s is valid\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
-		case in.Verdict == probe.Invalid && st != http.StatusBadRequest:
-			out = append(out, fmt.Sprintf("%s: status %d, want 400: %s is invalid\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
-		case in.Verdict == probe.Either && st != http.StatusOK && st != http.StatusBadRequest:
-			out = append(out, fmt.Sprintf("%s: status %d, want a page (200) or 400: the contract leaves %s open\n    response body: %s", resp.Request, st, in.Name, resp.Excerpt()))
-		case in.Op == probe.Feed && st == http.StatusBadRequest && isErrorBody(resp) && !detailsMention(resp, in.Field):
-			// (a 400 that is no ErrorBody is ERROR-BODY's: its probes judge it)
-			out = append(out, fmt.Sprintf("%s (status 400): /details does not name the parameter %q\n    response body: %s", resp.Request, in.Field, resp.Excerpt()))
-		case in.Op == probe.Feed && st == http.StatusOK:
-			if size, _ := pageShape(resp); size > schemas.MaxPageSize {
-				out = append(out, fmt.Sprintf("%s: %d events, more than %d", resp.Request, size, schemas.MaxPageSize))
-			}
-		}
-	}
-	return out
-}
 
-// schemaRule picks, for a requirement, its part of the schema's
-// violations: a wrong event field is the Event table's, not the page's.
-func schemaRule(id catalogue.ID) func(schemas.Violation) bool {
-	eventRule := func(v schemas.Violation) bool {
-		return isTypeRule(v) || isVideoPresenceRule(v) || isCountRule(v) || isURIRule(v) || about(v, timestampFields...)
-	}
-	switch id {
-	case catalogue.EventTypes:
-		return isTypeRule
-	case catalogue.EventChannelNoVideo:
-		return isVideoPresenceRule
-	case catalogue.CountNonnegOrNull:
-		return isCountRule
-	case catalogue.URIFormat:
-		return func(v schemas.Violation) bool { return isURIRule(v) && !isCountRule(v) }
-	case catalogue.TimestampEpochMs:
-		return func(v schemas.Violation) bool { return about(v, timestampFields...) }
-	case catalogue.EventSchema:
-		return func(v schemas.Violation) bool { return inEvent(v) && !eventRule(v) }
-	}
-	// the page's or the answer's own members
-	return func(v schemas.Violation) bool { return !inEvent(v) }
-}
 
-func (pr *prober) checkSchema(ctx context.Context, p probe.Probe, r *probeRun) []string {
-	res := schemas.FeedPage
-	if p.Input.Op == probe.Videos {
-		res = schemas.VideosResponse
-	}
-	var js []judged
-	for _, resp := range ok200(r.judged) {
-		if resp.Request.Path == schemas.PathFeed || res == schemas.VideosResponse {
-			js = append(js, judged{resp, res})
-		}
-	}
-	fs := pr.facts.findings(js, schemaRule(p.Requirement))
-	if p.Requirement == catalogue.TimestampEpochMs {
-		fs = append(fs, timestampFindings(js, pr.s.now(ctx))...)
-	}
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.req+": "+f.line)
-	}
-	return out
-}
 
 // roleWalk is the role's whole walk (the Pro key's at limit=200, the free
 // key's at 199).

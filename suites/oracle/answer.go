@@ -345,6 +345,17 @@ func (j *judging) videosAnswer() {
 			j.fail(catalogue.VideosPartition, "", "every requested id in exactly one of videos (video.platformVideoId) and missingVideoIds, and nothing else", why)
 		}
 	}
+	for i, e := range entries {
+		seen := map[string]int{}
+		for k, x := range jsondoc.Items(e, "/events") {
+			id, _ := jsondoc.String(x, "/id")
+			if first, ok := seen[id]; ok && id != "" {
+				j.fail(catalogue.EventIDUnique, fmt.Sprintf("/videos/%d/events/%d/id", i, k), "ids no two events of a VideoEntry share", fmt.Sprintf("id %s also at /videos/%d/events/%d", jsondoc.Quote(id, 60), i, first))
+				continue
+			}
+			seen[id] = k
+		}
+	}
 	j.o.m.videos(j, entries, served, missing)
 }
 

@@ -90,6 +90,8 @@ func (n *node) has(id string) *node {
 // to a null nextCursor.
 type walk struct {
 	start, end int // the requests' numbers of its first and last page
+	// unordered: a page of it, or a boundary, not newest first
+	unordered bool
 	head       int64
 	hasHead    bool
 	oldest     int64
@@ -518,8 +520,11 @@ func (m *model) resumes(j *judging, is *issue, evs []event) {
 	for _, e := range evs {
 		on[e.id] = true
 	}
+	if !ordered(evs) {
+		return // places by createdAt mean nothing in a page out of order (FEED-ORDER's)
+	}
 	for _, w := range m.key(j.token).walks {
-		if _, ok := w.events[is.lastID]; !ok {
+		if _, ok := w.events[is.lastID]; !ok || w.unordered {
 			continue
 		}
 		if _, ok := w.events[first.id]; !ok {
@@ -646,9 +651,16 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 	for x := last; x != nil; x = x.parent {
 		pages = append(pages, x)
 	}
+	prev := int64(math.MaxInt64)
 	for i := len(pages) - 1; i >= 0; i-- {
 		p := pages[i]
 		w.pages = append(w.pages, p)
+		for _, e := range readEvents(p.resp) {
+			if e.hasTime {
+				w.unordered = w.unordered || e.createdAt > prev
+				prev = e.createdAt
+			}
+		}
 		for id, at := range p.ids {
 			w.events[id] = evAt{at: at, page: p}
 			w.oldest = min(w.oldest, at)
@@ -680,6 +692,19 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 	if len(k.walks) > maxWalksKept {
 		k.walks = k.walks[1:]
 	}
+}
+
+// readEvents are a page's events, in order.
+func readEvents(resp *client.Response) []event {
+	doc, err := resp.JSON()
+	if err != nil {
+		return nil
+	}
+	var out []event
+	for _, e := range jsondoc.Items(doc, "/events") {
+		out = append(out, readEvent(e))
+	}
+	return out
 }
 
 // readChannels are the channels a page's events belong to.
