@@ -34,7 +34,10 @@ func TestSuiteCoversCatalogue(t *testing.T) {
 			continue
 		}
 		name := sr.FullText()
-		if len(catalogue.IDs(sr.Labels())) == 0 {
+		// an explored request, and the oracle's own spec, check whatever
+		// rule an answer breaks: the oracle's problems name it
+		judgedByOracle := slices.Contains(sr.Labels(), "explore") || slices.Contains(sr.Labels(), "oracle")
+		if len(catalogue.IDs(sr.Labels())) == 0 && !judgedByOracle {
 			t.Errorf("spec %q names no requirement: label it with the id(s) it checks", name)
 		}
 		specs[name] = append(specs[name], sr.Labels()...)
@@ -67,9 +70,11 @@ func TestSpecOrder(t *testing.T) {
 		"POST /api/public/videos",
 		"tenant isolation",
 		"errors and media types",
+		"requests explored from HTTP's grammar",
 		"where the spec is silent, as the simulator chose",
 		"generated probes",
 		"rate limit, a second lockout",
+		"the contract oracle",
 	}
 	var groups []string
 	strictSeen := map[string]bool{}

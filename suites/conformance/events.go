@@ -76,4 +76,3 @@ func (s *suite) now(ctx context.Context) time.Time {
 	}
 	return now
 }
-

@@ -12,6 +12,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/oracle"
 )
 
 // The matchers below take a *client.Response and fail with a message that
@@ -105,7 +106,7 @@ func (m *schemaMatcher) Match(actual any) (bool, error) {
 	if se != nil && m.own {
 		kept := *se
 		kept.Violations = slices.DeleteFunc(slices.Clone(se.Violations), func(v schemas.Violation) bool {
-			return violationRequirement(m.res, v) != resourceRequirement(m.res)
+			return oracle.ViolationRequirement(m.res, v) != oracle.ResourceRequirement(m.res)
 		})
 		if len(kept.Violations) == 0 {
 			m.err = nil
@@ -121,7 +122,7 @@ func (m *schemaMatcher) FailureMessage(actual any) string {
 	var se *schemas.Error
 	if !errors.As(m.err, &se) {
 		// not JSON (or not UTF-8): the answer is not the resource
-		hand(r, Problem{Requirement: string(resourceRequirement(m.res)), Request: r.Request.String(), Expected: "a JSON body: " + strings.TrimSuffix(string(m.res), ".json"), Actual: m.err.Error()})
+		hand(r, Problem{Requirement: string(oracle.ResourceRequirement(m.res)), Request: r.Request.String(), Expected: "a JSON body: " + strings.TrimSuffix(string(m.res), ".json"), Actual: m.err.Error()})
 		return fmt.Sprintf("%s (status %d): the body %s\nresponse body: %s", r.Request, r.Status, strings.TrimPrefix(m.err.Error(), "the body "), r.Excerpt())
 	}
 	// every violation of one rule would make a message no one reads

@@ -98,10 +98,6 @@ func ok200(resps []*client.Response) []*client.Response {
 // not wait out: the rate-limit probes judge those.
 func limited(resp *client.Response) bool { return resp.Status == http.StatusTooManyRequests }
 
-
-
-
-
 // roleWalk is the role's whole walk (the Pro key's at limit=200, the free
 // key's at 199).
 func (pr *prober) roleWalk(ctx context.Context, role probe.Role) *walk {

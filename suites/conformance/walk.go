@@ -9,6 +9,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/oracle"
 )
 
 // walkEvent is what a walk keeps of one event: enough to judge order,
@@ -194,7 +195,7 @@ func (w *walk) OrderBreaks() []string {
 	var prev *walkEvent
 	seen := map[string]bool{}
 	for _, e := range w.Events() {
-		if !e.HasTime || e.CreatedAt < epochFloor.UnixMilli() {
+		if !e.HasTime || e.CreatedAt < oracle.EpochFloor.UnixMilli() {
 			continue // not epoch milliseconds: TIMESTAMP-EPOCH-MS's
 		}
 		if e.ID != "" && seen[e.ID] {

@@ -92,11 +92,11 @@ type walk struct {
 	start, end int // the requests' numbers of its first and last page
 	// unordered: a page of it, or a boundary, not newest first
 	unordered bool
-	head       int64
-	hasHead    bool
-	oldest     int64
-	events     map[string]evAt
-	pages      []*node
+	head      int64
+	hasHead   bool
+	oldest    int64
+	events    map[string]evAt
+	pages     []*node
 }
 
 type evAt struct {
