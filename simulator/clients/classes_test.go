@@ -417,3 +417,83 @@ func TestEvidenceIsExact(t *testing.T) {
 		t.Errorf("a tight loop of 9: %s", f)
 	}
 }
+
+// --- Two more, from the blind corpus of issue 34 ---------------------------
+
+// TestInterleavedWalksStopAtWhatTheClientWasGiven: a client that walks two
+// pages, reads a newer first page later and follows it down to the events
+// of the first page it read before, then finishes its first walk, began
+// two walks and finished both: the second stopped at events it was given.
+// One that stops the second walk before reaching them left it.
+func TestInterleavedWalksStopAtWhatTheClientWasGiven(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reach bool
+		want  []catalogue.ID
+	}{{"down to what it had", true, nil}, {"stopped short", false, []catalogue.ID{catalogue.ClientWalkEnd}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Config{})
+			pro := h.keys.Pro
+			first := h.feed(pro, "limit=10")
+			top := pageTop(t, first.body)
+			h.advance(3 * time.Second)
+			cursor := h.feed(pro, "limit=10&cursor="+first.next()).next()
+			h.advance(6 * time.Hour)
+			a := h.feed(pro, "limit=10")
+			if pageTop(t, a.body) <= top {
+				t.Fatal("no new events in 6 h")
+			}
+			for steps := 0; ; steps++ {
+				_, oldest, _ := pageSpan(a.body)
+				if oldest <= top || (!tc.reach && steps == 1) || a.next() == "" {
+					break
+				}
+				h.advance(3 * time.Second)
+				a = h.feed(pro, "limit=10&cursor="+a.next())
+			}
+			for cursor != "" {
+				h.advance(3 * time.Second)
+				cursor = h.feed(pro, "limit=10&cursor="+cursor).next()
+			}
+			c := h.client(true, pro)
+			expectFailed(t, c, tc.want...)
+			if tc.reach && c.Walks != (Walks{Begun: 2, Finished: 2}) {
+				t.Errorf("walks %+v", c.Walks)
+			}
+		})
+	}
+}
+
+func pageTop(t *testing.T, body []byte) int64 {
+	t.Helper()
+	newest, _, ok := pageSpan(body)
+	if !ok {
+		t.Fatalf("not a page: %.100s", body)
+	}
+	return newest
+}
+
+// TestACutAnswerIsAnErrorAnswer: a feed answer 200 whose body is cut short
+// (not a page) is an error answer for CLIENT-BACKOFF, as the catalogue
+// says: asking again at once five times is a tight loop; waiting a second
+// between attempts is not.
+func TestACutAnswerIsAnErrorAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		gap  time.Duration
+		want []catalogue.ID
+	}{{100 * time.Millisecond, []catalogue.ID{catalogue.ClientBackoff}}, {1500 * time.Millisecond, nil}} {
+		h := newHarness(t, Config{})
+		if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Malformed: true, Count: 6}); err != nil {
+			t.Fatal(err)
+		}
+		for range 7 {
+			h.feed(h.keys.Pro, "limit=1")
+			h.advance(tc.gap)
+		}
+		c := h.client(true, h.keys.Pro)
+		expectFailed(t, c, tc.want...)
+		if r := results(c)[catalogue.ClientBackoff]; tc.want == nil && r != Passed {
+			t.Errorf("a second between attempts: %s", r)
+		}
+	}
+}

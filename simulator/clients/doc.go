@@ -42,7 +42,8 @@
 //     events the key was already given: a client that syncs reads the new
 //     events and stops at those it has (the judge keeps, per key, the
 //     createdAt down to which the key was given every event, from the
-//     walks it finished). A walk still open when the client goes idle (no
+//     walks it finished, and the newest event of the first page it read
+//     before the walk's, whatever became of a walk begun from that one). A walk still open when the client goes idle (no
 //     feed request of the key for Config.IdleAfter, on the rate clock) or
 //     when the run ends (final verdicts) is abandoned. Walking a newer
 //     first page to its end closes the walks begun before it
@@ -68,7 +69,8 @@
 //     body (the spec: a JSON object, as application/json) is held to
 //     CLIENT-JSON-BODY too.
 //   - CLIENT-BACKOFF: after an error answer (a 5xx, an answer cut short or
-//     a connection closed without one: no status), the key's next request
+//     a connection closed without one: no status; a feed 200 whose body is
+//     cut short, not a page), the key's next request
 //     to that operation within a second of the rate clock extends a run;
 //     TightLoop of them in a row is a tight loop, and each request of the
 //     run from then on is counted, its evidence the run's length so far.

@@ -22,7 +22,7 @@ type walk struct {
 	last  rawRef // the request whose page holds the cursor it waits on
 	pages int
 	top   int64 // createdAt of the newest event of the first page it began from
-	mark  int64 // the client's complete mark when it began (0: none)
+	mark  int64 // down to where the client had the events when it began (0: not known)
 	// done: the walk ended (nextCursor null, down to what the client had,
 	// or covered by a newer walk that did) and was counted; a client may
 	// still follow its cursor on, which continues it. looped: a page's
@@ -89,6 +89,9 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 	case q.Cursor == "":
 		c.firstPages++
 		if events {
+			if c.firstTop != 0 && newest > c.firstTop {
+				c.prevTop = c.firstTop // the client was given that first page: a later walk may stop there
+			}
 			c.firstTop = newest
 			// A first page that reaches down to what the client had, or
 			// the whole feed on one page: it has everything again.
@@ -251,7 +254,11 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		delete(c.after, fo.cursor)
 	default:
 		j.seq++
-		w = &walk{seq: j.seq, first: keptRef(x), top: c.firstTop, mark: c.complete}
+		// What the client had when it began: every event down from its
+		// complete mark, and the first page it read before this walk's
+		// (a walk that reaches down to it stops at events it was given,
+		// whatever became of the walks begun from it).
+		w = &walk{seq: j.seq, first: keptRef(x), top: c.firstTop, mark: max(c.complete, c.prevTop)}
 		c.begun++
 		fo.began = true
 	}

@@ -34,16 +34,25 @@ type streak struct {
 
 // errorOf says what error answer x got: "" for none (a status below 500);
 // a 5xx, or an answer cut short or dropped (no status: the connection
-// closed before the answer was whole).
+// closed before the answer was whole; or a feed page whose body is cut
+// short, a 200 that is not a page).
 func errorOf(x *simulator.Exchange) string {
 	switch {
 	case x.Status == 0:
 		return "dropped or cut answer"
 	case x.Status >= http.StatusInternalServerError:
 		return strconv.Itoa(x.Status)
+	case x.Operation == simulator.OpFeed && x.Status == http.StatusOK && len(x.ResponseBody) < maxObservedBody:
+		if _, ok := cursorIn(x.ResponseBody); !ok {
+			return "200 whose body was cut short (not a page)"
+		}
 	}
 	return ""
 }
+
+// maxObservedBody is the most of an answer's body an Exchange carries
+// (simulator's bound): a body that long may be cut by the bound.
+const maxObservedBody = 4 << 20
 
 // checkBackoff: CLIENT-BACKOFF. A request that comes within a second of
 // the rate clock after an error answer to the key's request before, on the
