@@ -77,9 +77,9 @@ const (
 // checkImport checks an import against every bound above that is not the
 // world's own, and makes its keyring: the export's keys kept, or a
 // recording's accounts given fresh ones (from salt: a reset of a world
-// served from the start gives the same keys again). serverSeed is the
-// seed of keys of an export that does not say its own (written before
-// exports said it).
+// served from the start gives the same keys again). An export that does
+// not say its keys' seed (written before exports said it) is read with
+// the simulator's own seed, Config.Seed, when its keys are that seed's.
 func (s *Server) checkImport(e *export, wd *world.World, salt *[32]byte) (*keyring, error) {
 	accounts := wd.Accounts()
 	if len(accounts) > s.cfg.MaxAccounts {
@@ -149,7 +149,8 @@ func checkRecording(r *Recording) error {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
 
-// importKeys makes the keyring of an export's keys (see checkImport).
+// importKeys makes the keyring of an export's keys (see checkImport);
+// serverSeed is Config.Seed.
 func importKeys(prefix string, serverSeed int64, e *export, salt *[32]byte) (*keyring, error) {
 	if e.KeyCounter > MaxKeys {
 		return nil, fmt.Errorf("keyCounter %d: a simulator issues at most %d keys (revoked ones included)", e.KeyCounter, MaxKeys)

@@ -112,6 +112,12 @@ func TestImportIssuesNoKeyTwice(t *testing.T) {
 		{"keys of another seed than they say", func(d *exportDoc) { s := int64(2); d.KeySeed = &s }, Config{}, "seed 2"},
 		{"a seeded key it does not hold", func(d *exportDoc) { d.Seeded.Pro = "tcm_" + strings.Repeat("Q", KeyRandomLen) }, Config{}, "seeded.pro"},
 		{"more accounts than --max-accounts", func(d *exportDoc) {}, Config{MaxAccounts: 3}, "--max-accounts"},
+		{"a recording's origin of 3,000 characters", func(d *exportDoc) {
+			d.Recording = &Recording{Origin: "http://" + strings.Repeat("a", 3000), Shape: RecordingShape}
+		}, Config{}, "recording.origin"},
+		{"a recording's origin with a newline", func(d *exportDoc) {
+			d.Recording = &Recording{Origin: "http://a\n  pro key:     forged", Shape: RecordingShape}
+		}, Config{}, "recording.origin"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := good
