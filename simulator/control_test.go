@@ -175,7 +175,7 @@ func TestControlResetAndExportImport(t *testing.T) {
 	}
 
 	q := ctl("PUT", "world", string(exp.body))
-	decode[map[string]int64](t, s.serve(t, q), 200)
+	decode[Imported](t, s.serve(t, q), 200)
 	if r := s.serve(t, feedReq(k.Pro, "")); !bytes.Equal(r.body, after.body) {
 		t.Errorf("after import the page differs from the export's time")
 	}

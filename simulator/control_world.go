@@ -105,11 +105,14 @@ const exportFormat = "tcmkit-simulator/1"
 // follows it as the last member. Keys are kept as hashes only; the seeded
 // keys are there whole, as /_control/info shows them.
 type export struct {
-	Format     string        `json:"format"`
-	Now        int64         `json:"now"`
-	KeyCounter uint64        `json:"keyCounter"`
-	Seeded     Keys          `json:"seeded"`
-	Keys       []exportedKey `json:"keys"`
+	Format     string `json:"format"`
+	Now        int64  `json:"now"`
+	KeyCounter uint64 `json:"keyCounter"`
+	// KeySeed is the seed the keys come from (the keyring's), absent for
+	// fresh keys (a served recording's): see checkImport.
+	KeySeed *int64        `json:"keySeed,omitempty"`
+	Seeded  Keys          `json:"seeded"`
+	Keys    []exportedKey `json:"keys"`
 	// Recording says where a recorded world came from (tcmkit record).
 	Recording *Recording `json:"recording,omitempty"`
 }
@@ -155,8 +158,8 @@ func (s *Server) exportMoment() ([]byte, world.ExportCopy, error) {
 	s.control.Lock()
 	defer s.control.Unlock()
 	st := s.st.Load()
-	counter, keys := st.keys.export()
-	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, Seeded: st.seeded, Keys: keys, Recording: st.recording})
+	counter, seed, keys := st.keys.export()
+	head, err := json.Marshal(export{Format: exportFormat, Now: ms(s.clock.Now()), KeyCounter: counter, KeySeed: seed, Seeded: st.seeded, Keys: keys, Recording: st.recording})
 	if err != nil {
 		return nil, world.ExportCopy{}, fmt.Errorf("simulator: export: %w", err)
 	}
@@ -201,8 +204,14 @@ var errImportBusy = errors.New("simulator: import: another import is in progress
 // the clock to the export's time. Rate-limit budgets start fresh. It reads
 // r as a stream: the head first (format first, so a wrong document is
 // refused at once), then the world, which must be the last member, as
-// Export writes it. One import runs at a time (errImportBusy).
-func (s *Server) Import(r io.Reader) error {
+// Export writes it. One import runs at a time (errImportBusy). An export
+// keeps its keys; a recording's accounts get fresh ones, which no other
+// world hands out (checkImport says all an import is checked for).
+func (s *Server) Import(r io.Reader) error { return s.importWith(r, nil) }
+
+// importWith is Import, with the salt of a recording's fresh keys (nil: a
+// new one).
+func (s *Server) importWith(r io.Reader, salt *[32]byte) error {
 	if !s.importing.TryLock() {
 		return errImportBusy
 	}
@@ -233,6 +242,8 @@ func (s *Server) Import(r io.Reader) error {
 			err = dec.Decode(&e.Now)
 		case "keyCounter":
 			err = dec.Decode(&e.KeyCounter)
+		case "keySeed":
+			err = dec.Decode(&e.KeySeed)
 		case "seeded":
 			err = dec.Decode(&e.Seeded)
 		case "keys":
@@ -254,17 +265,9 @@ func (s *Server) Import(r io.Reader) error {
 	if err := importClock(e.Now, wd.Now().UnixMilli()); err != nil {
 		return fmt.Errorf("simulator: import: %w", err)
 	}
-	keys := newKeyring(s.cfg.KeyPrefix, s.cfg.Seed)
-	if err := keys.load(e.KeyCounter, e.Keys); err != nil {
-		return fmt.Errorf("simulator: import keys: %w", err)
-	}
-	if e.Recording != nil && len(e.Keys) == 0 {
-		e.Seeded = recordingKeys(keys, wd) // a recording stores no key
-	}
-	for _, a := range wd.Accounts() {
-		if keys.Hint(a.ID) == "" {
-			return fmt.Errorf("simulator: import: account %q has no valid key", excerpt(a.ID))
-		}
+	keys, err := s.checkImport(&e, wd, salt)
+	if err != nil {
+		return fmt.Errorf("simulator: import: %w", err)
 	}
 	st := s.newState(wd, keys)
 	st.seeded = e.Seeded
@@ -380,7 +383,16 @@ func (s *Server) importAnswer(r *http.Request) answer {
 		return errorAnswer(http.StatusBadRequest, CodeInvalidBody, err.Error(), nil)
 	}
 	s.log.Info("world imported", "bytes", body.n)
-	return jsonAnswer(http.StatusOK, map[string]int64{"now": ms(s.clock.Now())})
+	return jsonAnswer(http.StatusOK, Imported{Now: ms(s.clock.Now()), Keys: s.ValidKeys(), Whole: ControlPrefix + "info"})
+}
+
+// Imported is the answer to PUT /_control/world: the clock, and the keys
+// now valid, each with its role and hint (never whole: the seeded ones
+// are whole in GET /_control/info).
+type Imported struct {
+	Now   int64     `json:"now"`
+	Keys  []KeyRole `json:"keys"`
+	Whole string    `json:"wholeKeys"`
 }
 
 type countingReader struct {

@@ -30,7 +30,8 @@
 //	api.go              the API's route table and its handlers (feed, videos, health)
 //	answer.go           Answer (the answer as a value), ErrorBody and the error codes, the 400 of a query
 //	cors.go             CORS for the API
-//	keys.go             keys: issue, parse, authenticate, export
+//	keys.go             keys: issue, parse, authenticate
+//	importcheck.go      what an import must hold to, in one place; the keys of an export
 //	redact.go           keys where they should not be: redaction, the keys an observer is told of
 //	limit.go, cache.go  rate limits; kept 200 answers
 //	journal.go          the request journal (GET /_control/requests)
@@ -86,7 +87,11 @@
 // knows the last 4096 keys' pieces by keyed hashes only).
 // Keys derive from (Seed, n), so the same seed gives the same keys; anyone
 // who knows the seed knows them, which is why the binary listens on
-// 127.0.0.1 by default. The seeded accounts: Pro and free, which track
+// 127.0.0.1 by default. A served recording's keys derive from a fresh
+// random salt instead, so that no key a user holds from another world
+// (the recorded one, the seeded world of the same seed) is valid in it, in
+// any role. A key is issued once: a regenerated key is one the keyring
+// never held, and a revoked key stays revoked. The seeded accounts: Pro and free, which track
 // overlapping sets of channels, neither inside the other (so each account's
 // feed holds channels the other's does not), and a third (Pro) account
 // whose first key was regenerated: that first key is Keys.Revoked.
@@ -176,7 +181,9 @@
 // seeded ones that /_control/info shows too), as they were when it began:
 // it streams from a copy, and the world answers and polls meanwhile (one
 // export at a time); PUT imports such an export
-// and sets the clock to its time; budgets start fresh. An import is read
+// and sets the clock to its time, and answers with the keys now valid
+// (role and hint); budgets start fresh. An import holds to every bound
+// of a world built in memory (importcheck.go). An import is read
 // as a stream ("format" first, "world" last, as exported), at most
 // Config.MaxImportBytes (a 413 before a byte is read when Content-Length
 // says more), one at a time (409); what a refused big import took is
@@ -184,8 +191,10 @@
 //
 // A recording (tcmkit record, package suites/record) is such an export
 // with a "recording" member and no key: its accounts get fresh keys on
-// import, and /_control/info says where it came from and that it is
-// served in the kit's own shape. Config.World serves an export or a
+// import (from a fresh salt; the same again on a reset of Config.World),
+// and /_control/info says where it came from and that it is served in the
+// kit's own shape; it lists each seeded key with its role now and its
+// hint. Config.World serves an export or a
 // recording from the start (a reset goes back to it); Config.Frozen lets
 // time pass without polls.
 //

@@ -1,8 +1,6 @@
 package simulator
 
 import (
-	"encoding/hex"
-
 	"github.com/tcmkit/tcmkit/schemas"
 )
 
@@ -43,14 +41,27 @@ func (s *Server) keyForm(decoded string) string {
 	return "…"
 }
 
-// wholeKey is the key a span decoded to, when it holds one whole (its
-// random part, the last KeyRandomLen letters and digits), "" otherwise.
+// wholeKey is the key a span decoded to, when it holds one whole: a key
+// the keyring holds, wherever its random part stands among the letters
+// and digits decoded (Basic credentials decode to "user:key" or
+// "key:password"), else the last KeyRandomLen of them; "" when fewer.
 func (s *Server) wholeKey(decoded string) string {
 	if len(decoded) < KeyRandomLen {
 		return ""
 	}
+	if st := s.st.Load(); st != nil && len(decoded) > KeyRandomLen {
+		for i := 0; i+KeyRandomLen <= len(decoded) && i < maxKeyWindows; i++ {
+			if k := s.cfg.KeyPrefix + "_" + decoded[i:i+KeyRandomLen]; st.keys.accountOf(hashKey(k)) != "" {
+				return k
+			}
+		}
+	}
 	return s.cfg.KeyPrefix + "_" + decoded[len(decoded)-KeyRandomLen:]
 }
+
+// maxKeyWindows bounds the places of a decoded span that wholeKey tries
+// (a hash each).
+const maxKeyWindows = 256
 
 // hiddenKeys appends to out the keys of text that keysSeen does not see
 // as such: encoded ones, and pieces of known keys (a secret without its
@@ -82,8 +93,7 @@ func (s *Server) findHidden(out []KeySeen, where, text string, header bool) []Ke
 		if len(out) < maxKeysSeen {
 			ks := KeySeen{Where: where, KeyHint: "a piece of a key (…)"}
 			if k := s.wholeKey(decoded); k != "" {
-				h := hashKey(k)
-				ks.KeyID, ks.KeyHint = hex.EncodeToString(h[:8]), hint(k)
+				ks = s.seen(where, k)
 			}
 			out = append(out, ks)
 		}

@@ -118,7 +118,7 @@ func jsonEscaped(s string) string {
 // while no key is issued: the next key's secret, sent in a header before
 // the key exists, is found once it does.
 func TestCleanHeaderValuesForgottenWhenAKeyIsIssued(t *testing.T) {
-	k := newKeyring("tcm", 1)
+	k := newKeyring("tcm", keyGen{seed: 1})
 	k.Issue("a")
 	next := k.generate(k.counter)
 	value := "note " + base64.StdEncoding.EncodeToString([]byte(next[len("tcm_"):]))
@@ -141,7 +141,7 @@ func TestCleanHeaderValuesForgottenWhenAKeyIsIssued(t *testing.T) {
 
 // The header values kept as clean stay bounded.
 func TestCleanHeaderValuesBounded(t *testing.T) {
-	k := newKeyring("tcm", 1)
+	k := newKeyring("tcm", keyGen{seed: 1})
 	k.Issue("a")
 	form := func(string) string { return "…" }
 	for i := range 3 * maxCleanTexts {

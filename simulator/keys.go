@@ -1,12 +1,10 @@
 package simulator
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
-	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,11 +43,15 @@ type keyEntry struct {
 	Revoked bool
 }
 
-// keyring maps key hashes to accounts. Keys are generated from (seed,
-// counter), so the same seed gives the same keys.
+// keyring maps key hashes to accounts. Keys are generated from its
+// keyGen and a counter: the seeded world's from its seed, so the same seed
+// gives the same keys; a served recording's from a fresh salt, so that no
+// other world hands them out. A key is issued once: the counter only
+// grows, and a key the keyring holds already (valid or revoked) is never
+// handed out again.
 type keyring struct {
 	prefix string
-	seed   int64
+	gen    keyGen
 
 	mu      sync.RWMutex
 	counter uint64
@@ -85,8 +87,25 @@ const (
 // each).
 const maxFragmentKeys = 4096
 
-func newKeyring(prefix string, seed int64) *keyring {
-	return &keyring{prefix: prefix, seed: seed, byHash: map[keyHash]keyEntry{}, current: map[string]keyHash{}, hints: map[string]string{},
+// keyGen is where a keyring's keys come from: the n-th key of a seed, or
+// of a random salt when salt is set (the seed is then not used).
+type keyGen struct {
+	seed int64
+	salt *[32]byte
+}
+
+// freshSalt is a keyGen's salt no other world has: keys made from it are
+// fresh.
+func freshSalt() *[32]byte {
+	var s [32]byte
+	if _, err := rand.Read(s[:]); err != nil {
+		panic("simulator: no randomness for fresh keys: " + err.Error()) // crypto/rand never fails on supported systems
+	}
+	return &s
+}
+
+func newKeyring(prefix string, gen keyGen) *keyring {
+	return &keyring{prefix: prefix, gen: gen, byHash: map[keyHash]keyEntry{}, current: map[string]keyHash{}, hints: map[string]string{},
 		frags: redact.NewFragmentSet()}
 }
 
@@ -144,18 +163,29 @@ func isKeyChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-// generate derives the n-th key of the seed.
-func (k *keyring) generate(n uint64) string {
+// generate derives the n-th key of the keyring's keyGen.
+func (k *keyring) generate(n uint64) string { return k.gen.key(k.prefix, n) }
+
+// key is the n-th key of g, with prefix.
+func (g keyGen) key(prefix string, n uint64) string {
 	var b strings.Builder
-	b.Grow(len(k.prefix) + 1 + KeyRandomLen)
-	b.WriteString(k.prefix)
+	b.Grow(len(prefix) + 1 + KeyRandomLen)
+	b.WriteString(prefix)
 	b.WriteByte('_')
-	var in [8 + 8 + 8]byte
-	binary.BigEndian.PutUint64(in[0:], uint64(k.seed))
-	binary.BigEndian.PutUint64(in[8:], n)
+	// A seed's keys hash (seed, n, block), as they always did; a salt's
+	// hash (salt, n, block), which no seed's input matches in length.
+	in := make([]byte, 0, 32+8+8)
+	if g.salt != nil {
+		in = append(in, g.salt[:]...)
+	} else {
+		in = binary.BigEndian.AppendUint64(in, uint64(g.seed))
+	}
+	in = binary.BigEndian.AppendUint64(in, n)
+	at := len(in)
+	in = append(in, make([]byte, 8)...)
 	for block, got := uint64(0), 0; got < KeyRandomLen; block++ {
-		binary.BigEndian.PutUint64(in[16:], block)
-		sum := sha256.Sum256(in[:])
+		binary.BigEndian.PutUint64(in[at:], block)
+		sum := sha256.Sum256(in)
 		for _, c := range sum {
 			// Rejection keeps the 62 letters equally likely.
 			if c >= 248 || got == KeyRandomLen {
@@ -169,11 +199,20 @@ func (k *keyring) generate(n uint64) string {
 }
 
 // Issue gives account a new key and revokes its previous one at once.
+// The key is one the keyring never held: a key belongs to one account,
+// and a revoked key stays revoked. (A keyring's counter is at most
+// MaxKeys, so that the loop ends: an import is checked, checkImport.)
 func (k *keyring) Issue(account string) string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	key := k.generate(k.counter)
-	k.counter++
+	var key string
+	for {
+		key = k.generate(k.counter)
+		k.counter++
+		if _, held := k.byHash[hashKey(key)]; !held {
+			break
+		}
+	}
 	if old, ok := k.current[account]; ok {
 		k.byHash[old] = keyEntry{Account: account, Revoked: true}
 	}
@@ -305,60 +344,3 @@ func (k *keyring) accountOf(h keyHash) string {
 // hint is the form of a key that may appear in logs and output:
 // "tcm_…#3f9a", the one hint format of package schemas/redact.
 func hint(key string) string { return redact.Form(key) }
-
-// exportedKey is one keyring entry in an export: the hash, never the key.
-type exportedKey struct {
-	Hash    string `json:"hash"`
-	Account string `json:"account"`
-	Revoked bool   `json:"revoked,omitempty"`
-	Hint    string `json:"hint,omitempty"`
-}
-
-func (k *keyring) export() (counter uint64, keys []exportedKey) {
-	k.mu.RLock()
-	defer k.mu.RUnlock()
-	for h, e := range k.byHash {
-		ek := exportedKey{Hash: hex.EncodeToString(h[:]), Account: e.Account, Revoked: e.Revoked}
-		if !e.Revoked {
-			ek.Hint = k.hints[e.Account]
-		}
-		keys = append(keys, ek)
-	}
-	slices.SortFunc(keys, func(a, b exportedKey) int { return strings.Compare(a.Hash, b.Hash) })
-	return k.counter, keys
-}
-
-func (k *keyring) load(counter uint64, keys []exportedKey) error {
-	byHash := make(map[keyHash]keyEntry, len(keys))
-	current := make(map[string]keyHash)
-	hints := make(map[string]string)
-	for _, ek := range keys {
-		raw, err := hex.DecodeString(ek.Hash)
-		if err != nil || len(raw) != sha256.Size {
-			return fmt.Errorf("key hash %q: not a hex SHA-256", excerpt(ek.Hash))
-		}
-		var h keyHash
-		copy(h[:], raw)
-		byHash[h] = keyEntry{Account: ek.Account, Revoked: ek.Revoked}
-		if !ek.Revoked {
-			if _, dup := current[ek.Account]; dup {
-				return fmt.Errorf("account %q has more than one valid key", excerpt(ek.Account))
-			}
-			current[ek.Account] = h
-			hints[ek.Account] = ek.Hint
-		}
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.counter, k.byHash, k.current, k.hints = counter, byHash, current, hints
-	// Keys come from (seed, counter): those of this seed are known again,
-	// and so are their fragments.
-	k.frags = redact.NewFragmentSet()
-	k.fragKeys = nil
-	for n := counter - min(counter, maxFragmentKeys); n < counter; n++ {
-		if key := k.generate(n); byHash[hashKey(key)].Account != "" {
-			k.keepFragments(key)
-		}
-	}
-	return nil
-}

@@ -68,8 +68,9 @@ type Exchange struct {
 	// Bearer key (missing_api_key, malformed_api_key); "" when it does.
 	AuthProblem string
 	// KeysSeen are the keys found where the Authorization header does not
-	// carry them: in the path, the query (also percent-encoded), the body,
-	// another header, or an Authorization header that is not Bearer <key>.
+	// carry them: in any part of the request target (path, query, the
+	// userinfo of an absolute URL, the host), the body, another header, or
+	// an Authorization header that is not Bearer <key> (Basic: decoded).
 	// Each is named by its id and hint, never whole.
 	KeysSeen []KeySeen
 	// Fault is the id of the injected fault that shaped the answer, 0 if
@@ -98,9 +99,13 @@ const maxObservedBody = 4 << 20
 // KeySeen is a key found where the Authorization header does not carry
 // it (Exchange.KeysSeen).
 type KeySeen struct {
-	Where   string // "path", "query", "body", "header", "cookie", "referer" or "authorization"
-	KeyID   string // 16 hex digits of its SHA-256, as Entry.KeyID
+	// Where: "path", "query", "userinfo" or "host" (parts of the request
+	// target), "body", "header", "cookie", "referer", or "authorization"
+	// (a header that is not Bearer <key>, such as Basic).
+	Where   string
+	KeyID   string // 16 hex digits of its SHA-256, as Entry.KeyID; "" for a piece of a key
 	KeyHint string // tcm_…#3f9a
+	Account string // the account whose key it is (valid or revoked), "" if none
 }
 
 // Redact replaces every key of the server's prefix in text by its hint:

@@ -75,7 +75,8 @@ func recordingKeys(keys *keyring, wd *world.World) Keys {
 // startAtWorld serves Config.World from the start: its world, keys and
 // time. A reset goes back to it.
 func (s *Server) startAtWorld() error {
-	if err := s.Import(bytes.NewReader(s.cfg.World)); err != nil {
+	s.worldSalt = freshSalt() // a reset gives a recording's accounts the same fresh keys again
+	if err := s.importWith(bytes.NewReader(s.cfg.World), s.worldSalt); err != nil {
 		return fmt.Errorf("simulator: world: %s", strings.TrimPrefix(err.Error(), "simulator: "))
 	}
 	s.cfg.Start = s.clock.Now()
@@ -84,7 +85,7 @@ func (s *Server) startAtWorld() error {
 
 // resetToWorld is Reset with Config.World.
 func (s *Server) resetToWorld() error {
-	if err := s.Import(bytes.NewReader(s.cfg.World)); err != nil {
+	if err := s.importWith(bytes.NewReader(s.cfg.World), s.worldSalt); err != nil {
 		return err
 	}
 	s.faults.Clear()

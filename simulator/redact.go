@@ -78,10 +78,22 @@ func (s *Server) redactEscaped(q string) (string, bool) {
 // maxKeysSeen bounds Exchange.KeysSeen.
 const maxKeysSeen = 4
 
+// seen is a whole key found where: its id, hint and account.
+func (s *Server) seen(where, key string) KeySeen {
+	h := hashKey(key)
+	ks := KeySeen{Where: where, KeyID: hex.EncodeToString(h[:8]), KeyHint: hint(key)}
+	if st := s.st.Load(); st != nil {
+		ks.Account = st.keys.accountOf(h)
+	}
+	return ks
+}
+
 // keysSeen finds the keys of a request outside a well-formed
-// Authorization header: in the path, the query (raw and decoded), the
-// body, the other headers ("header", "cookie", "referer"), and the
-// Authorization header itself when it is not Bearer <key> (badAuth).
+// Authorization header: in every part of the request target (the path,
+// the query raw and decoded, the userinfo of an absolute-form target, the
+// host), the body, the other headers ("header", "cookie", "referer"), and
+// the Authorization header itself when it is not Bearer <key> (badAuth:
+// Basic credentials decoded, as any encoding the finder reads).
 // urlClean: the journal's redaction of the path and query (journalURL)
 // found no key nor piece of one there, so they are not searched again.
 // knownBody: the body is a plain list of the world's own ids (call), so no
@@ -93,15 +105,25 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth, urlClean, known
 			return
 		}
 		for _, k := range s.keyPattern.FindAllString(text, maxKeysSeen-len(out)) {
-			h := hashKey(k)
-			out = append(out, KeySeen{Where: where, KeyID: hex.EncodeToString(h[:8]), KeyHint: hint(k)})
+			out = append(out, s.seen(where, k))
 		}
 	}
 	if badAuth {
 		for _, v := range r.Header["Authorization"] {
 			add("authorization", v)
+			out = s.hiddenHeaderKeys(out, "authorization", v)
 		}
 	}
+	// The parts of the request target beside the path and the query: a
+	// userinfo (http://user:key@host/…, sent as an absolute-form target)
+	// and the host (the target's, or the Host header's).
+	if u := r.URL.User; u != nil {
+		pass, _ := u.Password()
+		add("userinfo", u.Username()+":"+pass)
+		out = s.hiddenHeaderKeys(out, "userinfo", u.String())
+	}
+	add("host", r.Host) // an absolute-form target's host, else the Host header's
+	out = s.hiddenHeaderKeys(out, "host", r.Host)
 	add("path", r.URL.Path)
 	q := r.URL.RawQuery
 	if dec, err := url.QueryUnescape(q); err == nil && dec != q {

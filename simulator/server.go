@@ -191,6 +191,9 @@ type Server struct {
 	importing sync.Mutex
 	advancing sync.Mutex
 	exporting sync.Mutex
+	// worldSalt makes the fresh keys of Config.World's accounts when it is
+	// a recording: the same on every reset.
+	worldSalt *[32]byte
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -275,7 +278,7 @@ func (s *Server) freshState() (*state, error) {
 	if s.cfg.Frozen {
 		w.Freeze()
 	}
-	st := s.newState(w, newKeyring(s.cfg.KeyPrefix, s.cfg.Seed))
+	st := s.newState(w, newKeyring(s.cfg.KeyPrefix, keyGen{seed: s.cfg.Seed}))
 	// The seeded Pro and free accounts track overlapping sets of channels,
 	// neither inside the other (every channel i with i%3 != 2, and every
 	// one with i%3 != 0), so tenant isolation shows without setup.

@@ -15,8 +15,10 @@
 //   - CLIENT-BEARER: every feed and tracked-videos request carries one
 //     Authorization header, Bearer <key>, the key whole (the scheme name
 //     in any case).
-//   - CLIENT-KEY-NOT-IN-URL: no key in a path, a query string (also
-//     percent-encoded) or a body.
+//   - CLIENT-KEY-NOT-IN-URL: no key in any part of the request target
+//     (the path, the query string, also percent-encoded, a fragment sent,
+//     the userinfo of an absolute-form target, the host), a Referer or a
+//     body.
 //   - CLIENT-RETRY-AFTER: after a 429 with Retry-After (the limiter's or
 //     an injected one), the key's next request to that operation, sent
 //     once the 429 was answered, comes no sooner than Retry-After says, on
@@ -32,19 +34,25 @@
 //   - CLIENT-CURSOR-ISSUED: a cursor is one the server handed to a key of
 //     the same account (a key regenerated mid-walk may go on with it);
 //     invented, edited and other accounts' cursors are findings, never
-//     quoted. An empty cursor is read as the first page, as the simulator
-//     does, and is no finding.
+//     quoted. An empty cursor (cursor=) is a finding too: it is not an
+//     omitted one ("" is never handed out), though the simulator serves it
+//     the first page; so are two cursors.
 //   - CLIENT-WALK-END: a walk begins when the key follows a nextCursor and
 //     ends when a page has nextCursor null, or when a page reaches down to
 //     events the key was already given: a client that syncs reads the new
 //     events and stops at those it has (the judge keeps, per key, the
 //     createdAt down to which the key was given every event, from the
-//     walks it finished). A walk still open when the client goes idle (no
+//     walks it finished, and the newest event of the first page it read
+//     before the walk's, whatever became of a walk begun from that one). A walk still open when the client goes idle (no
 //     feed request of the key for Config.IdleAfter, on the rate clock) or
 //     when the run ends (final verdicts) is abandoned. Walking a newer
 //     first page to its end closes the walks begun before it
-//     (CLIENT-FIRST-PAGE-AGAIN). A walk the server stopped is cut, not
-//     abandoned: the key revoked or unknown (the client could not go on),
+//     (CLIENT-FIRST-PAGE-AGAIN). A client that reads on past the end of a
+//     walk (down to what it had) goes on with the same walk. A walk the
+//     server stopped is cut, not abandoned: a page that leads back to a
+//     cursor the walk followed (a cycle, which CLIENT-CURSOR-CYCLE asks the
+//     client to leave: the two rules never ask for opposite things), the
+//     key revoked or unknown (the client could not go on),
 //     an answer that broke the contract on purpose (Exchange.Breaks: a
 //     fuzz schedule's), or a 429 that refuses the key for longer than the
 //     rate window (a client may give up rather than wait). Observers may see a key's pages out of
@@ -61,13 +69,17 @@
 //     body (the spec: a JSON object, as application/json) is held to
 //     CLIENT-JSON-BODY too.
 //   - CLIENT-BACKOFF: after an error answer (a 5xx, an answer cut short or
-//     a connection closed without one: no status), the key's next request
+//     a connection closed without one: no status; a feed 200 whose body is
+//     cut short, not a page), the key's next request
 //     to that operation within a second of the rate clock extends a run;
-//     TightLoop of them in a row is a tight loop.
-//   - CLIENT-CURSOR-CYCLE: a page reached with a cursor whose nextCursor
-//     is that same cursor is a cycle (no conforming server makes one; a
-//     fuzz schedule with :break does); following it CycleLaps times more
-//     is a finding.
+//     TightLoop of them in a row is a tight loop, and each request of the
+//     run from then on is counted, its evidence the run's length so far.
+//   - CLIENT-CURSOR-CYCLE: a page whose nextCursor is a cursor its walk
+//     already followed (among the client's last 128 follows: the cursor
+//     that reached it, or an earlier one) is a cycle (no conforming server
+//     makes one; the named fault cursor-cycles and a fuzz schedule with
+//     :break do); following the cycle back CycleLaps times is a finding,
+//     and each time after is counted with its number.
 //
 // The open points are never findings: reading the first page again
 // (CLIENT-FIRST-PAGE-AGAIN) and sending a key to the health check
@@ -77,11 +89,15 @@
 //
 // A key breaks a requirement once: its one finding of the requirement
 // shows the first request that broke it, counts them all and names the
-// last.
+// last, with its own evidence. Evidence says exact counts (a run's
+// length, the follows of a cycle, walks each counted once) and times to
+// the millisecond, cut, or finer where the millisecond does not tell a
+// wait from the one asked for.
 //
-// Requests with no well-formed key are the client "" unless a key shows
-// elsewhere in them (the query, a body, a header): then they are that
-// key's. Every key that made a request is judged: the judge keeps up to
+// Requests with no well-formed Bearer key are the client "" unless a key
+// shows elsewhere in them (Basic credentials or another scheme, decoded;
+// any part of the URL; a header; a cookie; the body): then they are that
+// key's, a key of one of the simulator's accounts first. Every key that made a request is judged: the judge keeps up to
 // Config.MaxClients keys of the simulator's accounts and as many others;
 // past that a key's requests are counted, not judged, and the verdicts
 // are errored ("N keys not judged"), never passed. Verdicts no client

@@ -22,7 +22,15 @@ type walk struct {
 	last  rawRef // the request whose page holds the cursor it waits on
 	pages int
 	top   int64 // createdAt of the newest event of the first page it began from
-	mark  int64 // the client's complete mark when it began (0: none)
+	mark  int64 // down to where the client had the events when it began (0: not known)
+	// done: the walk ended (nextCursor null, down to what the client had,
+	// or covered by a newer walk that did) and was counted; a client may
+	// still follow its cursor on, which continues it. looped: a page's
+	// nextCursor led back to a cursor the walk had followed (see
+	// followedBefore); laps counts the client's follows back since.
+	// cut: the server stopped it (stopsWalks).
+	done, looped, cut bool
+	laps              int
 	// oldest is the createdAt of the last event of its last page, if
 	// that page had events.
 	oldest int64
@@ -47,7 +55,14 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 	// out holds no key, so redaction changes only cursors that are not.
 	q, _ := simulator.ParseFeedQuery(x.Query)
 	issued, early := false, false
-	if q.Cursor != "" {
+	switch {
+	case q.Cursors > 1 || (q.Cursors == 1 && q.Cursor == ""):
+		// cursor= is not an omitted cursor: "" was never handed out (the
+		// contract: omit cursor for the first page); two cursors are
+		// not the one nextCursor handed out.
+		c.checked[ruleCursor]++
+		j.find(c, ruleCursor, x, because{say: sayCursorParams, n: [3]uint64{uint64(q.Cursors)}}, nil)
+	case q.Cursor != "":
 		fo.cursor = j.hash(q.Cursor)
 		c.checked[ruleCursor]++
 		issued, early = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
@@ -69,12 +84,14 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 		}
 		c.settle(fo.next, x.Time)
 	}
-	j.checkCycle(c, x, fo.cursor, fo.next)
 	newest, oldest, events := pageSpan(x.ResponseBody)
 	switch {
 	case q.Cursor == "":
 		c.firstPages++
 		if events {
+			if c.firstTop != 0 && newest > c.firstTop {
+				c.prevTop = c.firstTop // the client was given that first page: a later walk may stop there
+			}
 			c.firstTop = newest
 			// A first page that reaches down to what the client had, or
 			// the whole feed on one page: it has everything again.
@@ -160,7 +177,7 @@ func (j *Judge) checkCursor(c *client, x *simulator.Exchange, h uint64, n int) (
 		c.unsettled = append(c.unsettled, unsettled{h: h, n: n, at: x.Time, ref: keptRef(x)})
 		return false, true
 	default:
-		j.find(c, ruleCursor, x, because{say: sayMadeUp, n: [2]uint64{uint64(n)}}, nil)
+		j.find(c, ruleCursor, x, because{say: sayMadeUp, n: [3]uint64{uint64(n)}}, nil)
 	}
 	return false, false
 }
@@ -188,7 +205,7 @@ func (c *client) madeUp() (f Finding, n int) {
 	for _, u := range c.unsettled {
 		if n == 0 {
 			f = Finding{Requirement: rules[ruleCursor].id, Rule: rules[ruleCursor].must, Request: u.ref.shown(),
-				Evidence: sayMadeUp(because{n: [2]uint64{uint64(u.n)}})}
+				Evidence: sayMadeUp(because{n: [3]uint64{uint64(u.n)}})}
 		} else {
 			last := u.ref.shown()
 			f.Last = &last
@@ -197,6 +214,14 @@ func (c *client) madeUp() (f Finding, n int) {
 	}
 	f.Count = n
 	return f, n
+}
+
+// sayCursorParams: n[0] is how many cursor parameters the query held.
+func sayCursorParams(b because) string {
+	if b.n[0] > 1 {
+		return fmt.Sprintf("%d cursor parameters: a request passes the one nextCursor it was handed, once", b.n[0])
+	}
+	return `an empty cursor (cursor= with no value): the server never hands out "", and the first page is asked for by leaving cursor out`
 }
 
 // sayOtherAccount: text is the account the cursor was handed to.
@@ -211,36 +236,83 @@ func sayMadeUp(b because) string {
 
 // stepWalk moves the walk the page belongs to, or begins one. oldest is
 // the createdAt of the page's last event, if it has events.
+//
+// CLIENT-WALK-END and CLIENT-CURSOR-CYCLE judge the same steps, and never
+// ask for opposite things: a walk is open (the client must go on) only
+// while its last page leads to a cursor it has not followed; a page that
+// leads back to one (a loop, which no conforming server makes) ends the
+// walk as the server's doing (cut), and from then on only following the
+// loop is judged (CLIENT-CURSOR-CYCLE), never leaving it.
 func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, oldest int64, events bool) {
 	w := c.walks[fo.cursor]
-	if w != nil {
+	switch {
+	case w != nil:
 		delete(c.walks, fo.cursor)
-	} else {
+	case c.after[fo.cursor] != nil:
+		// A walk that ended or looped, followed on: the same walk.
+		w = c.after[fo.cursor]
+		delete(c.after, fo.cursor)
+	default:
 		j.seq++
-		w = &walk{seq: j.seq, first: keptRef(x), top: c.firstTop, mark: c.complete}
+		// What the client had when it began: every event down from its
+		// complete mark, and the first page it read before this walk's
+		// (a walk that reaches down to it stops at events it was given,
+		// whatever became of the walks begun from it).
+		w = &walk{seq: j.seq, first: keptRef(x), top: c.firstTop, mark: max(c.complete, c.prevTop)}
 		c.begun++
 		fo.began = true
 	}
 	c.checked[ruleWalk] = c.begun
+	back := c.followedBefore(w, fo.cursor)
+	c.follow(w, fo.cursor)
 	w.pages++
 	w.last = w.first
 	if w.pages > 1 {
 		w.last = keptRef(x)
 	}
 	w.oldest, w.events = oldest, events
-	if fo.next == 0 || w.caughtUp() {
+	if back && w.looped {
+		// The client followed the loop back into pages it had read.
+		w.laps++
+		c.checked[ruleCycle]++
+		if w.laps >= CycleLaps {
+			j.find(c, ruleCycle, x, because{say: sayCycle, n: [3]uint64{uint64(w.laps)}}, nil)
+		}
+	}
+	switch {
+	case fo.next == 0 || w.caughtUp():
 		// The end of the feed, or down to what the client already had (a
 		// client that syncs reads the new events and stops at those it
 		// has): this walk, and every walk begun before it, is done (a
 		// newer start covers an older one).
 		fo.finished = true
-		c.finish(w)
+		if !w.done {
+			c.finish(w)
+		}
+		c.keepAfter(fo.next, w)
+		return
+	case c.followedBefore(w, fo.next):
+		// A loop: the walk cannot end by reading on, and the client is to
+		// leave it (CLIENT-CURSOR-CYCLE): the server cut it.
+		if !w.looped {
+			w.looped = true
+			c.checked[ruleCycle]++ // the client met a loop: what it does next is judged
+			if !w.done && !w.cut {
+				c.cut++
+			}
+		}
+		c.keepAfter(fo.next, w)
+		return
+	case w.done || w.looped || w.cut:
+		c.keepAfter(fo.next, w) // read on past its end: not open again
 		return
 	}
 	if !x.Time.After(c.stopped) {
 		// The page's request came before the one that stopped the key's
 		// walks (observers may see it after): its walk is stopped too.
 		c.cut++
+		w.cut = true
+		c.keepAfter(fo.next, w)
 		return
 	}
 	if o := c.walks[fo.next]; o != nil {
@@ -258,8 +330,83 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 			}
 		}
 		delete(c.walks, oldest)
-		j.find(c, ruleWalk, x, because{say: sayTooMany, n: [2]uint64{o.first.ID, uint64(o.pages)}}, &o.first)
+		j.find(c, ruleWalk, x, because{say: sayTooMany, n: [3]uint64{o.first.ID, uint64(o.pages)}}, &o.first)
 	}
+}
+
+// maxTrail bounds the cursors a client's walks remember having followed
+// (see followedBefore): a loop longer than that is not seen as one, by
+// either rule.
+const maxTrail = 128
+
+// trailStep is a cursor (hash) a walk followed.
+type trailStep struct {
+	cursor uint64
+	w      *walk
+}
+
+// follow remembers that walk w followed cursor h.
+func (c *client) follow(w *walk, h uint64) {
+	c.trail[c.trailNext] = trailStep{h, w}
+	c.trailNext = (c.trailNext + 1) % len(c.trail)
+}
+
+// followedBefore reports whether walk w followed cursor h (among the
+// client's last maxTrail follows).
+func (c *client) followedBefore(w *walk, h uint64) bool {
+	if h == 0 {
+		return false
+	}
+	for _, st := range c.trail {
+		if st.w == w && st.cursor == h {
+			return true
+		}
+	}
+	return false
+}
+
+// keepAfter keeps a walk that is no longer open (done or looped) under the
+// cursor that continues it, so that following it on continues the same
+// walk rather than beginning one; the oldest goes past maxOpenWalks.
+func (c *client) keepAfter(h uint64, w *walk) {
+	if h == 0 {
+		return
+	}
+	if c.after == nil {
+		c.after = map[uint64]*walk{}
+	}
+	c.after[h] = w
+	if len(c.after) > maxOpenWalks {
+		var oldest uint64
+		var o *walk
+		for k, ow := range c.after {
+			if o == nil || ow.seq < o.seq {
+				oldest, o = k, ow
+			}
+		}
+		delete(c.after, oldest)
+	}
+}
+
+// ordinal is 1st, 2nd, 3rd, 4th, ...
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return strconv.Itoa(n) + "th"
+	case n%10 == 1:
+		return strconv.Itoa(n) + "st"
+	case n%10 == 2:
+		return strconv.Itoa(n) + "nd"
+	case n%10 == 3:
+		return strconv.Itoa(n) + "rd"
+	}
+	return strconv.Itoa(n) + "th"
+}
+
+// sayCycle: n[0] is how many times the client followed the loop back.
+func sayCycle(b because) string {
+	return fmt.Sprintf("cursor cycle followed: a page of this walk led back to a cursor the walk had followed, and the client followed the cycle back %d times (a finding from the %s): a walk must stop at a cursor it has already followed",
+		b.n[0], ordinal(CycleLaps))
 }
 
 // caughtUp reports whether the walk's last page reaches down to what the
@@ -267,12 +414,16 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 func (w *walk) caughtUp() bool { return w.events && w.mark != 0 && w.oldest <= w.mark }
 
 // finish ends walk w (no longer among the open ones) and every walk begun
-// before it.
+// before it (covered: done too, and counted so).
 func (c *client) finish(w *walk) {
+	w.done = true
 	c.finished++
 	for k, o := range c.walks {
 		if o.seq < w.seq {
 			delete(c.walks, k)
+			o.done = true
+			c.finished++
+			c.keepAfter(k, o)
 		}
 	}
 	c.gave(w.top, w.last.Time)
@@ -296,6 +447,7 @@ func (c *client) gave(top int64, t time.Time) {
 		if w.caughtUp() {
 			delete(c.walks, k)
 			c.finish(w)
+			c.keepAfter(k, w)
 		}
 	}
 }

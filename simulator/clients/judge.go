@@ -200,8 +200,10 @@ type outcome struct {
 // among the keys not judged.
 func (j *Judge) client(x *simulator.Exchange) *client {
 	id, hint := x.KeyID, x.KeyHint
-	if id == "" && len(x.KeysSeen) > 0 {
-		id, hint = x.KeysSeen[0].KeyID, x.KeysSeen[0].KeyHint
+	if id == "" {
+		if k, ok := carried(x.KeysSeen); ok {
+			id, hint = k.KeyID, k.KeyHint
+		}
 	}
 	c := j.clients[id]
 	if c == nil {
@@ -227,6 +229,24 @@ func (j *Judge) client(x *simulator.Exchange) *client {
 		c.account = x.Account
 	}
 	return c
+}
+
+// carried is the key a request without a Bearer key carries elsewhere
+// (another scheme such as Basic, the URL, a header, the body): a key of
+// an account of the server first, else the first whole key; a piece of
+// a key names none.
+func carried(seen []simulator.KeySeen) (simulator.KeySeen, bool) {
+	for _, k := range seen {
+		if k.Account != "" {
+			return k, true
+		}
+	}
+	for _, k := range seen {
+		if k.KeyID != "" {
+			return k, true
+		}
+	}
+	return simulator.KeySeen{}, false
 }
 
 // skip counts a key not judged.
@@ -257,17 +277,20 @@ type client struct {
 	checked, failed [nRules]int // failed: the requests (walks) that broke each rule
 	findings        []found     // one per rule broken, in the order first broken
 
-	after429 [2]pending429  // by slot
-	streaks  [2]streak      // by slot, for CLIENT-BACKOFF
-	cycles   map[uint64]int // cursors (hash) whose page handed them back: times followed since
-	recent   recentFeed     // the key's last feed requests, for CLIENT-RATE
+	after429 [2]pending429 // by slot
+	streaks  [2]streak     // by slot, for CLIENT-BACKOFF
+	recent   recentFeed    // the key's last feed requests, for CLIENT-RATE
 
 	walks                     map[uint64]*walk // open walks, by the cursor they wait on
-	unsettled                 []unsettled      // cursors presented before the judge saw them handed out
-	held                      []held           // pages whose walk step waits for an earlier page's (see checkFeed)
+	after                     map[uint64]*walk // walks done or looped, by the cursor that continues them (keepAfter)
+	trail                     [maxTrail]trailStep
+	trailNext                 int
+	unsettled                 []unsettled // cursors presented before the judge saw them handed out
+	held                      []held      // pages whose walk step waits for an earlier page's (see checkFeed)
 	begun, finished, cut      int
 	stopped                   time.Time // the arrival of the last request that stopped the key's walks (stopsWalks)
 	firstTop                  int64     // createdAt of the newest event of the last first page
+	prevTop                   int64     // and of the first page before it that was older
 	complete                  int64     // the client was given every event up to this createdAt (0: not known)
 	firstPages, healthWithKey int
 
@@ -346,7 +369,7 @@ func (f *found) shown(redact func(string) string) Finding {
 type because struct {
 	say  func(because) string // nil: text is the evidence
 	text string
-	n    [2]uint64
+	n    [3]uint64
 	d    [2]time.Duration
 	keys []simulator.KeySeen // of the exchange, which an observer may keep
 }

@@ -16,11 +16,10 @@ const (
 	// the rate clock after an error answer to the one before, make a tight
 	// loop.
 	TightLoop = 5
-	// CycleLaps is how often a client may follow a cursor cycle: the
-	// CycleLaps-th time is a finding.
+	// CycleLaps is how often a client may follow a cursor loop back into
+	// pages its walk read: the CycleLaps-th time, and each after, is a
+	// finding.
 	CycleLaps = 3
-	// maxCycles bounds the cycles a client's verdict remembers.
-	maxCycles = 64
 )
 
 // streak is a key's run of quick requests to one operation after error
@@ -35,16 +34,25 @@ type streak struct {
 
 // errorOf says what error answer x got: "" for none (a status below 500);
 // a 5xx, or an answer cut short or dropped (no status: the connection
-// closed before the answer was whole).
+// closed before the answer was whole; or a feed page whose body is cut
+// short, a 200 that is not a page).
 func errorOf(x *simulator.Exchange) string {
 	switch {
 	case x.Status == 0:
 		return "dropped or cut answer"
 	case x.Status >= http.StatusInternalServerError:
 		return strconv.Itoa(x.Status)
+	case x.Operation == simulator.OpFeed && x.Status == http.StatusOK && len(x.ResponseBody) < maxObservedBody:
+		if _, ok := cursorIn(x.ResponseBody); !ok {
+			return "200 whose body was cut short (not a page)"
+		}
 	}
 	return ""
 }
+
+// maxObservedBody is the most of an answer's body an Exchange carries
+// (simulator's bound): a body that long may be cut by the bound.
+const maxObservedBody = 4 << 20
 
 // checkBackoff: CLIENT-BACKOFF. A request that comes within a second of
 // the rate clock after an error answer to the key's request before, on the
@@ -58,8 +66,10 @@ func (j *Judge) checkBackoff(c *client, x *simulator.Exchange, slot int) {
 		c.checked[ruleBackoff]++
 		if x.RateTime.Sub(st.at) < time.Second {
 			st.n++
-			if st.n == TightLoop {
-				j.find(c, ruleBackoff, x, because{say: sayTightLoop, text: st.what, n: [2]uint64{st.from.ID, uint64(slot)}}, &st.from)
+			if st.n >= TightLoop {
+				// Each request of the run from the TightLoop-th on breaks
+				// it; each says how long the run is so far.
+				j.find(c, ruleBackoff, x, because{say: sayTightLoop, text: st.what, n: [3]uint64{st.from.ID, uint64(slot), uint64(st.n)}}, &st.from)
 			}
 		} else {
 			st.n = 0
@@ -74,38 +84,13 @@ func (j *Judge) checkBackoff(c *client, x *simulator.Exchange, slot int) {
 }
 
 // sayTightLoop: text is the error that began the run, n[0] its request,
-// n[1] its slot.
+// n[1] its slot, n[2] the requests of the run so far.
 func sayTightLoop(b because) string {
 	op := "the feed"
 	if b.n[1] == slotVideos {
 		op = "tracked videos"
 	}
-	return fmt.Sprintf("tight loop: after the %s of request #%d the client asked %s again %d times, each within a second of the clock after an error answer: back off between attempts", b.text, b.n[0], op, TightLoop)
-}
-
-// checkCycle: CLIENT-CURSOR-CYCLE, on a feed page the judge read: reached
-// with cursor (a hash), its nextCursor next. A page whose nextCursor is
-// the cursor that reached it is a cycle; each later page reached with that
-// cursor is the client following it again, and the CycleLaps-th is a
-// finding.
-func (j *Judge) checkCycle(c *client, x *simulator.Exchange, cursor, next uint64) {
-	if cursor == 0 || next != cursor {
-		return
-	}
-	laps, seen := c.cycles[cursor]
-	if !seen {
-		if c.cycles == nil || len(c.cycles) >= maxCycles {
-			c.cycles = map[uint64]int{}
-		}
-		c.cycles[cursor] = 0
-		return
-	}
-	laps++
-	c.cycles[cursor] = laps
-	c.checked[ruleCycle]++
-	if laps == CycleLaps {
-		j.find(c, ruleCycle, x, because{text: fmt.Sprintf("cursor cycle followed: the page this cursor reached handed it back as its nextCursor, and the client followed it %d times: a walk must stop at a cursor it has already followed", CycleLaps)}, nil)
-	}
+	return fmt.Sprintf("tight loop: after the %s of request #%d the client asked %s again %d times, each within a second of the clock after an error answer (%d in a row is a tight loop): back off between attempts", b.text, b.n[0], op, b.n[2], TightLoop)
 }
 
 // stopsWalks reports whether x stopped the key's walks, so that a client
@@ -134,6 +119,10 @@ func (c *client) stopWalks(x *simulator.Exchange) {
 		c.stopped = x.Time
 	}
 	c.cut += len(c.walks)
+	for k, w := range c.walks {
+		w.cut = true
+		c.keepAfter(k, w) // followed on later, it is the same walk
+	}
 	clear(c.walks)
 	c.held = nil
 }

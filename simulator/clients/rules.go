@@ -39,7 +39,7 @@ var rules = [nRules]struct {
 	unexercise string
 }{
 	ruleBearer:     {catalogue.ClientBearer, "sends its key as one Authorization: Bearer <key> header", "no feed or tracked-videos request"},
-	ruleKeyInURL:   {catalogue.ClientKeyNotInURL, "keeps its key out of URLs and bodies", "no request"},
+	ruleKeyInURL:   {catalogue.ClientKeyNotInURL, "keeps its key out of URLs (every part) and bodies", "no request"},
 	ruleRetryAfter: {catalogue.ClientRetryAfter, "waits as long as Retry-After says before it asks again", "no 429 was followed by another request of this key to its operation"},
 	ruleRate:       {catalogue.ClientRate, "sends at most 20 feed requests a minute, whatever the answers", "no feed request with the key in its Authorization header"},
 	ruleCursor:     {catalogue.ClientCursorIssued, "passes only cursors the server handed to it", "no request passed a cursor"},
@@ -47,7 +47,7 @@ var rules = [nRules]struct {
 	ruleVideoIDs:   {catalogue.ClientVideoIDs, "sends 1 to 20 video ids of 1 to 32 characters", "no tracked-videos body that the server read"},
 	ruleJSONBody:   {catalogue.ClientJSONBody, "sends a JSON object as application/json", "no tracked-videos or health request"},
 	ruleBackoff:    {catalogue.ClientBackoff, "waits after an error answer before it asks again", "no error answer (5xx, cut or dropped) was followed by another request of this key to its operation"},
-	ruleCycle:      {catalogue.ClientCursorCycle, "stops following a cursor that leads back to its own page", "no page's nextCursor was the cursor that reached it"},
+	ruleCycle:      {catalogue.ClientCursorCycle, "stops following a cursor that leads back to a page its walk read", "no page's nextCursor led back to a cursor its walk had followed"},
 }
 
 // checkLeaks: CLIENT-KEY-NOT-IN-URL, on every request.
@@ -61,10 +61,15 @@ func (j *Judge) checkLeaks(c *client, x *simulator.Exchange) {
 	}
 }
 
-// inURL: where CLIENT-KEY-NOT-IN-URL forbids a key: a URL (the path, the
-// query, the Referer header, which is one) and the body.
+// inURL: where CLIENT-KEY-NOT-IN-URL forbids a key: any part of a URL
+// (the request target's path, query and fragment, its userinfo, its host;
+// the Referer header, which is one) and the body.
 func inURL(k simulator.KeySeen) bool {
-	return k.Where == "path" || k.Where == "query" || k.Where == "body" || k.Where == "referer"
+	switch k.Where {
+	case "path", "query", "userinfo", "host", "body", "referer":
+		return true
+	}
+	return false
 }
 
 // inOtherHeader: where CLIENT-BEARER forbids a key, beside a correct
@@ -87,6 +92,10 @@ func placeName(where string) string {
 		return "query string"
 	case "referer":
 		return "Referer header (a URL)"
+	case "userinfo":
+		return "userinfo of the URL (user:password@host)"
+	case "host":
+		return "host of the URL (the Host header)"
 	}
 	return where
 }
@@ -165,7 +174,7 @@ func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (ear
 		c.checked[ruleRetryAfter]++
 		if waited := x.RateTime.Sub(p.at); waited < p.wait {
 			early = *p
-			j.find(c, ruleRetryAfter, x, because{say: sayEarly, n: [2]uint64{p.ref.ID}, d: [2]time.Duration{waited, p.wait}}, &early.ref)
+			j.find(c, ruleRetryAfter, x, because{say: sayEarly, n: [3]uint64{p.ref.ID}, d: [2]time.Duration{waited, p.wait}}, &early.ref)
 		}
 		p.set = false
 	}
@@ -179,7 +188,8 @@ func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (ear
 
 // sayEarly: d is the wait and the Retry-After, n[0] the 429's request.
 func sayEarly(b because) string {
-	return fmt.Sprintf("sent %s after the 429 of request #%d, whose Retry-After asked for %s", seconds(b.d[0]), b.n[0], seconds(b.d[1]))
+	waited, asked := secondsApart(b.d[0], b.d[1])
+	return fmt.Sprintf("sent %s after the 429 of request #%d, whose Retry-After asked for %s", waited, b.n[0], asked)
 }
 
 // retryAfter reads the answer's Retry-After: delta-seconds, or an
@@ -245,7 +255,7 @@ func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 			slack = 0 // virtual time has no transit: the minute is exact
 		}
 		if span := time.Duration(last - first); span < schemas.RateWindow-slack {
-			j.find(c, ruleRate, x, because{say: sayRate, n: [2]uint64{uint64(len(r.at)), firstID}, d: [2]time.Duration{span}}, nil)
+			j.find(c, ruleRate, x, because{say: sayRate, n: [3]uint64{uint64(len(r.at)), firstID}, d: [2]time.Duration{span}}, nil)
 		}
 	} else {
 		r.n++
@@ -257,8 +267,9 @@ func (j *Judge) checkRate(c *client, x *simulator.Exchange) {
 // sayRate: n is the requests before this one and the first of them, d[0]
 // the span.
 func sayRate(b because) string {
+	span, _ := secondsApart(b.d[0], schemas.RateWindow)
 	return fmt.Sprintf("%d feed requests of the key within %s (this one and the %d before it, from request #%d): the limit is %d a minute per key, whatever the server answers",
-		b.n[0]+1, seconds(b.d[0]), b.n[0], b.n[1], schemas.FeedRequestsPerMinute)
+		b.n[0]+1, span, b.n[0], b.n[1], schemas.FeedRequestsPerMinute)
 }
 
 // jsonHeader is the header the tracked-videos body is judged with once
@@ -341,7 +352,38 @@ func (j *Judge) checkHealth(c *client, x *simulator.Exchange) {
 	}
 }
 
-// seconds says a duration in seconds, to a tenth.
-func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+// seconds says a duration in seconds to the millisecond, cut, never
+// rounded up (4.9996 s is 4.999 s: evidence never makes an early request
+// look on time), without trailing zeros.
+func seconds(d time.Duration) string { return secondsTo(d, 3) }
+
+// secondsApart says a and b in seconds to the millisecond, or finer
+// where the millisecond does not tell them apart: a retry 0.4 ms early is
+// "4.9996 s" against "5 s", not "5 s" against "5 s".
+func secondsApart(a, b time.Duration) (string, string) {
+	for digits := 3; digits < 9; digits++ {
+		if sa, sb := secondsTo(a, digits), secondsTo(b, digits); sa != sb || a == b {
+			return sa, sb
+		}
+	}
+	return secondsTo(a, 9), secondsTo(b, 9)
+}
+
+// secondsTo says d in seconds with at most digits decimals, cut.
+func secondsTo(d time.Duration, digits int) string {
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	unit := time.Second
+	for range digits {
+		unit /= 10
+	}
+	frac := fmt.Sprintf("%0*d", digits, (d%time.Second)/unit)
+	frac = strings.TrimRight(frac, "0")
+	out := sign + strconv.FormatInt(int64(d/time.Second), 10)
+	if frac != "" {
+		out += "." + frac
+	}
+	return out + " s"
 }

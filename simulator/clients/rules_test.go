@@ -122,7 +122,7 @@ func TestRetryAfter(t *testing.T) {
 	c = h.client(true, free)
 	expectFailed(t, c, catalogue.ClientRetryAfter, catalogue.ClientRate)
 	f := finding(c, catalogue.ClientRetryAfter)
-	if f.Related == nil || f.Related.Status != http.StatusTooManyRequests || !strings.Contains(f.Evidence, "sent 10.0 s after the 429") || !strings.Contains(f.Evidence, "asked for 60.0 s") {
+	if f.Related == nil || f.Related.Status != http.StatusTooManyRequests || !strings.Contains(f.Evidence, "sent 10 s after the 429") || !strings.Contains(f.Evidence, "asked for 60 s") {
 		t.Errorf("finding: %s", f)
 	}
 }
@@ -179,7 +179,7 @@ func TestRate(t *testing.T) {
 		expectFailed(t, c, catalogue.ClientRetryAfter, catalogue.ClientRate)
 		f := finding(c, catalogue.ClientRate)
 		if f.Count != 10 || f.Request.ID != 21 || f.Last == nil || f.Last.ID != 30 ||
-			!strings.Contains(f.Evidence, "21 feed requests of the key within 0.0 s (this one and the 20 before it, from request #1)") ||
+			!strings.Contains(f.Evidence, "21 feed requests of the key within 0 s (this one and the 20 before it, from request #1)") ||
 			!strings.Contains(f.LastEvidence, "from request #10)") {
 			t.Errorf("finding: %s", f)
 		}
@@ -228,7 +228,6 @@ func TestCursorIssued(t *testing.T) {
 	pro, free := h.keys.Pro, h.keys.Free
 	next := h.feed(pro, "limit=5").next()
 	h.feed(pro, "limit=5&cursor="+next)
-	h.feed(pro, "limit=5&cursor=") // an empty cursor is the first page
 	expectFailed(t, h.client(false, pro))
 
 	freeNext := h.feed(free, "limit=5").next()
@@ -283,7 +282,7 @@ func TestWalkEnd(t *testing.T) {
 		t.Errorf("finding: %s", f)
 	}
 	h.advance(11 * time.Minute)
-	if c = h.client(false, free); !strings.Contains(c.Findings[0].Evidence, "no feed request for 660.0 s") {
+	if c = h.client(false, free); !strings.Contains(c.Findings[0].Evidence, "no feed request for 660 s") {
 		t.Errorf("idle: %s", c.Findings[0])
 	}
 

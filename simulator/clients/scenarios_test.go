@@ -102,7 +102,7 @@ func TestScenarioVideos5xx(t *testing.T) {
 		want  string
 		says  string
 	}{
-		{"backs off", []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, Passed, "retried after 1.0 s, 2.0 s, 4.0 s; got its videos"},
+		{"backs off", []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, Passed, "retried after 1 s, 2 s, 4 s; got its videos"},
 		{"at once", []time.Duration{0, 0, 0}, Failed, "(3 at once: no pause)"},
 		{"shrinking", []time.Duration{4 * time.Second, time.Second, time.Second}, Failed, "a pause shrank"},
 		{"gives up", nil, Passed, "then stopped asking"},

@@ -135,3 +135,33 @@ func TestExportStreamsTheSameBytesAndTellsItsSize(t *testing.T) {
 		t.Errorf("a refused export wrote %d bytes (err %v)", none.Len(), err)
 	}
 }
+
+// TestAnAccountCreatedAfterAnImportHasAnIDOfItsOwn: an import may hold
+// any account ids (a recording leaves out an account whose feed showed
+// nothing); the account created next takes an id that none holds, as in
+// a world built in memory, where an id names one account.
+func TestAnAccountCreatedAfterAnImportHasAnIDOfItsOwn(t *testing.T) {
+	w := newWorld(t, Config{Seed: 3, Channels: 3, History: 24 * time.Hour})
+	w.CreateAccount(Pro)
+	w.CreateAccount(Free)
+	var s map[string]json.RawMessage
+	if err := json.Unmarshal(export(t, w), &s); err != nil {
+		t.Fatal(err)
+	}
+	var accs []accountState
+	json.Unmarshal(s["accounts"], &accs)
+	s["accounts"], _ = json.Marshal(accs[1:]) // acc_2 only
+	raw, _ := json.Marshal(s)
+	back, err := Import(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := back.CreateAccount(Pro)
+	b := back.CreateAccount(Free)
+	if a.ID == "acc_2" || b.ID == "acc_2" || a.ID == b.ID {
+		t.Fatalf("accounts created after the import: %s and %s, beside acc_2", a.ID, b.ID)
+	}
+	if p, _ := back.PlanOf("acc_2"); p != Free {
+		t.Errorf("acc_2 is now %s: another account took its id", p)
+	}
+}

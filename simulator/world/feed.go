@@ -30,7 +30,8 @@ func (a *account) public(w *World) Account {
 
 // CreateAccount creates an account with plan p (anything but Pro is Free).
 // The first account tracks every channel, later ones a seeded subset of
-// about half, at least one. Ids are "acc_1", "acc_2", ...
+// about half, at least one. Ids are "acc_1", "acc_2", ... (the n-th
+// account's is acc_n, unless an import holds that id already: newID).
 func (w *World) CreateAccount(p Plan) Account {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -51,7 +52,7 @@ func (w *World) CreateAccount(p Plan) Account {
 			chans = []int32{int32(r.intn(len(w.channels)))}
 		}
 	}
-	a := w.addAccount("acc_"+strconv.Itoa(n), p, chans)
+	a := w.addAccount(w.newID(n), p, chans)
 	return a.public(w)
 }
 
@@ -69,8 +70,20 @@ func (w *World) CreateAccountTracking(p Plan, tracks func(channel int) bool) Acc
 	if len(chans) == 0 {
 		chans = []int32{0}
 	}
-	a := w.addAccount("acc_"+strconv.Itoa(len(w.accounts)+1), p, chans)
+	a := w.addAccount(w.newID(len(w.accounts)+1), p, chans)
 	return a.public(w)
+}
+
+// newID is the id of the n-th account, acc_n, or the first acc_m after
+// it that no account holds: an imported world may hold any ids (a
+// recording leaves out an account whose feed showed nothing), and an id
+// names one account. The caller holds w.mu.
+func (w *World) newID(n int) string {
+	for ; ; n++ {
+		if id := "acc_" + strconv.Itoa(n); w.accountBy[id] == nil {
+			return id
+		}
+	}
 }
 
 // addAccount registers an account and indexes its feed from the whole log.

@@ -195,6 +195,27 @@ func TestRoundTrip(t *testing.T) {
 	if st, _ := call(t, http.MethodGet, rurl+"/api/public-feed", rk.Revoked, ""); st != http.StatusUnauthorized {
 		t.Errorf("the replay's revoked key got %d, want 401", st)
 	}
+	// No key of the recorded simulator is valid in a replay, in any role,
+	// whatever the replay's seed (the recorded simulator's included, whose
+	// seeded world is the original), and the printed Pro key is Pro.
+	same, surl := replay(t, out, simulator.Config{Seed: 11})
+	for _, r := range []struct {
+		url string
+		rep *simulator.Server
+	}{{rurl, rep}, {surl, same}} {
+		for i, key := range []string{ok.Pro, ok.Free, ok.Revoked} {
+			if st, body := call(t, http.MethodGet, r.url+"/api/public-feed", key, ""); st != http.StatusUnauthorized || !bytes.Contains(body, []byte(simulator.CodeUnknownKey)) {
+				t.Errorf("key %d of the recorded simulator: %d %.120s in the replay, want 401 %s", i, st, body, simulator.CodeUnknownKey)
+			}
+		}
+		info := r.rep.Info(r.url)
+		if len(info.Keys) == 0 || info.Keys[0].Role != simulator.RolePro || info.Keys[0].Key != info.ProKey {
+			t.Errorf("the replay's first key: %+v", info.Keys)
+		}
+		if st, _ := call(t, http.MethodPost, r.url+"/api/public/videos", info.ProKey, `{"videoIds":["x"]}`); st != 200 {
+			t.Errorf("the replay's printed Pro key got %d from tracked videos, want 200", st)
+		}
+	}
 	// It grows with time, unless frozen.
 	if n := rep.Advance(72 * time.Hour); n == 0 {
 		t.Error("three days of a recorded world made no event")

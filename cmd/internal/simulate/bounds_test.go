@@ -3,7 +3,6 @@ package simulate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -80,7 +79,7 @@ func TestShutdownStopsAnAdvanceInFlight(t *testing.T) {
 	}()
 	var info map[string]string
 	for range 400 {
-		if raw, err := os.ReadFile(infoPath); err == nil && json.Unmarshal(raw, &info) == nil {
+		if raw, err := os.ReadFile(infoPath); err == nil && unmarshalInfo(raw, &info) == nil {
 			break
 		}
 		time.Sleep(25 * time.Millisecond)

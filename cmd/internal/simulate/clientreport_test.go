@@ -63,7 +63,7 @@ func TestClientReportAtExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var info map[string]string
-	if err := json.Unmarshal(raw, &info); err != nil {
+	if err := unmarshalInfo(raw, &info); err != nil {
 		t.Fatal(err)
 	}
 	send := func(method, path, body string, header ...string) {

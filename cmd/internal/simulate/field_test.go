@@ -9,7 +9,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"io"
 	"math/big"
@@ -47,7 +46,7 @@ func started(t *testing.T, args ...string) (map[string]string, *lockedBuffer) {
 	for range 200 {
 		if raw, err := os.ReadFile(infoPath); err == nil {
 			var info map[string]string
-			if err := json.Unmarshal(raw, &info); err != nil {
+			if err := unmarshalInfo(raw, &info); err != nil {
 				t.Fatal(err)
 			}
 			return info, stdout

@@ -32,7 +32,6 @@ import (
 
 	"github.com/tcmkit/tcmkit/cmd/internal/cli"
 	"github.com/tcmkit/tcmkit/schemas"
-	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
@@ -75,7 +74,7 @@ type Settings struct {
 	HealthCheck   bool     `ff:"long=health-check, usage='ask the simulator at --addr for POST /api/public/health; exit 0 on 200 (a container check)'"`
 	TLSCert       string   `ff:"placeholder=FILE, long=tls-cert, usage='serve HTTPS with this PEM certificate (with --tls-key)'"`
 	TLSKey        string   `ff:"placeholder=FILE, long=tls-key, usage='the PEM private key of --tls-cert'"`
-	InfoFile      string   `ff:"placeholder=FILE, long=info-file, usage='once listening, write {url,controlUrl,proKey,freeKey,revokedKey} to this file'"`
+	InfoFile      string   `ff:"placeholder=FILE, long=info-file, usage='once listening, write {url,controlUrl,proKey,freeKey,revokedKey,keys} to this file (keys: each with its role and hint)'"`
 	ClientReport  string   `ff:"placeholder=DIR, long=client-report, usage='at exit, write the verdicts on the clients to this directory; exit 3 if a client failed, 4 if none was judged'"`
 	Scenario      string   `ff:"placeholder=NAME, long=scenario, usage='arm a client scenario from the start (see --list-scenarios)'"`
 	ListScenarios bool     `ff:"long=list-scenarios, usage='print every client scenario and what a good client does, and exit'"`
@@ -86,7 +85,7 @@ type Settings struct {
 	ConformingDraw string `ff:"placeholder=N, long=conforming-draw, usage='serve the conforming server drawn from N (0 or more): every choice the contract leaves open drawn (world, error codes, layout, cursors, framing, precedence, rate accounting, Retry-After, health, titles); N:heavy makes every heavy choice (300-character Unicode titles, channel events in VideoEntries, hourly samples, extra members); it sets the world and the limits; the banner lists it'"`
 	// A world of data: a recording (tcmkit record) or an export.
 	World  string `ff:"placeholder=FILE, long=world, usage='serve this world: a recording (tcmkit record) or an export (GET /_control/world); the clock starts at its time'"`
-	Frozen bool   `ff:"long=frozen, usage='the world polls no more: time passes, nothing new happens (a recording served as it was recorded)'"`
+	Frozen bool   `ff:"long=frozen, usage='the world polls no more: time passes, nothing new happens (a recording served as it was recorded); the banner says frozen'"`
 	// The fuzz schedule (package simulator/fuzz, ci/fuzz-seeds.sh).
 	FuzzSeed string `ff:"placeholder=N, long=fuzz-seed, usage='serve the fuzz schedule of seed N: a world at the edges of the contract (in place of --seed, --channels, --history, --edge-rate), 429s, 5xx, slow and cut answers, a key revoked mid-walk; N:break also breaks the contract; GET /_control/fuzz says what was served'"`
 
@@ -378,15 +377,9 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if info.ControlURL != "" {
 		fmt.Fprintf(stdout, "  control:     %s\n", info.ControlURL)
 	}
-	keys := []string{info.ProKey, info.FreeKey, info.RevokedKey}
-	if !loopback(o.Addr) {
-		// Beyond loopback (a container), standard output ends up in logs
-		// that others read: the keys are for GET /_control/info.
-		for i, k := range keys {
-			keys[i] = redact.Form(k) + " (whole: GET " + strings.TrimSuffix(simulator.ControlPrefix, "/") + "/info)"
-		}
-	}
-	fmt.Fprintf(stdout, "  pro key:     %s\n  free key:    %s\n  revoked key: %s\n", keys[0], keys[1], keys[2])
+	// Beyond loopback (a container), standard output ends up in logs that
+	// others read: the keys are for GET /_control/info.
+	fmt.Fprint(stdout, keyLines(info.Keys, !loopback(o.Addr)))
 	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
 	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
 	if len(info.NamedFaults) > 0 {
@@ -483,16 +476,44 @@ func namedFaults(names []string) string {
 // serving says at start what world is served: the seed's, or a world file's
 // (--world) with its time, where the clock starts: a recording's is when
 // it was recorded, an export's when it was exported. The seed makes no
-// data of a world file.
+// data of a world file. Then whether it is live or frozen (--frozen).
 func serving(o Settings, info simulator.Info, at time.Time) string {
+	pace := "live: it grows as time passes"
+	if info.Frozen {
+		pace = "frozen: time passes, nothing new happens"
+	}
 	if o.World == "" {
-		return fmt.Sprintf("seed %d", o.Sim.Seed)
+		return fmt.Sprintf("seed %d (%s)", o.Sim.Seed, pace)
 	}
 	what := "exported"
 	if info.Recording != nil {
 		what, at = "recorded", time.UnixMilli(info.Recording.RecordedAt)
 	}
-	return fmt.Sprintf("world %s (%s at %s)", o.World, what, at.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("world %s (%s at %s; %s)", o.World, what, at.UTC().Format(time.RFC3339), pace)
+}
+
+// keyLines are the banner's lines of the seeded keys: each labelled with
+// what the API does with it now (its role), its account, and its hint,
+// the form the journal shows it in and filters on (?key=3f9a). redacted:
+// the hint stands for the key.
+func keyLines(keys []simulator.KeyRole, redacted bool) string {
+	var b strings.Builder
+	for _, k := range keys {
+		label := k.Role + " key:"
+		key := k.Key
+		if redacted {
+			key = k.Hint + " (whole: GET " + strings.TrimSuffix(simulator.ControlPrefix, "/") + "/info)"
+		}
+		what := "account " + k.Account + ", plan " + k.Role
+		switch k.Role {
+		case simulator.RoleRevoked:
+			what = "account " + k.Account + "'s old key: 401 " + simulator.CodeRevokedKey
+		case simulator.RoleUnknown:
+			what = "no account's: 401 " + simulator.CodeUnknownKey
+		}
+		fmt.Fprintf(&b, "  %-12s %s  (%s; hint %s)\n", label, key, what, k.Hint)
+	}
+	return b.String()
 }
 
 // exposure says at start who can reach what.

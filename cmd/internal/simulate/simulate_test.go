@@ -193,6 +193,9 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ": ")
 		if ok {
 			banner[k] = strings.TrimSpace(v)
+			if strings.HasSuffix(k, " key") {
+				banner[k], _, _ = strings.Cut(banner[k], " ") // the key, then its role and hint
+			}
 		}
 		if k == "revoked key" {
 			break
@@ -204,7 +207,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		t.Fatalf("info file: %v (stderr %s)", err, stderr.String())
 	}
 	var info map[string]string
-	if err := json.Unmarshal(raw, &info); err != nil {
+	if err := unmarshalInfo(raw, &info); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"url", "controlUrl", "proKey", "freeKey", "revokedKey"} {
@@ -283,7 +286,7 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	var info map[string]string
-	if err := json.Unmarshal(raw, &info); err != nil {
+	if err := unmarshalInfo(raw, &info); err != nil {
 		t.Fatal(err)
 	}
 	host := strings.TrimPrefix(info["url"], "http://")
@@ -368,4 +371,21 @@ func TestFaultFlagRepeats(t *testing.T) {
 // run is the simulator binary's Run.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return Run(ctx, "simulator", args, stdout, stderr)
+}
+
+// unmarshalInfo reads an info file's string members (url, controlUrl,
+// proKey, ...) into info; its other members (keys, recording) are not
+// strings.
+func unmarshalInfo(raw []byte, info *map[string]string) error {
+	var all map[string]any
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return err
+	}
+	*info = map[string]string{}
+	for k, v := range all {
+		if s, ok := v.(string); ok {
+			(*info)[k] = s
+		}
+	}
+	return nil
 }

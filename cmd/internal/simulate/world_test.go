@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/record"
 )
@@ -54,11 +55,15 @@ func TestServesARecording(t *testing.T) {
 		pw.Close()
 	}()
 	var banner, head string
+	keyLine := map[string]string{}
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if head == "" {
 			head = line
+		}
+		if label, rest, ok := strings.Cut(line, " key:"); ok {
+			keyLine[label] = strings.TrimSpace(rest)
 		}
 		if strings.HasPrefix(line, "recording:") {
 			banner = line
@@ -70,7 +75,7 @@ func TestServesARecording(t *testing.T) {
 		t.Errorf("the banner does not say what it serves: %q (stderr %s)", banner, stderr.String())
 	}
 	// The first line names the file and its time, not a seed that made none of its data.
-	if want := "world " + file + " (recorded at " + orig.Now().UTC().Format(time.RFC3339) + ")"; !strings.Contains(head, want) || strings.Contains(head, "seed") {
+	if want := "world " + file + " (recorded at " + orig.Now().UTC().Format(time.RFC3339) + "; frozen: time passes, nothing new happens)"; !strings.Contains(head, want) || strings.Contains(head, "seed") {
 		t.Errorf("the banner's first line: %q, want %q", head, want)
 	}
 	raw, err := os.ReadFile(infoPath)
@@ -80,6 +85,32 @@ func TestServesARecording(t *testing.T) {
 	var info simulator.Info
 	if err := json.Unmarshal(raw, &info); err != nil || info.Recording == nil || info.Recording.Shape != simulator.RecordingShape {
 		t.Fatalf("info file: %v %s", err, raw)
+	}
+	// Each key is printed with its role and hint, and is what it is
+	// printed as; no key of the recorded simulator is valid here.
+	status := func(key, path, body string) int {
+		req, _ := http.NewRequest("POST", info.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for label, want := range map[string]struct{ key, role string }{"pro": {info.ProKey, "plan pro"}, "free": {info.FreeKey, "plan free"}, "revoked": {info.RevokedKey, "401 revoked_api_key"}} {
+		if got := keyLine[label]; !strings.HasPrefix(got, want.key+"  (") || !strings.Contains(got, want.role) || !strings.Contains(got, "hint "+redact.Form(want.key)) {
+			t.Errorf("banner %s key: %q, want the key, %q and its hint", label, got, want.role)
+		}
+	}
+	if st := status(info.ProKey, schemas.PathVideos, `{"videoIds":["x"]}`); st != 200 {
+		t.Errorf("the printed Pro key's tracked videos: %d, want 200", st)
+	}
+	for _, key := range []string{k.Pro, k.Free, k.Revoked} {
+		if st := status(key, schemas.PathVideos, `{"videoIds":["x"]}`); st != 401 {
+			t.Errorf("a key of the recorded simulator answers %d in the replay, want 401", st)
+		}
 	}
 	req, _ := http.NewRequest("GET", info.URL+schemas.PathFeed, nil)
 	req.Header.Set("Authorization", "Bearer "+info.ProKey)
@@ -139,7 +170,7 @@ func TestBannerNamesAnExportedWorld(t *testing.T) {
 	}()
 	head, _ := bufio.NewReader(pr).ReadString('\n')
 	go io.Copy(io.Discard, pr)
-	if want := "world " + file + " (exported at 2026-03-02T08:00:00Z)"; !strings.Contains(head, want) || strings.Contains(head, "seed") {
+	if want := "world " + file + " (exported at 2026-03-02T08:00:00Z; live: it grows as time passes)"; !strings.Contains(head, want) || strings.Contains(head, "seed") {
 		t.Errorf("the banner's first line: %q, want %q", head, want)
 	}
 	cancel()
