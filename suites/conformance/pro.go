@@ -11,11 +11,11 @@ import (
 // proSpecs: tracked videos need a Pro plan (403 without); the feed does not.
 func (s *suite) proSpecs() {
 	It("answers tracked videos for a free key with 403 and an ErrorBody", requires(catalogue.ProGate, catalogue.ErrorBody), func(ctx SpecContext) {
-		s.errorAnswer(s.fetch(ctx, videosRequest([]string{inventedID(0, 24)}, s.needFree())), http.StatusForbidden)
+		s.need(s.fetch(ctx, videosRequest([]string{inventedID(0, 24)}, s.needFree())), http.StatusForbidden)
 	})
 	It("serves the feed to a free key", requires(catalogue.ProGate), func(ctx SpecContext) {
 		// the body's schema is the pagination specs' concern
-		s.expect(s.fetch(ctx, feedRequest(nil, s.needFree()))).To(HaveStatus(http.StatusOK))
+		s.need(s.fetch(ctx, feedRequest(nil, s.needFree())), http.StatusOK)
 	})
 	s.hiddenProSpecs()
 }

@@ -309,16 +309,10 @@ func (s *suite) rateLimitSpecs() {
 			s.failf("%s: all passed, want a 429 after at most %d (rule: %d requests per minute per key)",
 				b.describe(), b.most, schemas.FeedRequestsPerMinute)
 		}
-		s.expect(b.throttled).To(BeErrorBody())
-		s.expect(b.throttled).To(HaveJSONContentType())
 	})
 
 	It("sends Retry-After with the 429, as delta-seconds or an HTTP-date", requires(catalogue.RateRetryAfter), func(ctx SpecContext) {
-		b := rl.throttled(ctx)
-		v := b.throttled.Header.Get("Retry-After")
-		if _, err := client.ParseRetryAfter(v, client.ServerTime(b.throttled.Header, time.Now())); err != nil {
-			s.failf("%s (status 429): %v (rule: a 429 carries Retry-After, delta-seconds or an HTTP-date)", b.throttled.Request, err)
-		}
+		rl.throttled(ctx) // the oracle judges the 429's Retry-After
 	})
 
 	It("lets the next request through after waiting what Retry-After says", requires(catalogue.RateRetryAfter), func(ctx SpecContext) {

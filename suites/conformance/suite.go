@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -188,6 +189,23 @@ func (s *suite) needFree() string {
 	GinkgoHelper()
 	needKey(s.tg.Free, "free-key")
 	return s.tg.Free
+}
+
+// need stops a spec whose scenario needs the answer to have one of the
+// statuses. Whether the status is one the contract allows is the oracle's
+// to judge: what it found of the spec's own rules fails the spec, and
+// anything else (another rule's break, a 429 the contract allows) blocks
+// it, with the oracle's words.
+func (s *Session) need(resp *client.Response, statuses ...int) {
+	GinkgoHelper()
+	if slices.Contains(statuses, resp.Status) {
+		return
+	}
+	why := "a status the contract allows here, which the scenario cannot use"
+	if ps := s.ledger.of(resp); len(ps) > 0 {
+		why = fmt.Sprintf("which breaks %s (the oracle reports it there: %s)", ps[0].Requirement, firstLine(ps[0].Expected))
+	}
+	s.Block(fmt.Sprintf("%s answered %d, %s", resp.Request, resp.Status, why))
 }
 
 // errorAnswer checks a response that must be an error of one status.
