@@ -175,6 +175,38 @@ func MakePlanWithin(probes []Probe, budget Budget, profile Profile, known ...fun
 			pl.All.add(p)
 		}
 	}
+	take := func(p Probe) bool {
+		switch {
+		case sent[p.Request()]:
+		case len(known) > 0 && known[0](p):
+			sent[p.Request()] = true
+		case !pl.fits(p):
+			return false
+		default:
+			sent[p.Request()] = true
+			pl.Spent.add(p)
+		}
+		pl.Selected[p.Name()] = true
+		return true
+	}
+	// Cover before optimizing: first the cheapest probe of each must
+	// requirement, of each key role on each operation and of each bound
+	// of each field (n-1, n, n+1), so that a small budget still asks one
+	// discriminating request of each; then the likeliest break per request.
+	covered := map[string]bool{}
+	cheapest := slices.Clone(order)
+	slices.SortStableFunc(cheapest, func(a, b Probe) int { return cmp.Compare(a.requests(), b.requests()) })
+	for _, p := range cheapest {
+		keys := p.covers()
+		if !slices.ContainsFunc(keys, func(k string) bool { return !covered[k] }) {
+			continue
+		}
+		if take(p) {
+			for _, k := range keys {
+				covered[k] = true
+			}
+		}
+	}
 	for _, p := range order {
 		if sent[p.Request()] {
 			pl.Selected[p.Name()] = true
@@ -228,6 +260,17 @@ func (pl *Plan) fits(p Probe) bool {
 		}
 	}
 	return most == 0 || pl.Spent.Keyed[p.Role]+p.requests() <= most
+}
+
+// covers are what a probe stands for in the first pass of a plan: its
+// requirement, its role on its operation, and the bound its input sits at.
+func (p Probe) covers() []string {
+	out := []string{"requirement " + string(p.Requirement), "role " + string(p.Role) + " on " + string(p.Input.Op)}
+	switch p.Input.Class {
+	case Below, At, Above:
+		out = append(out, "bound "+string(p.Input.Op)+" "+p.Input.Field+" "+string(p.Input.Class))
+	}
+	return out
 }
 
 // Windows is how many rate windows a cost takes on a server of 20 feed

@@ -216,3 +216,30 @@ func TestKeyForms(t *testing.T) {
 		}
 	}
 }
+
+// Quick covers before it optimizes: one probe of every must requirement,
+// of every key role on every operation, and of every bound of every field
+// the grid probes, before the likeliest breaks.
+func TestQuickCoversFirst(t *testing.T) {
+	ps := generate(t)
+	quick := MakePlan(ps, Quick)
+	want, got := map[string]bool{}, map[string]bool{}
+	b := BudgetOf(Quick)
+	for _, p := range ps {
+		if fits := (&Plan{Budget: b, Spent: newCost()}).fits(p); !fits {
+			continue // a probe the whole budget cannot pay (the rate probes' lockouts: the rate-limit specs ask those)
+		}
+		for _, k := range p.covers() {
+			want[k] = true
+			if quick.Selected[p.Name()] {
+				got[k] = true
+			}
+		}
+	}
+	for k := range want {
+		if !got[k] {
+			t.Errorf("quick probes no %s", k)
+		}
+	}
+	t.Logf("quick covers %d of %d: requirements, roles on operations, bounds", len(got), len(want))
+}
