@@ -67,6 +67,7 @@ type node struct {
 	parent *node
 	resp   *client.Response
 	ids    map[string]int64 // id → createdAt
+	prints map[string]map[string]string
 	root   *node
 	head   int64 // the root page's first event's createdAt
 	hasHd  bool
@@ -360,10 +361,11 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool, short *sh
 		}
 		return
 	}
-	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, troubled: troubled, at: j.at}
+	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, prints: map[string]map[string]string{}, troubled: troubled, at: j.at}
 	for _, e := range evs {
 		if e.id != "" && e.hasTime {
 			nd.ids[e.id] = e.createdAt
+			nd.prints[e.id] = e.print
 		}
 	}
 	if parent == nil {
@@ -447,8 +449,8 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 	for i, e := range evs {
 		if e.id != "" {
 			if at := is.chain.has(e.id); at != nil {
-				if was, ok := m.events[e.id]; ok && differs(was.print, e.print) != "" {
-					continue // another event under a known id: EVENT-ID-UNIQUE's
+				if was, ok := at.prints[e.id]; ok && differs(was, e.print) != "" {
+					continue // another event under the id the walk showed: EVENT-ID-UNIQUE's
 				}
 				repeats = append(repeats, fmt.Sprintf("/events/%d/id", i))
 				if first == nil {
