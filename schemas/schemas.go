@@ -13,8 +13,10 @@ package schemas
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -69,6 +71,7 @@ var (
 func compileAll() {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
+	c.RegisterFormat(&jsonschema.Format{Name: "uri", Validate: validURI})
 	names, err := fs.Glob(files, "*.json")
 	if err != nil {
 		compileErr = err
@@ -100,6 +103,36 @@ func compileAll() {
 		compiled[r] = s
 	}
 }
+
+// validURI is RFC 3986's URI, stricter than net/url (which takes a space
+// or a non-ASCII character in a path): an absolute URI of unreserved,
+// reserved and percent-encoded characters only.
+func validURI(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil // the type is another keyword's
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if u.Scheme == "" {
+		return errors.New("relative url")
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			i += 2
+		default:
+			return fmt.Errorf("%q at byte %d is not allowed in a URI (RFC 3986: percent-encode it)", rune(c), i)
+		}
+	}
+	return nil
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 func schema(r Resource) (*jsonschema.Schema, error) {
 	compileOnce.Do(compileAll)

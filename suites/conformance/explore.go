@@ -73,7 +73,7 @@ func (ex *explorer) start() {
 				close(ex.done[f])
 			}
 		}
-		keys := explore.Keys{Pro: s.tg.Pro, Free: s.tg.Free}
+		keys := explore.Keys{Pro: s.tg.Pro, Free: s.tg.Free, Revoked: s.tg.Revoked}
 		if ids := s.knownVideoIDs(s.runCtx, 1); len(ids) > 0 {
 			keys.Video = ids[0]
 		}

@@ -53,7 +53,7 @@ const (
 
 // Keys are what a variant is built from.
 type Keys struct {
-	Pro, Free string
+	Pro, Free, Revoked string
 	// Video is an id of a video the Pro key's feed shows ("" when none).
 	Video string
 }
@@ -256,6 +256,25 @@ func authVariants() []Variant {
 				}})
 		}
 	}
+	// the scheme in another case with the other keys: a server that folds
+	// the scheme may skip the checks that follow it
+	for _, f := range []struct {
+		name  string
+		spend Spend
+		key   func(k Keys) (string, bool)
+	}{
+		{"the free key", SpendFree, func(k Keys) (string, bool) { return k.Free, k.Free != "" }},
+		{"the revoked key", SpendNone, func(k Keys) (string, bool) { return k.Revoked, k.Revoked != "" }},
+		{"a key of no account", SpendNone, func(k Keys) (string, bool) { return unknownOf(k.Pro), true }},
+	} {
+		for _, op := range ops {
+			out = append(out, Variant{Family: Auth, Name: fmt.Sprintf("%s with Authorization: bearer (lower case) and %s", op.name, f.name), Spend: f.spend,
+				build: func(k Keys) (client.Request, bool) {
+					key, ok := f.key(k)
+					return op.req("bearer "+key, k), ok
+				}})
+		}
+	}
 	// health with keys: whether it takes one is open, a valid one is accepted
 	for _, h := range []struct {
 		name  string
@@ -305,6 +324,10 @@ func bodyVariants() []Variant {
 		{"a comment inside", "application/json", func(k Keys) string { return strings.Replace(one(k), "{", "{/* ids */", 1) }},
 		{"single quotes", "application/json", func(k Keys) string { return strings.ReplaceAll(one(k), `"`, `'`) }},
 		{"videoIds nested in data", "application/json", func(k Keys) string { return `{"data":` + one(k) + `}` }},
+		{"a null among the ids", "application/json", func(k Keys) string { return `{"videoIds":["~explored~",null]}` }},
+		{"an object among the ids", "application/json", func(k Keys) string { return `{"videoIds":["~explored~",{"id":"x"}]}` }},
+		{"a boolean among the ids", "application/json", func(k Keys) string { return `{"videoIds":[true,"~explored~"]}` }},
+		{"videoIds null", "application/json", func(k Keys) string { return `{"videoIds":null}` }},
 		{"a trailing comma", "application/json", func(k Keys) string { return strings.Replace(one(k), "]}", ",]}", 1) }},
 		{"an id in the other case than the feed's", "application/json", func(k Keys) string {
 			if k.Video == "" || swapCase(k.Video) == k.Video {
@@ -492,22 +515,27 @@ func lookAlike(k string) string {
 	return k[:i] + "а" + k[i+1:]
 }
 
-// fullwidth writes the ASCII letters and digits after the prefix in their
-// fullwidth forms, which NFKC folds back.
+// fullwidth writes the printable ASCII characters in their fullwidth
+// forms, which NFKC folds back.
 func fullwidth(k string) string {
-	i := strings.IndexByte(k, '_') + 1
-	return k[:i] + strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		if r > ' ' && r < 0x7f {
 			return r - 0x21 + 0xff01
 		}
 		return r
-	}, k[i:])
+	}, k)
 }
 
 func insertMid(k, s string) string {
 	i := strings.IndexByte(k, '_') + 1
 	mid := i + (len(k)-i)/2
 	return k[:mid] + s + k[mid:]
+}
+
+// unknownOf is a key of the Pro key's shape that is no account's.
+func unknownOf(k string) string {
+	i := strings.IndexByte(k, '_') + 1
+	return k[:i] + strings.Repeat("Z", max(len(k)-i, 8))
 }
 
 func swapPrefixCase(k string) string {

@@ -225,6 +225,9 @@ func (j *judging) feedPage() {
 	case q.size > 0 && more && n < q.size:
 		short = &shortPage{resp: j.resp, rule: q.sizeRule, expected: fmt.Sprintf("%d events: only the last page (null nextCursor) holds fewer (%s)", q.size, sizeSays(q)),
 			actual: fmt.Sprintf("%d events and nextCursor %s", n, jsondoc.Quote(next, 40))}
+	case q.size == 0 && len(q.readings) > 0 && (n > slices.Max(q.readings) || more && !slices.Contains(q.readings, n)):
+		j.fail(catalogue.FeedLimit, "/events", fmt.Sprintf("%s events: the limit read as the integer it is, or ignored; only the last page (null nextCursor) holds fewer", joinInts(q.readings)),
+			fmt.Sprintf("%d events, nextCursor %s", n, jsondoc.Quote(next, 40)))
 	case q.size == 0 && n > schemas.MaxPageSize:
 		j.fail(catalogue.FeedLimitCap, "/events", fmt.Sprintf("at most %d events, whatever limit asked", schemas.MaxPageSize), fmt.Sprintf("%d events", n))
 	}
@@ -254,6 +257,14 @@ func (j *judging) feedPage() {
 		seen[ev.id] = i
 	}
 	j.o.m.page(j, events, next, hasNext && next != "", short)
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, " or ")
 }
 
 func sizeSays(q feedQuery) string {

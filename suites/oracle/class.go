@@ -176,6 +176,9 @@ type feedQuery struct {
 	size int
 	// sizeRule is the requirement that decides the page's size.
 	sizeRule catalogue.ID
+	// readings are the page sizes a limit written otherwise (05, +5) may
+	// mean when it is served: its value, or the default when ignored.
+	readings []int
 	// open are the parameters whose values the contract leaves open (a
 	// limit below 1 or not an integer, an unknown cursor, any other
 	// parameter): 400 naming them, or a page, both conform.
@@ -193,6 +196,10 @@ type feedQuery struct {
 // plainly, of a size any server's integers hold.
 var canonicalInt = regexp.MustCompile(`^[1-9][0-9]{0,14}$`)
 
+// decimalInt is a limit that is an integer written otherwise: a sign or
+// leading zeros.
+var decimalInt = regexp.MustCompile(`^\+?0*[0-9]{1,15}$`)
+
 func (o *Oracle) feedQuery(req client.Request, token string) feedQuery {
 	q := feedQuery{size: schemas.DefaultPageSize, sizeRule: catalogue.FeedPageDefault}
 	vals, err := url.ParseQuery(req.Query)
@@ -207,6 +214,13 @@ func (o *Oracle) feedQuery(req client.Request, token string) feedQuery {
 			if len(v) != 1 || !canonicalInt.MatchString(v[0]) {
 				q.size, q.sizeRule = 0, catalogue.FeedLimitCap
 				q.open = append(q.open, name)
+				if len(v) == 1 && decimalInt.MatchString(v[0]) {
+					// 05, +5: an integer read plainly, or a value refused or
+					// ignored; nothing else (not octal, not a part of it)
+					if n := atoi(strings.TrimLeft(v[0], "+0")); n >= 1 {
+						q.readings = []int{min(n, schemas.MaxPageSize), schemas.DefaultPageSize}
+					}
+				}
 				continue
 			}
 			n := atoi(v[0])

@@ -676,6 +676,16 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 			m.compareWalks(j, before, w)
 		}
 	}
+	for t, o := range m.keys {
+		if t == j.token {
+			continue
+		}
+		for _, before := range o.walks {
+			if before.end < w.start && !before.unordered && !w.unordered {
+				m.sharedChannels(j, before, w)
+			}
+		}
+	}
 	if !last.troubled && len(j.problems) == found {
 		// the walk's cursors kept their place: a page that held fewer
 		// events than asked and handed out a cursor broke its limit
@@ -749,6 +759,53 @@ func (m *model) compareWalks(j *judging, before, after *walk) {
 		}
 		j.fail(id2, "", exp, fmt.Sprintf("event %s (createdAt %d) is missing from the walk that ended here", jsondoc.Quote(id, 60), e.at), e.page.resp, near)
 	}
+}
+
+// sharedChannels: a whole walk shows every event of a channel it shares
+// with another key's earlier whole walk, from its own oldest event of that
+// channel up to its head: events belong to channels, not to accounts (an
+// account may see a channel's history from the time it tracks it, so older
+// events are not asked for). Events are matched by what they record, not
+// by id: a server may give each account its own ids.
+func (m *model) sharedChannels(j *judging, other, w *walk) {
+	mine := map[string]bool{}
+	oldest := map[string]int64{}
+	for _, p := range w.pages {
+		for id, pr := range p.prints {
+			mine[printKey(pr)] = true
+			ch := pr["channel"]
+			if at, ok := p.ids[id]; ok {
+				if o, seen := oldest[ch]; !seen || at < o {
+					oldest[ch] = at
+				}
+			}
+		}
+	}
+	n := 0
+	for _, p := range other.pages {
+		for _, id := range sortedKeys(p.prints) {
+			pr := p.prints[id]
+			o, shared := oldest[pr["channel"]]
+			at := p.ids[id]
+			if !shared || at <= o || !w.hasHead || at >= w.head || mine[printKey(pr)] {
+				continue
+			}
+			if n++; n > maxPerRule {
+				return
+			}
+			j.fail(catalogue.FeedCursorWalk, "", "a whole walk shows every event of a channel the account tracks, from its oldest event of it to its head: another key's walk showed this one",
+				fmt.Sprintf("event %s of channel %s (createdAt %d) is missing from the walk that ended here", jsondoc.Quote(id, 60), jsondoc.Quote(pr["channel"], 60), at), p.resp, pageAround(w, at))
+		}
+	}
+}
+
+// printKey is an event's print as one string, its fields in order.
+func printKey(pr map[string]string) string {
+	var b strings.Builder
+	for _, k := range sortedKeys(pr) {
+		b.WriteString(k + "=" + pr[k] + "\x00")
+	}
+	return b.String()
 }
 
 // pageAround is the page of a walk whose events surround a time.

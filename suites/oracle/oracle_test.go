@@ -168,6 +168,7 @@ var breaks = []struct {
 	{catalogue.FeedPageDefault, "49 and a cursor", []ex{{req: feed("", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))}}},
 	{catalogue.FeedLimit, "limit=2 gives 3", []ex{{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedLimit, "limit=5 refused", []ex{{req: feed("limit=5", free), status: 400, body: `{"error":"bad","message":"limit","details":{"limit":"5"}}`}}},
+	{catalogue.FeedLimit, "limit=010 read as octal", []ex{{req: feed("limit=010", pro), status: 200, body: page("c", manyEvents(8)...)}}},
 	{catalogue.FeedLimitCap, "limit=201 refused", []ex{{req: feed("limit=201", pro), status: 400, body: `{"error":"bad","message":"limit","details":["limit"]}`}}},
 	{catalogue.FeedLimitCap, "limit=abc gives 201", []ex{{req: feed("limit=abc", pro), status: 200, body: page("", manyEvents(201)...)}}},
 	{catalogue.FeedCursorWalk, "a repeat", []ex{
@@ -193,6 +194,9 @@ var breaks = []struct {
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e3", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e1", ms(3), "v1"))},
 		{req: feed("limit=1", pro), status: 200, body: page("c", ev("e3", ms(1), "v1"))},
 		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("", ev("e1", ms(3), "v1"))}}},
+	{catalogue.FeedCursorWalk, "a free walk that drops a shared channel's event", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("p3", ms(1), "v1"), ev("p2", ms(2), "v1"), ev("p1", ms(3), "v1"))},
+		{req: feed("limit=200", free), status: 200, body: page("", evOn("f3", ms(1), "v1", channel, "Old", "New"), evOn("f1", ms(3), "v1", channel, "Old", "New"))}}},
 	{catalogue.FeedCursorEnd, "an empty string", []ex{{req: feed("", pro), status: 200, body: page("")[:len(page(""))-5] + `""}`}}},
 	{catalogue.FeedCursorEnd, "a cursor to an empty end", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
@@ -333,6 +337,13 @@ var conforming = []struct {
 	{"a bad limit clamped or refused naming it", []ex{
 		{req: feed("limit=0", pro), status: 200, body: page("")},
 		{req: feed("limit=abc", pro), status: 400, body: `{"error":"","message":"","details":"limit"}`}}},
+	{"limit=05 read as 5, ignored, or refused", []ex{
+		{req: feed("limit=05", pro), status: 200, body: page("c", manyEvents(5)...)},
+		{req: feed("limit=%2B5", pro), status: 200, body: page("d", manyEvents(50)...)},
+		{req: feed("limit=005", free), status: 400, body: `{"error":"","message":"","details":"limit"}`}}},
+	{"a free account that sees a shared channel's history from a later time", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("p3", ms(1), "v1"), ev("p2", ms(2), "v1"), ev("p1", ms(3), "v1"))},
+		{req: feed("limit=200", free), status: 200, body: page("", evOn("f3", ms(1), "v1", channel, "Old", "New"), evOn("f2", ms(2), "v1", channel, "Old", "New"))}}},
 	{"an unknown cursor answered with the first page", []ex{{req: feed("cursor=zzz", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))}}},
 	{"two bad parameters, one named (neither refused alone)", []ex{{req: feed("limit=0&cursor=zzz", pro), status: 400, body: `{"error":"x","message":"y","details":["cursor"]}`}}},
 	{"which error wins: 400 for a bad key and a bad body", []ex{{req: videos(`{}`, ""), status: 400, body: errBody}}},
