@@ -140,7 +140,7 @@ var breaks = []struct {
 	name string
 	xs   []ex
 }{
-	{catalogue.HealthOK, "health without a key refused", []ex{{req: health(""), status: 401, body: errBody}}},
+	{catalogue.HealthOK, "health without a key failing", []ex{{req: health(""), status: 503, body: errBody}}},
 	{catalogue.HealthOK, "health with the Pro key refused", []ex{{req: health(pro), status: 401, body: errBody}}},
 	{catalogue.HealthOK, "health's 200 not ok", []ex{{req: health(""), status: 200, body: `{"status":"up"}`}}},
 	{catalogue.AuthMissing, "the key in the query", []ex{{req: feed("api_key="+pro, ""), status: 200, body: page("")}}},
@@ -333,6 +333,7 @@ var conforming = []struct {
 	{"health with a bad key refused or served", []ex{
 		{req: health("tcm_nosuchkeynosuchkey"), status: 401, body: errBody},
 		{req: health("nope"), status: 200, body: `{"status":"ok"}`}}},
+	{"health that wants a key", []ex{{req: health(""), status: 401, body: errBody}, {req: health(pro), status: 200, body: `{"status":"ok"}`}}},
 	{"health with the Pro key limited", []ex{{req: health(pro), status: 429, header: retryAfter("3"), body: errBody}}},
 	{"a bad limit clamped or refused naming it", []ex{
 		{req: feed("limit=0", pro), status: 200, body: page("")},

@@ -152,7 +152,9 @@ func (j *judging) allowedHealth() ([]int, catalogue.ID) {
 	case !j.healthOK:
 		return nil, "" // a body other than the usage shown: what health answers is open
 	case j.cred == CredNone:
-		return []int{200}, catalogue.HealthOK
+		// whether health takes a key is open (HEALTH-AUTH): a 401 without
+		// one conforms; a valid key is then served
+		return []int{200, 401}, catalogue.HealthOK
 	case j.cred.bad():
 		// whether health takes a key, and refuses a bad one, is open
 		return []int{200, 400, 401}, catalogue.HealthOK
