@@ -25,9 +25,9 @@ import (
 const exploreLabel = "explore"
 
 // Quick spends a fixed share of its budget on exploration: a round trip
-// for most requests without a valid key and a few on each key's window;
-// thorough sends every variant.
-var quickExplore = explore.Budget{Pro: 6, Free: 6, None: 90}
+// for every request without a valid key and a dozen on each key's window,
+// the variants the contract decides first; thorough sends every variant.
+var quickExplore = explore.Budget{Pro: 12, Free: 12, None: -1}
 
 type explorer struct {
 	s    *suite

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,12 @@ func (j *judging) headers() {
 	}
 }
 
+// jsonMedia reports an answer that says it is JSON.
+func (j *judging) jsonMedia() bool {
+	ct := j.resp.Header.Values("Content-Type")
+	return len(ct) == 1 && isJSONMediaType(ct[0])
+}
+
 // body judges the body by the rules of its status.
 func (j *judging) body() {
 	st := j.resp.Status
@@ -75,6 +82,9 @@ func (j *judging) body() {
 // errorBody: an ErrorBody, with none of the account's data; a feed 400
 // names the parameters it refused.
 func (j *judging) errorBody() {
+	if j.docErr != nil && !j.jsonMedia() {
+		return // a page that says it is no JSON: CONTENT-TYPE-JSON's finding
+	}
 	vs := Violations(j.resp, schemas.ErrorBody)
 	for _, v := range vs[:min(len(vs), maxPerRule)] {
 		j.fail(catalogue.ErrorBody, v.Pointer, "an ErrorBody: error and message strings, details optional", v.String())
@@ -423,6 +433,26 @@ type event struct {
 	raw   map[string]any
 }
 
+// judgedElsewhere reports a field whose value in either reading breaks its
+// own rule (a type of none of the 11, a timestamp of no epoch
+// milliseconds): that rule's finding, not two events under one id.
+func judgedElsewhere(field, a, b string) bool {
+	for _, v := range []string{a, b} {
+		switch field {
+		case "type":
+			if s, err := strconv.Unquote(v); err != nil || !slices.Contains(schemas.EventTypes, s) {
+				return true
+			}
+		case "createdAt", "publishedAt":
+			doc, err := jsondoc.Decode([]byte(v))
+			if err != nil || !plausible(doc) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // changeFields are the fields that record an event's change.
 var changeFields = []string{"oldTitle", "newTitle", "oldThumbnailUrl", "newThumbnailUrl", "titles", "finalTitle",
 	"thumbnailUrls", "finalThumbnailUrl", "isMembersOnly", "oldSubscriberCount", "newSubscriberCount",
@@ -455,7 +485,7 @@ func readEvent(v any) event {
 // ("" when none: a field one of them lacks is no disagreement).
 func differs(a, b map[string]string) string {
 	for _, k := range sortedKeys(a) {
-		if v, ok := b[k]; ok && v != a[k] {
+		if v, ok := b[k]; ok && v != a[k] && judgedElsewhere(k, a[k], v) == false {
 			return fmt.Sprintf("%s %s, then %s", k, a[k], v)
 		}
 	}

@@ -272,9 +272,9 @@ type videosBody struct {
 	// alt are the ids of another reading of the body (a repeated videoIds
 	// member: the first one); a 200 may answer either.
 	alt []string
-	// unsure: past a bound only as some servers count characters
-	// (combining marks): the bound's answer is open.
 	mediaOK bool
+	// atCount: 20 ids; atLen: an id of 32 characters
+	atCount, atLen bool
 }
 
 type verdict string
@@ -361,6 +361,7 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 		owner = catalogue.VideosIDsMin
 	case schemas.MaxVideoIDs:
 		owner = catalogue.VideosIDsMax
+		b.atCount = true
 	}
 	for _, id := range ids {
 		n, g := utf8.RuneCountInString(id), graphemes(id)
@@ -372,7 +373,10 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 		case n > schemas.MaxVideoIDLen:
 			unsure = true
 		case n == schemas.MaxVideoIDLen:
-			owner = catalogue.VideosIDLen
+			b.atLen = true
+			if !b.atCount {
+				owner = catalogue.VideosIDLen
+			}
 		}
 	}
 	switch {

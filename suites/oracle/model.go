@@ -40,6 +40,10 @@ type model struct {
 	videosSeen   map[string]bool
 	keys         map[string]*keyState
 	forms        map[string]map[Op]formChoice
+	// servedTwenty, servedLongest: a valid body of 20 short ids, and one
+	// of fewer ids with an id of 32 characters, were served: which bound a
+	// 400 to 20 ids of 32 characters refused
+	servedTwenty, servedLongest bool
 	// shared: a run's key was throttled while only all keys' traffic
 	// together filled a window (a limiter shared across keys)
 	shared bool
@@ -106,7 +110,9 @@ type evAt struct {
 }
 
 type keyState struct {
-	ids       map[string]bool
+	ids map[string]bool
+	// firstSeen: the request that first showed an event id to the key
+	firstSeen map[string]int
 	channels  map[string]bool
 	walks     []*walk
 	walkChans map[string]bool // channels of its whole walks
@@ -161,7 +167,7 @@ func (m *model) init() {
 func (m *model) key(token string) *keyState {
 	k := m.keys[token]
 	if k == nil {
-		k = &keyState{ids: map[string]bool{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{}}
+		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{}}
 		m.keys[token] = k
 	}
 	return k
@@ -182,6 +188,10 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	}
 	if statusOK && j.op == Feed && st == http.StatusBadRequest && len(j.q.open) == 1 && strings.Contains(j.detailsText(), j.q.open[0]) {
 		m.refusedAlone[paramValue(j.req.Query, j.q.open[0])] = true
+	}
+	if statusOK && j.op == Videos && st == http.StatusOK && j.vb.verdict == valid {
+		m.servedTwenty = m.servedTwenty || j.vb.atCount && !j.vb.atLen
+		m.servedLongest = m.servedLongest || j.vb.atLen && !j.vb.atCount
 	}
 	if statusOK && j.cred == CredEither && j.op != Other && j.op != Health {
 		m.form(j)
@@ -341,7 +351,9 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool, short *sh
 	for _, e := range evs {
 		m.event(j, e)
 		if e.id != "" {
-			k.ids[e.id] = true
+			if !k.ids[e.id] {
+				k.ids[e.id], k.firstSeen[e.id] = true, j.resp.Seq
+			}
 		}
 		if e.channel != "" {
 			k.channels[e.channel] = true
@@ -465,7 +477,7 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 		}
 		order++
 		ptr := fmt.Sprintf("/events/%d/createdAt", i)
-		if root.hasHd && e.createdAt > root.head && !j.o.frozen(root.at, j.at) && ordered(evs) && !m.key(j.token).ids[e.id] {
+		if root.hasHd && e.createdAt > root.head && !j.o.frozen(root.at, j.at) && ordered(evs) && !m.seenBefore(j.token, e.id, root.resp.Seq) {
 			// new at the head since the walk began, and behind its cursor:
 			// the cursor is a position, not a place in the feed
 			j.fail(catalogue.FeedCursorWalk, ptr, fmt.Sprintf("a cursor walk visits each event once: events that arrived at the head since the walk began (its first page's newest: createdAt %d) are not behind its cursors", root.head),
@@ -495,6 +507,13 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 			"an empty last page", is.resp)
 	}
 	return troubled(repeats, order)
+}
+
+// seenBefore reports whether the key was shown an event before request
+// number seq: an event it knew when a walk began cannot arrive during it.
+func (m *model) seenBefore(token, id string, seq int) bool {
+	at, ok := m.key(token).firstSeen[id]
+	return ok && at < seq
 }
 
 func troubled(repeats []string, order int) bool { return len(repeats) > 0 || order > 0 }
@@ -615,7 +634,7 @@ func (m *model) videoFact(j *judging, k *keyState, e event) {
 		f = &videoFact{resp: j.resp}
 		k.videos[e.video] = f
 	}
-	if pub, ok := jsondoc.Get(e.raw, "/video/publishedAt"); ok && f.publishedAt == "" {
+	if pub, ok := jsondoc.Get(e.raw, "/video/publishedAt"); ok && f.publishedAt == "" && plausible(pub) {
 		f.publishedAt = string(jsondoc.Encode(pub))
 	}
 	if f.channel == "" {
@@ -799,6 +818,10 @@ func (m *model) sharedChannels(j *judging, other, w *walk) {
 	}
 }
 
+// plausible reports a timestamp TIMESTAMP-EPOCH-MS has nothing to say of:
+// an implausible one is that rule's finding, not a contradiction.
+func plausible(v any) bool { return Implausible(v, time.Now().AddDate(10, 0, 0)) == "" }
+
 // printKey is an event's print as one string, its fields in order.
 func printKey(pr map[string]string) string {
 	var b strings.Builder
@@ -880,7 +903,7 @@ func (m *model) channelOwner(ch, not string) string {
 // publishedAt and channel, and while the target's world stood still the
 // title its latest change settled on.
 func (m *model) consistent(j *judging, ptr string, e any, f *videoFact) {
-	if pub, ok := jsondoc.Get(e, "/video/publishedAt"); ok && f.publishedAt != "" && string(jsondoc.Encode(pub)) != f.publishedAt {
+	if pub, ok := jsondoc.Get(e, "/video/publishedAt"); ok && f.publishedAt != "" && plausible(pub) && string(jsondoc.Encode(pub)) != f.publishedAt {
 		j.fail(catalogue.VideosServed, ptr+"/video/publishedAt", "the publishedAt the feed showed for the video, "+f.publishedAt, "publishedAt "+string(jsondoc.Encode(pub)), f.resp)
 	}
 	if ch, ok := jsondoc.String(e, "/video/channel/id"); ok && f.channel != "" && ch != f.channel {

@@ -135,6 +135,9 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 	switch {
 	case slices.Contains(ok, st):
 		return ok, ""
+	case st == http.StatusBadRequest && vb.atCount && vb.atLen && j.o.m.servedTwenty && !j.o.m.servedLongest:
+		// 20 ids served, a 32-character id not yet: the length refused
+		return ok, catalogue.VideosIDLen
 	case st == http.StatusOK || st == http.StatusBadRequest:
 		return ok, vb.owner
 	case st == http.StatusUnauthorized:

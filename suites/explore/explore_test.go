@@ -1,0 +1,73 @@
+package explore
+
+import (
+	"slices"
+	"testing"
+)
+
+var keys = Keys{Pro: "tcm_PROPROPROPROPRO12345", Free: "tcm_FREEFREEFREEFREE6789", Revoked: "tcm_REVOKEDREVOKEDREV000", Video: "dQw4w9WgXcQ"}
+
+func names(vs []Variant) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// The same seed picks the same requests; another seed others.
+func TestSampleIsDeterministic(t *testing.T) {
+	b := Budget{Pro: 12, Free: 12, None: 40}
+	a, again, other := Sample(7, b), Sample(7, b), Sample(8, b)
+	if !slices.Equal(names(a), names(again)) {
+		t.Error("seed 7 picked different variants twice")
+	}
+	if slices.Equal(names(a), names(other)) {
+		t.Error("seeds 7 and 8 picked the same variants")
+	}
+}
+
+// A sample keeps within its budget, visits every family, and takes the
+// variants marked first before the others of their family.
+func TestSampleKeepsItsBudget(t *testing.T) {
+	b := Budget{Pro: 12, Free: 12, None: 30}
+	spent := map[Spend]int{}
+	families := map[Family]bool{}
+	lastFirst := map[Family]bool{}
+	for _, v := range Sample(3, b) {
+		spent[v.Spend] += max(v.Pages, 1)
+		families[v.Family] = true
+		if v.First && lastFirst[v.Family] {
+			t.Errorf("%s: a variant marked first comes after others of its family", v.Name)
+		}
+		if !v.First {
+			lastFirst[v.Family] = true
+		}
+	}
+	if spent[SpendPro] > b.Pro || spent[SpendFree] > b.Free || spent[SpendNone] > b.None {
+		t.Errorf("spent %v, budget %+v", spent, b)
+	}
+	for _, f := range Families {
+		if !families[f] {
+			t.Errorf("no %s variant in the sample", f)
+		}
+	}
+	if all := Sample(3, Budget{}); len(all) != len(All()) {
+		t.Errorf("a zero budget sends %d of %d variants", len(all), len(All()))
+	}
+}
+
+// Every variant makes a request from keys, and names are unique.
+func TestEveryVariantBuilds(t *testing.T) {
+	seen := map[string]bool{}
+	for _, v := range All() {
+		if seen[v.Name] {
+			t.Errorf("two variants named %q", v.Name)
+		}
+		seen[v.Name] = true
+		req, ok := v.Request(keys)
+		if !ok || req.Method == "" || req.Path == "" {
+			t.Errorf("%s: no request (%v)", v.Name, ok)
+		}
+	}
+}
