@@ -271,7 +271,7 @@ type videosBody struct {
 	ids   []string // the videoIds, when they are a list of strings
 	// alt are the ids of another reading of the body (a repeated videoIds
 	// member: the first one); a 200 may answer either.
-	alt []string
+	alt     []string
 	mediaOK bool
 	// atCount: 20 ids; atLen: an id of 32 characters
 	atCount, atLen bool
