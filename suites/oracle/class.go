@@ -193,12 +193,13 @@ type feedQuery struct {
 }
 
 // canonicalInt is a limit the contract decides: a positive integer written
-// plainly, of a size any server's integers hold.
-var canonicalInt = regexp.MustCompile(`^[1-9][0-9]{0,14}$`)
+// plainly, however long ("larger values are capped").
+var canonicalInt = regexp.MustCompile(`^[1-9][0-9]{0,999}$`)
 
 // decimalInt is a limit that is an integer written otherwise: a sign or
 // leading zeros.
 var decimalInt = regexp.MustCompile(`^\+?0*[0-9]{1,15}$`)
+
 
 func (o *Oracle) feedQuery(req client.Request, token string) feedQuery {
 	q := feedQuery{size: schemas.DefaultPageSize, sizeRule: catalogue.FeedPageDefault}
@@ -225,7 +226,7 @@ func (o *Oracle) feedQuery(req client.Request, token string) feedQuery {
 			}
 			n := atoi(v[0])
 			q.size, q.sizeRule = n, catalogue.FeedLimit
-			if n > schemas.MaxPageSize {
+			if len(v[0]) > 3 || n > schemas.MaxPageSize {
 				q.size, q.sizeRule = schemas.MaxPageSize, catalogue.FeedLimitCap
 			}
 		case "cursor":
@@ -481,9 +482,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
+// atoi reads digits, as far as an int holds them (callers cap long ones).
 func atoi(s string) int {
 	n := 0
 	for _, c := range s {
+		if n > 1<<40 {
+			return n
+		}
 		n = n*10 + int(c-'0')
 	}
 	return n

@@ -40,10 +40,10 @@ type model struct {
 	videosSeen   map[string]bool
 	keys         map[string]*keyState
 	forms        map[string]map[Op]formChoice
-	// servedTwenty, servedLongest: a valid body of 20 short ids, and one
-	// of fewer ids with an id of 32 characters, were served: which bound a
-	// 400 to 20 ids of 32 characters refused
-	servedTwenty, servedLongest bool
+	// refusedLongest: a valid body of fewer than 20 ids with an id of 32
+	// characters was refused; refusedOne: one short id was. Which bound a
+	// 400 at two bounds at once refused.
+	refusedLongest, refusedOne bool
 	// shared: a run's key was throttled while only all keys' traffic
 	// together filled a window (a limiter shared across keys)
 	shared bool
@@ -189,9 +189,9 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	if statusOK && j.op == Feed && st == http.StatusBadRequest && len(j.q.open) == 1 && strings.Contains(j.detailsText(), j.q.open[0]) {
 		m.refusedAlone[paramValue(j.req.Query, j.q.open[0])] = true
 	}
-	if statusOK && j.op == Videos && st == http.StatusOK && j.vb.verdict == valid {
-		m.servedTwenty = m.servedTwenty || j.vb.atCount && !j.vb.atLen
-		m.servedLongest = m.servedLongest || j.vb.atLen && !j.vb.atCount
+	if j.op == Videos && j.plan == PlanPro && st == http.StatusBadRequest && j.vb.verdict == valid {
+		m.refusedLongest = m.refusedLongest || j.vb.atLen && !j.vb.atCount
+		m.refusedOne = m.refusedOne || len(j.vb.ids) == schemas.MinVideoIDs && !j.vb.atLen
 	}
 	if statusOK && j.cred == CredEither && j.op != Other && j.op != Health {
 		m.form(j)

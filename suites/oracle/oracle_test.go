@@ -169,6 +169,7 @@ var breaks = []struct {
 	{catalogue.FeedLimit, "limit=2 gives 3", []ex{{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedLimit, "limit=5 refused", []ex{{req: feed("limit=5", free), status: 400, body: `{"error":"bad","message":"limit","details":{"limit":"5"}}`}}},
 	{catalogue.FeedLimit, "limit=010 read as octal", []ex{{req: feed("limit=010", pro), status: 200, body: page("c", manyEvents(8)...)}}},
+	{catalogue.FeedLimitCap, "a limit of 25 digits refused", []ex{{req: feed("limit=1000000000000000000000000", free), status: 400, body: `{"error":"bad","message":"limit","details":["limit"]}`}}},
 	{catalogue.FeedLimitCap, "limit=201 refused", []ex{{req: feed("limit=201", pro), status: 400, body: `{"error":"bad","message":"limit","details":["limit"]}`}}},
 	{catalogue.FeedLimitCap, "limit=abc gives 201", []ex{{req: feed("limit=abc", pro), status: 200, body: page("", manyEvents(201)...)}}},
 	{catalogue.FeedCursorWalk, "a repeat", []ex{

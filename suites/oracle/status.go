@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 )
@@ -135,9 +136,15 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 	switch {
 	case slices.Contains(ok, st):
 		return ok, ""
-	case st == http.StatusBadRequest && vb.atCount && vb.atLen && j.o.m.servedTwenty && !j.o.m.servedLongest:
-		// 20 ids served, a 32-character id not yet: the length refused
-		return ok, catalogue.VideosIDLen
+	case st == http.StatusBadRequest && vb.atCount && vb.atLen:
+		// two bounds at once: an id of 32 characters refused alone is the
+		// length's fault; else the batch's (a body too large for 20 ids)
+		if j.o.m.refusedLongest {
+			return ok, catalogue.VideosIDLen
+		}
+		return ok, catalogue.VideosIDsMax
+	case st == http.StatusBadRequest && len(vb.ids) == schemas.MinVideoIDs && vb.atLen && j.o.m.refusedOne:
+		return ok, catalogue.VideosIDsMin // one id of any length refused: the count's fault
 	case st == http.StatusOK || st == http.StatusBadRequest:
 		return ok, vb.owner
 	case st == http.StatusUnauthorized:

@@ -83,13 +83,13 @@ func limitInputs() []Input {
 		id, v := owner(n.n)
 		out = append(out, lim(n.class, strconv.Itoa(n.n), id, v, min(max(n.n, 0), schemas.MaxPageSize)))
 	}
-	// Far past: well past the cap, past 32-bit integers (strict: an
-	// integer, capped), past 64-bit ones (open: a server may refuse a
-	// number it cannot hold), and far below.
+	// Far past: well past the cap, past 32-bit and 64-bit integers (an
+	// integer however long: capped, "larger values are capped"), and far
+	// below.
 	out = append(out,
 		lim(FarPast, "1000", catalogue.FeedLimitCap, Valid, schemas.MaxPageSize),
 		lim(FarPast, "2147483648", catalogue.FeedLimitCap, Valid, schemas.MaxPageSize),
-		lim(FarPast, "9223372036854775808", catalogue.FeedLimitCap, Either, schemas.MaxPageSize),
+		lim(FarPast, "9223372036854775808", catalogue.FeedLimitCap, Valid, schemas.MaxPageSize),
 		lim(FarPast, "-2147483649", catalogue.FeedBadParam, Either, 0),
 	)
 	// Not an integer: every JSON type as a query value, empty, padded,

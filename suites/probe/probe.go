@@ -83,7 +83,7 @@ const (
 	// Invalid inputs must be refused with 400.
 	Invalid Verdict = "invalid"
 	// Either: the contract is silent (a limit below 1 or not an integer,
-	// an unknown cursor, a count past what a server's integers hold): a
+	// an unknown cursor): a
 	// page or 400 naming the parameter are both conforming.
 	Either Verdict = "either"
 )
