@@ -279,7 +279,7 @@ func authVariants() []Variant {
 		{"a key of no account", SpendNone, func(k Keys) (string, bool) { return unknownOf(k.Pro), true }},
 	} {
 		for _, op := range ops {
-			out = append(out, Variant{Family: Auth, Name: fmt.Sprintf("%s with Authorization: bearer (lower case) and %s", op.name, f.name), Spend: f.spend,
+			out = append(out, Variant{Family: Auth, Name: fmt.Sprintf("%s with Authorization: bearer (lower case) and %s", op.name, f.name), Spend: f.spend, First: f.spend == SpendFree && op.name == "tracked videos",
 				build: func(k Keys) (client.Request, bool) {
 					key, ok := f.key(k)
 					return op.req("bearer "+key, k), ok
@@ -311,6 +311,7 @@ var firstBodies = map[string]bool{
 	"a form-encoded body": true, "the member VideoIds": true, "a null among the ids": true,
 	"an id in the other case than the feed's": true, "an id and the same id in the other case": true,
 	"a JSON body then garbage": true, `the member name escaped (video\u0049ds is videoIds)`: true,
+	"an id of 33 characters, its last a space": true,
 }
 
 func bodyVariants() []Variant {
@@ -360,6 +361,8 @@ func bodyVariants() []Variant {
 			}
 			return idsBody(k.Video, swapCase(k.Video))
 		}},
+		{"an id of 33 characters, its last a space", "application/json", func(k Keys) string { return idsBody("~explored~" + strings.Repeat("x", 22) + " ") }},
+		{"an id of 33 characters, its first a space", "application/json", func(k Keys) string { return idsBody(" ~explored~" + strings.Repeat("x", 22)) }},
 		{"an id with a trailing space", "application/json", func(k Keys) string {
 			if k.Video == "" {
 				return ""
@@ -430,7 +433,8 @@ func acceptVariants() []Variant {
 }
 
 // firstQueries are the queries a sample sends first.
-var firstQueries = map[string]bool{"limit=%35": true, "limit=1000": true, "limit=5&limit=10": true, "limit=2147483648": true, "limit=010": true}
+var firstQueries = map[string]bool{"limit=%35": true, "limit=1000": true, "limit=5&limit=10": true, "limit=184467440737095516160": true,
+	"limit=abc&cursor=tcmkit-no-such-cursor": true}
 
 func queryVariants() []Variant {
 	var out []Variant

@@ -229,11 +229,22 @@ func (j *judging) feedPage() {
 	q := j.q
 	n := len(events)
 	var short *shortPage
+	k := j.o.m.key(j.token)
+	rule := q.sizeRule
+	if n == schemas.DefaultPageSize && q.sizeRule == catalogue.FeedLimit {
+		k.ignoresLimit = true
+	}
+	if n == schemas.DefaultPageSize && q.sizeRule == catalogue.FeedLimitCap && k.ignoresLimit {
+		rule = catalogue.FeedLimit // a key whose every limit gives the default: the limit ignored, not the cap
+	}
 	switch {
 	case q.size > 0 && n > q.size:
-		j.fail(q.sizeRule, "/events", fmt.Sprintf("at most %d events (%s)", q.size, sizeSays(q)), fmt.Sprintf("%d events", n))
+		if rule == catalogue.FeedLimit && n == schemas.DefaultPageSize {
+			k.ignoresLimit = true
+		}
+		j.fail(rule, "/events", fmt.Sprintf("at most %d events (%s)", q.size, sizeSays(q)), fmt.Sprintf("%d events", n))
 	case q.size > 0 && more && n < q.size:
-		short = &shortPage{resp: j.resp, rule: q.sizeRule, expected: fmt.Sprintf("%d events: only the last page (null nextCursor) holds fewer (%s)", q.size, sizeSays(q)),
+		short = &shortPage{resp: j.resp, rule: rule, expected: fmt.Sprintf("%d events: only the last page (null nextCursor) holds fewer (%s)", q.size, sizeSays(q)),
 			actual: fmt.Sprintf("%d events and nextCursor %s", n, jsondoc.Quote(next, 40))}
 	case q.size == 0 && len(q.readings) > 0 && (n > slices.Max(q.readings) || more && !slices.Contains(q.readings, n)):
 		j.fail(catalogue.FeedLimit, "/events", fmt.Sprintf("%s events: the limit read as the integer it is, or ignored; only the last page (null nextCursor) holds fewer", joinInts(q.readings)),

@@ -200,7 +200,6 @@ var canonicalInt = regexp.MustCompile(`^[1-9][0-9]{0,999}$`)
 // leading zeros.
 var decimalInt = regexp.MustCompile(`^\+?0*[0-9]{1,15}$`)
 
-
 func (o *Oracle) feedQuery(req client.Request, token string) feedQuery {
 	q := feedQuery{size: schemas.DefaultPageSize, sizeRule: catalogue.FeedPageDefault}
 	vals, err := url.ParseQuery(req.Query)

@@ -121,6 +121,9 @@ type keyState struct {
 	promise   map[Op]*promise
 	admitted  []time.Time // feed requests admitted
 	exceeded  bool
+	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
+	// events, more than asked
+	ignoresLimit bool
 }
 
 type send struct {
@@ -502,11 +505,12 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 	if !troubled(repeats, order) {
 		m.resumes(j, is, evs)
 	}
-	if len(evs) == 0 && !hasNext && is.events > 0 {
+	emptyEnd := len(evs) == 0 && !hasNext && is.events > 0
+	if emptyEnd {
 		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null nextCursor on the last page: the page before handed out a cursor to a page with no events",
 			"an empty last page", is.resp)
 	}
-	return troubled(repeats, order)
+	return troubled(repeats, order) || emptyEnd // the page before was the end: its size is no short page
 }
 
 // seenBefore reports whether the key was shown an event before request
