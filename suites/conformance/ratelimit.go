@@ -163,7 +163,9 @@ func (s *suite) virtualClock() bool {
 func (s *suite) runBursts(ctx context.Context) *burst {
 	key, other := s.tg.burstKey(), s.tg.otherKey()
 	if s.virtualClock() {
-		if err := s.wait(ctx, schemas.RateWindow, "a fresh window for the burst, whatever was sent before"); err != nil {
+		// a window and a grain: a request exactly a window old may still
+		// count (that is Retry-After's to judge, not the burst's)
+		if err := s.wait(ctx, schemas.RateWindow+paceGrain, "a fresh window for the burst, whatever was sent before"); err != nil {
 			return &burst{err: err}
 		}
 		s.c.Forget(key)
@@ -186,9 +188,9 @@ func (s *suite) runBursts(ctx context.Context) *burst {
 	if again != "" && schemas.RateWindow <= s.cfg.MaxWait {
 		now, err := s.targetClock().Now(ctx)
 		if err == nil && b.throttled != nil {
-			err = s.wait(ctx, schemas.RateWindow-now.Sub(b.at), "a whole window after the 429, to repeat "+again)
+			err = s.wait(ctx, schemas.RateWindow+paceGrain-now.Sub(b.at), "a whole window after the 429, to repeat "+again)
 		} else if err == nil {
-			err = s.wait(ctx, schemas.RateWindow, "a fresh window, to repeat "+again)
+			err = s.wait(ctx, schemas.RateWindow+paceGrain, "a fresh window, to repeat "+again)
 		}
 		if err != nil {
 			return &burst{err: err}

@@ -65,6 +65,9 @@ func (j *judging) body() {
 		}
 	case st >= 400:
 		j.errorBody()
+	case st == http.StatusOK && j.docErr != nil && !j.jsonMedia():
+		// a page that says it is no JSON (XML for an Accept that asked for
+		// it): CONTENT-TYPE-JSON's finding, not the resource's
 	case st == http.StatusOK:
 		switch j.op {
 		case Feed:
