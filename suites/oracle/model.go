@@ -121,6 +121,9 @@ type keyState struct {
 	promise   map[Op]*promise
 	admitted  []time.Time // feed requests admitted
 	exceeded  bool
+	// throttledAt: the key's last feed answer, when it was a 429
+	throttledAt   *client.Response
+	throttledTime time.Time
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
 	// events, more than asked
 	ignoresLimit bool
@@ -251,6 +254,13 @@ func (m *model) window(j *judging) {
 		}
 	}
 	delete(k.promise, j.op)
+	throttled := k.throttledAt
+	if j.op == Feed {
+		k.throttledAt = nil
+		if st == http.StatusTooManyRequests {
+			k.throttledAt, k.throttledTime = j.resp, at
+		}
+	}
 	if st == http.StatusTooManyRequests {
 		if d, err := client.ParseRetryAfter(j.resp.Header.Get("Retry-After"), client.ServerTime(j.resp.Header, at)); err == nil {
 			k.promise[j.op] = &promise{after: at.Add(d), index: len(k.sends), resp: j.resp}
@@ -261,9 +271,25 @@ func (m *model) window(j *judging) {
 		return
 	}
 	if j.op == Feed {
+		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && !k.exceeded {
+			// no time passed since the key's feed 429: no limiter refills
+			// in no time, so one that serves the key now counts this
+			// request apart (another form of its Authorization, say)
+			k.exceeded = true
+			j.fail(catalogue.RateLimit429, "", "429: the key's feed was throttled at this very moment, and no time passed",
+				fmt.Sprintf("status %d with Authorization %q", st, redactKey(j.req.Auth, j.token)), throttled)
+		}
 		k.admitted = append(k.admitted, at)
 		m.admittedBound(j, k)
 	}
+}
+
+// redactKey names an Authorization value without its key.
+func redactKey(auth, token string) string {
+	if token == "" {
+		return auth
+	}
+	return strings.ReplaceAll(auth, token, "<key>")
 }
 
 // slack is the clock's uncertainty around a window's edge.

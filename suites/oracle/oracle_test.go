@@ -252,6 +252,9 @@ var breaks = []struct {
 	{catalogue.RateAllows20, "429 on a fresh key", []ex{{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody}}},
 	{catalogue.RatePerKey, "429 for another key's traffic", append(burst(free, 20), ex{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody})},
 	{catalogue.RateLimit429, "41 admitted in a minute", burst(pro, 41)},
+	{catalogue.RateLimit429, "throttled, then served at once under another form of the key", append(burst(pro, 20),
+		ex{req: feed("", pro), status: 429, header: retryAfter("40"), body: errBody},
+		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 200, body: page("")})},
 	{catalogue.ErrorBody, "message a number", []ex{{req: feed("", ""), status: 401, body: `{"error":"x","message":5}`}}},
 	{catalogue.ContentTypeJSON, "text/html for Accept text/html", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro, Accept: "text/html"}, status: 200, header: http.Header{"Content-Type": {"text/html"}}, body: page("")}}},
 }
