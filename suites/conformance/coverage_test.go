@@ -70,9 +70,9 @@ func TestSpecOrder(t *testing.T) {
 		"POST /api/public/videos",
 		"tenant isolation",
 		"errors and media types",
-		"requests explored from HTTP's grammar",
 		"where the spec is silent, as the simulator chose",
 		"generated probes",
+		"requests explored from HTTP's grammar",
 		"rate limit, a second lockout",
 		"the contract oracle",
 	}

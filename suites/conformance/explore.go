@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -30,17 +32,20 @@ const exploreLabel = "explore"
 var quickExplore = explore.Budget{Pro: 12, Free: 12, None: -1}
 
 type explorer struct {
-	s    *suite
-	once sync.Once
-	mu   sync.Mutex
-	pick map[explore.Family][]explore.Variant
-	left map[explore.Family]int
-	done map[explore.Family]chan struct{}
-	said map[explore.Family][]string // what each family's requests met
+	s          *suite
+	decideOnce sync.Once
+	picked     []explore.Variant
+	once       sync.Once
+	mu         sync.Mutex
+	pick       map[explore.Family][]explore.Variant
+	left       map[explore.Family]int
+	done       map[explore.Family]chan struct{}
+	said       map[explore.Family][]string // what each family's requests met
 }
 
 func (s *suite) exploreSpecs() {
 	ex := &explorer{s: s}
+	s.ex = ex
 	for _, f := range explore.Families {
 		It("answers "+string(f)+" variants by the contract's rules", Label(exploreLabel), func(ctx SpecContext) {
 			ex.judge(ctx, f)
@@ -50,20 +55,39 @@ func (s *suite) exploreSpecs() {
 
 func exploreScope(f explore.Family) string { return "explored requests: " + string(f) }
 
-// start picks the variants and sends them in lanes, once.
+// decide picks the variants before they are sent, once: in real time
+// quick spends at most half of what each key's window has room for now
+// (the probes the rest: quick waits for no window), else its fixed share.
+// It returns what the pick spends of each key.
+func (ex *explorer) decide(roomPro, roomFree int) map[explore.Spend]int {
+	ex.decideOnce.Do(func() {
+		b := quickExplore
+		switch {
+		case ex.s.profile() == probe.Thorough:
+			b = explore.Budget{}
+		case roomPro >= 0 && roomFree >= 0:
+			b.Pro, b.Free = min(b.Pro, max(roomPro, 0)/2), min(b.Free, max(roomFree, 0)/2)
+		}
+		ex.picked = explore.Sample(ex.s.cfg.ExploreSeed, b)
+	})
+	spent := map[explore.Spend]int{}
+	for _, v := range ex.picked {
+		spent[v.Spend] += max(v.Pages, 1)
+	}
+	return spent
+}
+
+// start sends the picked variants in lanes, once.
 func (ex *explorer) start() {
 	ex.once.Do(func() {
 		s := ex.s
-		b := quickExplore
-		if s.profile() == probe.Thorough {
-			b = explore.Budget{}
-		}
+		ex.decide(-1, -1)
 		ex.pick, ex.left, ex.done, ex.said = map[explore.Family][]explore.Variant{}, map[explore.Family]int{}, map[explore.Family]chan struct{}{}, map[explore.Family][]string{}
 		for _, f := range explore.Families {
 			ex.done[f] = make(chan struct{})
 		}
 		bySpend := map[explore.Spend][]explore.Variant{}
-		for _, v := range explore.Sample(s.cfg.ExploreSeed, b) {
+		for _, v := range ex.picked {
 			ex.pick[v.Family] = append(ex.pick[v.Family], v)
 			ex.left[v.Family]++
 			bySpend[v.Spend] = append(bySpend[v.Spend], v)
@@ -84,7 +108,13 @@ func (ex *explorer) start() {
 			}
 			key := map[explore.Spend]string{explore.SpendPro: s.tg.Pro, explore.SpendFree: s.tg.Free}[spend]
 			s.pace.lane(s.runCtx, "explored requests on "+string(spend), func(ctx context.Context) {
-				for _, v := range vs {
+				for len(vs) > 0 {
+					// the variant whose operation's window has room first:
+					// the feed's and tracked videos' windows are spent
+					// side by side, not one after the other
+					i := ex.soonest(key, keys, vs)
+					v := vs[i]
+					vs = slices.Delete(vs, i, i+1)
 					ex.send(client.WithScope(ctx, exploreScope(v.Family)), key, keys, v)
 					ex.mu.Lock()
 					if ex.left[v.Family]--; ex.left[v.Family] == 0 {
@@ -95,6 +125,24 @@ func (ex *explorer) start() {
 			})
 		}
 	})
+}
+
+// soonest is the variant that can be sent first by its key's window.
+func (ex *explorer) soonest(key string, keys explore.Keys, vs []explore.Variant) int {
+	if key == "" {
+		return 0
+	}
+	best, wait := 0, time.Duration(-1)
+	for i, v := range vs {
+		req, ok := v.Request(keys)
+		if !ok {
+			return i // sent at once: it is not sent
+		}
+		if d := ex.s.roomIn(key, req.Path, max(v.Pages, 1)); wait < 0 || d < wait {
+			best, wait = i, d
+		}
+	}
+	return best
 }
 
 // send sends one variant (a walk: its pages), holding its key's window.
@@ -171,4 +219,12 @@ func (ex *explorer) judge(ctx context.Context, f explore.Family) {
 func (s *suite) profile() probe.Profile {
 	p, _ := probe.ParseProfile(s.cfg.Profile)
 	return p
+}
+
+// explores reports whether the run surely judges the explored requests:
+// no label filter, focus or skip narrows it (else their lanes start with
+// their own specs, not beside the probes').
+func (s *suite) explores() bool {
+	sc, _ := GinkgoConfiguration()
+	return withoutStrict(sc.LabelFilter) == withoutStrict("") && len(sc.FocusStrings) == 0 && len(sc.SkipStrings) == 0 && len(sc.FocusFiles) == 0
 }

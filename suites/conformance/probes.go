@@ -18,6 +18,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/explore"
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
@@ -143,6 +144,13 @@ func (pr *prober) planned(ctx context.Context) *probe.Plan {
 				if key := pr.keyOf(role); key != "" {
 					budget.Room[role] = schemas.FeedRequestsPerMinute - len(pr.s.c.RecentUses(key, schemas.RateWindow))
 				}
+			}
+			// the explored requests, sent beside the probes, take their
+			// share of that room first
+			if pr.s.ex != nil && pr.s.explores() {
+				spent := pr.s.ex.decide(budget.Room[probe.Pro], budget.Room[probe.Free])
+				budget.Room[probe.Pro] -= spent[explore.SpendPro]
+				budget.Room[probe.Free] -= spent[explore.SpendFree]
 			}
 		}
 		// A first page or plain request the suite sent already costs nothing.

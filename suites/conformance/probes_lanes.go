@@ -116,6 +116,9 @@ func (pr *prober) startLanes(ctx context.Context) {
 	for i, sh := range probe.Shapes {
 		order[sh] = i
 	}
+	if s.ex != nil && s.explores() {
+		s.ex.start() // the explored requests' lanes beside the probes'
+	}
 	for _, name := range []string{freeLane, proLane, unkeyedLane} {
 		seqs := lanes[name]
 		// the lockouts first (they take a moment of the Pro key's window

@@ -38,7 +38,7 @@ import (
 // of where breaks hide); upper-case ones are the ids
 // of the requirements a spec checks, from schemas/catalogue.
 func Register(cfg *Config) *Session {
-	s := &suite{newSession(cfg)}
+	s := &suite{Session: newSession(cfg)}
 	Describe("Tracked-Channel Monitoring API", func() {
 		BeforeEach(s.start)
 		// the oracle's problems of what the spec saw, before finish takes
@@ -55,9 +55,9 @@ func Register(cfg *Config) *Session {
 		Describe("POST /api/public/videos", Label("videos"), s.videoSpecs)
 		Describe("tenant isolation", Label("isolation"), s.isolationSpecs)
 		Describe("errors and media types", Label("errors"), s.errorSpecs)
-		Describe("requests explored from HTTP's grammar", Label(exploreLabel), s.exploreSpecs)
 		Describe(silent, Label(strict), s.simulatorChoices)
 		Describe("generated probes", Label(probeLabel), s.probeSpecs)
+		Describe("requests explored from HTTP's grammar", Label(exploreLabel), s.exploreSpecs)
 		// Last: the burst key's second lockout delays no spec after it.
 		Describe("rate limit, a second lockout", Label("rate-limit", "hidden"), Ordered, Serial, ContinueOnFailure, s.lockoutSpecs)
 		// Last of all: what the oracle found in answers no spec read.
@@ -68,7 +68,12 @@ func Register(cfg *Config) *Session {
 
 // suite declares the specs of a Session; its methods are what the spec
 // bodies share.
-type suite struct{ *Session }
+type suite struct {
+	*Session
+	// ex sends the explored requests: its lanes start with the probes',
+	// so that the keys' windows are spent side by side
+	ex *explorer
+}
 
 func (s *suite) start(ctx SpecContext) {
 	taken() // nothing a matcher handed over outside a failure
