@@ -9,15 +9,8 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
-	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/oracle"
 )
-
-// judged is a response and the resource its body must be.
-type judged struct {
-	resp *client.Response
-	res  schemas.Resource
-}
 
 // finding is one broken rule in one response.
 type finding struct {

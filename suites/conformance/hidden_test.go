@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -11,30 +10,6 @@ import (
 
 func videosAnswer(body string, ids ...string) *client.Response {
 	return &client.Response{Request: videosRequest(ids, "k"), Status: 200, Body: []byte(body)}
-}
-
-// An id asked twice may be answered once or once per ask, in one list;
-// the contract says no more.
-func TestPartitionOfARepeatedID(t *testing.T) {
-	entry := `{"video":{"platformVideoId":"a"}}`
-	for _, tc := range []struct {
-		name, body string
-		ok         bool
-		says       string
-	}{
-		{"once", `{"videos":[` + entry + `],"missingVideoIds":["~x"]}`, true, ""},
-		{"once per ask", `{"videos":[` + entry + `,` + entry + `],"missingVideoIds":["~x"]}`, true, ""},
-		{"in both lists", `{"videos":[` + entry + `],"missingVideoIds":["~x","a"]}`, false, "in both videos and missingVideoIds"},
-		{"more than asked", `{"videos":[` + entry + `,` + entry + `,` + entry + `],"missingVideoIds":["~x"]}`, false, "answered 3 times"},
-		{"missing not as sent", `{"videos":[` + entry + `],"missingVideoIds":["~X"]}`, false, `"~x" is in neither`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := partition(videosAnswer(tc.body, "a", "~x", "a"), []string{"a", "~x", "a"})
-			if (len(got) == 0) != tc.ok || !tc.ok && !strings.Contains(strings.Join(got, "\n"), tc.says) {
-				t.Errorf("partition = %q, want ok=%v saying %q", got, tc.ok, tc.says)
-			}
-		})
-	}
 }
 
 // mostAdmitted allows what any 20-a-minute limiter admits: two fixed

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"mime"
-	"slices"
 	"strings"
 
 	"github.com/onsi/gomega/types"
@@ -75,17 +74,8 @@ func (m *statusMatcher) NegatedFailureMessage(actual any) string {
 // a URI, an event's fields...: violationRequirement).
 func ConformTo(res schemas.Resource) types.GomegaMatcher { return &schemaMatcher{res: res} }
 
-// ConformToOwn is ConformTo for the resource's own requirement only: it
-// leaves out the violations another requirement speaks of (an event's
-// fields, counts, URIs, timestamps), which their own specs judge; a body
-// that is not JSON is the resource's.
-func ConformToOwn(res schemas.Resource) types.GomegaMatcher {
-	return &schemaMatcher{res: res, own: true}
-}
-
 type schemaMatcher struct {
 	res schemas.Resource
-	own bool
 	err error
 }
 
@@ -102,17 +92,6 @@ func (m *schemaMatcher) Match(actual any) (bool, error) {
 	var se *schemas.Error
 	if m.err != nil && !errors.As(m.err, &se) {
 		return false, m.err // the schemas themselves are broken
-	}
-	if se != nil && m.own {
-		kept := *se
-		kept.Violations = slices.DeleteFunc(slices.Clone(se.Violations), func(v schemas.Violation) bool {
-			return oracle.ViolationRequirement(m.res, v) != oracle.ResourceRequirement(m.res)
-		})
-		if len(kept.Violations) == 0 {
-			m.err = nil
-		} else {
-			m.err = &kept
-		}
 	}
 	return m.err == nil, nil
 }

@@ -151,14 +151,6 @@ func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response 
 	return resp
 }
 
-// none fails the spec with findings, if there are any.
-func (s *suite) none(rule string, fs []finding) {
-	GinkgoHelper()
-	if len(fs) > 0 {
-		s.Fail(describeFindings(rule, fs), findingProblems(rule, fs)...)
-	}
-}
-
 // noneOf fails the spec with plain problems, if there are any.
 func (s *suite) noneOf(rule string, problems []string) {
 	GinkgoHelper()

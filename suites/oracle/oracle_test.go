@@ -399,3 +399,25 @@ func TestConformingAnswersPass(t *testing.T) {
 		})
 	}
 }
+
+// An id asked twice may be answered once or once per ask, in one list;
+// anything else breaks the partition.
+func TestPartition(t *testing.T) {
+	asked := []string{"a", "~x", "a"}
+	for _, tc := range []struct {
+		name            string
+		served, missing []string
+		ok              bool
+	}{
+		{"once", []string{"a"}, []string{"~x"}, true},
+		{"once per ask", []string{"a", "a"}, []string{"~x"}, true},
+		{"in both lists", []string{"a"}, []string{"~x", "a"}, false},
+		{"more than asked", []string{"a", "a", "a"}, []string{"~x"}, false},
+		{"missing not as sent", []string{"a"}, []string{"~X"}, false},
+		{"in neither", []string{"a"}, nil, false},
+	} {
+		if got := partition(asked, tc.served, tc.missing); (got == "") != tc.ok {
+			t.Errorf("%s: partition = %q, want ok=%v", tc.name, got, tc.ok)
+		}
+	}
+}
