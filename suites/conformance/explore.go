@@ -31,6 +31,11 @@ const exploreLabel = "explore"
 // the variants the contract decides first; thorough sends every variant.
 var quickExplore = explore.Budget{Pro: 12, Free: 12, None: -1}
 
+// Thorough sends every variant without a valid key, and as many on each
+// key's window as a window or two holds: the probes' lanes are the floor
+// of its time, the explored requests go beside them.
+var thoroughExplore = explore.Budget{Pro: 40, Free: 40, None: -1}
+
 type explorer struct {
 	s          *suite
 	decideOnce sync.Once
@@ -59,13 +64,13 @@ func exploreScope(f explore.Family) string { return "explored requests: " + stri
 // quick spends at most half of what each key's window has room for now
 // (the probes the rest: quick waits for no window), else its fixed share.
 // It returns what the pick spends of each key.
-func (ex *explorer) decide(roomPro, roomFree int) map[explore.Spend]int {
+func (ex *explorer) decide(roomPro, roomFree int, realTime bool) map[explore.Spend]int {
 	ex.decideOnce.Do(func() {
 		b := quickExplore
 		switch {
 		case ex.s.profile() == probe.Thorough:
-			b = explore.Budget{}
-		case roomPro >= 0 && roomFree >= 0:
+			b = thoroughExplore
+		case realTime:
 			b.Pro, b.Free = min(b.Pro, max(roomPro, 0)/2), min(b.Free, max(roomFree, 0)/2)
 		}
 		ex.picked = explore.Sample(ex.s.cfg.ExploreSeed, b)
@@ -81,7 +86,7 @@ func (ex *explorer) decide(roomPro, roomFree int) map[explore.Spend]int {
 func (ex *explorer) start() {
 	ex.once.Do(func() {
 		s := ex.s
-		ex.decide(-1, -1)
+		ex.decide(0, 0, false)
 		ex.pick, ex.left, ex.done, ex.said = map[explore.Family][]explore.Variant{}, map[explore.Family]int{}, map[explore.Family]chan struct{}{}, map[explore.Family][]string{}
 		for _, f := range explore.Families {
 			ex.done[f] = make(chan struct{})

@@ -148,7 +148,7 @@ func (pr *prober) planned(ctx context.Context) *probe.Plan {
 			// the explored requests, sent beside the probes, take their
 			// share of that room first
 			if pr.s.ex != nil && pr.s.explores() {
-				spent := pr.s.ex.decide(budget.Room[probe.Pro], budget.Room[probe.Free])
+				spent := pr.s.ex.decide(budget.Room[probe.Pro], budget.Room[probe.Free], true)
 				budget.Room[probe.Pro] -= spent[explore.SpendPro]
 				budget.Room[probe.Free] -= spent[explore.SpendFree]
 			}
