@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -73,13 +75,24 @@ func Run(t TB, cfg Config) error {
 		// The preflight before Ginkgo starts: a key in the wrong role
 		// stops the run in one line. (With -p, process 1 runs it in the
 		// suite's setup, where the other processes wait for it.)
+		// Ginkgo handles SIGINT and SIGTERM once its specs run; before,
+		// a signal ends the preflight at once (a target that does not
+		// answer, a Retry-After waited out), and the run with it.
 		ctx, cancel := context.WithTimeout(r.runCtx, r.deadline)
+		ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		r.prepare(ctx)
+		signalled := ctx.Err() != nil && r.runCtx.Err() == nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded)
+		stopSignals()
 		cancel()
 		if refused := (*RefusedError)(nil); errors.As(r.setupErr, &refused) {
 			r.closeSession()
 			r.tearDown()
 			return refuse(t, r, r.setupErr)
+		}
+		if signalled {
+			r.closeSession()
+			r.tearDown()
+			return interrupted(t, r, context.Cause(ctx))
 		}
 	}
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
@@ -147,6 +160,25 @@ func refuse(t TB, r *run, err error) error {
 	r.logWriter().Flush()
 	t.Fail()
 	return &RefusedError{Reason: reason}
+}
+
+// interrupted ends a run that a signal stopped before its specs began:
+// one line on the log, the reports (errored, saying so), and the test
+// failed.
+func interrupted(t TB, r *run, cause error) error {
+	reason := fmt.Sprintf("interrupted (%v) during the preflight, before any spec ran", cause)
+	where := ""
+	if cat, cerr := catalogue.Load(); cerr == nil {
+		m := report.Meta{Target: r.Target().URL, SuiteVersion: SuiteVersion, Started: r.started, Finished: time.Now(),
+			Config: r.cfg.Describe(), Errored: "the run was " + reason}
+		if werr := report.FromSpecs(nil, cat, m).WriteFiles(r.cfg.ReportDir, r.Redactor().String); werr == nil {
+			where = " (report: " + filepath.Join(r.cfg.ReportDir, report.HTMLFile) + ")"
+		}
+	}
+	fmt.Fprintf(r.logWriter(), "the run was %s%s\n", reason, where)
+	r.logWriter().Flush()
+	t.Fail()
+	return errors.New("conformance: the run was " + reason)
 }
 
 // memoryLimit is the heap Run asks the garbage collector to stay under, well

@@ -47,8 +47,9 @@ func TestSettingsOutOfRangeExit2BeforeTheBanner(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		ctx, cancel := context.WithCancel(context.Background())
-		cancel() // a run that starts ends at once
-		code := run(ctx, append([]string{"--addr", "127.0.0.1:0", "--speed", "0"}, tc.args...), &stdout, &stderr)
+		// A run that starts ends at once: its banner cancels it.
+		code := run(ctx, append([]string{"--addr", "127.0.0.1:0", "--speed", "0"}, tc.args...), cancelOnWrite{&stdout, cancel}, &stderr)
+		cancel()
 		if tc.want == "" {
 			if code != 0 {
 				t.Errorf("%.80v: exit %d, want 0: %s", tc.args, code, stderr.String())
@@ -113,4 +114,15 @@ func TestShutdownStopsAnAdvanceInFlight(t *testing.T) {
 		t.Fatal("Run did not return 30 s after the shutdown began")
 	}
 	<-answered
+}
+
+// cancelOnWrite cancels a run once it writes (its banner).
+type cancelOnWrite struct {
+	w      io.Writer
+	cancel context.CancelFunc
+}
+
+func (c cancelOnWrite) Write(p []byte) (int, error) {
+	c.cancel()
+	return c.w.Write(p)
 }

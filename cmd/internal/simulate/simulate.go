@@ -301,7 +301,11 @@ func printFaults(w io.Writer) {
 // Run is the command named name ("tcmkit simulate", "simulator") without
 // the process: it serves until ctx is done and returns the exit status.
 func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
-	o, err := parseOptions(name, args, stdout)
+	o, err := beforeServing(ctx, func() (Settings, error) { return parseOptions(name, args, stdout) }, nil)
+	if errors.Is(err, errStopped) {
+		fmt.Fprintf(stderr, "%s: stopped (%v) while reading its settings\n", name, context.Cause(ctx))
+		return 0
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -332,7 +336,11 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if o.draw != nil {
 		o.draw.Apply(&o.Sim)
 	}
-	sim, err := simulator.New(o.Sim)
+	sim, err := beforeServing(ctx, func() (*simulator.Server, error) { return simulator.New(o.Sim) }, (*simulator.Server).Close)
+	if errors.Is(err, errStopped) {
+		fmt.Fprintf(stderr, "%s: stopped (%v) while building the world\n", name, context.Cause(ctx))
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s (see --help)\n", name, strings.TrimPrefix(err.Error(), "simulator: "))
 		return 2
@@ -435,6 +443,41 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		log.Info("stopped")
 	}
 	return code
+}
+
+// errStopped is work before serving that a signal stopped.
+var errStopped = errors.New("stopped before serving")
+
+// beforeServing runs work that may take long before anything is served
+// (a --world read from a FIFO that no one writes yet, a world of 10,000
+// channels back-filled over a year) so that SIGINT or SIGTERM ends the
+// command at once: once ctx ends, the work is left to finish on its own
+// (done, when given, then disposes of what it made) and errStopped is
+// returned.
+func beforeServing[T any](ctx context.Context, work func() (T, error), done func(T) error) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := work()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		if done != nil {
+			go func() {
+				if r := <-ch; r.err == nil {
+					_ = done(r.v)
+				}
+			}()
+		}
+		var zero T
+		return zero, errStopped
+	}
 }
 
 // healthCheck asks the simulator at o.Addr (0.0.0.0 and :: become
