@@ -112,9 +112,23 @@ func refused(format string, args ...any) error {
 	return &RefusedError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// checkSettings refuses settings the run cannot use: out of range, or a
-// focus, skip or label filter Ginkgo cannot read (it would panic).
+// checkSettings refuses settings the run cannot use (settingErrors), and
+// a report directory it cannot make.
 func checkSettings(cfg *Config, sc types.SuiteConfig) error {
+	errs := settingErrors(cfg, sc)
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		errs = append(errs, fmt.Sprintf("--report-dir: %v", err))
+	}
+	if len(errs) > 0 {
+		return refused("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// settingErrors says which settings a run or a list cannot use: out of
+// range or not one of their values, or a focus, skip or label filter
+// Ginkgo cannot read (it would panic).
+func settingErrors(cfg *Config, sc types.SuiteConfig) []string {
 	errs := cfg.rangeErrors()
 	if cfg.Target != "" { // else Run starts the bundled simulator
 		errs = append(cfg.target().validate(), errs...)
@@ -135,13 +149,7 @@ func checkSettings(cfg *Config, sc types.SuiteConfig) error {
 	if sc.ParallelTotal > 1 && cfg.Target != "" {
 		errs = append(errs, fmt.Sprintf("-p (%d processes) is for the bundled simulator only: against --target the processes would spend the same keys' rate windows at once, and the rate-limit specs need one fresh; run without -p", sc.ParallelTotal))
 	}
-	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
-		errs = append(errs, fmt.Sprintf("--report-dir: %v", err))
-	}
-	if len(errs) > 0 {
-		return refused("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 // refuse ends a run that did not start: one line on the log, the reports

@@ -43,6 +43,8 @@ func TestSettingsOutOfRangeExit2BeforeTheBanner(t *testing.T) {
 		{[]string{"--client-report", file}, "--client-report"},
 		{[]string{"--info-file", filepath.Join(file, "info.json")}, "--info-file"},
 		{[]string{"--start", "0000-01-01T00:00:00Z"}, "1970-01-31T00:00:00Z..9999-12-31"},
+		{[]string{"--start", "0001-01-01T00:00:00Z"}, "the zero time"}, // not the default start
+		{[]string{"--start", "0001-01-01T01:00:00+01:00"}, "the zero time"},
 		{[]string{"--start", "9999-12-31T00:00:00Z", "--history", "1h"}, ""}, // in range: it starts (see below)
 	} {
 		var stdout, stderr bytes.Buffer
