@@ -768,3 +768,24 @@ func TestNothingRecordedNamesTheBound(t *testing.T) {
 		t.Fatalf("with the bound raised: %v %+v", err, res)
 	}
 }
+
+// TestErrorsNameOnlyItsFlags: what stops a recording names no setting
+// that record does not have (the suite's --max-body, --request-timeout).
+func TestErrorsNameOnlyItsFlags(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "5000000")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	r := &Recorder{Target: srv.URL, ProKey: hostileKey, Out: filepath.Join(t.TempDir(), "w.json"), Clock: &fakeClock{now: recordedAt}}
+	_, err := r.Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "larger than 4 MiB") {
+		t.Fatalf("%v", err)
+	}
+	for _, flag := range []string{"--max-body", "--request-timeout"} {
+		if strings.Contains(err.Error(), flag) {
+			t.Errorf("the error names %s, which record does not have: %v", flag, err)
+		}
+	}
+}
