@@ -9,7 +9,7 @@
 // followed (keys go to the target's origin only), every answer bounded
 // (the suite's client), and every line it writes redacted. It keeps its
 // progress in FILE.partial (written whole and renamed, so a crash leaves
-// the last one intact) and resumes from it; a resumed recording equals
+// the last one intact; package outfile writes both files) and resumes from it; a resumed recording equals
 // one made in one go. The recording holds no key: the simulator gives its
 // accounts fresh ones.
 package record
@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/outfile"
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/world"
@@ -114,7 +115,8 @@ func (e *SettingError) Error() string { return e.Reason }
 
 // Check says what is wrong with r's settings, as a *SettingError: a
 // target that is no http(s) origin (or holds a user, a query or a
-// fragment), no Pro key, no Out, a bound below -1, a negative wait.
+// fragment), no Pro key, no Out, a bound below -1, a negative wait, an
+// Out that cannot be written (package outfile).
 func (r *Recorder) Check() error {
 	if _, err := origin(r.Target); err != nil {
 		return &SettingError{err.Error()}
@@ -139,6 +141,14 @@ func (r *Recorder) Check() error {
 	}{{"max-wait", r.MaxWait}, {"max-total-wait", r.MaxTotalWait}} {
 		if d.v < 0 {
 			return &SettingError{fmt.Sprintf("invalid value %s for --%s: want 0 (the default) or more", d.v, d.name)}
+		}
+	}
+	// Where it will write, tried now rather than after an hour of
+	// recording: a directory there, or one that cannot be written, is a
+	// bad --out.
+	for _, p := range []string{r.Out, r.Out + ".partial"} {
+		if err := outfile.Check(p); err != nil {
+			return &SettingError{"--out: " + err.Error()}
 		}
 	}
 	return nil

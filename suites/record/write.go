@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tcmkit/tcmkit/schemas/outfile"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/world"
 )
@@ -87,7 +88,9 @@ func (ru *run) write(ctx context.Context) (simulator.Recording, int64, error) {
 	if err := writeRecording(&sb, wd, &rec); err != nil {
 		return rec, 0, err
 	}
-	if err := writeAtomic(ru.r.Out, []byte(sb.String()), 0o644); err != nil {
+	// What the user named is written, not replaced: a file whole or not at
+	// all, a link followed, a FIFO or a device written through.
+	if err := outfile.Write(ctx, ru.r.Out, []byte(sb.String()), 0o644); err != nil {
 		return rec, 0, err
 	}
 	os.Remove(ru.r.Out + ".partial")

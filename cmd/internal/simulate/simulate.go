@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/cmd/internal/cli"
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/outfile"
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator"
@@ -181,10 +181,13 @@ func (s *Settings) check() error {
 		}
 		s.tlsPair = &pair
 	}
-	for _, d := range []struct{ flag, dir string }{{"--info-file", infoDir(s.InfoFile)}, {"--client-report", s.ClientReport}} {
-		if err := writableDir(d.dir); err != nil {
-			return fmt.Errorf("%s: %w", d.flag, err)
+	if s.InfoFile != "" {
+		if err := outfile.Check(s.InfoFile); err != nil {
+			return fmt.Errorf("--info-file: %w", err)
 		}
+	}
+	if err := writableDir(s.ClientReport); err != nil {
+		return fmt.Errorf("--client-report: %w", err)
 	}
 	if s.NoClientJudge && (s.Scenario != "" || s.ClientReport != "") {
 		return errors.New("--scenario and --client-report need the client judge (not --no-client-judge)")
@@ -237,17 +240,9 @@ func readTLS(certFile, keyFile string) (tls.Certificate, error) {
 	return pair, nil
 }
 
-// infoDir is the directory the info file goes to ("" with none).
-func infoDir(file string) string {
-	if file == "" {
-		return ""
-	}
-	return filepath.Dir(file)
-}
-
 // writableDir checks at start that a file can be made in dir (made if
-// missing), so that the client report is not lost at exit nor the info
-// file after the banner. "" is nothing to check.
+// missing), so that the client report is not lost at exit. "" is nothing
+// to check.
 func writableDir(dir string) error {
 	if dir == "" {
 		return nil
@@ -371,7 +366,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}()
 
 	if o.InfoFile != "" {
-		if err := writeInfo(o.InfoFile, info); err != nil {
+		if err := writeInfo(ctx, o.InfoFile, info); err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			_ = srv.Close()
 			return 1
@@ -571,27 +566,17 @@ func newLogger(o Settings, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, hopts))
 }
 
-// writeInfo writes the info file whole or not at all (a rename), so a
-// script polling for it never reads half of it.
-func writeInfo(path string, info simulator.Info) error {
+// writeInfo writes the info file as package outfile writes what a user
+// names: a file whole or not at all (a rename), so a script polling for it
+// never reads half of it; a FIFO, a device or a link written through, not
+// replaced. A FIFO nobody reads is waited for until ctx ends (a signal).
+func writeInfo(ctx context.Context, path string, info simulator.Info) error {
 	info.Now = 0
 	raw, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".simulator-info-*")
-	if err != nil {
-		return fmt.Errorf("info file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(raw, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("info file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("info file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := outfile.Write(ctx, path, append(raw, '\n'), 0o600); err != nil {
 		return fmt.Errorf("info file: %w", err)
 	}
 	return nil
