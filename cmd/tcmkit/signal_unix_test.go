@@ -136,6 +136,39 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		c.stops(t, syscall.SIGINT, 0)
 	})
+	t.Run("simulate waiting for the reader of its info file", func(t *testing.T) {
+		t.Parallel()
+		fifo := filepath.Join(t.TempDir(), "info.fifo")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", fifo)
+		time.Sleep(time.Second) // it serves, and waits for a reader of the FIFO
+		c.stops(t, syscall.SIGTERM, 0)
+		if !strings.Contains(c.stderr.String(), "before the info file was read") {
+			t.Errorf("it does not say what it was waiting for: %q", c.stderr.String())
+		}
+	})
+	t.Run("record waiting for the reader of its recording", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			if r.URL.Path == "/api/public/videos" {
+				w.Write([]byte(`{"videos":[],"missingVideoIds":[]}`))
+				return
+			}
+			w.Write([]byte(`{"events":[{"id":"e1","createdAt":1767225600000,"type":"channel_renamed","channel":{"id":"c","platformChannelId":"UC","title":"t","thumbnailUrl":null},"oldChannelTitle":"a","newChannelTitle":"b"}],"nextCursor":null}`))
+		}))
+		defer srv.Close()
+		fifo := filepath.Join(t.TempDir(), "world.fifo")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		c := start(t, "record", "--target", srv.URL, "--pro-key", "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", "--out", fifo)
+		waitFor(t, 10*time.Second, "the last page", func() bool { return strings.Contains(c.stderr.String(), "page 1 done") })
+		time.Sleep(200 * time.Millisecond)
+		c.stops(t, syscall.SIGINT, 1)
+	})
 	t.Run("simulate serving", func(t *testing.T) {
 		t.Parallel()
 		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--speed", "0")

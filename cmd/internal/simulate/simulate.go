@@ -367,8 +367,12 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 
 	if o.InfoFile != "" {
 		if err := writeInfo(ctx, o.InfoFile, info); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			_ = srv.Close()
+			if ctx.Err() != nil { // a signal while a FIFO waited for its reader
+				fmt.Fprintf(stderr, "%s: stopped (%v) before the info file was read: %v\n", name, context.Cause(ctx), err)
+				return 0
+			}
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return 1
 		}
 	}
