@@ -4,12 +4,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -120,7 +122,7 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 	t.Run("simulate building a large world", func(t *testing.T) {
 		t.Parallel()
 		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--speed", "0", "--channels", "10000", "--history", "8784h")
-		time.Sleep(300 * time.Millisecond)
+		c.busy(t, 200*time.Millisecond) // building the world, past the start of main
 		c.stops(t, syscall.SIGTERM, 0)
 		if strings.Contains(c.stdout.String(), "url:") {
 			t.Error("the world was built before the signal: this proves nothing")
@@ -133,7 +135,15 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 			t.Skip("no FIFO here:", err)
 		}
 		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--world", fifo)
-		time.Sleep(200 * time.Millisecond)
+		// Once it opened the FIFO to read, a writer may open it: one that
+		// writes nothing leaves it waiting for the world.
+		var w *os.File
+		waitFor(t, 20*time.Second, "the reader of the FIFO", func() bool {
+			f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			w = f
+			return err == nil
+		})
+		defer w.Close()
 		c.stops(t, syscall.SIGINT, 0)
 	})
 	t.Run("simulate waiting for the reader of its info file", func(t *testing.T) {
@@ -142,8 +152,17 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 			t.Skip("no FIFO here:", err)
 		}
-		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", fifo)
-		time.Sleep(time.Second) // it serves, and waits for a reader of the FIFO
+		addr := freeAddr(t)
+		c := start(t, "simulate", "--addr", addr, "--speed", "0", "--channels", "2", "--history", "24h", "--info-file", fifo)
+		// It listens, then waits for a reader of the FIFO.
+		waitFor(t, 20*time.Second, "the listener", func() bool {
+			conn, err := net.Dial("tcp", addr)
+			if err == nil {
+				conn.Close()
+			}
+			return err == nil
+		})
+		time.Sleep(100 * time.Millisecond)
 		c.stops(t, syscall.SIGTERM, 0)
 		if !strings.Contains(c.stderr.String(), "before the info file was read") {
 			t.Errorf("it does not say what it was waiting for: %q", c.stderr.String())
@@ -231,6 +250,42 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 		}
 		c.stops(t, syscall.SIGINT, 1)
 	})
+}
+
+// busy waits until the process has used cpu of processor time: it is at
+// its work, past the runtime's start (where a signal still kills it).
+// Where /proc is not, it waits a second instead.
+func (c *child) busy(t *testing.T, cpu time.Duration) {
+	t.Helper()
+	stat := fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid)
+	if _, err := os.Stat(stat); err != nil {
+		time.Sleep(time.Second)
+		return
+	}
+	waitFor(t, 30*time.Second, "the work", func() bool {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return false
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 {
+			return false
+		}
+		user, _ := strconv.Atoi(f[11]) // utime and stime, fields 14 and 15, in ticks of 10 ms
+		sys, _ := strconv.Atoi(f[12])
+		return time.Duration(user+sys)*10*time.Millisecond >= cpu
+	})
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 // syncBuffer is a bytes.Buffer that a process writes while a test reads;
