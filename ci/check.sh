@@ -112,7 +112,7 @@ collect
 # ---------------------------------------------------------------------------
 # First contact (issue 26), each step timed: the release before the README,
 # whose builds reuse its build cache (-trimpath, CGO_ENABLED=0).
-run "a release: six static binaries, the image, SHA256SUMS; the linux/amd64 one judges its own simulator (ci/release.sh)" timed ci/release.sh v0.0.0-ci
+run "a release: six static binaries, the image (built twice: the same bytes), SHA256SUMS; the linux/amd64 one judges its own simulator (ci/release.sh)" timed env REPRO=1 ci/release.sh v0.0.0-ci
 run "the README's first screen and runnable examples, as written, in a fresh clone (ci/readme.sh)" timed ci/readme.sh
 run "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" timed ci/ui.sh
 

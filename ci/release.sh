@@ -11,7 +11,11 @@
 #   3. when podman is there (ci/container.sh installs it), the image: the
 #      Containerfile's final stage around the linux/amd64 binary above,
 #      saved as dist/tcmkit_VERSION_image.tar (`podman load -i` it; it is
-#      localhost/tcmkit:VERSION); NO_IMAGE=1 leaves it out;
+#      localhost/tcmkit:VERSION); NO_IMAGE=1 leaves it out. The same
+#      commit gives the same bytes: every time in it is SOURCE_DATE_EPOCH
+#      (default: the commit's time), and what podman makes afresh on each
+#      build (the build container's id and host name) is left out of the
+#      image's configuration; REPRO=1 builds it twice and compares;
 #   4. the binary of this machine's platform, as a user who downloaded it:
 #      the checksums verify, `tcmkit version` names VERSION, and `tcmkit
 #      conform` passes `tcmkit simulate` of the same binary (manual clock, on
@@ -26,6 +30,12 @@ fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 dist="$root/dist"
+# Every time the release holds (the image's creation, its files' times) is
+# the commit's, or SOURCE_DATE_EPOCH's: two builds of a commit are equal.
+if [[ -z "${SOURCE_DATE_EPOCH:-}" ]]; then
+	SOURCE_DATE_EPOCH="$(git log -1 --format=%ct 2>/dev/null || echo 0)"
+fi
+export SOURCE_DATE_EPOCH
 rm -rf "$dist"
 mkdir -p "$dist"
 tmp="$(mktemp -d)"
@@ -61,14 +71,49 @@ if [[ "${NO_IMAGE:-}" != 1 ]] && command -v podman >/dev/null; then
 	grep -qx 'COPY tcmkit /tcmkit' "$tmp/image/Containerfile" ||
 		{ cat "$tmp/image/Containerfile"; echo "the Containerfile's final stage no longer copies /out/tcmkit: update ci/release.sh"; exit 1; }
 	cp "$dist/tcmkit_${version}_linux_amd64" "$tmp/image/tcmkit"
+	chmod 0755 "$tmp/image/tcmkit" # not the umask's
 	printf '[containers]\ndefault_ulimits = []\n' >"$tmp/containers.conf"
 	podman=(env CONTAINERS_CONF="$tmp/containers.conf" podman --runtime runc --cgroup-manager cgroupfs)
-	"${podman[@]}" build -q --format docker --platform linux/amd64 -t "$image" "$tmp/image" >/dev/null
+	# image_tar FILE builds the image and saves it, the same bytes for the
+	# same commit: podman stamps the layer's files and the image with
+	# --timestamp, and keeps no history nor build label; the build
+	# container's id and host name, which docker's format keeps and no
+	# option sets, are taken out of the configuration, whose file (named
+	# by its digest) and manifest.json are written again, and the archive
+	# is packed in name order with fixed owners and times.
+	image_tar() {
+		local out="$1" saved="$tmp/saved" cfg layers sum
+		"${podman[@]}" build -q --timestamp "$SOURCE_DATE_EPOCH" --layers=false --omit-history --identity-label=false \
+			--format docker --platform linux/amd64 -t "$image" "$tmp/image" >/dev/null
+		rm -rf "$saved" "$saved.tar" && mkdir -p "$saved/in" "$saved/out"
+		"${podman[@]}" save -q --format docker-archive -o "$saved.tar" "$image"
+		"${podman[@]}" rmi -f "$image" >/dev/null
+		tar -C "$saved/in" -xf "$saved.tar"
+		cfg="$(jq -r '.[0].Config' "$saved/in/manifest.json")"
+		layers="$(jq -c '.[0].Layers' "$saved/in/manifest.json")"
+		jq -cj 'del(.container) | .config.Hostname = "" | .container_config.Hostname = ""' "$saved/in/$cfg" >"$saved/out/config.json"
+		sum="$(sha256sum "$saved/out/config.json" | cut -c1-64)"
+		mv "$saved/out/config.json" "$saved/out/$sum.json"
+		jq -cnj --arg c "$sum.json" --arg t "$image" --argjson l "$layers" '[{Config: $c, RepoTags: [$t], Layers: $l}]' >"$saved/out/manifest.json"
+		for l in $(jq -r '.[]' <<<"$layers"); do cp "$saved/in/$l" "$saved/out/$l"; done
+		(cd "$saved/out" && tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
+			--mode=a=r --format=gnu -cf "$out" manifest.json "$sum.json" $(jq -r '.[]' <<<"$layers"))
+	}
+	image_tar "$dist/tcmkit_${version}_image.tar"
+	# As a user would: load the archive, run it.
+	"${podman[@]}" load -q -i "$dist/tcmkit_${version}_image.tar" >/dev/null
 	got="$("${podman[@]}" run --rm --no-healthcheck "$image" version)"
 	[[ "$got" == "tcmkit $version "* ]] || { echo "the image's tcmkit version: $got"; exit 1; }
-	"${podman[@]}" save -q --format docker-archive -o "$dist/tcmkit_${version}_image.tar" "$image"
+	health="$("${podman[@]}" image inspect --format '{{.HealthCheck.Test}}' "$image")"
+	[[ "$health" == *"--health-check"* ]] || { echo "the image lost its HEALTHCHECK: $health"; exit 1; }
 	"${podman[@]}" rmi -f "$image" >/dev/null
-	step "the image (linux/amd64), saved: $got" "$t"
+	if [[ "${REPRO:-}" == 1 ]]; then
+		image_tar "$tmp/again.tar"
+		cmp -s "$tmp/again.tar" "$dist/tcmkit_${version}_image.tar" ||
+			{ echo "the image differs between two builds of the same commit"; exit 1; }
+		echo "the image: two builds, the same bytes ($(sha256sum "$tmp/again.tar" | cut -c1-16)…)"
+	fi
+	step "the image (linux/amd64), saved, loaded and run: $got" "$t"
 else
 	echo "the image: left out ($([[ "${NO_IMAGE:-}" == 1 ]] && echo NO_IMAGE=1 || echo "no podman here: ci/container.sh installs it"))"
 fi

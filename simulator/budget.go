@@ -69,12 +69,17 @@ func capViolations[T any](list []T) ([]T, int) {
 }
 
 // journalURL is a request's path and query as the journal and the log
-// keep them: keys redacted, then cut. clean: the query is known to hold no
-// key nor piece of one (issuedFeedQuery), so it is not searched.
+// keep them: keys and the control token redacted, then cut. clean: the
+// query is known to hold no key nor piece of one (issuedFeedQuery), so it
+// is not searched. found says whether a key was (the control token is not
+// one: its place in a URL is no client rule).
 func (s *Server) journalURL(path, rawQuery string, clean bool) (string, string, bool) {
 	p, q, found := head(path), head(rawQuery), false
 	if !clean {
 		p, q, found = s.redactURL(p, q)
+		if s.tokenRed != nil {
+			p, q = s.tokenRed.String(p), s.tokenRed.String(q)
+		}
 	}
 	return cutOf(p, maxJournalText, len(p)+len(path)-len(head(path))), cutOf(q, maxJournalText, len(q)+len(rawQuery)-len(head(rawQuery))), found
 }

@@ -2,9 +2,13 @@ package simulator
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/redact"
 )
 
 // testToken is a control token long enough to be accepted.
@@ -65,5 +69,45 @@ func TestFailedTokenTriesAreSlowed(t *testing.T) {
 	}
 	if len(waits) != 8 || waits[0] <= 0 || waits[7] <= waits[0] || waits[7] > maxTokenWait {
 		t.Errorf("waits %v: want 8, growing, at most %s", waits, maxTokenWait)
+	}
+}
+
+// TestControlTokenInAURLIsNotKept: the control token put in a URL by
+// mistake (a query of the API or of the control API, plain or
+// percent-encoded, or the path) is in neither the debug log nor the
+// journal, whole or in part.
+func TestControlTokenInAURLIsNotKept(t *testing.T) {
+	var log strings.Builder
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := newServer(t, Config{Seed: 1, ControlToken: testToken, Logger: logger})
+	pro := s.Seeded().Pro
+	escaped := ""
+	for _, c := range []byte(testToken) {
+		escaped += fmt.Sprintf("%%%02X", c)
+	}
+	for _, q := range []req{
+		feedReq(pro, "token="+testToken),
+		feedReq(pro, "limit=5&X-Control-Token="+escaped),
+		ctl("GET", "info?token="+testToken, ""),
+		{method: "GET", target: "/" + testToken},
+	} {
+		s.serve(t, q)
+	}
+	q := ctl("GET", "requests", "")
+	q.header.Set(controlTokenHeader, testToken)
+	journal := s.serve(t, q)
+	if journal.status != 200 || !strings.Contains(string(journal.body), `X-Control-Token=`) {
+		t.Fatalf("the journal: %d %s", journal.status, journal.body)
+	}
+	for what, text := range map[string]string{"the journal": string(journal.body), "the debug log": log.String()} {
+		for i := 0; i+redact.MinSecret <= len(testToken); i++ {
+			if piece := testToken[i : i+redact.MinSecret]; strings.Contains(text, piece) {
+				t.Errorf("%s holds %q of the control token:\n%s", what, piece, text)
+				break
+			}
+		}
+	}
+	if !strings.Contains(log.String(), "X-Control-Token=") {
+		t.Errorf("the debug log lost the request:\n%s", log.String())
 	}
 }

@@ -24,9 +24,15 @@ type Recording struct {
 	Events   int `json:"events"`
 	Videos   int `json:"videos"`
 	// Complete is false when a bound (--max-events, --max-requests,
-	// --max-bytes) stopped the recording before every feed was walked and
-	// every video asked for.
+	// --max-bytes, --max-total-wait; Bounded names it) stopped the
+	// recording before every feed was walked and every video asked for, or
+	// when events the server showed could not be kept (Dropped says which).
 	Complete bool `json:"complete"`
+	// Bounded is the bound that stopped the recording ("" when none did).
+	Bounded string `json:"bounded,omitempty"`
+	// Dropped says what the server showed that the recording does not
+	// hold, and why: a summary line, then the events, named.
+	Dropped []string `json:"dropped,omitempty"`
 	// Reshaped counts the events whose bytes the recorder wrote in the
 	// kit's shape (key order, escapes, members the contract does not name).
 	Reshaped int `json:"reshaped"`
@@ -44,7 +50,14 @@ const RecordingShape = "served in the kit's own conforming shape: its cursors, e
 func (r *Recording) String() string {
 	at := time.UnixMilli(r.RecordedAt).UTC().Format(time.RFC3339)
 	s := fmt.Sprintf("%s at %s: %d events, %d videos, %d requests", r.Origin, at, r.Events, r.Videos, r.Requests)
-	if !r.Complete {
+	switch {
+	case len(r.Dropped) > 0 && r.Bounded != "":
+		s += fmt.Sprintf(" (incomplete: %s stopped it, and it dropped events: %s)", r.Bounded, r.Dropped[0])
+	case len(r.Dropped) > 0:
+		s += fmt.Sprintf(" (incomplete: %s)", r.Dropped[0])
+	case r.Bounded != "":
+		s += " (incomplete: " + r.Bounded + " stopped it)"
+	case !r.Complete:
 		s += " (incomplete: a bound stopped it)"
 	}
 	if r.Reshaped > 0 {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator/world"
 )
@@ -177,6 +178,11 @@ type Server struct {
 	sleep func(ctx context.Context, d time.Duration)
 	// tokenTries slows failed tries of the control token.
 	tokenTries tokenBackoff
+	// tokenRed redacts the control token (and any piece of it, in any
+	// encoding the kit's redactor reads) from what a client sent, as the
+	// journal and the log keep it: a token put in a URL by mistake; nil
+	// without a token.
+	tokenRed *redact.Redactor
 
 	cors      corsPolicy
 	journal   *journal      // nil: none
@@ -220,6 +226,9 @@ func New(cfg Config) (*Server, error) {
 		done:       make(chan struct{}),
 		cors:       newCORSPolicy(cfg.CORSOrigins),
 		journal:    newJournal(cfg.JournalSize, cfg.KeyPrefix),
+	}
+	if cfg.ControlToken != "" {
+		s.tokenRed = redact.New(cfg.ControlToken)
 	}
 	st, err := s.freshState()
 	if err != nil {

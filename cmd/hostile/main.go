@@ -44,7 +44,7 @@ type settings struct {
 	Name string `ff:"placeholder=NAME, long=name, usage='the hostile target to serve (see --list)'"`
 	Addr string `ff:"placeholder=ADDR, long=addr, usage='where to listen: a loopback address'"`
 	List bool   `ff:"long=list, usage='list the hostile targets and exit'"`
-	Size int    `ff:"long=size, usage='length of invalid-json bodies, in bytes (0: the default)'"`
+	Size int    `ff:"long=size, usage='length of invalid-json bodies, in bytes: 128 to 268435456 (0: the default)'"`
 }
 
 // run serves until stop is closed (nil: until a signal).
@@ -56,6 +56,10 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "hostile: %v\n", err)
+		return 2
+	}
+	if s.Size != 0 && (s.Size < hostile.MinSize || s.Size > hostile.MaxSize) {
+		fmt.Fprintf(stderr, "hostile: --size %d: want %d to %d bytes, or 0 (the default, %d)\n", s.Size, hostile.MinSize, hostile.MaxSize, hostile.DefaultSize)
 		return 2
 	}
 	var caught atomic.Int32

@@ -58,9 +58,7 @@ var subcommands = []subcommand{
 	}},
 	{"simulate", simulate.About, simulate.Run},
 	{"record", record.About, record.Run},
-	{"fixtures", fixtures.About, func(_ context.Context, name string, args []string, stdout, stderr io.Writer) int {
-		return fixtures.Run(name, args, stdout, stderr)
-	}},
+	{"fixtures", fixtures.About, fixtures.Run},
 	{"version", "Prints the version of the kit, of the suite and of Go.", func(_ context.Context, name string, args []string, stdout, stderr io.Writer) int {
 		if len(args) > 0 && args[0] != "--help" && args[0] != "-h" {
 			fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, args[0])

@@ -558,3 +558,24 @@ func TestJSONMatchesSchema(t *testing.T) {
 		t.Errorf("schema accepts an invalid report")
 	}
 }
+
+// TestWriteFilesFollowsLinks: a report file that is a symbolic link (to
+// where a CI keeps its artefacts) is written through the link, which
+// stays; the other files are written as usual.
+func TestWriteFilesFollowsLinks(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	kept := filepath.Join(elsewhere, "report.json")
+	if err := os.Symlink(kept, filepath.Join(dir, JSONFile)); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	r := FromGinkgo(passedRun(), testCatalogue(t), meta())
+	if err := r.WriteFiles(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, JSONFile)); err != nil || fi.Mode().Type() != os.ModeSymlink {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	if b, err := os.ReadFile(kept); err != nil || !strings.Contains(string(b), `"outcome": "passed"`) {
+		t.Errorf("the file the link names: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/tcmkit/tcmkit/schemas/outfile"
 )
 
 // The file names WriteFiles writes into its directory.
@@ -45,6 +48,14 @@ func (r Report) files() []renderedFile {
 // nil means no redaction. It tries every file even when one fails, and
 // reports every error.
 func (r Report) WriteFiles(dir string, redact func(string) string) error {
+	return r.WriteFilesContext(context.Background(), dir, redact)
+}
+
+// WriteFilesContext is WriteFiles within ctx: a report file that is a FIFO
+// nobody reads is waited for until ctx ends. Each file is written as
+// package outfile writes what a user names: whole or not at all, a link
+// followed, a FIFO or a device written through, never replaced.
+func (r Report) WriteFilesContext(ctx context.Context, dir string, redact func(string) string) error {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
@@ -59,7 +70,7 @@ func (r Report) WriteFiles(dir string, redact func(string) string) error {
 			errs = append(errs, fmt.Errorf("report: render %s: %w", f.name, err))
 			continue
 		}
-		if err := writeFile(filepath.Join(dir, f.name), []byte(redact(string(b)))); err != nil {
+		if err := outfile.Write(ctx, filepath.Join(dir, f.name), []byte(redact(string(b))), 0o644); err != nil {
 			errs = append(errs, fmt.Errorf("report: %w", err))
 		}
 	}
@@ -71,28 +82,6 @@ var schemaJSON []byte
 
 // Schema returns the JSON Schema (draft 2020-12) of the JSON form.
 func Schema() []byte { return bytes.Clone(schemaJSON) }
-
-// writeFile replaces name by a complete file or leaves it as it was: an
-// interrupted run must not leave half a report behind.
-func writeFile(name string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
-}
 
 // JSON renders the machine-readable form, described by Schema.
 func (r Report) JSON() ([]byte, error) {

@@ -80,6 +80,24 @@ func Suggest(name string, known []string) string {
 	return best
 }
 
+// Nearest returns the value of a short list (a setting's few allowed
+// values: quick or thorough) nearest to value, however far: Suggest's
+// choice when it has one, else the one fewest edits away (case ignored),
+// the first listed among equals; "" only when known is empty.
+func Nearest(value string, known []string) string {
+	if s := Suggest(value, known); s != "" {
+		return s
+	}
+	best, bestD := "", -1
+	lower := strings.ToLower(value)
+	for _, k := range known {
+		if d := distance(lower, strings.ToLower(k)); bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
 // commonPrefix is the length of the beginning a and b share, in bytes.
 func commonPrefix(a, b string) int {
 	n := 0
@@ -234,6 +252,11 @@ func (t TimeFlag) Set(v string) error {
 	parsed, err := time.Parse(time.RFC3339, v)
 	if err != nil {
 		return fmt.Errorf("want RFC 3339, such as 2026-01-01T00:00:00Z")
+	}
+	if parsed.IsZero() {
+		// The zero time is how a struct says "the default": taken, it
+		// would be the default, not the time given.
+		return fmt.Errorf("%s is the zero time, which means the default: want a time from 1970 on, such as 2026-01-01T00:00:00Z", v)
 	}
 	*t.T = parsed
 	return nil

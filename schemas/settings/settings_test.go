@@ -1,6 +1,10 @@
 package settings
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestEnvName(t *testing.T) {
 	for _, tc := range []struct{ prefix, flag, want string }{
@@ -55,5 +59,35 @@ func TestSuggestAmongMany(t *testing.T) {
 		if got := Suggest(in, known); got != want {
 			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestNearest: among a setting's few values, the nearest however far, so
+// that a refusal can say which was meant.
+func TestNearest(t *testing.T) {
+	known := []string{"quick", "thorough"}
+	for in, want := range map[string]string{"fast": "quick", "thoro": "thorough", "QUICK": "quick", "slow": "quick", "thurough": "thorough"} {
+		if got := Nearest(in, known); got != want {
+			t.Errorf("Nearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Nearest("x", nil); got != "" {
+		t.Errorf("Nearest among none = %q", got)
+	}
+}
+
+// TestTimeFlagRefusesTheZeroTime: 0001-01-01T00:00:00Z, in any zone, is
+// the zero time, which a struct takes for "the default": refused, not
+// silently the default.
+func TestTimeFlagRefusesTheZeroTime(t *testing.T) {
+	var at time.Time
+	f := TimeFlag{T: &at}
+	for _, v := range []string{"0001-01-01T00:00:00Z", "0001-01-01T02:00:00+02:00"} {
+		if err := f.Set(v); err == nil || !strings.Contains(err.Error(), "zero time") {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+	if err := f.Set("0001-01-01T00:00:01Z"); err != nil || at.IsZero() {
+		t.Errorf("a second past the zero time: %v %v", err, at)
 	}
 }

@@ -3,6 +3,7 @@ package world
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/tcmkit/tcmkit/schemas"
 )
@@ -83,6 +84,8 @@ func CanonicalEvent(raw []byte) (canon []byte, changed bool, err error) {
 	return e.raw, !bytes.Equal(compact.Bytes(), e.raw), nil
 }
 
+// parseEvent reads an event a recorder was shown: it validates, and its
+// times are within MinTime..MaxTime (a world holds no other).
 func parseEvent(raw []byte) (*obsEvent, error) {
 	if err := schemas.ValidateJSON(schemas.Event, raw); err != nil {
 		return nil, err
@@ -91,8 +94,69 @@ func parseEvent(raw []byte) (*obsEvent, error) {
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return nil, err
 	}
+	if !TimeInRange(e.CreatedAt) {
+		return nil, timeError("createdAt", e.CreatedAt)
+	}
+	if e.Video != nil && !TimeInRange(e.Video.PublishedAt) {
+		return nil, timeError("video.publishedAt", e.Video.PublishedAt)
+	}
 	e.raw = e.encode()
 	return &e, nil
+}
+
+// parseEntry reads a VideoEntry a recorder was shown, as parseEvent an
+// event: it validates, and its times are within range; its events are
+// left to parseEvent.
+func parseEntry(raw []byte) (*obsEntry, error) {
+	if err := schemas.ValidateJSON(schemas.VideoEntry, raw); err != nil {
+		return nil, err
+	}
+	var en obsEntry
+	if err := json.Unmarshal(raw, &en); err != nil {
+		return nil, err
+	}
+	for _, t := range []struct {
+		what string
+		ms   int64
+	}{{"firstSeenAt", en.FirstSeenAt}, {"video.publishedAt", en.Video.PublishedAt}} {
+		if !TimeInRange(t.ms) {
+			return nil, timeError(t.what, t.ms)
+		}
+	}
+	for i, sm := range en.Samples {
+		if !TimeInRange(sm.CreatedAt) {
+			return nil, timeError(fmt.Sprintf("statSamples[%d].createdAt", i), sm.CreatedAt)
+		}
+	}
+	return &en, nil
+}
+
+// CheckEntry says whether a VideoEntry a recorder was shown can be part of
+// a recorded world (Recorded): it validates, and every time in it, its
+// events' too, is within MinTime..MaxTime. A recorder asks as each answer
+// comes, so that what no world holds stops it at once, named.
+func CheckEntry(raw []byte) error {
+	en, err := parseEntry(raw)
+	if err != nil {
+		return err
+	}
+	for j, ev := range en.Events {
+		if _, err := parseEvent(ev); err != nil {
+			return fmt.Errorf("event %d%s: %w", j, idOf(ev), err)
+		}
+	}
+	return nil
+}
+
+// idOf is " (id X)" for an event whose id can be read, for messages.
+func idOf(raw []byte) string {
+	var e struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.ID == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (id %s)", short(fmt.Sprint(e.ID)))
 }
 
 func (c *obsChannel) encode(b []byte) []byte {

@@ -64,7 +64,7 @@ func Recorded(o Observed) (*World, error) {
 	add := func(raw []byte, what string) error {
 		e, err := parseEvent(raw)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return fmt.Errorf("%s%s: %w", what, idOf(raw), err)
 		}
 		if !seen[e.ID] && (o.MaxEvents <= 0 || len(events) < o.MaxEvents) {
 			seen[e.ID] = true
@@ -79,11 +79,8 @@ func Recorded(o Observed) (*World, error) {
 	}
 	entries := make([]*obsEntry, 0, len(o.Entries))
 	for i, raw := range o.Entries {
-		if err := schemas.ValidateJSON(schemas.VideoEntry, raw); err != nil {
-			return nil, fmt.Errorf("video entry %d: %w", i, err)
-		}
-		var en obsEntry
-		if err := json.Unmarshal(raw, &en); err != nil {
+		en, err := parseEntry(raw)
+		if err != nil {
 			return nil, fmt.Errorf("video entry %d: %w", i, err)
 		}
 		for j, ev := range en.Events {
@@ -91,7 +88,7 @@ func Recorded(o Observed) (*World, error) {
 				return nil, err
 			}
 		}
-		entries = append(entries, &en)
+		entries = append(entries, en)
 	}
 	// Events only a video entry showed join the log at their time; the
 	// feeds' order stands among equal times.

@@ -180,6 +180,11 @@ type Client struct {
 	// MaxBody bounds the bytes read of one body (0 uses DefaultMaxBody); a
 	// larger body is an error of the exchange.
 	MaxBody int64
+	// Flags names, in the errors of a timeout and of a body too large, the
+	// settings that change those bounds; nil names the suite's
+	// (--request-timeout, --max-body). A program whose user has no such
+	// setting (tcmkit record) gives an empty Flags: none is named.
+	Flags *Flags
 	// KeepInMemory and DecodedBudget bound what the client keeps, and
 	// MaxDecode the largest body it decodes (0 uses the defaults above).
 	KeepInMemory, DecodedBudget, MaxDecode int64
@@ -540,6 +545,22 @@ func (c *Client) Total() int {
 	return c.total
 }
 
+// Flags are the settings of a program that change the client's bounds.
+type Flags struct {
+	Timeout string // such as "--request-timeout"; "": none
+	MaxBody string // such as "--max-body"; "": none
+}
+
+// suiteFlags are the conformance suite's.
+var suiteFlags = Flags{Timeout: "--request-timeout", MaxBody: "--max-body"}
+
+func (c *Client) flags() Flags {
+	if c.Flags == nil {
+		return suiteFlags
+	}
+	return *c.Flags
+}
+
 // redirected reports a redirect and its Location ("(none)" when absent).
 // 304 Not Modified is no redirect, but no answer of this API either: it is
 // judged like any other status.
@@ -560,12 +581,12 @@ func (c *Client) failed(ctx, rctx context.Context, req Request, err error, timeo
 	var tl *BodyTooLargeError
 	switch {
 	case errors.As(err, &tl):
-		tl.Status = resp.Status
+		tl.Status, tl.Flag = resp.Status, c.flags().MaxBody
 		return &Error{Request: req, Err: tl}
 	case ctx.Err() != nil:
 		return &Error{Request: req, Err: fmt.Errorf("the run stopped waiting for the answer: %w", context.Cause(ctx))}
 	case errors.Is(context.Cause(rctx), errTimeout):
-		return &Error{Request: req, Err: &TimeoutError{Timeout: timeout, Status: statusOf(resp), Received: got}}
+		return &Error{Request: req, Err: &TimeoutError{Timeout: timeout, Status: statusOf(resp), Received: got, Flag: c.flags().Timeout}}
 	case resp != nil:
 		return &Error{Request: req, Err: &CutError{Status: resp.Status, Received: got, Declared: resp.Header.Get("Content-Length"), Err: err}}
 	}

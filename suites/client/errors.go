@@ -35,15 +35,24 @@ func (e *RedirectError) Error() string {
 type BodyTooLargeError struct {
 	Status   int
 	Limit    int64
-	Declared int64 // the Content-Length, when it said so up front
+	Declared int64  // the Content-Length, when it said so up front
+	Flag     string // the setting of the limit ("" when the user has none)
 }
 
 func (e *BodyTooLargeError) Error() string {
-	how := fmt.Sprintf("the suite read %s and stopped", Bytes(e.Limit))
+	how := fmt.Sprintf("%s read, then no more", Bytes(e.Limit))
 	if e.Declared > 0 {
-		how = fmt.Sprintf("its Content-Length says %s; the suite read none of it", Bytes(e.Declared))
+		how = fmt.Sprintf("its Content-Length says %s; none of it was read", Bytes(e.Declared))
 	}
-	return fmt.Sprintf("answered %d with a body larger than %s (--max-body): %s", e.Status, Bytes(e.Limit), how)
+	return fmt.Sprintf("answered %d with a body larger than %s%s: %s", e.Status, Bytes(e.Limit), flagNote(e.Flag), how)
+}
+
+// flagNote names the setting of a bound, " (--max-body)", or nothing.
+func flagNote(flag string) string {
+	if flag == "" {
+		return ""
+	}
+	return " (" + flag + ")"
 }
 
 // NotReleasedError is a rate limiter that does not release: a 429 whose
@@ -62,15 +71,16 @@ func (e *NotReleasedError) Error() string {
 // TimeoutError is an exchange that did not finish within the request timeout.
 type TimeoutError struct {
 	Timeout  time.Duration
-	Status   int // 0: not even the headers came
-	Received int // bytes of the body by then
+	Status   int    // 0: not even the headers came
+	Received int    // bytes of the body by then
+	Flag     string // the setting of the timeout ("" when the user has none)
 }
 
 func (e *TimeoutError) Error() string {
 	if e.Status == 0 {
-		return fmt.Sprintf("no answer within %s (--request-timeout): no response headers came", e.Timeout)
+		return fmt.Sprintf("no answer within %s%s: no response headers came", e.Timeout, flagNote(e.Flag))
 	}
-	return fmt.Sprintf("no complete answer within %s (--request-timeout): status %d came, then %s of the body", e.Timeout, e.Status, Bytes(int64(e.Received)))
+	return fmt.Sprintf("no complete answer within %s%s: status %d came, then %s of the body", e.Timeout, flagNote(e.Flag), e.Status, Bytes(int64(e.Received)))
 }
 
 // CutError is a body that ended before it was whole: the connection closed

@@ -186,3 +186,24 @@ func TestBodiesBeyondTheBudgetGoToDisk(t *testing.T) {
 		t.Errorf("after Close a spilled body still reads: %v", err)
 	}
 }
+
+// TestErrorsNameTheCallersFlags: a timeout names the setting of the
+// program that has one (the suite's --request-timeout by default), and
+// none for a program that has none.
+func TestErrorsNameTheCallersFlags(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		flags *client.Flags
+		want  string
+	}{{nil, "no answer within 100ms (--request-timeout)"}, {&client.Flags{}, "no answer within 100ms: no response headers came"}} {
+		c := &client.Client{BaseURL: srv.URL, Timeout: 100 * time.Millisecond, Flags: tc.flags}
+		_, err := c.Send(t.Context(), client.Get("/x", nil, ""))
+		c.Close()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("flags %v: %v, want %q", tc.flags, err, tc.want)
+		}
+	}
+}

@@ -18,19 +18,30 @@ import (
 // requirements it checks, then the run's request budget: what bounds the
 // requests it sends and the time they take. It is Ginkgo's dry run of the
 // same tree Run declares, so the list cannot drift from the run. Like Run,
-// it may be called once in a process.
-func List(t TB, cfg Config, w io.Writer) {
+// it may be called once in a process. Settings a run would refuse, it
+// refuses (a *RefusedError, one line on the log) before it lists anything.
+func List(t TB, cfg Config, w io.Writer) error {
 	cfg = cfg.settled()
-	Register(&cfg)
-	ginkgo.ReportAfterSuite("the list of specs", func(rep types.Report) { printList(w, rep, cfg) })
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
+	if errs := settingErrors(&cfg, suiteConfig); len(errs) > 0 {
+		// The settings a run would refuse, a list refuses too, before
+		// any spec is declared: one line, no report.
+		log := newSession(&cfg).logWriter()
+		fmt.Fprintf(log, "the list was refused: %s\n", strings.Join(errs, "; "))
+		log.Flush()
+		t.Fail()
+		return refused("%s", strings.Join(errs, "; "))
+	}
+	Register(&cfg)
+	ginkgo.ReportAfterSuite("the list of specs", func(rep types.Report) { printList(w, rep, cfg) })
 	suiteConfig.DryRun = true
 	// Ginkgo's own account of a dry run (a dot a spec) says nothing here.
 	saved := formatter.ColorableStdOut
 	formatter.ColorableStdOut = io.Discard
 	defer func() { formatter.ColorableStdOut = saved }()
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance (list)", suiteConfig, reporterConfig)
+	return nil
 }
 
 // printList writes the specs of a dry run that would run, grouped by

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -73,13 +75,24 @@ func Run(t TB, cfg Config) error {
 		// The preflight before Ginkgo starts: a key in the wrong role
 		// stops the run in one line. (With -p, process 1 runs it in the
 		// suite's setup, where the other processes wait for it.)
+		// Ginkgo handles SIGINT and SIGTERM once its specs run; before,
+		// a signal ends the preflight at once (a target that does not
+		// answer, a Retry-After waited out), and the run with it.
 		ctx, cancel := context.WithTimeout(r.runCtx, r.deadline)
+		ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		r.prepare(ctx)
+		signalled := ctx.Err() != nil && r.runCtx.Err() == nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded)
+		stopSignals()
 		cancel()
 		if refused := (*RefusedError)(nil); errors.As(r.setupErr, &refused) {
 			r.closeSession()
 			r.tearDown()
 			return refuse(t, r, r.setupErr)
+		}
+		if signalled {
+			r.closeSession()
+			r.tearDown()
+			return interrupted(t, r, context.Cause(ctx))
 		}
 	}
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
@@ -99,9 +112,23 @@ func refused(format string, args ...any) error {
 	return &RefusedError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// checkSettings refuses settings the run cannot use: out of range, or a
-// focus, skip or label filter Ginkgo cannot read (it would panic).
+// checkSettings refuses settings the run cannot use (settingErrors), and
+// a report directory it cannot make.
 func checkSettings(cfg *Config, sc types.SuiteConfig) error {
+	errs := settingErrors(cfg, sc)
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		errs = append(errs, fmt.Sprintf("--report-dir: %v", err))
+	}
+	if len(errs) > 0 {
+		return refused("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// settingErrors says which settings a run or a list cannot use: out of
+// range or not one of their values, or a focus, skip or label filter
+// Ginkgo cannot read (it would panic).
+func settingErrors(cfg *Config, sc types.SuiteConfig) []string {
 	errs := cfg.rangeErrors()
 	if cfg.Target != "" { // else Run starts the bundled simulator
 		errs = append(cfg.target().validate(), errs...)
@@ -122,13 +149,7 @@ func checkSettings(cfg *Config, sc types.SuiteConfig) error {
 	if sc.ParallelTotal > 1 && cfg.Target != "" {
 		errs = append(errs, fmt.Sprintf("-p (%d processes) is for the bundled simulator only: against --target the processes would spend the same keys' rate windows at once, and the rate-limit specs need one fresh; run without -p", sc.ParallelTotal))
 	}
-	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
-		errs = append(errs, fmt.Sprintf("--report-dir: %v", err))
-	}
-	if len(errs) > 0 {
-		return refused("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 // refuse ends a run that did not start: one line on the log, the reports
@@ -147,6 +168,25 @@ func refuse(t TB, r *run, err error) error {
 	r.logWriter().Flush()
 	t.Fail()
 	return &RefusedError{Reason: reason}
+}
+
+// interrupted ends a run that a signal stopped before its specs began:
+// one line on the log, the reports (errored, saying so), and the test
+// failed.
+func interrupted(t TB, r *run, cause error) error {
+	reason := fmt.Sprintf("interrupted (%v) during the preflight, before any spec ran", cause)
+	where := ""
+	if cat, cerr := catalogue.Load(); cerr == nil {
+		m := report.Meta{Target: r.Target().URL, SuiteVersion: SuiteVersion, Started: r.started, Finished: time.Now(),
+			Config: r.cfg.Describe(), Errored: "the run was " + reason}
+		if werr := report.FromSpecs(nil, cat, m).WriteFiles(r.cfg.ReportDir, r.Redactor().String); werr == nil {
+			where = " (report: " + filepath.Join(r.cfg.ReportDir, report.HTMLFile) + ")"
+		}
+	}
+	fmt.Fprintf(r.logWriter(), "the run was %s%s\n", reason, where)
+	r.logWriter().Flush()
+	t.Fail()
+	return errors.New("conformance: the run was " + reason)
 }
 
 // memoryLimit is the heap Run asks the garbage collector to stay under, well

@@ -229,16 +229,14 @@ func (s *Session) controlHTTP() *http.Client {
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
 	errs := append(s.Target().validate(), s.cfg.rangeErrors()...)
-	if _, err := probe.ParseProfile(s.cfg.Profile); err != nil {
-		errs = append(errs, err.Error())
-	}
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
 }
 
-// rangeErrors says which settings are out of range.
+// rangeErrors says which settings are out of range (or not one of their
+// values: --profile); a run and a list check them alike.
 func (c *Config) rangeErrors() []string {
 	var errs []string
 	if c.MaxPages < 1 {
@@ -254,6 +252,9 @@ func (c *Config) rangeErrors() []string {
 	}
 	if c.MaxBody <= 0 {
 		errs = append(errs, fmt.Sprintf("--max-body %d: must be more than 0", c.MaxBody))
+	}
+	if _, err := probe.ParseProfile(c.Profile); err != nil {
+		errs = append(errs, err.Error())
 	}
 	return errs
 }

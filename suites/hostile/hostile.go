@@ -43,11 +43,13 @@ type Target struct {
 
 // Targets returns a fresh set of the hostile servers; elsewhere is the URL
 // of another listener, where the redirecting ones send the suite, and size
-// the length of invalid-json's bodies (DefaultSize when 0).
+// the length of invalid-json's bodies (DefaultSize when 0, within
+// MinSize..MaxSize).
 func Targets(elsewhere string, size int) []Target {
 	if size <= 0 {
 		size = DefaultSize
 	}
+	size = min(max(size, MinSize), MaxSize)
 	redirect := func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, elsewhere+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	}
@@ -101,8 +103,13 @@ func huge(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// DefaultSize is the length of invalid-json's bodies by default.
-const DefaultSize = 240 << 10
+// DefaultSize is the length of invalid-json's bodies by default; MinSize
+// and MaxSize bound it (the body is made once, in memory).
+const (
+	DefaultSize = 240 << 10
+	MinSize     = 128
+	MaxSize     = 256 << 20
+)
 
 // invalidJSON answers size bytes of valid JSON in which every value is
 // wrong, with a new cursor each time; a rate limit on limit=1 ends the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/settings"
 )
 
 // Profile names how much of the probe grid a run spends its requests on.
@@ -41,7 +42,11 @@ func ParseProfile(s string) (Profile, error) {
 	case Quick, Thorough:
 		return p, nil
 	}
-	return "", fmt.Errorf("profile %q: want %s or %s", s, Quick, Thorough)
+	names := make([]string, len(Profiles))
+	for i, p := range Profiles {
+		names[i] = string(p)
+	}
+	return "", fmt.Errorf("--profile %q: want %s (the default) or %s (did you mean %s?)", s, Quick, Thorough, settings.Nearest(s, names))
 }
 
 // Budget is what a profile may spend on probes.

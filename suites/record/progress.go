@@ -1,12 +1,13 @@
 package record
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/tcmkit/tcmkit/schemas/outfile"
 	"github.com/tcmkit/tcmkit/simulator/world"
 )
 
@@ -51,41 +52,28 @@ func (ru *run) maybeSave() {
 	}
 }
 
-// save writes the progress whole, then renames it into place.
+// save writes the progress whole, then renames it into place (package
+// outfile: a link to it is followed, not replaced).
 func (ru *run) save() error {
 	ru.saved = time.Now()
 	b, err := json.Marshal(ru.p)
 	if err != nil {
 		return err
 	}
-	return writeAtomic(ru.r.Out+".partial", b, 0o600)
+	return outfile.Write(context.Background(), ru.r.Out+".partial", b, 0o600)
 }
 
-// writeAtomic writes a file whole under a temporary name, then renames it:
-// a crash leaves the previous file or the new one, never half of one.
-func writeAtomic(path string, b []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Chmod(mode) // the recording holds no key: others may read it
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
+// loadProgress reads the progress of a recording, a regular file (or a
+// link to one): a FIFO or a device there is not the recorder's and is not
+// read (it might never end).
 func loadProgress(path string) (*progress, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not the progress of a recording but a %s: remove it, or name another --out", path, kindOf(fi.Mode()))
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -95,4 +83,21 @@ func loadProgress(path string) (*progress, error) {
 		return nil, fmt.Errorf("%s is not the progress of a recording (remove it to start again)", path)
 	}
 	return &p, nil
+}
+
+// kindOf names a file's kind for a message.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "character device"
+	case m&os.ModeDevice != 0:
+		return "block device"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	}
+	return "file of kind " + m.Type().String()
 }

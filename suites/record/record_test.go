@@ -236,7 +236,7 @@ func TestPacedAndPolite(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "world.json")
 	var log bytes.Buffer
 	res := recordTo(t, orig, ourl, out, &log, nil)
-	if res.Waited < time.Minute || !strings.Contains(log.String(), "429, waiting") || !strings.Contains(log.String(), "left, about") {
+	if res.Waited < time.Minute || !strings.Contains(log.String(), "429 with Retry-After") || !strings.Contains(log.String(), "left, about") {
 		t.Fatalf("waited %s; the log:\n%s", res.Waited, log.String())
 	}
 	v := judge.Snapshot(true)
@@ -575,5 +575,238 @@ func TestCursorCycleStops(t *testing.T) {
 	r := &Recorder{Target: srv.URL, ProKey: "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", Out: filepath.Join(t.TempDir(), "w.json")}
 	if _, err := r.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "never end") || n > 4 {
 		t.Fatalf("after %d requests: %v", n, err)
+	}
+}
+
+// fakeClock is a clock whose waits pass at once, and are added up.
+type fakeClock struct {
+	now    time.Time
+	waited time.Duration
+}
+
+func (c *fakeClock) Now() time.Time { return c.now }
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.now = c.now.Add(d)
+	c.waited += d
+	return ctx.Err()
+}
+
+// renamed is a channel_renamed event of channel ch.
+func renamed(id string, at int64, title string) string {
+	return fmt.Sprintf(`{"id":%q,"createdAt":%d,"type":"channel_renamed","channel":{"id":"ch1","platformChannelId":"UC1","title":%q,"thumbnailUrl":null},"oldChannelTitle":"a","newChannelTitle":%q}`, id, at, title, title)
+}
+
+// feedServer serves a feed of pages pages of per events each, event n
+// made by ev (nil: not served); its tracked videos are empty.
+func feedServer(t *testing.T, pages, per int, ev func(n int) string, mod func(w http.ResponseWriter, r *http.Request) bool) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mod != nil && mod(w, r) {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/api/public/videos" {
+			fmt.Fprint(w, `{"videos":[],"missingVideoIds":[]}`)
+			return
+		}
+		page := 0
+		fmt.Sscan(r.URL.Query().Get("cursor"), &page)
+		var evs []string
+		for i := range per {
+			evs = append(evs, ev(page*per+i))
+		}
+		next := "null"
+		if page+1 < pages {
+			next = fmt.Sprintf(`"%d"`, page+1)
+		}
+		fmt.Fprintf(w, `{"events":[%s],"nextCursor":%s}`, strings.Join(evs, ","), next)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+const hostileKey = "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+
+var recordedAt = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+// TestRepeatedIDsAreNotLostSilently: a server that gives 705 events 439
+// ids (the contract's EVENT-ID-UNIQUE broken) gets a recording of the 439
+// it can hold that says it is incomplete and names the 266 it dropped; an
+// event shown twice with the same content is one event, and nothing is
+// dropped for it.
+func TestRepeatedIDsAreNotLostSilently(t *testing.T) {
+	t.Parallel()
+	base := recordedAt.UnixMilli()
+	srv := feedServer(t, 5, 141, func(n int) string {
+		return renamed(fmt.Sprintf("e%d", n%439), base-int64(n)*1000, fmt.Sprintf("title %d", n))
+	}, nil)
+	var log bytes.Buffer
+	out := filepath.Join(t.TempDir(), "w.json")
+	r := &Recorder{Target: srv.URL, ProKey: hostileKey, Out: out, Clock: &fakeClock{now: recordedAt}, Log: &log}
+	res, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res.Recording
+	if rec.Complete || rec.Events != 439 || len(rec.Dropped) == 0 || !strings.HasPrefix(rec.Dropped[0], "266 events") || !strings.Contains(rec.Dropped[0], "EVENT-ID-UNIQUE") {
+		t.Fatalf("complete %v, %d events, dropped %q", rec.Complete, rec.Events, rec.Dropped)
+	}
+	if !strings.Contains(rec.Dropped[1], `event 440, id "e0"`) || !strings.Contains(rec.String(), "incomplete: 266 events") {
+		t.Errorf("the dropped events are not named: %q; %s", rec.Dropped, rec.String())
+	}
+	b, _ := os.ReadFile(out)
+	if !bytes.Contains(b, []byte(`"dropped":["266 events`)) {
+		t.Errorf("the file does not say what it dropped")
+	}
+	if !strings.Contains(log.String(), "was shown before with other content (EVENT-ID-UNIQUE)") {
+		t.Errorf("the log does not tell the clash as it comes:\n%s", log.String())
+	}
+
+	// The same event shown again (an overlap of pages): one event, complete.
+	same := feedServer(t, 3, 10, func(n int) string {
+		n = min(n, 25)
+		return renamed(fmt.Sprintf("e%d", n), base-int64(n)*1000, "same")
+	}, nil)
+	r = &Recorder{Target: same.URL, ProKey: hostileKey, Out: filepath.Join(t.TempDir(), "w.json"), Clock: &fakeClock{now: recordedAt}}
+	res, err = r.Run(t.Context())
+	if err != nil || !res.Recording.Complete || res.Recording.Events != 26 || len(res.Recording.Dropped) != 0 {
+		t.Fatalf("%v: %+v", err, res)
+	}
+}
+
+// TestTimeOutOfRangeStopsAtOnce: an event of the year 300000, or of
+// createdAt -1, stops the recording at the page that holds it, named, not
+// after every request; the page is not kept, so a resume against a server
+// that mended it completes.
+func TestTimeOutOfRangeStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []int64{9_400_000_000_000_000, -1} {
+		base := recordedAt.UnixMilli()
+		broken := true
+		var requests int
+		srv := feedServer(t, 5, 20, func(n int) string {
+			at := base - int64(n)*1000
+			if n == 47 && broken {
+				at = bad
+			}
+			return renamed(fmt.Sprintf("e%d", n), at, "t")
+		}, func(w http.ResponseWriter, r *http.Request) bool { requests++; return false })
+		out := filepath.Join(t.TempDir(), "w.json")
+		r := &Recorder{Target: srv.URL, ProKey: hostileKey, Out: out, Clock: &fakeClock{now: recordedAt}}
+		_, err := r.Run(t.Context())
+		if err == nil || !strings.Contains(err.Error(), `pro feed, page 3, event 8 (id "e47")`) || !strings.Contains(err.Error(), fmt.Sprintf("createdAt %d is out of range", bad)) || requests != 3 {
+			t.Fatalf("createdAt %d: after %d requests: %v", bad, requests, err)
+		}
+		if b, _ := os.ReadFile(out + ".partial"); bytes.Contains(b, []byte(`e47`)) || !bytes.Contains(b, []byte(`e39`)) {
+			t.Fatalf("createdAt %d: the progress holds the bad page, or not the pages before it", bad)
+		}
+		broken = false
+		res, err := r.Run(t.Context())
+		if err != nil || !res.Resumed || res.Recording.Events != 100 {
+			t.Fatalf("createdAt %d: the resume: %v %+v", bad, err, res)
+		}
+	}
+}
+
+// TestImplausibleDateIsNotTheClock: a Date of 9999 is not taken as the
+// recording's time (served, the world would be stuck there); a Date a
+// little ahead of the events is.
+func TestImplausibleDateIsNotTheClock(t *testing.T) {
+	t.Parallel()
+	base := recordedAt.UnixMilli()
+	for _, tc := range []struct {
+		date string
+		want time.Time
+	}{
+		{"Fri, 31 Dec 9999 23:59:59 GMT", recordedAt},
+		{recordedAt.Add(time.Hour).Format(http.TimeFormat), recordedAt.Add(time.Hour)},
+	} {
+		srv := feedServer(t, 2, 10, func(n int) string { return renamed(fmt.Sprintf("e%d", n), base-int64(n)*1000, "t") },
+			func(w http.ResponseWriter, r *http.Request) bool { w.Header().Set("Date", tc.date); return false })
+		var log bytes.Buffer
+		r := &Recorder{Target: srv.URL, ProKey: hostileKey, Out: filepath.Join(t.TempDir(), "w.json"), Clock: &fakeClock{now: recordedAt}, Log: &log}
+		res, err := r.Run(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := time.UnixMilli(res.Recording.RecordedAt).UTC(); !got.Equal(tc.want) {
+			t.Errorf("Date %s: recorded at %s, want %s", tc.date, got, tc.want)
+		}
+		if said := strings.Contains(log.String(), "not taken as the recording's time"); said != (tc.want == recordedAt) {
+			t.Errorf("Date %s: the log says it was not taken: %v\n%s", tc.date, said, log.String())
+		}
+	}
+}
+
+// TestServerWaitsAreBounded: a server that answers every request after
+// the first with 429 and Retry-After: 599 (each within --max-wait) makes
+// the recorder wait no more than --max-total-wait in all: the recording
+// ends there, cut and saying so, instead of waiting for weeks.
+func TestServerWaitsAreBounded(t *testing.T) {
+	t.Parallel()
+	base := recordedAt.UnixMilli()
+	var requests int
+	srv := feedServer(t, 50, 10, func(n int) string { return renamed(fmt.Sprintf("e%d", n), base-int64(n)*1000, "t") },
+		func(w http.ResponseWriter, r *http.Request) bool {
+			requests++
+			if requests == 1 {
+				return false
+			}
+			w.Header().Set("Retry-After", "599")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return true
+		})
+	clock := &fakeClock{now: recordedAt}
+	var log bytes.Buffer
+	r := &Recorder{Target: srv.URL, ProKey: hostileKey, Out: filepath.Join(t.TempDir(), "w.json"), Clock: clock, Log: &log, MaxTotalWait: 30 * time.Minute}
+	res, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clock.waited > 30*time.Minute || res.Recording.Complete || res.Recording.Bounded != "--max-total-wait" || res.Recording.Events != 10 {
+		t.Fatalf("waited %s; %+v", clock.waited, res.Recording)
+	}
+	if !strings.Contains(log.String(), "more than --max-total-wait 30m0s") || !strings.Contains(res.Recording.String(), "incomplete: --max-total-wait stopped it") {
+		t.Errorf("it does not say why it ended: %s\n%s", res.Recording.String(), log.String())
+	}
+}
+
+// TestNothingRecordedNamesTheBound: a bound met before the first answer
+// was kept fails naming the bound and its value.
+func TestNothingRecordedNamesTheBound(t *testing.T) {
+	t.Parallel()
+	base := recordedAt.UnixMilli()
+	srv := feedServer(t, 2, 10, func(n int) string { return renamed(fmt.Sprintf("e%d", n), base-int64(n)*1000, "t") }, nil)
+	out := filepath.Join(t.TempDir(), "w.json")
+	r := &Recorder{Target: srv.URL, ProKey: hostileKey, Out: out, Clock: &fakeClock{now: recordedAt}, MaxBytes: 1}
+	_, err := r.Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "--max-bytes 1") {
+		t.Fatalf("%v", err)
+	}
+	// Raised, the same command resumes and records.
+	r.MaxBytes = 0
+	if res, err := r.Run(t.Context()); err != nil || res.Recording.Events != 20 || !res.Recording.Complete {
+		t.Fatalf("with the bound raised: %v %+v", err, res)
+	}
+}
+
+// TestErrorsNameOnlyItsFlags: what stops a recording names no setting
+// that record does not have (the suite's --max-body, --request-timeout).
+func TestErrorsNameOnlyItsFlags(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "5000000")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	r := &Recorder{Target: srv.URL, ProKey: hostileKey, Out: filepath.Join(t.TempDir(), "w.json"), Clock: &fakeClock{now: recordedAt}}
+	_, err := r.Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "larger than 4 MiB") {
+		t.Fatalf("%v", err)
+	}
+	for _, flag := range []string{"--max-body", "--request-timeout"} {
+		if strings.Contains(err.Error(), flag) {
+			t.Errorf("the error names %s, which record does not have: %v", flag, err)
+		}
 	}
 }

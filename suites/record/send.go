@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -21,9 +22,21 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	maxWait := r.MaxWait
-	if maxWait <= 0 {
-		maxWait = DefaultMaxWait
+	maxWait := cmp.Or(r.MaxWait, DefaultMaxWait)
+	maxTotal := cmp.Or(r.MaxTotalWait, DefaultMaxTotalWait)
+	// serverWait waits what the server asked (a Retry-After, a backoff
+	// after a 5xx), within what its waits may add up to: past that, the
+	// recording ends there, cut and saying so.
+	serverWait := func(wait time.Duration, why string) (bool, error) {
+		if ru.asked+wait > maxTotal {
+			p.Bounded = "--max-total-wait"
+			fmt.Fprintf(ru.log, "record: %s: %s; the server's waits would add up to %s, more than --max-total-wait %s: the recording ends here, cut (it says so)\n",
+				what, why, client.Seconds(ru.asked+wait), maxTotal)
+			return false, nil
+		}
+		fmt.Fprintf(ru.log, "record: %s: %s, waiting %s\n", what, why, client.Seconds(wait))
+		ru.asked += wait
+		return true, ru.sleep(ctx, wait)
 	}
 	for failures := 0; ; {
 		if maxReq >= 0 && p.Requests >= maxReq {
@@ -46,7 +59,7 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 		}
 		p.Requests++
 		if t, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
-			p.Now = max(p.Now, t.UnixMilli())
+			ru.date = t // taken once the answer is kept, if plausible (judgeDate)
 		}
 		if r.AfterRequest != nil {
 			r.AfterRequest(p.Requests)
@@ -77,15 +90,13 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 			if wait > maxWait {
 				return nil, fmt.Errorf("%s: 429 with Retry-After %q, more than --max-wait %s: stopped", what, v, maxWait)
 			}
-			fmt.Fprintf(ru.log, "record: %s: 429, waiting %s as Retry-After %q says\n", what, client.Seconds(wait), v)
-			if err := ru.sleep(ctx, wait); err != nil {
+			if ok, err := serverWait(wait, fmt.Sprintf("429 with Retry-After %q", v)); !ok || err != nil {
 				return nil, err
 			}
 		case resp.Status >= 500 && failures < 3:
 			failures++
 			wait := time.Duration(1<<failures) * time.Second
-			fmt.Fprintf(ru.log, "record: %s: %d, trying again in %s\n", what, resp.Status, client.Seconds(wait))
-			if err := ru.sleep(ctx, wait); err != nil {
+			if ok, err := serverWait(wait, fmt.Sprintf("%d, to be tried again", resp.Status)); !ok || err != nil {
 				return nil, err
 			}
 		default:

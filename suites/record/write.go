@@ -1,13 +1,18 @@
 package record
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tcmkit/tcmkit/schemas/outfile"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/world"
 )
@@ -31,12 +36,16 @@ func (ru *run) unknowns() []string {
 }
 
 // write builds the world from what was seen and writes the recording.
-func (ru *run) write() (simulator.Recording, int64, error) {
+func (ru *run) write(ctx context.Context) (simulator.Recording, int64, error) {
 	p := ru.p
+	if p.Bounded != "" && ru.events() == 0 && len(p.Entries) == 0 {
+		return simulator.Recording{}, 0, fmt.Errorf("nothing was recorded: %s stopped the recording before the first answer was kept; raise it", ru.boundSaid())
+	}
 	o := world.Observed{Now: p.Now, MaxEvents: max(ru.bound(ru.r.MaxEvents, DefaultMaxEvents), 0)}
+	kept, dropped := unclash(p.Walks)
 	var lists [][]json.RawMessage
-	for _, w := range p.Walks {
-		l := raws(w.Events)
+	for i, w := range p.Walks {
+		l := raws(kept[i])
 		slices.Reverse(l) // oldest first
 		lists = append(lists, l)
 		acc := world.Account{ID: "acc_" + strconv.Itoa(len(o.Accounts)+1), Plan: w.Plan, Channels: channelsOf(w.Events)}
@@ -72,17 +81,97 @@ func (ru *run) write() (simulator.Recording, int64, error) {
 	st := wd.Stats()
 	rec := simulator.Recording{
 		Origin: p.Origin, RecordedAt: wd.Now().UnixMilli(), Requests: p.Requests, Events: st.Events, Videos: st.Videos,
-		Complete: p.Bounded == "", Reshaped: reshaped, Unknown: ru.unknowns(), Shape: simulator.RecordingShape,
+		Complete: p.Bounded == "" && len(dropped) == 0, Bounded: p.Bounded, Dropped: droppedSaid(dropped),
+		Reshaped: reshaped, Unknown: ru.unknowns(), Shape: simulator.RecordingShape,
 	}
 	var sb strings.Builder
 	if err := writeRecording(&sb, wd, &rec); err != nil {
 		return rec, 0, err
 	}
-	if err := writeAtomic(ru.r.Out, []byte(sb.String()), 0o644); err != nil {
+	// What the user named is written, not replaced: a file whole or not at
+	// all, a link followed, a FIFO or a device written through.
+	if err := outfile.Write(ctx, ru.r.Out, []byte(sb.String()), 0o644); err != nil {
 		return rec, 0, err
 	}
 	os.Remove(ru.r.Out + ".partial")
 	return rec, int64(sb.Len()), nil
+}
+
+// boundSaid names the bound that stopped the recording, with its value.
+func (ru *run) boundSaid() string {
+	r := ru.r
+	switch ru.p.Bounded {
+	case "--max-events":
+		return fmt.Sprintf("--max-events %d", ru.bound(r.MaxEvents, DefaultMaxEvents))
+	case "--max-requests":
+		return fmt.Sprintf("--max-requests %d", ru.bound(r.MaxRequests, DefaultMaxRequests))
+	case "--max-bytes":
+		return fmt.Sprintf("--max-bytes %d (the answers kept, in bytes; the first was larger)", cmp.Or(r.MaxBytes, DefaultMaxBytes))
+	case "--max-total-wait":
+		return fmt.Sprintf("--max-total-wait %s (what the server's waits may add up to)", cmp.Or(r.MaxTotalWait, DefaultMaxTotalWait))
+	}
+	return ru.p.Bounded
+}
+
+// clash is an event a feed showed with the id of an event it or another
+// feed showed before, and other content: the contract's EVENT-ID-UNIQUE
+// broken. No world holds two events of one id: the later one is dropped.
+type clash struct {
+	plan world.Plan
+	at   int // its place in its feed, from 1 (newest first)
+	id   string
+}
+
+// unclash returns each walk's events without the clashes, and the
+// clashes, in the order the feeds showed them (the Pro feed first). An
+// event shown again with the same content (by both feeds, or twice) is
+// kept: merge makes one of it.
+func unclash(walks []*walk) ([][]string, []clash) {
+	sums := map[string]uint64{}
+	kept := make([][]string, len(walks))
+	var dropped []clash
+	for i, w := range walks {
+		for j, raw := range w.Events {
+			canon, _, err := world.CanonicalEvent([]byte(raw))
+			if err != nil { // checked as it came: world.Recorded names it
+				kept[i] = append(kept[i], raw)
+				continue
+			}
+			var e struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(canon, &e)
+			h := fnv.New64a()
+			h.Write(canon)
+			sum := h.Sum64()
+			if first, seen := sums[e.ID]; seen && first != sum {
+				dropped = append(dropped, clash{w.Plan, j + 1, e.ID})
+				continue
+			}
+			sums[e.ID] = sum
+			kept[i] = append(kept[i], raw)
+		}
+	}
+	return kept, dropped
+}
+
+// maxDroppedNamed bounds the dropped events a recording names one by one.
+const maxDroppedNamed = 20
+
+// droppedSaid is what the recording says of the events it dropped.
+func droppedSaid(dropped []clash) []string {
+	if len(dropped) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%d events the server showed are not in the recording: each has the id of an event shown before, with other content (EVENT-ID-UNIQUE), and no world holds two events of one id", len(dropped))}
+	for i, d := range dropped {
+		if i == maxDroppedNamed {
+			out = append(out, fmt.Sprintf("and %d more", len(dropped)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("the %s feed's event %d, id %s", d.plan, d.at, quoteID(d.id)))
+	}
+	return out
 }
 
 // writeRecording writes the simulator's import format (GET /_control/world)

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/peterbourgon/ff/v4"
 	"github.com/peterbourgon/ff/v4/ffhelp"
@@ -81,20 +80,3 @@ func (c Command) Help(w io.Writer, fs *ff.FlagSet) {
 
 // List is a setting that may be given many times (settings.List).
 type List = settings.List
-
-// Time is a setting that is an instant in RFC 3339 (2026-01-01T00:00:00Z).
-type Time struct{ time.Time }
-
-func (t *Time) Set(v string) error {
-	parsed, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return fmt.Errorf("want RFC 3339, such as 2026-01-01T00:00:00Z")
-	}
-	t.Time = parsed
-	return nil
-}
-
-func (t *Time) String() string { return t.Format(time.RFC3339) }
-
-// GetPlaceholder names the format in help.
-func (t *Time) GetPlaceholder() string { return "RFC3339" }

@@ -80,8 +80,11 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Log = stderr
 	var t stand
+	var refused *conformance.RefusedError
 	if l.List {
-		conformance.List(&t, *cfg, stdout)
+		if err := conformance.List(&t, *cfg, stdout); errors.As(err, &refused) {
+			return 2 // a bad setting: said in one line
+		}
 		if t.failed.Load() {
 			return 1
 		}
@@ -89,7 +92,6 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	quiet := quietOnInterrupt(name, stderr)
 	defer quiet()
-	var refused *conformance.RefusedError
 	if err := conformance.Run(&t, *cfg); errors.As(err, &refused) {
 		return 2 // a bad setting, or a key in the wrong role: said in one line
 	}

@@ -28,29 +28,32 @@ then asks tracked videos for every video it saw (20 ids a request), at most 20 r
 per key, honouring every Retry-After. Keys go to the target's origin only (no redirect is
 followed) and into no file or line: the recording's accounts get fresh keys when served.
 Progress goes to FILE.partial (written whole, then renamed): the same command resumes it.
-Zero for a bound is its default; -1 is none.
+An answer no world can hold (a time out of 1970..9999, an invalid event) stops it at once, named;
+events whose id repeats an earlier one with other content are dropped, named in the recording.
+Zero for a bound is its default; -1 is none (not for the waits).
 Exit status: 0 when the recording is written (a bound may have cut it: it says so), 1 when it
-stopped (progress kept), 2 for a bad setting.
+stopped (progress kept) or had to drop events (named), 2 for a bad setting.
   tcmkit record --target https://staging.example --pro-key "$KEY" --out world.json
   tcmkit simulate --world world.json            # serve it, growing; --frozen: as recorded`
 
 // Settings are the command's flags and variables.
 type Settings struct {
-	Target      string        `ff:"placeholder=URL, long=target, usage='base URL of the server to record; keys go to its origin only'"`
-	ProKey      string        `ff:"placeholder=KEY, long=pro-key, usage='the Pro account to record: its feed and its tracked videos'"`
-	FreeKey     string        `ff:"placeholder=KEY, long=free-key, usage='a free account whose feed (its tracking) is recorded too'"`
-	Out         string        `ff:"placeholder=FILE, long=out, usage='the recording (the simulator import format); progress in FILE.partial'"`
-	MaxEvents   int           `ff:"long=max-events, usage='events recorded at most (the newest); -1: no bound'"`
-	MaxRequests int           `ff:"long=max-requests, usage='requests sent at most, 429s included; -1: no bound'"`
-	MaxBytes    int64         `ff:"long=max-bytes, usage='bytes of answers kept at most; -1: no bound'"`
-	MaxWait     time.Duration `ff:"long=max-wait, usage='the longest Retry-After honoured; a longer one stops the recording (resume later)'"`
+	Target       string        `ff:"placeholder=URL, long=target, usage='base URL of the server to record; keys go to its origin only'"`
+	ProKey       string        `ff:"placeholder=KEY, long=pro-key, usage='the Pro account to record: its feed and its tracked videos'"`
+	FreeKey      string        `ff:"placeholder=KEY, long=free-key, usage='a free account whose feed (its tracking) is recorded too'"`
+	Out          string        `ff:"placeholder=FILE, long=out, usage='the recording (the simulator import format); progress in FILE.partial'"`
+	MaxEvents    int           `ff:"long=max-events, usage='events recorded at most (the newest); -1: no bound'"`
+	MaxRequests  int           `ff:"long=max-requests, usage='requests sent at most, 429s included; -1: no bound'"`
+	MaxBytes     int64         `ff:"long=max-bytes, usage='bytes of answers kept at most; -1: no bound'"`
+	MaxWait      time.Duration `ff:"long=max-wait, usage='the longest Retry-After honoured; a longer one stops the recording (resume later)'"`
+	MaxTotalWait time.Duration `ff:"long=max-total-wait, usage='what the server may make it wait in all (Retry-After, backoff after a 5xx); past it the recording ends, cut'"`
 }
 
 // Defaults are the settings before the environment and the flags.
 func Defaults() Settings {
 	return Settings{
 		Out: "world.json", MaxEvents: record.DefaultMaxEvents, MaxRequests: record.DefaultMaxRequests,
-		MaxBytes: record.DefaultMaxBytes, MaxWait: record.DefaultMaxWait,
+		MaxBytes: record.DefaultMaxBytes, MaxWait: record.DefaultMaxWait, MaxTotalWait: record.DefaultMaxTotalWait,
 	}
 }
 
@@ -72,27 +75,30 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	red := redact.New(s.ProKey, s.FreeKey)
 	errw := red.Writer(stderr)
 	defer errw.Flush()
-	for _, b := range []struct {
-		name string
-		v    int64
-	}{{"max-events", int64(s.MaxEvents)}, {"max-requests", int64(s.MaxRequests)}, {"max-bytes", s.MaxBytes}} {
-		if b.v < -1 {
-			fmt.Fprintf(errw, "%s: invalid value %d for --%s: want 0 (the default), -1 (none) or more (see --help)\n", name, b.v, b.name)
-			return 2
-		}
-	}
 	if s.Target == "" || s.ProKey == "" {
 		fmt.Fprintf(errw, "%s: --target and --pro-key are required (see --help)\n", name)
 		return 2
 	}
 	r := &record.Recorder{Target: s.Target, ProKey: s.ProKey, FreeKey: s.FreeKey, Out: s.Out,
-		MaxEvents: s.MaxEvents, MaxRequests: s.MaxRequests, MaxBytes: s.MaxBytes, MaxWait: s.MaxWait, Log: errw}
+		MaxEvents: s.MaxEvents, MaxRequests: s.MaxRequests, MaxBytes: s.MaxBytes, MaxWait: s.MaxWait, MaxTotalWait: s.MaxTotalWait, Log: errw}
+	// Every setting is checked before a request: a bad one is exit 2, in
+	// one line.
+	if err := r.Check(); err != nil {
+		fmt.Fprintf(errw, "%s: %v (see --help)\n", name, err)
+		return 2
+	}
 	res, err := r.Run(ctx)
 	if err != nil {
 		fmt.Fprintf(errw, "%s: %v\n", name, err)
 		return 1
 	}
-	fmt.Fprintf(red.Writer(stdout), "recorded %s into %s (%d bytes) in %s, %s of it waiting for the rate limit\n  serve it: tcmkit simulate --world %s\n",
+	out := red.Writer(stdout)
+	defer out.Flush()
+	fmt.Fprintf(out, "recorded %s into %s (%d bytes) in %s, %s of it waiting for the rate limit\n  serve it: tcmkit simulate --world %s\n",
 		res.Recording.String(), s.Out, res.Bytes, res.Took.Round(time.Second), res.Waited.Round(time.Second), s.Out)
+	if d := res.Recording.Dropped; len(d) > 0 {
+		fmt.Fprintf(errw, "%s: %s: %s (the recording's \"dropped\" names them)\n", name, s.Out, d[0])
+		return 1
+	}
 	return 0
 }

@@ -42,12 +42,15 @@ func TestSettingsOutOfRangeExit2BeforeTheBanner(t *testing.T) {
 		{[]string{"--client-report", file}, "--client-report"},
 		{[]string{"--info-file", filepath.Join(file, "info.json")}, "--info-file"},
 		{[]string{"--start", "0000-01-01T00:00:00Z"}, "1970-01-31T00:00:00Z..9999-12-31"},
+		{[]string{"--start", "0001-01-01T00:00:00Z"}, "the zero time"}, // not the default start
+		{[]string{"--start", "0001-01-01T01:00:00+01:00"}, "the zero time"},
 		{[]string{"--start", "9999-12-31T00:00:00Z", "--history", "1h"}, ""}, // in range: it starts (see below)
 	} {
 		var stdout, stderr bytes.Buffer
 		ctx, cancel := context.WithCancel(context.Background())
-		cancel() // a run that starts ends at once
-		code := run(ctx, append([]string{"--addr", "127.0.0.1:0", "--speed", "0"}, tc.args...), &stdout, &stderr)
+		// A run that starts ends at once: its banner cancels it.
+		code := run(ctx, append([]string{"--addr", "127.0.0.1:0", "--speed", "0"}, tc.args...), cancelOnWrite{&stdout, cancel}, &stderr)
+		cancel()
 		if tc.want == "" {
 			if code != 0 {
 				t.Errorf("%.80v: exit %d, want 0: %s", tc.args, code, stderr.String())
@@ -112,4 +115,15 @@ func TestShutdownStopsAnAdvanceInFlight(t *testing.T) {
 		t.Fatal("Run did not return 30 s after the shutdown began")
 	}
 	<-answered
+}
+
+// cancelOnWrite cancels a run once it writes (its banner).
+type cancelOnWrite struct {
+	w      io.Writer
+	cancel context.CancelFunc
+}
+
+func (c cancelOnWrite) Write(p []byte) (int, error) {
+	c.cancel()
+	return c.w.Write(p)
 }

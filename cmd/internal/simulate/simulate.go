@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/cmd/internal/cli"
 	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/schemas/outfile"
 	"github.com/tcmkit/tcmkit/schemas/settings"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
@@ -180,10 +180,13 @@ func (s *Settings) check() error {
 		}
 		s.tlsPair = &pair
 	}
-	for _, d := range []struct{ flag, dir string }{{"--info-file", infoDir(s.InfoFile)}, {"--client-report", s.ClientReport}} {
-		if err := writableDir(d.dir); err != nil {
-			return fmt.Errorf("%s: %w", d.flag, err)
+	if s.InfoFile != "" {
+		if err := outfile.Check(s.InfoFile); err != nil {
+			return fmt.Errorf("--info-file: %w", err)
 		}
+	}
+	if err := writableDir(s.ClientReport); err != nil {
+		return fmt.Errorf("--client-report: %w", err)
 	}
 	if s.NoClientJudge && (s.Scenario != "" || s.ClientReport != "") {
 		return errors.New("--scenario and --client-report need the client judge (not --no-client-judge)")
@@ -236,17 +239,9 @@ func readTLS(certFile, keyFile string) (tls.Certificate, error) {
 	return pair, nil
 }
 
-// infoDir is the directory the info file goes to ("" with none).
-func infoDir(file string) string {
-	if file == "" {
-		return ""
-	}
-	return filepath.Dir(file)
-}
-
 // writableDir checks at start that a file can be made in dir (made if
-// missing), so that the client report is not lost at exit nor the info
-// file after the banner. "" is nothing to check.
+// missing), so that the client report is not lost at exit. "" is nothing
+// to check.
 func writableDir(dir string) error {
 	if dir == "" {
 		return nil
@@ -300,7 +295,11 @@ func printFaults(w io.Writer) {
 // Run is the command named name ("tcmkit simulate", "simulator") without
 // the process: it serves until ctx is done and returns the exit status.
 func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
-	o, err := parseOptions(name, args, stdout)
+	o, err := beforeServing(ctx, func() (Settings, error) { return parseOptions(name, args, stdout) }, nil)
+	if errors.Is(err, errStopped) {
+		fmt.Fprintf(stderr, "%s: stopped (%v) while reading its settings\n", name, context.Cause(ctx))
+		return 0
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -331,7 +330,11 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	if o.draw != nil {
 		o.draw.Apply(&o.Sim)
 	}
-	sim, err := simulator.New(o.Sim)
+	sim, err := beforeServing(ctx, func() (*simulator.Server, error) { return simulator.New(o.Sim) }, (*simulator.Server).Close)
+	if errors.Is(err, errStopped) {
+		fmt.Fprintf(stderr, "%s: stopped (%v) while building the world\n", name, context.Cause(ctx))
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s (see --help)\n", name, strings.TrimPrefix(err.Error(), "simulator: "))
 		return 2
@@ -362,9 +365,13 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}()
 
 	if o.InfoFile != "" {
-		if err := writeInfo(o.InfoFile, info); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		if err := writeInfo(ctx, o.InfoFile, info); err != nil {
 			_ = srv.Close()
+			if ctx.Err() != nil { // a signal while a FIFO waited for its reader
+				fmt.Fprintf(stderr, "%s: stopped (%v) before the info file was read: %v\n", name, context.Cause(ctx), err)
+				return 0
+			}
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return 1
 		}
 	}
@@ -428,6 +435,41 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		log.Info("stopped")
 	}
 	return code
+}
+
+// errStopped is work before serving that a signal stopped.
+var errStopped = errors.New("stopped before serving")
+
+// beforeServing runs work that may take long before anything is served
+// (a --world read from a FIFO that no one writes yet, a world of 10,000
+// channels back-filled over a year) so that SIGINT or SIGTERM ends the
+// command at once: once ctx ends, the work is left to finish on its own
+// (done, when given, then disposes of what it made) and errStopped is
+// returned.
+func beforeServing[T any](ctx context.Context, work func() (T, error), done func(T) error) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := work()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		if done != nil {
+			go func() {
+				if r := <-ch; r.err == nil {
+					_ = done(r.v)
+				}
+			}()
+		}
+		var zero T
+		return zero, errStopped
+	}
 }
 
 // healthCheck asks the simulator at o.Addr (0.0.0.0 and :: become
@@ -549,27 +591,17 @@ func newLogger(o Settings, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, hopts))
 }
 
-// writeInfo writes the info file whole or not at all (a rename), so a
-// script polling for it never reads half of it.
-func writeInfo(path string, info simulator.Info) error {
+// writeInfo writes the info file as package outfile writes what a user
+// names: a file whole or not at all (a rename), so a script polling for it
+// never reads half of it; a FIFO, a device or a link written through, not
+// replaced. A FIFO nobody reads is waited for until ctx ends (a signal).
+func writeInfo(ctx context.Context, path string, info simulator.Info) error {
 	info.Now = 0
 	raw, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".simulator-info-*")
-	if err != nil {
-		return fmt.Errorf("info file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(raw, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("info file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("info file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := outfile.Write(ctx, path, append(raw, '\n'), 0o600); err != nil {
 		return fmt.Errorf("info file: %w", err)
 	}
 	return nil

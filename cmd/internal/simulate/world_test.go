@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,90 @@ func TestBannerNamesAnExportedWorld(t *testing.T) {
 	cancel()
 	if c := <-code; c != 0 {
 		t.Errorf("exit %d", c)
+	}
+}
+
+// zeros is an endless stream of NUL bytes, counted.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestWorldBoundedBeforeItIsRead: a --world that is no JSON object
+// (/dev/zero) is refused after a few bytes, whatever --max-import-bytes
+// is; a file larger than the bound is refused by its size, unread; an
+// empty one is refused as PUT /_control/world refuses it, not served as
+// the seeded world.
+func TestWorldBoundedBeforeItIsRead(t *testing.T) {
+	z := &zeros{}
+	if _, err := readJSONStream(z, 4<<30); err == nil || !strings.Contains(err.Error(), "not a JSON object") || z.n > 64<<10 {
+		t.Errorf("an endless stream of zeros: %v after %d bytes", err, z.n)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := readWorld("/dev/zero", simulator.MaxImportBytesBound); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+	dir := t.TempDir()
+	sparse := filepath.Join(dir, "huge.json")
+	f, err := os.Create(sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(8 << 30) // 8 GiB, of no disk
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = readWorld(sparse, simulator.DefaultMaxImportBytes)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "8589934592 bytes, more than --max-import-bytes") {
+		t.Errorf("a file of 8 GiB: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("refusing a file by its size allocated %d bytes: it was read", got)
+	}
+	// An object of anything but an export stops at its first member.
+	other := io.MultiReader(strings.NewReader(`{"a":"`), z)
+	if _, err := readJSONStream(other, 4<<30); err == nil || !strings.Contains(err.Error(), `the first member must be "format"`) {
+		t.Errorf("an object that is no export: %v", err)
+	}
+	// A stream past the bound stops there.
+	long := io.MultiReader(strings.NewReader(`{"format":"tcmkit-simulator/1","a":[`), strings.NewReader(strings.Repeat("1,", 1<<20)))
+	if _, err := readJSONStream(long, 1<<16); err == nil || !strings.Contains(err.Error(), "more than 65536 bytes") {
+		t.Errorf("a stream past the bound: %v", err)
+	}
+	if _, err := readJSONStream(strings.NewReader(`{"format":"tcmkit-simulator/1"} x`), 1<<16); err == nil || !strings.Contains(err.Error(), "after the end") {
+		t.Errorf("data after the object: %v", err)
+	}
+
+	for _, body := range []string{"", " \n\t"} {
+		empty := filepath.Join(dir, "empty.json")
+		os.WriteFile(empty, []byte(body), 0o644)
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--speed", "0", "--world", empty}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "is empty: want a JSON object") || stdout.Len() != 0 {
+			t.Errorf("an empty world %q: exit %d, %q %q", body, code, stdout.String(), stderr.String())
+		}
+	}
+	// PUT /_control/world of the same refuses it too.
+	sim, err := simulator.New(simulator.Config{Seed: 1, Channels: 2, History: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	srv := httptest.NewServer(sim.Handler())
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/_control/world", strings.NewReader(""))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("PUT of an empty world: %d", resp.StatusCode)
 	}
 }
