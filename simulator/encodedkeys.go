@@ -21,7 +21,7 @@ func (s *Server) hideKeys(text string) (string, bool) {
 	if st == nil {
 		return text, false
 	}
-	return st.keys.hideFragments(text, s.keyForm)
+	return st.keys.hideFragments(text, st.keys.formLocked)
 }
 
 // redactHeader is redactKeys for a header value (see
@@ -29,27 +29,34 @@ func (s *Server) hideKeys(text string) (string, bool) {
 func (s *Server) redactHeader(text string) string {
 	text = s.redactWhole(text)
 	if st := s.st.Load(); st != nil {
-		text, _ = st.keys.hideHeaderFragments(text, s.keyForm)
+		text, _ = st.keys.hideHeaderFragments(text, st.keys.formLocked)
 	}
 	return text
 }
 
-// keyForm is what a span that decoded to the letters and digits decoded
-// becomes: a whole key's hint, or "…".
-func (s *Server) keyForm(decoded string) string {
-	if k := s.wholeKey(decoded); k != "" {
-		return hint(k)
+// formLocked is what a span that decoded to the letters and digits
+// decoded becomes: a whole key's hint, or "…". The caller holds k.mu (it
+// runs inside hideFragments).
+func (k *keyring) formLocked(decoded string) string {
+	if key := k.wholeKeyLocked(decoded); key != "" {
+		return hint(key)
 	}
 	return "…"
 }
 
-// wholeKey is the key a span decoded to, when it holds one whole (its
-// random part, the last KeyRandomLen letters and digits), "" otherwise.
-func (s *Server) wholeKey(decoded string) string {
+// wholeKeyLocked is the key a span decoded to, when it holds one whole
+// (its random part, the last KeyRandomLen letters and digits) and the
+// keyring issued it, "" otherwise: the finder compares letters up to case,
+// and a key in another case is no key to name. The caller holds k.mu.
+func (k *keyring) wholeKeyLocked(decoded string) string {
 	if len(decoded) < KeyRandomLen {
 		return ""
 	}
-	return s.cfg.KeyPrefix + "_" + decoded[len(decoded)-KeyRandomLen:]
+	key := k.prefix + "_" + decoded[len(decoded)-KeyRandomLen:]
+	if _, ok := k.byHash[hashKey(key)]; !ok {
+		return ""
+	}
+	return key
 }
 
 // hiddenKeys appends to out the keys of text that keysSeen does not see
@@ -81,7 +88,7 @@ func (s *Server) findHidden(out []KeySeen, where, text string, header bool) []Ke
 	hide(s.redactWhole(head(text)), func(decoded string) string {
 		if len(out) < maxKeysSeen {
 			ks := KeySeen{Where: where, KeyHint: "a piece of a key (…)"}
-			if k := s.wholeKey(decoded); k != "" {
+			if k := st.keys.wholeKeyLocked(decoded); k != "" {
 				h := hashKey(k)
 				ks.KeyID, ks.KeyHint = hex.EncodeToString(h[:8]), hint(k)
 			}
