@@ -338,7 +338,9 @@ func (fd *finder) explore(v *view, depth int) {
 // folded to lower case. A run of windows that match is a span to replace
 // when one matches as it stands, or it is foldedRun long.
 func (fd *finder) search(v *view) {
-	cb, low, at := fd.scratch[:0], fd.low[:0], fd.at[:0]
+	// Sized once: a view of megabytes grown a byte at a time costs five
+	// times its size.
+	cb, low, at := slices.Grow(fd.scratch[:0], len(v.b)), slices.Grow(fd.low[:0], len(v.b)), slices.Grow(fd.at[:0], len(v.b))
 	for i, c := range v.b {
 		if f := foldValue[c]; f != 0 {
 			cb, low, at = append(cb, c), append(low, f), append(at, int32(i))
