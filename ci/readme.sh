@@ -49,7 +49,8 @@ pids=()
 tagged="" # the tcmkit tag this script put on the image
 cleanup() {
 	for p in ${pids[@]+"${pids[@]}"}; do kill "$p" 2>/dev/null || true; done
-	[[ -n "$tagged" ]] && podman untag localhost/tcmkit:latest 2>/dev/null || true
+	# (podman untag IMAGE alone would take every name off the image)
+	[[ -n "$tagged" ]] && podman untag localhost/tcmkit:latest localhost/tcmkit:latest 2>/dev/null || true
 	chmod -R u+w "$tmp" 2>/dev/null || true # the module cache is read-only
 	rm -rf "$tmp"
 }
@@ -137,7 +138,7 @@ serve_once() {
 		echo "    served ($(grep -m1 '^  url:' "$log" | sed 's/^ *//')), stopped by SIGINT: exit 0" >&2
 		echo served
 	elif grep -q "$rlimit_error" "$log"; then
-		echo "    exit $code: $(grep -m1 -o "$rlimit_error[^:]*" "$log")" >&2
+		echo "    exit $code: $(grep -m1 -o "$rlimit_error[^:]*" "$log" | head -n 1)" >&2
 		echo rlimit
 	else
 		tail -n 20 "$log" >&2
