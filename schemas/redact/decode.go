@@ -152,11 +152,17 @@ func (f *FragmentSet) Remove(hs []uint64) {
 // Len is the number of distinct fragments kept.
 func (f *FragmentSet) Len() int { return len(f.counts) }
 
+// maybeFolded is the filter in front of match: false when the folded
+// window is surely no fragment (most windows: a multiply and a load).
+func (f *FragmentSet) maybeFolded(low []byte) bool {
+	slot := filterSlot(low)
+	return f.maybe[slot/64]&(1<<(slot%64)) != 0
+}
+
 // match says whether a window (as it stands, and folded) is a fragment:
 // exact, up to case (folded), or neither.
 func (f *FragmentSet) match(window, low []byte) (exact, folded bool) {
-	slot := filterSlot(low)
-	if f.maybe[slot/64]&(1<<(slot%64)) == 0 || f.folded[maphash.Bytes(f.seed, low)] <= 0 {
+	if !f.maybeFolded(low) || f.folded[maphash.Bytes(f.seed, low)] <= 0 {
 		return false, false
 	}
 	return f.counts[maphash.Bytes(f.seed, window)] > 0, true
@@ -340,13 +346,24 @@ func (fd *finder) explore(v *view, depth int) {
 func (fd *finder) search(v *view) {
 	// Sized once: a view of megabytes grown a byte at a time costs five
 	// times its size.
-	cb, low, at := slices.Grow(fd.scratch[:0], len(v.b)), slices.Grow(fd.low[:0], len(v.b)), slices.Grow(fd.at[:0], len(v.b))
+	// The letters and digits folded (the filter and the folded set read
+	// them); a window as it stands is gathered from v only when the folded
+	// one is a fragment (rare).
+	low, at := slices.Grow(fd.low[:0], len(v.b)), slices.Grow(fd.at[:0], len(v.b))
 	for i, c := range v.b {
 		if f := foldValue[c]; f != 0 {
-			cb, low, at = append(cb, c), append(low, f), append(at, int32(i))
+			low, at = append(low, f), append(at, int32(i))
 		}
 	}
-	fd.scratch, fd.low, fd.at = cb, low, at
+	fd.low, fd.at = low, at
+	stand := func(i, j int) []byte { // the letters and digits i..j-1 as they stand
+		cb := fd.scratch[:0]
+		for _, k := range at[i:j] {
+			cb = append(cb, v.b[k])
+		}
+		fd.scratch = cb
+		return cb
+	}
 	start, end, exact := -1, -1, false
 	flush := func() {
 		if start < 0 || !exact && end-start < foldedRun {
@@ -354,7 +371,7 @@ func (fd *finder) search(v *view) {
 			return
 		}
 		first := int(at[start])
-		form := fd.form(string(cb[start:end]))
+		form := fd.form(string(stand(start, end)))
 		// A whole key's hint shows its prefix: the prefix before the
 		// secret (as this view reads it, in any case) goes with it.
 		if p, _, ok := strings.Cut(form, Fragment); ok && p != "" && first >= len(p) && strings.EqualFold(string(v.b[first-len(p):first]), p) {
@@ -364,8 +381,11 @@ func (fd *finder) search(v *view) {
 		fd.spans = append(fd.spans, span{fd.base + from, fd.base + to, form})
 		start = -1
 	}
-	for i := 0; i+MinSecret <= len(cb); i++ {
-		e, f := fd.f.match(cb[i:i+MinSecret], low[i:i+MinSecret])
+	for i := 0; i+MinSecret <= len(low); i++ {
+		if !fd.f.maybeFolded(low[i : i+MinSecret]) {
+			continue
+		}
+		e, f := fd.f.match(stand(i, i+MinSecret), low[i:i+MinSecret])
 		if !f {
 			continue
 		}

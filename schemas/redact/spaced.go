@@ -233,6 +233,9 @@ func dumpData(b []byte, ls, le int) (uint64, int, bool) {
 // cut: what it inflates to before the cut is read.
 func (fd *finder) inflate(d *view, depth int, raw bool) {
 	b := d.b
+	if len(b) < minStream {
+		return
+	}
 	if raw && rawDeflate(b) {
 		fd.inflateAt(d, depth, 0, 0)
 	}
@@ -245,6 +248,11 @@ func (fd *finder) inflate(d *view, depth int, raw bool) {
 		}
 	}
 }
+
+// minStream is the fewest bytes of a compressed stream that hold MinSecret
+// bytes of a key: deflate's fewest bits for them, each a literal of 8 bits,
+// the block's header and its end (a header of gzip or zlib comes on top).
+const minStream = 10
 
 // tryCost is what a try at inflating costs the budget, whatever it
 // inflates to: a text of many headers that begin nothing stays bounded.
