@@ -4,22 +4,60 @@
 # installed into ci/node_modules on first use.
 #
 # Every step runs even when an earlier one failed, so that one CI run shows
-# every problem; the script then exits 1 and names the failed steps.
+# every problem; the script then exits 1 and names the failed steps. Its
+# last step checks that nothing the run started still runs (a process that
+# carries the run's TCM_CI_RUN in its environment, a podman container that
+# carries its label), and its last line says how many steps passed, which
+# failed and how long it all took.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# Every process the run starts inherits it; every container the scripts
+# start is labelled tcmkit.ci.run=$TCM_CI_RUN.
+export TCM_CI_RUN="${TCM_CI_RUN:-ci-$$-$(date +%s)}"
+started=$SECONDS
+steps=0
 failed=()
 
 # run NAME COMMAND...: prints what it does, runs it, remembers a failure.
 run() {
 	local name="$1"
 	shift
+	steps=$((steps + 1))
 	printf '\n==> %s\n' "$name"
 	if ! "$@"; then
 		echo "==> FAILED: $name"
 		failed+=("$name")
 	fi
+}
+
+# leftovers: what the run started that still runs, one line each: the
+# processes whose environment holds this run's TCM_CI_RUN (but this
+# script and this check), and podman's containers with its label.
+leftovers() {
+	local d pid self=$BASHPID
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[[ $pid == "$$" || $pid == "$self" ]] && continue
+		if grep -qzxF "TCM_CI_RUN=$TCM_CI_RUN" "$d/environ" 2>/dev/null && [[ -e $d ]]; then
+			printf 'process %s: %s\n' "$pid" "$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null | cut -c1-160)"
+		fi
+	done
+	if command -v podman >/dev/null; then
+		podman ps -a --filter "label=tcmkit.ci.run=$TCM_CI_RUN" --format 'container {{.Names}} ({{.Image}}): {{.Status}}' 2>/dev/null || true
+	fi
+}
+nothing_left() {
+	local left
+	sleep 1 # a process that is ending ends
+	left="$(leftovers)"
+	if [[ -n "$left" ]]; then
+		echo "still running, started by this run (TCM_CI_RUN=$TCM_CI_RUN):"
+		echo "$left"
+		return 1
+	fi
+	echo "no process and no container of this run is left (TCM_CI_RUN=$TCM_CI_RUN)"
 }
 
 # gofmt_check lists every Go file (tracked or not, except installed tools
@@ -57,6 +95,7 @@ background() {
 collect() {
 	local i
 	for i in "${!bg_names[@]}"; do
+		steps=$((steps + 1))
 		printf '\n==> %s\n' "${bg_names[i]}"
 		if wait "${bg_pids[i]}"; then
 			cat "$bg_logs/$i.log"
@@ -116,8 +155,14 @@ run "a release: six static binaries, the image (built twice: the same bytes), SH
 run "the README's first screen and runnable examples, as written, in a fresh clone (ci/readme.sh)" timed ci/readme.sh
 run "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" timed ci/ui.sh
 
+run "nothing this run started still runs: no process with its TCM_CI_RUN, no podman container with its label" nothing_left
+
+took=$((SECONDS - started))
 if ((${#failed[@]} > 0)); then
 	printf '\n==> %d step(s) failed:\n' "${#failed[@]}"
 	printf '    %s\n' "${failed[@]}"
+	printf '\n==> ci/check.sh: FAILED: %d of %d steps passed, %d failed (%s), in %d min %02d s\n' \
+		"$((steps - ${#failed[@]}))" "$steps" "${#failed[@]}" "$(IFS=';'; echo "${failed[*]%% (*}" | sed 's/;/; /g')" "$((took / 60))" "$((took % 60))"
 	exit 1
 fi
+printf '\n==> ci/check.sh: passed: %d of %d steps passed, in %d min %02d s\n' "$steps" "$steps" "$((took / 60))" "$((took % 60))"

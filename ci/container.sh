@@ -13,8 +13,8 @@
 #      Go image and the Go module proxy. The build time and image size are
 #      printed; the image holds the static binary alone (FROM scratch);
 #   2. `simulate` started without a control token refuses to listen on
-#      0.0.0.0 and says why (exit 2); the README's line (no variable)
-#      serves on 127.0.0.1:8080, loopback only;
+#      0.0.0.0 and says why (exit 2); (the README's podman run lines, as
+#      written, are ci/readme.sh's: it runs them on this image);
 #   3. `simulate` with TCM_SIM_CONTROL_TOKEN from the environment serves:
 #      its health check passes, the control API refuses a request without
 #      the token and answers one with it;
@@ -26,36 +26,66 @@
 #   5. the simulator service of the docker-compose example
 #      (ci/examples/compose/compose.yaml) starts with podman-compose on the
 #      same image and answers, behind its token.
-# Everything runs on 127.0.0.1 (--network host). Containers and the
-# temporary files are removed at the end, and so are the build stage's
-# images; localhost/tcmkit:dev and localhost/go-local stay (a second run
-# reuses the stand-in, and the Go build cache of podman's cache mount).
-# Podman on this kind of machine needs runc, cgroupfs and a containers.conf
-# with default_ulimits = [] (written to a temporary file, CONTAINERS_CONF).
+# Everything runs on 127.0.0.1 (--network host). Every container it starts
+# carries the label tcmkit.ci.run=$TCM_CI_RUN (ci/check.sh sets it; this
+# script's own id otherwise): at the end, whatever the outcome, those and
+# the compose example's are removed, and the script fails when one is left.
+# The temporary files go too, and so do the build stage's images;
+# localhost/tcmkit:dev and localhost/go-local stay (a second run reuses the
+# stand-in, and the Go build cache of podman's cache mount). Podman on this
+# kind of machine needs runc, cgroupfs and a containers.conf without
+# default rlimits (ci/containers.conf, CONTAINERS_CONF).
+#
+#   ci/container.sh          all of the above
+#   ci/container.sh build    step 1 alone: localhost/tcmkit:dev of HEAD
+#                            (ci/readme.sh runs the README's lines on it)
+#
 # ci/check.sh (and so .ci/run) calls it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+mode="${1:-all}"
+[[ "$mode" == all || "$mode" == build ]] || { echo "usage: ci/container.sh [build]" >&2; exit 2; }
 ci/apt-install.sh podman runc curl jq podman-compose
 podman --version
 
 tmp="$(mktemp -d)"
 image="localhost/tcmkit:dev"
 name="tcmkit-ci-$$"
-export CONTAINERS_CONF="$tmp/containers.conf"
-printf '[containers]\ndefault_ulimits = []\n' >"$CONTAINERS_CONF"
+export CONTAINERS_CONF="$root/ci/containers.conf"
 podman=(podman --runtime runc --cgroup-manager cgroupfs)
-compose=(podman-compose --podman-args="--runtime runc --cgroup-manager cgroupfs" -p "tcmci$$" -f ci/examples/compose/compose.yaml)
+project="tcmci$$"
+compose=(podman-compose --podman-args="--runtime runc --cgroup-manager cgroupfs" -p "$project" -f ci/examples/compose/compose.yaml)
+# Every container this script starts carries this label (compose's carry
+# their project's).
+label="tcmkit.ci.run=${TCM_CI_RUN:-container-$$}"
+ours() {
+	"${podman[@]}" ps -a --filter "label=$label" --format '{{.ID}} {{.Names}} {{.Status}}'
+	"${podman[@]}" ps -a --filter "label=com.docker.compose.project=$project" --format '{{.ID}} {{.Names}} {{.Status}}'
+}
 cleanup() {
-	TCM_SIM_CONTROL_TOKEN=x "${compose[@]}" down >/dev/null 2>&1 || true
-	"${podman[@]}" rm -f -t 0 "$name" "$name-manual" "$name-readme" >/dev/null 2>&1 || true
+	local code=$? left
+	TCM_SIM_CONTROL_TOKEN=x "${compose[@]}" down -t 0 >/dev/null 2>&1 || true
+	left="$(ours)"
+	if [[ -n "$left" ]]; then
+		"${podman[@]}" rm -f -t 0 $(awk '{print $1}' <<<"$left") >/dev/null || true
+	fi
 	# The build stage's images and earlier builds of the image, untagged:
 	# gone (the Go build cache stays in podman's cache mount).
 	"${podman[@]}" image prune -f --filter label=tcmkit.stage=build >/dev/null 2>&1 || true
 	"${podman[@]}" image prune -f --filter label=org.opencontainers.image.title=tcmkit >/dev/null 2>&1 || true
 	chmod -R u+w "$tmp" 2>/dev/null || true
 	rm -rf "$tmp"
+	left="$(ours)"
+	if [[ -n "$left" ]]; then
+		echo "ci/container.sh: containers it started are still there:"
+		echo "$left"
+		code=1
+	else
+		echo "ci/container.sh: no container it started is left"
+	fi
+	exit "$code"
 }
 trap cleanup EXIT
 
@@ -94,12 +124,13 @@ end=$(date +%s.%N)
 layers=$("${podman[@]}" image inspect --format '{{len .RootFS.Layers}}' "$image")
 size=$("${podman[@]}" image inspect --format '{{.Size}}' "$image")
 printf 'podman build of %s: %.1f s; %d layer(s), %.1f MiB; %s\n' "$image" "$(echo "$end - $start" | bc)" "$layers" \
-	"$(echo "$size / 1048576" | bc -l)" "$("${podman[@]}" run --rm "$image" version)"
+	"$(echo "$size / 1048576" | bc -l)" "$("${podman[@]}" run --rm --label "$label" "$image" version)"
 [[ "$layers" == 1 ]] || { echo "want one layer (the binary on scratch)"; exit 1; }
+[[ "$mode" == build ]] && exit 0
 
 # 2. No token: it must refuse to expose an open control API.
 set +e
-out=$("${podman[@]}" run --rm --no-healthcheck --network host -e TCM_SIM_ADDR=0.0.0.0:0 "$image" simulate 2>&1)
+out=$("${podman[@]}" run --rm --label "$label" --no-healthcheck --network host -e TCM_SIM_ADDR=0.0.0.0:0 "$image" simulate 2>&1)
 code=$?
 set -e
 echo "without a token: exit $code: $out"
@@ -111,34 +142,10 @@ fi
 # free_port prints a port of 127.0.0.1 that nothing listens on.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# 2b. The README's line as written (podman run --rm --network host tcmkit
-# simulate): no variable, no token; it serves on 127.0.0.1:8080. When 8080
-# is taken on this machine, the same with TCM_SIM_ADDR on a free port of
-# loopback (which says the same: the default address needs no token).
-readme_env=()
-if python3 -c 'import socket; socket.socket().bind(("127.0.0.1",8080))' 2>/dev/null; then
-	readme_port=8080
-else
-	readme_port=$(free_port)
-	readme_env=(-e "TCM_SIM_ADDR=127.0.0.1:$readme_port")
-	echo "port 8080 is taken here: the README's line on 127.0.0.1:$readme_port"
-fi
-"${podman[@]}" run -d --rm --no-healthcheck --name "$name-readme" --network host ${readme_env[@]+"${readme_env[@]}"} "$image" simulate >/dev/null
-served=""
-for _ in $(seq 1 100); do
-	curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d '{}' "http://127.0.0.1:$readme_port/api/public/health" 2>/dev/null && { served=1; break; }
-	sleep 0.1
-done
-banner=$("${podman[@]}" logs "$name-readme" 2>&1 | grep -E 'url:|exposure:' || true)
-"${podman[@]}" rm -f -t 0 "$name-readme" >/dev/null 2>&1 || true
-echo "$banner"
-[[ -n "$served" && "$banner" == *"loopback only"* ]] || { echo "podman run --rm --network host tcmkit simulate: want it serving on 127.0.0.1:$readme_port, loopback only"; exit 1; }
-echo "the README's podman run line serves on 127.0.0.1:$readme_port without a token (loopback only)"
-
 # 3. With a token from the environment, on a free port of this machine.
 port=$(free_port)
 token="ci-token-$RANDOM-$RANDOM-$RANDOM-$RANDOM" # at least 16 characters
-"${podman[@]}" run -d --no-healthcheck --name "$name" --network host \
+"${podman[@]}" run -d --label "$label" --no-healthcheck --name "$name" --network host \
 	-e TCM_SIM_ADDR="0.0.0.0:$port" -e TCM_SIM_CONTROL_TOKEN="$token" -e TCM_SIM_SPEED=60 "$image" simulate >/dev/null
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 100); do
@@ -159,7 +166,7 @@ echo "control API: 401 without the token, 200 with it"
 # waiting a real minute for Retry-After; ci/field-runs.sh judges real time),
 # its reports in a mounted directory of the user's.
 port=$(free_port)
-"${podman[@]}" run -d --no-healthcheck --name "$name-manual" --network host \
+"${podman[@]}" run -d --label "$label" --no-healthcheck --name "$name-manual" --network host \
 	-e TCM_SIM_ADDR="127.0.0.1:$port" -e TCM_SIM_SPEED=0 "$image" simulate >/dev/null
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 100); do
@@ -168,7 +175,7 @@ for _ in $(seq 1 100); do
 done
 mkdir -p "$tmp/user/reports"
 cd "$tmp/user"
-podman_run=("${podman[@]}" run --rm --network host)
+podman_run=("${podman[@]}" run --rm --label "$label" --network host)
 "${podman_run[@]}" -v "$PWD/reports:/reports" "$image" conform --target "$base" --control-clock \
 	--pro-key "$(jq -r .proKey <<<"$info")" --free-key "$(jq -r .freeKey <<<"$info")" \
 	--revoked-key "$(jq -r .revokedKey <<<"$info")" --report-dir /reports --no-color >"$tmp/suite.out" 2>&1 ||

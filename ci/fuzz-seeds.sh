@@ -42,6 +42,13 @@
 #                    that is printed)
 #   SIMULATOR=CMD    the simulator command (default: built from ./cmd/simulator)
 #
+# A failing seed shows the end of COMMAND's output (its last 20 lines),
+# once: a seed whose output is the same (digits aside) says so instead.
+# When 3 seeds in a row fail the same way before any API request, with the
+# same output, COMMAND fails by itself, whatever a seed serves (npm test
+# without a package.json, a client that does not build): the loop stops
+# there and says so.
+#
 # FIRST and LAST are whole numbers, FIRST <= LAST, at most 100000 seeds a
 # run. Exit status: 0 when every seed passed, 1 when one failed, 2 on bad
 # usage.
@@ -95,8 +102,17 @@ alive() {
 # rest away (a client's output may be endless).
 capped() { head -c "$cap" >"$1" || true; cat >/dev/null; }
 
+# same_output FILE: a digest of a seed's output, digits aside (a time, a
+# log's name, a port differ from run to run).
+same_output() { tr -d '0-9' <"$1" | cksum; }
+
 failed=()
 tried=0
+shown=""       # the digest of the last output shown, and its seed
+shown_seed=""
+repeat=0       # failing seeds in a row, the same way, before any request
+repeat_key=""
+stopped=""
 for ((seed = first; seed <= last; seed++)); do
 	dir="$out/seed-$seed"
 	tried=$((tried + 1))
@@ -145,7 +161,7 @@ for ((seed = first; seed <= last; seed++)); do
 	((erased > 0)) && why+=("the verdicts were erased during the run ($erased times: DELETE /_control/clients, a reset or an import)")
 	# The one judge's verdicts, as they are: it lets a client leave a walk
 	# the schedule broke, and finds tight loops and cursor cycles itself.
-	judged="$(jq -r '[.clients[] | .requirements[] | select(.result == "failed") | .id] | unique | join(", ")' "$dir/clients.json")"
+	judged="$(jq -r '[(.clients // [])[] | (.requirements // [])[] | select(.result == "failed") | .id] | unique | join(", ")' "$dir/clients.json")"
 	[[ -n "$judged" ]] && why+=("broke $judged")
 	if [[ ${#why[@]} -eq 0 ]]; then
 		echo "seed $seed: passed ($requests requests, ${took}s)"
@@ -153,12 +169,38 @@ for ((seed = first; seed <= last; seed++)); do
 		continue
 	fi
 	failed+=("$seed")
-	echo "seed $seed FAILED: $(IFS=';'; echo "${why[*]}")"
-	jq -r '.served[] | "  " + .' "$dir/fuzz.json" | head -12 || true
-	jq -r '.clients[] | .findings[] | "  finding: " + .requirement + ": " + .evidence' "$dir/clients.json" || true
+	reason="$(printf '%s; ' "${why[@]}")"
+	reason="${reason%; }"
+	echo "seed $seed FAILED: $reason"
+	jq -r '(.served // [])[] | "  " + .' "$dir/fuzz.json" | head -12 || true
+	jq -r '(.clients // [])[] | (.findings // [])[] | "  finding: " + .requirement + ": " + .evidence' "$dir/clients.json" || true
+	digest="$(same_output "$dir/output.txt")"
+	if [[ ! -s "$dir/output.txt" ]]; then
+		echo "  (the command printed nothing)"
+	elif [[ "$digest" == "$shown" ]]; then
+		echo "  (the command's output: as seed $shown_seed's, digits aside)"
+	else
+		echo "  the command's output ($(wc -l <"$dir/output.txt") lines), its end:"
+		tail -n 20 "$dir/output.txt" | sed 's/^/  | /'
+		shown="$digest" shown_seed="$seed"
+	fi
 	echo "  (replay: $replay_env $0 $seed $seed -- $replay_cmd; everything under $dir)"
 	[[ "${FUZZ_STOP:-}" == 1 ]] && break
+	# The same failure before any request, seed after seed: the command
+	# itself fails.
+	if ((requests == 0)) && [[ "$reason|$digest" == "$repeat_key" ]]; then
+		repeat=$((repeat + 1))
+	elif ((requests == 0)); then
+		repeat=1 repeat_key="$reason|$digest"
+	else
+		repeat=0 repeat_key=""
+	fi
+	if ((repeat >= 3 && seed < last)); then
+		stopped="seeds $((seed - 2))..$seed failed the same way before any API request, with the same output: the command fails by itself, whatever a seed serves (see its output above); stopped, $((last - seed)) seeds untried"
+		break
+	fi
 done
+[[ -n "$stopped" ]] && echo "$stopped"
 if [[ ${#failed[@]} -eq 0 ]]; then
 	echo "fuzz seeds $first..$last: all $tried passed"
 	[[ $keep_all == 1 ]] || rm -rf "$out"

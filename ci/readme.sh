@@ -14,8 +14,9 @@
 #   go test ./...                                run in the clone with README_FULL=1; else
 #       said and left to ci/check.sh's own `go test ./...` of the same commit
 #       (minutes of CPU twice otherwise);
-#   podman …                                     left to ci/container.sh, which builds the
-#       image from the Containerfile and runs the README's podman run line;
+#   export CONTAINERS_CONF=$PWD/ci/containers.conf
+#       kept for the podman lines below, which try without it first;
+#   podman build -t tcmkit . && podman run …     the image (see "The image lines");
 #   curl -fLO …/releases/download/…, sha256sum -c …
 #       (the download of a release) left to ci/release.sh, which verifies
 #       dist/ with the same sha256sum line.
@@ -26,13 +27,30 @@
 # that a busy 8080 fails nothing). Every build runs with GOFLAGS=-trimpath
 # and CGO_ENABLED=0, the settings of ci/release.sh, so that it reuses that
 # build cache wherever the clone is. Each part's time is printed.
+#
+# The image lines (podman, installed by ci/apt-install.sh when missing): the
+# image of the first screen's `podman build -t tcmkit .` is built from the
+# clone's Containerfile as written with ONLINE=1 (a registry and the Go
+# module proxy in reach); otherwise by ci/container.sh build (the same
+# Containerfile on an offline stand-in of the Go image), unless
+# localhost/tcmkit:dev is already this commit's, and tagged tcmkit (what
+# -t tcmkit names; the tag is removed at the end). Each `podman run` line
+# then runs as written, in the clone, until its banner, then SIGINT (exit
+# 0). Where it stops with "error setting rlimit" (a runtime that cannot set
+# rlimits) it runs again after the first screen's export of
+# CONTAINERS_CONF, which must make it serve; that is said. With 127.0.0.1
+# :8080 taken on this machine, a line gets -e TCM_SIM_ADDR of a free port
+# (said). No container of these lines may be left behind.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readme="$root/README.md"
 tmp="$(mktemp -d)"
 pids=()
+tagged="" # the tcmkit tag this script put on the image
 cleanup() {
 	for p in ${pids[@]+"${pids[@]}"}; do kill "$p" 2>/dev/null || true; done
+	# (podman untag IMAGE alone would take every name off the image)
+	[[ -n "$tagged" ]] && podman untag localhost/tcmkit:latest localhost/tcmkit:latest 2>/dev/null || true
 	chmod -R u+w "$tmp" 2>/dev/null || true # the module cache is read-only
 	rm -rf "$tmp"
 }
@@ -53,6 +71,104 @@ runnable() {
 		state >= 1 && /^    / { sub(/^    /, ""); print; state = 2; next }
 		state == 2 && /^[[:space:]]*$/ { next }
 		{ state = 0 }' "$readme" | strip
+}
+
+# The image lines (see above).
+conf_line='export CONTAINERS_CONF=$PWD/ci/containers.conf'
+image_built=""
+image_label="tcmkit.ci.run=${TCM_CI_RUN:-readme-$$}"
+rlimit_error='error setting rlimit'
+# build_image BUILD_LINE: the image of the first screen, tagged tcmkit.
+build_image() {
+	[[ -n "$image_built" ]] && return 0
+	image_built=1
+	command -v podman >/dev/null || "$root/ci/apt-install.sh" podman runc
+	if [[ "${ONLINE:-}" == 1 ]]; then
+		echo "    $1   (as written, in the clone)"
+		if ! (cd "$clone" && bash -c "$1") >"$tmp/build.log" 2>&1; then
+			grep -q "$rlimit_error" "$tmp/build.log" || { tail -n 20 "$tmp/build.log"; return 1; }
+			echo "    it stopped with \"$rlimit_error\": again after $conf_line"
+			(cd "$clone" && CONTAINERS_CONF="$clone/ci/containers.conf" bash -c "$1") >"$tmp/build.log" 2>&1 ||
+				{ tail -n 20 "$tmp/build.log"; return 1; }
+		fi
+		tagged=1
+		return 0
+	fi
+	local want have
+	want="tcmkit $(cd "$root" && git describe --tags --always --dirty 2>/dev/null || echo dev) "
+	have="$(CONTAINERS_CONF="$root/ci/containers.conf" podman run --rm --label "$image_label" localhost/tcmkit:dev version 2>/dev/null || true)"
+	if [[ "$have" == "$want"* ]]; then
+		echo "    the image: localhost/tcmkit:dev of ci/container.sh, this commit's ($have)"
+	else
+		echo "    the image: ci/container.sh build (the Containerfile on an offline stand-in of the Go image; ONLINE=1 builds it as written)"
+		"$root/ci/container.sh" build >"$tmp/build.log" 2>&1 || { tail -n 20 "$tmp/build.log"; return 1; }
+		grep '^podman build of' "$tmp/build.log" | sed 's/^/    /'
+	fi
+	podman tag localhost/tcmkit:dev localhost/tcmkit:latest
+	tagged=1
+}
+# ours: the containers of the image tagged tcmkit (those of the lines).
+ours() { podman ps -aq --no-trunc --filter ancestor=localhost/tcmkit:latest | sort; }
+# serve_once LINE ENV...: runs a podman run line in the clone until its
+# banner, then SIGINT; prints served, rlimit or failed.
+serve_once() {
+	local line="$1" log="$tmp/podman.$RANDOM.log" before after pid served="" code=0
+	shift
+	before="$(ours)"
+	(cd "$clone" && exec env "$@" bash -c "exec $line") >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		if grep -q '^  url:' "$log"; then
+			served=1
+			kill -INT "$pid"
+			break
+		fi
+		sleep 0.1
+	done
+	[[ -z "$served" ]] && kill -INT "$pid" 2>/dev/null
+	wait "$pid" || code=$?
+	after="$(ours)"
+	local left
+	left="$(comm -13 <(echo "$before") <(echo "$after"))"
+	if [[ -n "$left" ]]; then
+		podman rm -f -t 0 $left >/dev/null 2>&1 || true
+		echo "left a container behind (removed now): $left"
+	elif [[ -n "$served" && $code == 0 ]]; then
+		echo "    served ($(grep -m1 '^  url:' "$log" | sed 's/^ *//')), stopped by SIGINT: exit 0" >&2
+		echo served
+	elif grep -q "$rlimit_error" "$log"; then
+		echo "    exit $code: $(grep -m1 -o "$rlimit_error[^:]*" "$log" | head -n 1)" >&2
+		echo rlimit
+	else
+		tail -n 20 "$log" >&2
+		echo "failed (exit $code)"
+	fi
+}
+# podman_line LINE: a podman line of the README, as written (see above).
+podman_line() {
+	local line="$1" run="$1" env=() got port
+	if [[ "$line" == "podman build "*" && podman run "* ]]; then
+		build_image "${line%% && *}" || { fail "$line: the image was not built"; return; }
+		run="${line#* && }"
+	else
+		build_image "podman build -t tcmkit ." || { fail "$line: the image was not built"; return; }
+	fi
+	if [[ "$run" != "podman run "* ]]; then
+		fail "a podman line this script does not know; teach it how to run it: $line"
+		return
+	fi
+	if ! python3 -c 'import socket; socket.socket().bind(("127.0.0.1",8080))' 2>/dev/null; then
+		port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+		run="podman run -e TCM_SIM_ADDR=127.0.0.1:$port ${run#podman run }"
+		echo "    127.0.0.1:8080 is taken on this machine: $run"
+	fi
+	got="$(serve_once "$run")"
+	if [[ "$got" == rlimit ]]; then
+		echo "    this runtime cannot set rlimits: again after the first screen's $conf_line"
+		got="$(serve_once "$run" CONTAINERS_CONF="$clone/ci/containers.conf")"
+	fi
+	[[ "$got" == served ]] || fail "$line: $got"
 }
 
 mkdir -p "$tmp/home" "$tmp/user" "$tmp/bin" "$tmp/bin-published" "$tmp/examples"
@@ -109,7 +225,12 @@ for line in "${screen[@]}"; do
 			echo "==> $line   not run here: ci/check.sh runs it on the same commit (README_FULL=1 runs it in the clone too)"
 		fi
 		;;
-	podman\ *) echo "==> $line   not run here: ci/container.sh builds the image and runs this podman run line" ;;
+	"$conf_line") echo "==> $line   (kept for the podman lines, which try without it first)" ;;
+	podman\ *)
+		echo "==> $line"
+		podman_line "$line"
+		took
+		;;
 	*) fail "a first-screen line this script does not know; teach it how to run it: $line" ;;
 	esac
 done
@@ -121,7 +242,8 @@ echo "the runnable examples: ${#examples[@]} command lines"
 export PATH="$tmp/bin:$PATH"
 for line in "${examples[@]}"; do
 	if [[ "$line" == podman\ * ]]; then
-		echo "==> $line   not run here: ci/container.sh runs the image"
+		echo "==> $line"
+		podman_line "$line"
 		continue
 	fi
 	echo "==> $line"

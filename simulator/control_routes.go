@@ -165,21 +165,22 @@ func (s *Server) admitControl(w http.ResponseWriter, r *http.Request, want [sha2
 	} else if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 		return errorAnswer(http.StatusForbidden, CodeForbiddenOrigin, "the control API refuses requests that a browser marks as coming from another site", nil)
 	}
-	if s.cfg.ControlToken != "" {
+	// The page (GET /_control/ui) holds nothing but itself: it is served
+	// without the token, and asks its user for it when its first call is
+	// refused (a browser that sends the token as Basic's password needs
+	// no asking). A token in the page's URL (http://any:TOKEN@host/…)
+	// would leave the page unable to call anything: browsers refuse to
+	// fetch from a URL that holds credentials.
+	page := r.URL.Path == ControlPrefix+"ui" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	if s.cfg.ControlToken != "" && !page {
 		given := r.Header.Get(controlTokenHeader)
 		if _, password, ok := r.BasicAuth(); ok && given == "" {
-			given = password // a browser's: the page (GET /_control/ui) and its calls
+			given = password // a browser's Basic, as some users give it
 		}
 		got := sha256.Sum256([]byte(given))
 		if subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
 			s.tokenTries.failed(r.Context(), s.sleep)
-			refused := errorAnswer(http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token (a browser: the token as the password, any user name)", nil)
-			if r.URL.Path == ControlPrefix+"ui" {
-				// The browser asks its user for the token, then sends it
-				// with the page's own calls under /_control/.
-				refused = refused.with("WWW-Authenticate", `Basic realm="tcmkit control API: the password is the control token", charset="UTF-8"`)
-			}
-			return refused
+			return errorAnswer(http.StatusUnauthorized, CodeControlToken, "the control API needs the header X-Control-Token with the configured token (the page GET /_control/ui asks for it; Basic with the token as the password works too)", nil)
 		}
 	}
 	if r.ContentLength != 0 && r.Method != http.MethodGet && r.Method != http.MethodHead {

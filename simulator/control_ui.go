@@ -13,9 +13,11 @@ import (
 // journal filtered by key and status, each client's verdict with its
 // findings and the requests they quote, the faults and the scenario. It is
 // one file with its script and style inline, no build step and nothing
-// fetched from elsewhere; it reads the control API's own routes, behind the
-// same guard (a browser gives the control token as the password of HTTP
-// Basic authentication, see admitControl).
+// fetched from elsewhere. It is served without the control token (it holds
+// nothing but itself) and reads the control API's own routes, behind the
+// guard: it asks its user for the token when a call is refused, keeps it
+// for the tab (session storage) and sends it in X-Control-Token; a browser
+// that sends it as Basic's password needs no asking (see admitControl).
 
 //go:embed controlui.html
 var controlUI []byte

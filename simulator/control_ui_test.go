@@ -54,10 +54,12 @@ func TestControlUIPage(t *testing.T) {
 	}
 }
 
-// TestControlUIGuard: the page is behind the control API's guard. With a
-// token, a browser is asked for it (Basic, the token as the password) and
-// then sends it with the page's calls; a wrong one is refused, and so is a
-// Host that is not loopback.
+// TestControlUIGuard: the page holds nothing but itself: it is served
+// without the token (it asks for it), and every call it makes is behind
+// the control API's guard: the token in X-Control-Token (what the page
+// sends) or as Basic's password; a wrong one is refused, no route asks
+// the browser for Basic (the page asks), and a Host beyond loopback or a
+// page of another site gets nothing, the page included.
 func TestControlUIGuard(t *testing.T) {
 	s := newServer(t, Config{Seed: 1, ControlToken: testToken})
 	s.sleep = func(context.Context, time.Duration) {} // no back-off wait in tests
@@ -65,29 +67,29 @@ func TestControlUIGuard(t *testing.T) {
 		return http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))}}
 	}
 	r := s.serve(t, ctl("GET", "ui", ""))
-	if r.status != http.StatusUnauthorized || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Basic ") {
-		t.Errorf("no token: %d, WWW-Authenticate %q; want 401 asking for Basic", r.status, r.header.Get("WWW-Authenticate"))
-	}
-	if strings.Contains(string(r.body), "<script>") {
-		t.Error("the page was served without the token")
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), "<script>") || r.header.Get("WWW-Authenticate") != "" {
+		t.Errorf("no token: %d, WWW-Authenticate %q; want the page, which asks for the token itself", r.status, r.header.Get("WWW-Authenticate"))
 	}
 	for _, tc := range []struct {
 		what   string
+		method string
 		path   string
 		header http.Header
 		want   int
 	}{
-		{"the token as Basic's password", "ui", basic("me", testToken), 200},
-		{"the page's call, Basic", "clock", basic("", testToken), 200},
-		{"a wrong password", "ui", basic("me", "not-the-token-at-all"), 401},
-		{"the header", "ui", http.Header{controlTokenHeader: {testToken}}, 200},
+		{"the page's call without the token", "GET", "clock", nil, 401},
+		{"the page's call, the header", "GET", "clock", http.Header{controlTokenHeader: {testToken}}, 200},
+		{"the page's call, Basic", "GET", "clock", basic("", testToken), 200},
+		{"a wrong password", "GET", "clock", basic("me", "not-the-token-at-all"), 401},
+		{"a wrong header", "GET", "accounts", http.Header{controlTokenHeader: {"not-the-token-at-all"}}, 401},
+		{"the page's route, another method", "POST", "ui", nil, 401},
 	} {
-		if got := s.serve(t, req{method: "GET", target: ControlPrefix + tc.path, header: tc.header}); got.status != tc.want {
-			t.Errorf("%s: %d, want %d", tc.what, got.status, tc.want)
+		if got := s.serve(t, req{method: tc.method, target: ControlPrefix + tc.path, header: tc.header}); got.status != tc.want || got.header.Get("WWW-Authenticate") != "" {
+			t.Errorf("%s: %d (WWW-Authenticate %q), want %d and no Basic asked for", tc.what, got.status, got.header.Get("WWW-Authenticate"), tc.want)
 		}
 	}
-	if got := s.serve(t, ctl("GET", "clock", "")); got.header.Get("WWW-Authenticate") != "" {
-		t.Error("a JSON route asks for Basic: only the page does")
+	if got := s.serveHost(t, "attacker.example", ctl("GET", "ui", "")); got.status != http.StatusForbidden {
+		t.Errorf("the page to a Host beyond loopback, with a token set: %d, want 403", got.status)
 	}
 	open := newServer(t, Config{Seed: 1})
 	if got := open.serveHost(t, "attacker.example", ctl("GET", "ui", "")); got.status != http.StatusForbidden {

@@ -147,6 +147,7 @@ func TestControlAnswersMatchTheirDocument(t *testing.T) {
 		{"PUT /edge-rate", "edge-rate", `{"rate":5}`, 400},
 		{"GET /requests", "requests?operation=feed", "", 200},
 		{"GET /requests", "requests?status=teapot", "", 400},
+		{"GET /requests", "requests?keySuffix=fTwO", "", 400}, // no such filter: named, not ignored
 		{"DELETE /requests", "requests", "", 200},
 		{"GET /world", "world", "", 200},
 		{"PUT /world", "world", export.String(), 200},

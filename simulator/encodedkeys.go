@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"encoding/hex"
+
 	"github.com/tcmkit/tcmkit/schemas"
 )
 
@@ -19,7 +21,7 @@ func (s *Server) hideKeys(text string) (string, bool) {
 	if st == nil {
 		return text, false
 	}
-	return st.keys.hideFragments(text, s.keyForm)
+	return st.keys.hideFragments(text, st.keys.formLocked)
 }
 
 // redactHeader is redactKeys for a header value (see
@@ -27,39 +29,38 @@ func (s *Server) hideKeys(text string) (string, bool) {
 func (s *Server) redactHeader(text string) string {
 	text = s.redactWhole(text)
 	if st := s.st.Load(); st != nil {
-		text, _ = st.keys.hideHeaderFragments(text, s.keyForm)
+		text, _ = st.keys.hideHeaderFragments(text, st.keys.formLocked)
 	}
 	return text
 }
 
-// keyForm is what a span that decoded to the letters and digits decoded
-// becomes: a whole key's hint, or "…".
-func (s *Server) keyForm(decoded string) string {
-	if k := s.wholeKey(decoded); k != "" {
-		return hint(k)
+// formLocked is what a span that decoded to the letters and digits
+// decoded becomes: a whole key's hint, or "…". The caller holds k.mu (it
+// runs inside hideFragments).
+func (k *keyring) formLocked(decoded string) string {
+	if key := k.wholeKeyLocked(decoded); key != "" {
+		return hint(key)
 	}
 	return "…"
 }
 
-// wholeKey is the key a span decoded to, when it holds one whole: a key
-// the keyring holds, wherever its random part stands among the letters
-// and digits decoded (Basic credentials decode to "user:key" or
-// "key:password"), else the last KeyRandomLen of them; "" when fewer.
-func (s *Server) wholeKey(decoded string) string {
-	if len(decoded) < KeyRandomLen {
-		return ""
-	}
-	if st := s.st.Load(); st != nil && len(decoded) > KeyRandomLen {
-		for i := 0; i+KeyRandomLen <= len(decoded) && i < maxKeyWindows; i++ {
-			if k := s.cfg.KeyPrefix + "_" + decoded[i:i+KeyRandomLen]; st.keys.accountOf(hashKey(k)) != "" {
-				return k
-			}
+// wholeKeyLocked is the key a span decoded to, when it holds one the
+// keyring issued whole: its random part wherever it stands among the
+// letters and digits decoded (Basic credentials decode to "user:key" or
+// "key:password"), the last ones first; "" otherwise: the finder compares
+// letters up to case, and a key in another case is no key to name. The
+// caller holds k.mu.
+func (k *keyring) wholeKeyLocked(decoded string) string {
+	for i := len(decoded) - KeyRandomLen; i >= 0 && len(decoded)-KeyRandomLen-i < maxKeyWindows; i-- {
+		key := k.prefix + "_" + decoded[i:i+KeyRandomLen]
+		if _, ok := k.byHash[hashKey(key)]; ok {
+			return key
 		}
 	}
-	return s.cfg.KeyPrefix + "_" + decoded[len(decoded)-KeyRandomLen:]
+	return ""
 }
 
-// maxKeyWindows bounds the places of a decoded span that wholeKey tries
+// maxKeyWindows bounds the places of a decoded span that wholeKeyLocked tries
 // (a hash each).
 const maxKeyWindows = 256
 
@@ -92,8 +93,9 @@ func (s *Server) findHidden(out []KeySeen, where, text string, header bool) []Ke
 	hide(s.redactWhole(head(text)), func(decoded string) string {
 		if len(out) < maxKeysSeen {
 			ks := KeySeen{Where: where, KeyHint: "a piece of a key (…)"}
-			if k := s.wholeKey(decoded); k != "" {
-				ks = s.seen(where, k)
+			if k := st.keys.wholeKeyLocked(decoded); k != "" {
+				h := hashKey(k)
+				ks.KeyID, ks.KeyHint, ks.Account = hex.EncodeToString(h[:8]), hint(k), st.keys.byHash[h].Account
 			}
 			out = append(out, ks)
 		}

@@ -65,6 +65,10 @@ func TestEncodedKeysAreRedactedAndSeen(t *testing.T) {
 		{"\\u escapes in the body", "body", req{method: "POST", target: schemas.PathVideos, key: key, body: `{"videoIds":["a"],"k":"` + jsonEscaped(secret) + `"}`}},
 		{"base64 in the body", "body", req{method: "POST", target: schemas.PathVideos, key: key, body: `{"videoIds":["a"],"k":"` + base64.StdEncoding.EncodeToString([]byte(secret)) + `"}`}},
 		{"base64 as an id beside a known one", "body", req{method: "POST", target: schemas.PathVideos, key: key, body: `{"videoIds":["` + string(known[1]) + `","` + base64.RawURLEncoding.EncodeToString([]byte(secret[:20])) + `"]}`}},
+		// The key up to case: lower-cased in a value, and in a header's
+		// name (which Go's server puts in its canonical case).
+		{"lower-cased in a header's value", "header", req{method: "GET", target: schemas.PathFeed, key: key, header: http.Header{"X-Key": {strings.ToLower(key)}}}},
+		{"in a header's name", "header", req{method: "GET", target: schemas.PathFeed, key: key, header: http.Header{"X-" + key: {"1"}}}},
 	}
 	for _, tc := range cases {
 		s.serve(t, tc.q)

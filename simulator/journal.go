@@ -3,6 +3,7 @@ package simulator
 import (
 	"encoding/hex"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,6 +134,10 @@ func (f *entryFilter) match(e *journaled) bool {
 	return true
 }
 
+// journalFilters are the query parameters of GET /_control/requests (the
+// control API's OpenAPI document lists them too).
+var journalFilters = []string{"key", "account", "operation", "method", "path", "status", "since", "until", "after", "limit"}
+
 // parseEntryFilter reads the filter; every problem is named.
 func parseEntryFilter(q url.Values) (entryFilter, []QueryProblem) {
 	var f entryFilter
@@ -152,6 +157,13 @@ func parseEntryFilter(q url.Values) (entryFilter, []QueryProblem) {
 		}
 		*dst = n
 		return true
+	}
+	// A parameter the journal does not know is named, not ignored: a
+	// filter mistyped (keySuffix, state) would list every entry.
+	for name := range q {
+		if !slices.Contains(journalFilters, name) {
+			bad(name, "no filter of the journal; they are "+strings.Join(journalFilters, ", "))
+		}
 	}
 	if k := q.Get("key"); k != "" {
 		// The hint (tcm_…#3f9a) or its digits: what a hint shows, the

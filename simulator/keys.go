@@ -83,8 +83,8 @@ const (
 	maxCleanTexts = 1024
 )
 
-// maxFragmentKeys bounds the keys whose fragments are known (about 2 KB
-// each).
+// maxFragmentKeys bounds the keys whose fragments are known (about 4 KB
+// each: each fragment as it stands and up to case).
 const maxFragmentKeys = 4096
 
 // keyGen is where a keyring's keys come from: the n-th key of a seed, or

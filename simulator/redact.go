@@ -156,6 +156,12 @@ func (s *Server) keysSeen(r *http.Request, body []byte, badAuth, urlClean, known
 			add(where, v)
 			out = s.hiddenHeaderKeys(out, where, v)
 		}
+		// A key in the header's name, which the server has put in its
+		// canonical case: the key up to case, a key in a header all the
+		// same.
+		if len(name) > 8 { // redact.MinSecret
+			out = s.hiddenHeaderKeys(out, "header", name)
+		}
 	}
 	return out
 }

@@ -22,11 +22,17 @@ import (
 // checkUI proves the simulator's page (GET /_control/ui) in headless
 // Chromium: the simulator runs behind a control token on the manual clock,
 // a client breaks the rate limit (21 feed requests at once) and another
-// behaves; the browser, which gives the token as Basic's password as a
-// user would at its prompt, must show the page, the rude client's failed
-// CLIENT-RATE with the request it quotes, the journal filtered to the 429s,
-// and the clock an hour later after a click on its button; and no whole key
-// anywhere in the page.
+// behaves; a browser that gives the token as Basic's password must show
+// the page, the rude client's failed CLIENT-RATE with the request it
+// quotes, the journal filtered to the 429s, and the clock an hour later
+// after a click on its button; and no whole key anywhere in the page. Then
+// the token as a user gives it: in the page's URL (http://any:TOKEN@…),
+// where the page must load or ask for it, never show empty panels
+// (browsers refuse to fetch from a URL that holds credentials), and keep
+// no token in the URL; and not at all,
+// where the page must ask for it, refuse a wrong one, load with the right
+// one, keep it for the tab (a reload needs no asking; another tab asks
+// again) and keep it out of the URL and of local storage.
 func checkUI(simBin, chromium, shot string) error {
 	if simBin == "" {
 		return errors.New("--simulator is required")
@@ -150,7 +156,7 @@ func checkUI(simBin, chromium, shot string) error {
 		return s
 	}
 
-	expect(wait(`document.body.dataset.loaded === "true"`), "the page loads behind the control token (Basic)", eval(`document.title`))
+	expect(wait(`document.body.dataset.loaded === "true"`), "the page loads for a browser that sends the token (Basic)", eval(`document.title`))
 	rule := `document.querySelector('.client.failed tr[data-requirement="CLIENT-RATE"][data-result="failed"]')`
 	expect(wait(rule+` !== null`), "it shows the rude client's failed requirement CLIENT-RATE", eval(`(`+rule+` || {}).textContent || "none"`))
 	quote := eval(`Array.from(document.querySelectorAll('.client.failed .finding[data-requirement="CLIENT-RATE"] .quote')).map(e => e.textContent).join(" | ")`)
@@ -182,6 +188,56 @@ func checkUI(simBin, chromium, shot string) error {
 		}
 	}
 	expect(leaked == 0 && strings.Contains(html, "tcm_…"), "no whole key in the page, only hints (tcm_…#3f9a)", fmt.Sprintf("%d keys whole", leaked))
+
+	// The token in the page's URL, in a tab of its own (no Basic header).
+	tab := func() (context.Context, context.CancelFunc) { return chromedp.NewContext(bctx) }
+	tab1, close1 := tab()
+	defer close1()
+	in := func(ctx context.Context, js string) string {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return s
+	}
+	poll := func(ctx context.Context, cond string) bool {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(15*time.Second)))
+		return err == nil
+	}
+	// (Chromium gives the page no credentials of its URL: where a browser
+	// does, the page takes the token from there; either way it loads or
+	// asks, never shows empty panels.)
+	withCreds := strings.Replace(info.URL, "://", "://watcher:"+token+"@", 1) + "/_control/ui"
+	ready1 := chromedp.Do(tab1, chromedp.Navigate(withCreds)) == nil &&
+		poll(tab1, `document.body.dataset.loaded === "true" || !document.getElementById("token-form").hidden`)
+	how := in(tab1, `document.body.dataset.loaded === "true" ? "loaded" : "asked"`)
+	if how == "asked" {
+		in(tab1, `(() => { document.getElementById("token").value = `+jsString(token)+`; document.getElementById("token-form").requestSubmit(); return "" })()`)
+	}
+	loaded1 := ready1 && poll(tab1, `document.body.dataset.loaded === "true" && document.querySelectorAll("#accounts tr").length > 0`)
+	href1 := in(tab1, `location.href`)
+	expect(loaded1 && !strings.Contains(href1, token), "the token in the page's URL: the page "+how+", then shows the panels; the URL holds no token", href1)
+
+	// No token at all: the page asks for it.
+	tab2, close2 := tab()
+	defer close2()
+	asked := chromedp.Do(tab2, chromedp.Navigate(info.URL+"/_control/ui")) == nil && poll(tab2, `!document.getElementById("token-form").hidden`)
+	expect(asked && in(tab2, `String(document.body.dataset.loaded === "true")`) == "false", "no token: the page asks for it", in(tab2, `document.getElementById("token-form").textContent.trim()`))
+	give := func(ctx context.Context, t string) {
+		in(ctx, `(() => { document.getElementById("token").value = `+jsString(t)+`; document.getElementById("token-form").requestSubmit(); return "" })()`)
+	}
+	give(tab2, "not-the-token-at-all")
+	refused := poll(tab2, `document.getElementById("status").textContent.includes("refused") && !document.getElementById("token-form").hidden`)
+	expect(refused, "a wrong token is refused, and asked for again", in(tab2, `document.getElementById("status").textContent`))
+	give(tab2, token)
+	expect(poll(tab2, `document.body.dataset.loaded === "true" && document.getElementById("token-form").hidden`), "the right token: the page loads", in(tab2, `document.getElementById("now").textContent`))
+	kept := chromedp.Do(tab2, chromedp.Reload()) == nil && poll(tab2, `document.body.dataset.loaded === "true"`)
+	where := in(tab2, `location.href + " session:" + (sessionStorage.getItem("tcmkit-control-token") !== null) + " local:" + localStorage.length`)
+	expect(kept && !strings.Contains(where, token) && strings.Contains(where, "session:true local:0"), "it is kept for the tab (a reload needs no asking), out of the URL and of local storage", where)
+	tab3, close3 := tab()
+	defer close3()
+	again := chromedp.Do(tab3, chromedp.Navigate(info.URL+"/_control/ui")) == nil && poll(tab3, `!document.getElementById("token-form").hidden`)
+	expect(again, "another tab asks again", in(tab3, `String(!document.getElementById("token-form").hidden)`))
 
 	if shot != "" {
 		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))

@@ -30,21 +30,32 @@ func TestTheSeedLoopJudgesItsClient(t *testing.T) {
 	}
 	marker := filepath.Join(t.TempDir(), "child-alive")
 	request := `curl -s -o /dev/null -H "Authorization: Bearer $TCM_PRO_KEY" "$TCM_BASE_URL/api/public-feed"`
+	// A command that fails by itself, as npm test without a package.json
+	// does: its error (with a number that differs from run to run) on
+	// stderr, exit 254, no request.
+	broken := `echo "npm error code ENOENT"; echo "npm error enoent Could not read package.json; log in /root/.npm/_logs/$RANDOM$RANDOM-debug-0.log" >&2; exit 254`
 	for _, tc := range []struct {
 		name  string
 		env   []string
 		args  []string
 		code  int
 		wants []string
+		lacks []string
 	}{
-		{"a client that sends nothing fails", nil, []string{"1", "2", "--", "true"}, 1, []string{"seed 1 FAILED: the client sent no API request", "2 of 2 tried failed"}},
-		{"a client that sends a request passes, and says so per seed", nil, []string{"3", "3", "--", "bash", "-c", request}, 0, []string{"seed 3: passed (1 requests"}},
+		{"a client that sends nothing fails", nil, []string{"1", "2", "--", "true"}, 1, []string{"seed 1 FAILED: the client sent no API request", "2 of 2 tried failed"}, []string{"jq: error"}},
+		{"a command that fails by itself shows its error once, and the loop stops after three seeds", nil, []string{"1", "100", "--", "bash", "-c", broken}, 1,
+			[]string{"seed 1 FAILED: the command exited 254; the client sent no API request", "  | npm error enoent Could not read package.json", "(the command's output: as seed 1's, digits aside)",
+				"seeds 1..3 failed the same way before any API request, with the same output", "stopped, 97 seeds untried", "3 of 3 tried failed"},
+			[]string{"jq: error", "seed 4 "}},
+		{"a client that sends a request passes, and says so per seed", nil, []string{"3", "3", "--", "bash", "-c", request}, 0, []string{"seed 3: passed (1 requests"}, nil},
+		{"a client that sends a request, then fails, shows its output (its findings are none: no jq error)", nil, []string{"3", "3", "--", "bash", "-c", request + "; echo it broke; exit 1"}, 1,
+			[]string{"seed 3 FAILED: the command exited 1", "  | it broke"}, []string{"jq: error"}},
 		{"a client that erases its verdicts fails", []string{"FUZZ_BREAK=1"}, []string{"1", "1", "--", "bash", "-c", request + `; curl -s -X DELETE "$TCM_CONTROL_URL/clients"`}, 1,
-			[]string{"the verdicts were erased during the run", "replay: FUZZ_BREAK=1 FUZZ_SPEED=0 FUZZ_TIMEOUT=120 "}},
+			[]string{"the verdicts were erased during the run", "replay: FUZZ_BREAK=1 FUZZ_SPEED=0 FUZZ_TIMEOUT=120 "}, []string{"jq: error"}},
 		{"a client that never ends fails at its timeout, its children ended", []string{"FUZZ_TIMEOUT=1"}, []string{"1", "1", "--", "bash", "-c", "(sleep 3; touch " + marker + ") & sleep 1000"}, 1,
-			[]string{"ran past FUZZ_TIMEOUT=1s"}},
-		{"no seed to try is bad usage", nil, []string{"5", "1", "--", "true"}, 2, []string{"FIRST (5) is after LAST (1)"}},
-		{"too many seeds is bad usage", nil, []string{"1", "300000000", "--", "true"}, 2, []string{"at most 100000"}},
+			[]string{"ran past FUZZ_TIMEOUT=1s"}, nil},
+		{"no seed to try is bad usage", nil, []string{"5", "1", "--", "true"}, 2, []string{"FIRST (5) is after LAST (1)"}, nil},
+		{"too many seeds is bad usage", nil, []string{"1", "300000000", "--", "true"}, 2, []string{"at most 100000"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -67,6 +78,14 @@ func TestTheSeedLoopJudgesItsClient(t *testing.T) {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("output lacks %q:\n%s", w, out.String())
 				}
+			}
+			for _, l := range tc.lacks {
+				if strings.Contains(out.String(), l) {
+					t.Errorf("output holds %q:\n%s", l, out.String())
+				}
+			}
+			if n := strings.Count(out.String(), "npm error enoent"); n > 1 {
+				t.Errorf("the command's error shown %d times, want once:\n%s", n, out.String())
 			}
 		})
 	}

@@ -3,6 +3,7 @@
 package redact_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"syscall"
@@ -54,4 +55,34 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkStringJSON is the redactor over a large JSON text that holds no
+// key (a report, a feed page a failure quotes): what any output costs. Its
+// text is fixed, whatever encodings the promise grows to cover.
+func BenchmarkStringJSON(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	red := redact.New("tcm_Q2x9fTk3LmPzR8sVwY4bN6cJdH1gK0aE", "tcm_Z7yXw6VuT5sR4qP3oN2mL1kJ0iH9gF8e")
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	word := func(n int) string {
+		w := make([]byte, n)
+		for i := range w {
+			w[i] = alnum[r.IntN(len(alnum))]
+		}
+		return string(w)
+	}
+	var sb strings.Builder
+	for sb.Len() < 1<<20 {
+		fmt.Fprintf(&sb, `{"id":"evt_%016x","type":"title_changed","channel":{"id":"UC%s","title":"%s %s"},"videoId":"%s","createdAt":"2026-11-%02dT09:%02d:00Z","viewCount":%d},`+"\n",
+			r.Uint64(), word(22), word(5), word(8), word(11), 1+r.IntN(28), r.IntN(60), r.IntN(1e9))
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	cpu0 := cpuTime()
+	for b.Loop() {
+		red.String(text)
+	}
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
 }

@@ -1,10 +1,12 @@
 package redact
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"hash/maphash"
 	"html"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -15,28 +17,49 @@ import (
 // text spells it with \u escapes (an echoed JSON string escapes them again:
 // \\u0074), a query percent-encodes it (twice, through a redirect), a page
 // writes HTML character references, a header carries it in base64 (of any
-// of these, or of UTF-16), a log shows it in hex or \x escapes, a mail in
-// quoted-printable, a copy joins its characters with zero-width spaces.
+// of these, or of UTF-16), a log shows it in hex or \x escapes, a debug
+// line as hex bytes (Go's "% x") or a dump, a server packs it into an
+// opaque token (a JSON state, gzip, base64), a mail writes it in
+// quoted-printable, a copy joins its characters with zero-width spaces, a
+// header's name carries it lower-cased.
 //
 // The promise (README, "keys in any encoding"): a key, or any MinSecret
 // characters of its secret part, is found in a text under any stack of up
 // to maxDepth of these layers, wherever it stands and whatever separates
 // its characters (anything that is not a letter or a digit: spaces, +, -,
-// NUL of UTF-16, zero-width spaces):
+// NUL of UTF-16, zero-width spaces); and up to case (a key printed lower-
+// or upper-cased), foldedRun of its letters and digits in a row:
 //
 //   - escapes: JSON string escapes of every kind (\uXXXX with surrogate
 //     pairs, \\ \/ \" \n ...), \xHH, %HH and %uXXXX, quoted-printable
 //     =HH, HTML character references (&#116; &#x74; &lowbar;);
-//   - base64 and base64url (padded or not, with line breaks), and hex.
+//   - base64 and base64url (padded or not, with line breaks), and hex;
+//   - hex bytes with separators, in either case: words of an even number
+//     of hex digits (perhaps after 0x) joined by up to three of space,
+//     tab, : , ; - . + or by blanks around a line break (Go's "% x",
+//     74:63:6D, 74-63-6d, 0x74, 0x63, xxd's 7463 6d5f); and dumps, lines
+//     that begin with an offset (hexdump -C, Go's hex.Dump, xxd, od -A x
+//     -t x1z: the offset, the bytes, the bytes as text), read as one run
+//     of bytes from line to line while the offsets follow on;
+//   - compressed data in base64, base64url or hex: gzip and zlib wherever
+//     their header stands, raw deflate (which has none) at the start of a
+//     base64 run (a token of its own); each stream inflated up to
+//     compressedRatio times its size, all of a text's together up to
+//     viewBudget times the text (a bomb stops there), and a cut stream
+//     read up to the cut.
 //
 // How: FragmentSet.Replace reads the text as a tree of views, the text itself
 // and what each layer decodes it to, each byte of a view mapped to the span
-// of the original text it came from. In each view it drops every byte
-// that is not a letter or a digit and looks up each window of MinSecret
-// bytes among the fragments; a match replaces the span it came from. The
-// work is bounded: escapes shrink a view, a base64 run is decoded at its
-// four alignments but only one that reads as text is decoded further, and
-// all views together hold at most viewBudget times the text.
+// of the original text it came from (every byte a compressed stream
+// inflates to, to the whole stream; every byte of a dump's line, to the
+// whole line). In each view it drops every byte that is not a letter or a
+// digit and looks up each window of MinSecret bytes among the fragments,
+// as it stands and folded to lower case; a run of matches replaces the
+// span it came from. The work is bounded: escapes shrink a view, a base64
+// run is decoded at its four alignments but only one that reads as text is
+// decoded further, all views together hold at most viewBudget times the
+// text, and what compressed streams inflate to as much again (each try
+// costs it tryCost).
 
 // maxDepth is how many layers deep a text is decoded.
 const maxDepth = 6
@@ -55,17 +78,36 @@ const (
 	minHexRun    = 2 * MinSecret
 )
 
+// Compressed streams: raw deflate, which has no header to tell it by, is
+// tried on a base64 run of minDeflateRun characters or more (MinSecret
+// bytes deflated take at least 10); each stream is inflated up to
+// compressedRatio times its size (and compressedFloor bytes), and a
+// text's streams together up to viewBudget times the text.
+const (
+	minDeflateRun   = 14
+	compressedRatio = 64
+	compressedFloor = 4 << 10
+)
+
 // FragmentSet is a set of the fragments of keys (every run of MinSecret
-// letters and digits of a key's secret part), kept by hash: no key is kept
-// whole. It is not safe for concurrent use: its owner locks.
+// letters and digits of a key's secret part, as it stands and folded to
+// lower case), kept by hash: no key is kept whole. It is not safe for
+// concurrent use: its owner locks.
 type FragmentSet struct {
 	seed   maphash.Seed
-	counts map[uint64]int32
-	// maybe is a filter in front of counts: a bit per cheap hash of a
-	// window, set for every fragment ever added (most windows of a text
-	// are no fragment, and cost a multiply and a load).
+	counts map[uint64]int32 // the fragments as they stand
+	folded map[uint64]int32 // the fragments folded to lower case
+	// maybe is a filter in front of both: a bit per cheap hash of a
+	// folded window, set for every fragment ever added (most windows of
+	// a text are no fragment, and cost a multiply and a load).
 	maybe []uint64
 }
+
+// foldedRun is the fewest letters and digits in a row that are redacted
+// when they match a key only up to case (a key in a header's name, which
+// was printed lower-cased): 8 letters of a key made of words would match
+// ordinary words in other cases (RevokedK, "revoked key").
+const foldedRun = 2 * MinSecret
 
 // filterBits is the size of FragmentSet.maybe, in bits (128 KB).
 const filterBits = 1 << 20
@@ -76,28 +118,33 @@ func filterSlot(w []byte) uint64 {
 
 // NewFragmentSet is an empty set.
 func NewFragmentSet() *FragmentSet {
-	return &FragmentSet{seed: maphash.MakeSeed(), counts: map[uint64]int32{}, maybe: make([]uint64, filterBits/64)}
+	return &FragmentSet{seed: maphash.MakeSeed(), counts: map[uint64]int32{}, folded: map[uint64]int32{}, maybe: make([]uint64, filterBits/64)}
 }
 
 // Add keeps the fragments of key and returns their hashes, for Remove.
 func (f *FragmentSet) Add(key string) []uint64 {
 	secret := compact(key[len(prefix(key)):])
+	low := folded(string(secret))
 	var hs []uint64
 	for i := 0; i+MinSecret <= len(secret); i++ {
-		h := maphash.Bytes(f.seed, secret[i:i+MinSecret])
+		h, hl := maphash.Bytes(f.seed, secret[i:i+MinSecret]), maphash.Bytes(f.seed, low[i:i+MinSecret])
 		f.counts[h]++
-		slot := filterSlot(secret[i : i+MinSecret])
+		f.folded[hl]++
+		slot := filterSlot(low[i : i+MinSecret])
 		f.maybe[slot/64] |= 1 << (slot % 64)
-		hs = append(hs, h)
+		hs = append(hs, h, hl)
 	}
 	return hs
 }
 
 // Remove forgets fragments that Add returned.
 func (f *FragmentSet) Remove(hs []uint64) {
-	for _, h := range hs {
-		if f.counts[h]--; f.counts[h] <= 0 {
-			delete(f.counts, h)
+	for i := 0; i+1 < len(hs); i += 2 {
+		if f.counts[hs[i]]--; f.counts[hs[i]] <= 0 {
+			delete(f.counts, hs[i])
+		}
+		if f.folded[hs[i+1]]--; f.folded[hs[i+1]] <= 0 {
+			delete(f.folded, hs[i+1])
 		}
 	}
 }
@@ -105,9 +152,20 @@ func (f *FragmentSet) Remove(hs []uint64) {
 // Len is the number of distinct fragments kept.
 func (f *FragmentSet) Len() int { return len(f.counts) }
 
-func (f *FragmentSet) has(window []byte) bool {
-	slot := filterSlot(window)
-	return f.maybe[slot/64]&(1<<(slot%64)) != 0 && f.counts[maphash.Bytes(f.seed, window)] > 0
+// maybeFolded is the filter in front of match: false when the folded
+// window is surely no fragment (most windows: a multiply and a load).
+func (f *FragmentSet) maybeFolded(low []byte) bool {
+	slot := filterSlot(low)
+	return f.maybe[slot/64]&(1<<(slot%64)) != 0
+}
+
+// match says whether a window (as it stands, and folded) is a fragment:
+// exact, up to case (folded), or neither.
+func (f *FragmentSet) match(window, low []byte) (exact, folded bool) {
+	if !f.maybeFolded(low) || f.folded[maphash.Bytes(f.seed, low)] <= 0 {
+		return false, false
+	}
+	return f.counts[maphash.Bytes(f.seed, window)] > 0, true
 }
 
 // Replace replaces every span of s that holds a fragment in a promised
@@ -126,6 +184,7 @@ func (f *FragmentSet) Replace(s string, form func(decoded string) string) (strin
 	for off := 0; ; off += chunkLen - chunkOverlap {
 		end := min(off+chunkLen, len(s))
 		fd.base, fd.budget = off, max(viewBudget*(end-off), viewBudgetFloor)
+		fd.packed = fd.budget
 		fd.text.b = append(fd.text.b[:0], s[off:end]...)
 		fd.explore(&fd.text, 0)
 		if end == len(s) {
@@ -149,28 +208,50 @@ const (
 )
 
 // view is a text and where each of its bytes came from in the original
-// (from and to nil: the original itself).
+// (from and to nil: the original itself; whole: every byte came from the
+// one span all, as what a compressed stream inflates to).
 type view struct {
 	b        []byte
 	from, to []int32
+	whole    bool
+	all      [2]int32
 }
 
 func (v *view) span(i, j int) (int, int) { // bytes i..j inclusive
-	if v.from == nil {
+	switch {
+	case v.whole:
+		return int(v.all[0]), int(v.all[1])
+	case v.from == nil:
 		return i, j + 1
 	}
 	return int(v.from[i]), int(v.to[j])
 }
 
+// slice is the view of v's bytes i..j-1.
+func (v *view) slice(i, j int) *view {
+	s := &view{b: v.b[i:j], whole: v.whole, all: v.all}
+	if v.from != nil {
+		s.from, s.to = v.from[i:j], v.to[i:j]
+	}
+	return s
+}
+
 type finder struct {
-	f       *FragmentSet
-	form    func(string) string
-	spans   []span
-	base    int // where the chunk being read begins in the text
-	budget  int
-	scratch []byte
-	at      []int32
-	text    view // the chunk of the text being read
+	f      *FragmentSet
+	form   func(string) string
+	spans  []span
+	base   int // where the chunk being read begins in the text
+	budget int
+	// packed is what compressed streams may still inflate to; while one's
+	// bytes are read (unpacking), budget is it.
+	packed    int
+	unpacking bool
+	inflater  io.ReadCloser // a flate reader, reset for each stream
+	src       bytes.Reader
+	scratch   []byte
+	low       []byte // scratch, folded
+	at        []int32
+	text      view // the chunk of the text being read
 	// levels holds, per depth, the views that depth decodes into and the
 	// run it reads, reused from one run to the next: a view is dead once
 	// it is searched and explored, and a deeper level has views of its
@@ -188,15 +269,17 @@ const maxPooledFinder = 1 << 20
 
 // release puts fd back in the pool, without what it found.
 func (fd *finder) release() {
-	n := cap(fd.text.b) + cap(fd.scratch) + 4*cap(fd.at)
+	n := cap(fd.text.b) + cap(fd.scratch) + cap(fd.low) + 4*cap(fd.at)
 	for i := range fd.levels {
 		lv := &fd.levels[i]
 		n += 8 * cap(lv.run)
-		for _, v := range []*view{&lv.unescaped, &lv.decoded, &lv.utf16} {
+		n += 4*cap(lv.lines) + 8*cap(lv.spaced)
+		for _, v := range []*view{&lv.unescaped, &lv.decoded, &lv.utf16, &lv.inflated} {
 			n += cap(v.b) + 4*cap(v.from) + 4*cap(v.to)
 		}
 	}
 	fd.f, fd.form, fd.spans = nil, nil, nil
+	fd.src.Reset(nil)
 	if n <= maxPooledFinder {
 		finders.Put(fd)
 	}
@@ -204,8 +287,9 @@ func (fd *finder) release() {
 
 // level is what one depth of explore decodes into.
 type level struct {
-	unescaped, decoded, utf16 view
-	run                       []int
+	unescaped, decoded, utf16, inflated view
+	run, spaced                         []int
+	lines                               []dumpLine
 }
 
 func (fd *finder) explore(v *view, depth int) {
@@ -221,12 +305,14 @@ func (fd *finder) explore(v *view, depth int) {
 	}
 	fd.eachRun(v, &base64Value, minBase64Run, depth, func(run []int) {
 		for off := 0; off < 4 && len(run)-off >= minBase64Run && fd.budget > 0; off++ {
-			d := decodeRun(v, run[off:], 6, &base64Value, &lv.decoded)
-			fd.budget -= len(d.b)
+			raw := decodeRun(v, run[off:], 6, &base64Value, &lv.decoded)
+			fd.budget -= len(raw.b)
+			d := raw
 			if u := utf16View(d, &lv.utf16); u != nil {
 				d = u // UTF-16 read as the text it spells
 			}
 			fd.searchAndDescend(d, depth)
+			fd.inflate(raw, depth, off == 0 && len(run) >= minDeflateRun)
 		}
 	})
 	fd.eachRun(v, &hexValue, minHexRun, depth, func(run []int) {
@@ -234,46 +320,81 @@ func (fd *finder) explore(v *view, depth int) {
 			d := decodeRun(v, run[off:], 4, &hexValue, &lv.decoded)
 			fd.budget -= len(d.b)
 			fd.searchAndDescend(d, depth)
+			fd.inflate(d, depth, false)
 		}
+	})
+	fd.eachSpacedHex(v, depth, func(run []int, lines []dumpLine) {
+		if fd.budget <= 0 {
+			return
+		}
+		d := decodeRun(v, run, 4, &hexValue, &lv.decoded)
+		for _, l := range lines { // a dump's line that holds a key goes whole
+			for k := l.first / 2; k < l.last/2; k++ {
+				d.from[k], d.to[k] = l.from, l.to
+			}
+		}
+		fd.budget -= len(d.b)
+		fd.searchAndDescend(d, depth)
+		fd.inflate(d, depth, false)
 	})
 }
 
 // search looks up every window of MinSecret letters and digits of v
-// (whatever stands between them) among the fragments.
+// (whatever stands between them) among the fragments, as it stands and
+// folded to lower case. A run of windows that match is a span to replace
+// when one matches as it stands, or it is foldedRun long.
 func (fd *finder) search(v *view) {
-	cb, at := fd.scratch[:0], fd.at[:0]
+	// Sized once: a view of megabytes grown a byte at a time costs five
+	// times its size.
+	// The letters and digits folded (the filter and the folded set read
+	// them); a window as it stands is gathered from v only when the folded
+	// one is a fragment (rare).
+	low, at := slices.Grow(fd.low[:0], len(v.b)), slices.Grow(fd.at[:0], len(v.b))
 	for i, c := range v.b {
-		if isAlnum(c) {
-			cb, at = append(cb, c), append(at, int32(i))
+		if f := foldValue[c]; f != 0 {
+			low, at = append(low, f), append(at, int32(i))
 		}
 	}
-	fd.scratch, fd.at = cb, at
-	start, end := -1, -1
+	fd.low, fd.at = low, at
+	stand := func(i, j int) []byte { // the letters and digits i..j-1 as they stand
+		cb := fd.scratch[:0]
+		for _, k := range at[i:j] {
+			cb = append(cb, v.b[k])
+		}
+		fd.scratch = cb
+		return cb
+	}
+	start, end, exact := -1, -1, false
 	flush := func() {
-		if start < 0 {
+		if start < 0 || !exact && end-start < foldedRun {
+			start = -1
 			return
 		}
 		first := int(at[start])
-		form := fd.form(string(cb[start:end]))
+		form := fd.form(string(stand(start, end)))
 		// A whole key's hint shows its prefix: the prefix before the
-		// secret (as this view reads it) goes with it.
-		if p, _, ok := strings.Cut(form, Fragment); ok && p != "" && first >= len(p) && string(v.b[first-len(p):first]) == p {
+		// secret (as this view reads it, in any case) goes with it.
+		if p, _, ok := strings.Cut(form, Fragment); ok && p != "" && first >= len(p) && strings.EqualFold(string(v.b[first-len(p):first]), p) {
 			first -= len(p)
 		}
 		from, to := v.span(first, int(at[end-1]))
 		fd.spans = append(fd.spans, span{fd.base + from, fd.base + to, form})
 		start = -1
 	}
-	for i := 0; i+MinSecret <= len(cb); i++ {
-		if !fd.f.has(cb[i : i+MinSecret]) {
+	for i := 0; i+MinSecret <= len(low); i++ {
+		if !fd.f.maybeFolded(low[i : i+MinSecret]) {
+			continue
+		}
+		e, f := fd.f.match(stand(i, i+MinSecret), low[i:i+MinSecret])
+		if !f {
 			continue
 		}
 		if start >= 0 && i <= end {
-			end = i + MinSecret
+			end, exact = i+MinSecret, exact || e
 			continue
 		}
 		flush()
-		start, end = i, i+MinSecret
+		start, end, exact = i, i+MinSecret, e
 	}
 	flush()
 }
@@ -342,7 +463,8 @@ func utf16View(v *view, u *view) *view {
 	u.b, u.from, u.to = slices.Grow(u.b[:0], n), slices.Grow(u.from[:0], n), slices.Grow(u.to[:0], n)
 	for i, c := range v.b {
 		if c != 0 {
-			u.b, u.from, u.to = append(u.b, c), append(u.from, v.from[i]), append(u.to, v.to[i])
+			from, to := v.span(i, i)
+			u.b, u.from, u.to = append(u.b, c), append(u.from, int32(from)), append(u.to, int32(to))
 		}
 	}
 	return u
@@ -366,9 +488,9 @@ func (fd *finder) searchAndDescend(d *view, depth int) {
 		}
 		if bad {
 			if i-start >= minBase64Run {
-				seg := &view{b: d.b[start:i], from: d.from[start:i], to: d.to[start:i]}
-				if start == 0 && i == len(d.b) {
-					seg = d
+				seg := d
+				if start != 0 || i != len(d.b) {
+					seg = d.slice(start, i)
 				}
 				fd.explore(seg, depth+1)
 			}
@@ -573,6 +695,32 @@ func compact(s string) []byte {
 	}
 	return out
 }
+
+// folded is s without what is not a letter or a digit, its letters in
+// lower case.
+func folded(s string) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if f := foldValue[s[i]]; f != 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// foldValue is a letter or a digit as the search compares it (a letter in
+// lower case), 0 for any other byte.
+var foldValue = func() (t [256]byte) {
+	for c := range 256 {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = byte(c)
+		}
+	}
+	return t
+}()
 
 var base64Value = func() (t [256]byte) {
 	for i := range t {

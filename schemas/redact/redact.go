@@ -6,15 +6,16 @@
 // fragment of a key's secret part of MinSecret characters or more, such as
 // what is left of a key that something cut in two before it was redacted,
 // is replaced by an ellipsis. Both are found also where an encoding hides
-// them, stacked and with their characters joined by anything (decode.go
-// says which encodings: the promise the README repeats); what the key was
-// encoded to is replaced whole.
+// them, stacked and with their characters joined by anything, and up to
+// case (decode.go says which encodings: the promise the README repeats);
+// what the key was encoded to is replaced whole.
 //
 // Redact where output is written, not where a message is formatted: wrap
 // every writer with Writer and pass every finished text through String.
 package redact
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -103,11 +104,12 @@ func (r *Redactor) String(s string) string {
 }
 
 // form is what a span that decoded to the letters and digits decoded
-// becomes: the hint of the key it holds whole, or Fragment. The caller
-// holds r.mu.
+// becomes: the hint of the key it holds whole (up to case), or Fragment.
+// The caller holds r.mu.
 func (r *Redactor) form(decoded string) string {
+	d := string(folded(decoded))
 	for _, s := range r.secrets {
-		if secret := compact(s[len(prefix(s)):]); len(secret) >= MinSecret && strings.Contains(decoded, string(secret)) {
+		if secret := folded(s[len(prefix(s)):]); len(secret) >= MinSecret && strings.Contains(d, string(secret)) {
 			return Form(s)
 		}
 	}
@@ -187,16 +189,25 @@ func (w *Writer) Write(p []byte) (int, error) {
 // the next write may complete an encoded key in it.
 const maxHeldEncoded = 64 << 10
 
-// encodedTail is where the run of bytes that a key, encoded or with its
-// characters joined, may be made of begins at the end of b; of a run
-// longer than maxHeldEncoded, the last maxHeldEncoded bytes are held (a
-// key cut there leaves fewer than MinSecret characters on one side, or is
-// a fragment on both).
+// encodedTail is where what Writer holds back begins at the end of b: the
+// last line, which is written when it ends (an escape may have put many
+// lines, a dump's, on it), and before it the run of bytes that a key,
+// encoded or with its characters joined, may be made of (base64 in lines,
+// hex bytes in lines, a dump's lines). Of a run longer than
+// maxHeldEncoded, the last maxHeldEncoded bytes are held (a key cut there
+// leaves fewer than MinSecret characters on one side, or is a fragment on
+// both).
 func encodedTail(b []byte) int {
-	i := len(b)
+	i := max(bytes.LastIndexByte(b, '\n')+1, len(b)-maxHeldEncoded)
 	for i > 0 && len(b)-i < maxHeldEncoded {
 		if encodedByte(b[i-1]) {
 			i--
+			continue
+		}
+		// Separators between hex bytes (74 63, 74:63, 0x74, 0x63, and
+		// at the ends of lines of them).
+		if k := spacedHexBefore(b, i); k < i {
+			i = k
 			continue
 		}
 		// A line break inside base64 in lines (MIME): the line before it
@@ -214,7 +225,53 @@ func encodedTail(b []byte) int {
 		}
 		i = k
 	}
+	return max(min(i, dumpTail(b)), len(b)-maxHeldEncoded)
+}
+
+// spacedHexBefore is where the separators that end at i begin (up to three
+// of space, tab, : , ; and line breaks), when they follow a group of hex
+// bytes (a word of an even number of hex digits, perhaps after 0x)
+// and come before an encoded byte, or at the end of b after two groups;
+// i otherwise.
+func spacedHexBefore(b []byte, i int) int {
+	k := hexSeparatorsBefore(b, i)
+	if k == i || !hexGroupBefore(b, k) {
+		return i
+	}
+	if i < len(b) {
+		if encodedByte(b[i]) {
+			return k
+		}
+		return i
+	}
+	g := k
+	for g > 0 && hexValue[b[g-1]] != 0xff {
+		g--
+	}
+	if s := hexSeparatorsBefore(b, g); s < g && hexGroupBefore(b, s) {
+		return k
+	}
 	return i
+}
+
+func hexSeparatorsBefore(b []byte, i int) int {
+	k := i
+	for k > 0 && i-k < 3 && strings.IndexByte(" \t:,;\r\n", b[k-1]) >= 0 {
+		k--
+	}
+	return k
+}
+
+// hexGroupBefore says whether a group of hex bytes ends at k.
+func hexGroupBefore(b []byte, k int) bool {
+	g := k
+	for g > 0 && hexValue[b[g-1]] != 0xff {
+		g--
+	}
+	if g == k || (k-g)%2 != 0 {
+		return false
+	}
+	return g == 0 || !isAlnum(b[g-1]) || g >= 2 && b[g-1]|0x20 == 'x' && b[g-2] == '0' && (g == 2 || !isAlnum(b[g-3]))
 }
 
 func encodedByte(c byte) bool {
@@ -232,4 +289,47 @@ func (w *Writer) Flush() error {
 	w.pending = w.pending[:0]
 	_, err := io.WriteString(w.w, out)
 	return err
+}
+
+// dumpTail is where the dump that ends b begins (its lines, and a last
+// line that may begin another), so that a dump written a piece at a time
+// is read whole; len(b) when b ends with no dump.
+func dumpTail(b []byte) int {
+	ls := bytes.LastIndexByte(b, '\n') + 1
+	if !dumpLinePrefix(b[ls:]) {
+		return len(b)
+	}
+	hold := ls
+	for hold > 0 && len(b)-hold < maxHeldEncoded {
+		ps := bytes.LastIndexByte(b[:hold-1], '\n') + 1
+		if _, _, ok := dumpData(b, ps, hold-1); !ok {
+			break
+		}
+		hold = ps
+	}
+	if hold == ls {
+		return len(b)
+	}
+	return hold
+}
+
+// dumpLinePrefix says whether p may begin a line of a dump: blanks, then
+// hex digits of which there may be more, or an offset of 4 to 16 digits
+// followed by a colon or a blank (and then anything).
+func dumpLinePrefix(p []byte) bool {
+	i := 0
+	for i < len(p) && blank(p[i]) {
+		i++
+	}
+	j := i
+	for j < len(p) && hexValue[p[j]] != 0xff {
+		j++
+	}
+	switch {
+	case j == len(p):
+		return j-i <= 16
+	case j-i < 4 || j-i > 16:
+		return false
+	}
+	return p[j] == ':' || blank(p[j])
 }

@@ -198,3 +198,25 @@ func TestFormShowsNoPieceOfTheSecret(t *testing.T) {
 		t.Errorf("2000 keys have %d hints: too few to tell keys apart", len(seen))
 	}
 }
+
+// A key up to case (a header's name, printed lower-cased) is a key: in a
+// run of 16 letters and digits or more; 8 of a key made of words that
+// match ordinary words only up to case are no key (the report's text
+// stays whole).
+func TestKeysUpToCase(t *testing.T) {
+	words := "tcm_KnownRevokedKeyKnownRevokedKe03"
+	r := redact.New(key, words)
+	for _, tc := range []struct{ in, want string }{
+		{"x-" + strings.ToLower(key) + ": 1", "x-tcm_…#1fa1: 1"},
+		{"X-Tcm_" + strings.ToLower(key[4:]) + ": 1", "X-tcm_…#1fa1: 1"},
+		{strings.ToUpper(key[4:]), "tcm_…#1fa1"},
+		{"[" + strings.ToLower(key[6:22]) + "]", "[…]"},                                  // 16 of its secret
+		{"[" + strings.ToLower(key[6:21]) + "]", "[" + strings.ToLower(key[6:21]) + "]"}, // 15: no
+		{`"id": "AUTH-REVOKED-KEY", "known": true`, `"id": "AUTH-REVOKED-KEY", "known": true`},
+		{"a RevokedK in its case", "a … in its case"},
+	} {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -15,6 +15,7 @@
 //	go test ./suites/killmatrix -v -count=1
 //	TCM_KILLMATRIX_FAULTS=oldest-first,no-pro-gate go test ./suites/killmatrix -v   # some faults only
 //	TCM_KILLMATRIX=cells go test ./suites/killmatrix -timeout 60m   # a fault in every cell of the probe grid
+//	TCM_KILLMATRIX_RECORD=1 go test ./suites/killmatrix -run TestKillMatrix   # record new faults, once killed (testdata/judged-faults.txt)
 package killmatrix
 
 import (
@@ -23,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -162,7 +164,7 @@ func selectedFaults(t *testing.T) []string {
 		case "generated", "named":
 			return slices.DeleteFunc(all, func(n string) bool { return mutants.Generated(n) != (mode == "generated") })
 		case "":
-			return sampled(all)
+			return sampled(all, judgedFaults(t))
 		default:
 			t.Fatalf("TCM_KILLMATRIX=%q: all, named, generated, cells or unset", mode)
 		}
@@ -181,17 +183,65 @@ func selectedFaults(t *testing.T) []string {
 	return out
 }
 
+// judgedFile records the hand-written and derived faults that the kill
+// matrix has judged, one a line: a fault that is not in it is new, and the
+// default matrix (go test ./suites/killmatrix) runs it, so that it fails
+// until the suite catches a new fault. TCM_KILLMATRIX_RECORD=1 writes the
+// record once every fault of its run was killed; TestEveryFaultRecorded
+// fails until then.
+const judgedFile = "testdata/judged-faults.txt"
+
+// judgedFaults reads the record (no file: no fault judged yet).
+func judgedFaults(t testing.TB) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(judgedFile)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	judged := map[string]bool{}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			judged[line] = true
+		}
+	}
+	return judged
+}
+
+// recordJudged writes the record: the faults judged before that still
+// exist, and the ones this run killed.
+func recordJudged(t *testing.T, killed []string) {
+	t.Helper()
+	judged := judgedFaults(t)
+	var names []string
+	for _, n := range mutants.Names() {
+		if !mutants.Generated(n) && (judged[n] || slices.Contains(killed, n)) {
+			names = append(names, n)
+		}
+	}
+	head := "# The hand-written and derived faults the kill matrix has judged (killed), one a line;\n" +
+		"# a fault not listed here is new, and go test ./suites/killmatrix runs it by default.\n" +
+		"# Written by TCM_KILLMATRIX_RECORD=1 go test ./suites/killmatrix once its run killed every fault.\n"
+	if err := os.WriteFile(judgedFile, []byte(head+strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d faults recorded", judgedFile, len(names))
+}
+
 // sampled is the matrix of go test ./..., which keeps within its minute:
-// for every requirement its first hand-written or derived fault, and every
-// fault that escaped the suite before the generated probes, but those that
+// for every requirement its first hand-written or derived fault, every
+// fault not yet judged (not in judgedFile: a new one), and every fault
+// that escaped the suite before the generated probes, but those that
 // stand for their class once for each bad credential (a limiter before
 // authentication, a cache by URL) once a class. ci/check.sh runs the rest
 // (TCM_KILLMATRIX=named and generated).
-func sampled(all []string) []string {
+func sampled(all []string, judged map[string]bool) []string {
 	seen := map[string]bool{}
 	return slices.DeleteFunc(all, func(n string) bool {
 		if mutants.Generated(n) {
 			return true
+		}
+		if !judged[n] {
+			return false // new: run until it is recorded
 		}
 		m, _ := mutants.Lookup(n)
 		first := !seen[string(m.Requirement)]
@@ -331,6 +381,19 @@ func TestKillMatrix(t *testing.T) {
 	if len(m.Clean) > 0 {
 		t.Errorf("the faultless simulator fails the suite:\n  %s", strings.Join(m.Clean, "\n  "))
 	}
+	if os.Getenv("TCM_KILLMATRIX_RECORD") == "1" {
+		var killed []string
+		for _, v := range m.Verdicts {
+			if v.Killed() && v.Named && len(v.Misblamed) == 0 && len(v.Unproven) == 0 {
+				killed = append(killed, v.Fault)
+			}
+		}
+		if len(killed) == len(m.Verdicts) && len(problems) == 0 && len(m.Clean) == 0 {
+			recordJudged(t, killed)
+		} else {
+			t.Errorf("TCM_KILLMATRIX_RECORD=1: %s not written: %d of %d faults killed cleanly (see below)", judgedFile, len(killed), len(m.Verdicts))
+		}
+	}
 	for _, v := range m.Verdicts {
 		if !v.Killed() {
 			t.Errorf("%s (breaks %s) is not killed: %s", v.Fault, v.Requirement, v.Result())
@@ -365,13 +428,51 @@ func writeMatrix(t *testing.T, dir string, markdown string) {
 	t.Logf("matrix written to %s", abs)
 }
 
+// TestEveryFaultRecorded: every hand-written and derived fault is in the
+// record of judged faults, and the record names no fault that is gone. A
+// new fault fails it until the kill matrix has killed it and recorded it.
+func TestEveryFaultRecorded(t *testing.T) {
+	judged := judgedFaults(t)
+	var missing []string
+	for _, n := range mutants.Names() {
+		if !mutants.Generated(n) && !judged[n] {
+			missing = append(missing, n)
+		}
+		delete(judged, n)
+	}
+	if len(missing) > 0 {
+		t.Errorf("new faults, not yet judged: %s; go test ./suites/killmatrix runs them (it fails until the suite kills each, naming the request); then TCM_KILLMATRIX_RECORD=1 go test ./suites/killmatrix -run TestKillMatrix records them in %s", strings.Join(missing, ", "), judgedFile)
+	}
+	if len(judged) > 0 {
+		t.Errorf("%s names faults that are gone: %s (TCM_KILLMATRIX_RECORD=1 go test ./suites/killmatrix -run TestKillMatrix writes it again)", judgedFile, strings.Join(slices.Sorted(maps.Keys(judged)), ", "))
+	}
+}
+
 // The sample of go test ./... judges every requirement, every escaped
-// fault but the credential classes' others, and a fault of each class.
+// fault but the credential classes' others, a fault of each class, and
+// every fault not yet judged (a new one: it runs by default).
 func TestSampleCoversEveryRequirementAndClass(t *testing.T) {
 	all := mutants.Names()
+	judged := judgedFaults(t)
 	in := map[string]bool{}
-	for _, n := range sampled(slices.Clone(all)) {
+	for _, n := range sampled(slices.Clone(all), judged) {
 		in[n] = true
+	}
+	// A fault added now, of a requirement that has faults: unjudged, it
+	// is in the sample; judged, the sample leaves it to CI.
+	var fresh string
+	for _, n := range all {
+		if m, _ := mutants.Lookup(n); !mutants.Generated(n) && !mutants.Escaped(n) && !in[n] && m.Requirement != "" {
+			fresh = n
+			break
+		}
+	}
+	if fresh != "" {
+		without := maps.Clone(judged)
+		delete(without, fresh)
+		if !slices.Contains(sampled(slices.Clone(all), without), fresh) {
+			t.Errorf("a fault not yet judged (%s, as if new) is not in the default matrix", fresh)
+		}
 	}
 	reqs, classes := map[string]bool{}, map[string]bool{}
 	for n := range in {

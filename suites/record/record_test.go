@@ -7,16 +7,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/tcmkit/tcmkit/schemas/redact"
+	"github.com/tcmkit/tcmkit/schemas/redact/redacttest"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/simulator/clients"
 	"github.com/tcmkit/tcmkit/simulator/variant"
@@ -518,17 +521,27 @@ func TestPutRecording(t *testing.T) {
 	}
 }
 
-// TestEchoedKeyNotRecorded: a server that serves the key in a title does
-// not get it into the recording or its progress.
+// TestEchoedKeyNotRecorded: a server that serves the key in a title,
+// whole and in random stacks of the encodings the redactor promises to
+// read (package redacttest: hex dumps, compressed tokens, the key up to
+// case, ...), does not get it into the recording or its progress.
 func TestEchoedKeyNotRecorded(t *testing.T) {
 	t.Parallel()
 	orig, _ := original(t, simulator.Config{FeedLimit: -1, VideosLimit: -1})
 	k := orig.Seeded()
 	h := orig.Handler()
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(35, 1))
+	var cases []redacttest.Case
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
-		body := bytes.ReplaceAll(rec.Body.Bytes(), []byte(`"currentTitle":"`), []byte(`"currentTitle":"`+k.Pro+" "))
+		mu.Lock()
+		enc := redacttest.Encode(rng, redacttest.Stack(rng), k.Pro)
+		cases = append(cases, redacttest.Case{Encoded: enc, Key: k.Pro})
+		mu.Unlock()
+		quoted, _ := json.Marshal(enc)
+		body := bytes.ReplaceAll(rec.Body.Bytes(), []byte(`"currentTitle":"`), []byte(`"currentTitle":"`+k.Pro+" "+string(quoted[1:len(quoted)-1])+" "))
 		for name, v := range rec.Header() {
 			if name != "Content-Length" {
 				w.Header()[name] = v
@@ -543,6 +556,16 @@ func TestEchoedKeyNotRecorded(t *testing.T) {
 	b, _ := os.ReadFile(out)
 	if bytes.Contains(b, []byte(k.Pro[len(k.Pro)-12:])) || res.Recording.Events == 0 {
 		t.Fatalf("the echoed key is in the recording (%d events)", res.Recording.Events)
+	}
+	// The recording is JSON: an encoded key is searched as written and as
+	// a JSON string holds it.
+	var all []redacttest.Case
+	for _, c := range cases {
+		quoted, _ := json.Marshal(c.Encoded)
+		all = append(all, c, redacttest.Case{Encoded: string(quoted[1 : len(quoted)-1]), Key: c.Key})
+	}
+	if i, leak := redacttest.FirstLeak(string(b), all); i >= 0 {
+		t.Errorf("the recording holds %.60q of the key encoded as %.80q", leak, all[i].Encoded)
 	}
 }
 

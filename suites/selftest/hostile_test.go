@@ -1,6 +1,7 @@
 package selftest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"net/http"
@@ -143,7 +144,13 @@ func noKeyFragment(t *testing.T, r result, keys bundled.Keys) {
 		t.Errorf("only %d outputs to search", len(search))
 	}
 	x := newFragmentIndex(keys.Pro, keys.Free, keys.Revoked)
+	// The key up to case (a header's name, canonicalized): the lower-cased
+	// output holds no fragment of a lower-cased key.
+	lower := newFragmentIndex(strings.ToLower(keys.Pro), strings.ToLower(keys.Free), strings.ToLower(keys.Revoked))
 	for name, b := range search {
+		for _, f := range lower.first(bytes.ToLower(b)) {
+			t.Errorf("%s holds %q, a fragment of a key up to case", name, f)
+		}
 		plain := uEscape.ReplaceAllFunc(b, func(e []byte) []byte { // a key spelt with \u escapes is a key
 			c, _ := strconv.ParseUint(string(e[len(e)-2:]), 16, 8)
 			return []byte{byte(c)}

@@ -27,6 +27,9 @@ func echo(h http.Handler, _ *bundled.Keys) http.Handler {
 	return rewrite(h, func(r *http.Request, rec *httptest.ResponseRecorder) {
 		auth := r.Header.Get("Authorization")
 		rec.Header().Set("WWW-Authenticate", `Bearer realm="echo", got="`+auth+`"`)
+		// and in a header's name, which the client puts in its canonical
+		// case: the key up to case
+		rec.Header()["X-Echo-"+strings.TrimPrefix(auth, "Bearer ")] = []string{"1"}
 		if rec.Code >= 300 {
 			// not an ErrorBody (no message), so the failure quotes it
 			raw, _ := json.Marshal(map[string]string{"error": "bad key " + auth})

@@ -7,6 +7,10 @@
 package redacttest
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -71,10 +75,128 @@ var Layers = []Layer{
 		return base64.StdEncoding.EncodeToString(b)
 	}},
 	{"hex", func(_ *rand.Rand, s string) string { return hex.EncodeToString([]byte(s)) }},
+	// Hex with separators, as debug output prints bytes: after a blank
+	// (a group of hex digits that a word runs into is no group).
+	{"hex bytes joined by spaces (Go's % x)", func(_ *rand.Rand, s string) string { return fmt.Sprintf(" % x", s) }},
+	{"hex bytes joined by colons, upper case", func(_ *rand.Rand, s string) string {
+		return " " + strings.ReplaceAll(fmt.Sprintf("% X", s), " ", ":")
+	}},
+	{"hex bytes joined by dashes, in lines", func(r *rand.Rand, s string) string {
+		width := 8 + r.IntN(25) // bytes a line
+		var b strings.Builder
+		b.WriteByte(' ')
+		for i := range len(s) {
+			switch {
+			case i == 0:
+			case i%width == 0:
+				b.WriteString("\n")
+			default:
+				b.WriteByte('-')
+			}
+			fmt.Fprintf(&b, "%02x", s[i])
+		}
+		return b.String()
+	}},
+	{"hex bytes as 0x, comma-separated", func(_ *rand.Rand, s string) string {
+		var b strings.Builder
+		for i := range len(s) {
+			b.WriteString(", "[1-min(i, 1):]) // a blank before the first
+			fmt.Fprintf(&b, "0x%02x", s[i])
+		}
+		return b.String()
+	}},
+	// A dump begins a line.
+	{"hexdump -C (Go's hex.Dump)", func(r *rand.Rand, s string) string {
+		lead, trail := dumpContext(r, len(s))
+		return "\n" + hex.Dump([]byte(lead+s+trail))
+	}},
+	{"xxd", func(r *rand.Rand, s string) string {
+		lead, trail := dumpContext(r, len(s))
+		return "\n" + xxd(lead+s+trail)
+	}},
+	// State packed into an opaque token: the key inside a JSON text,
+	// compressed, then base64.
+	{"gzip then base64 (a state token)", func(r *rand.Rand, s string) string {
+		return base64.StdEncoding.EncodeToString(compress(r, "gzip", s))
+	}},
+	{"zlib then base64url", func(r *rand.Rand, s string) string {
+		return base64.RawURLEncoding.EncodeToString(compress(r, "zlib", s))
+	}},
+	{"deflate then base64, quoted (SAML's redirect binding)", func(r *rand.Rand, s string) string {
+		// Raw deflate has no header: the token stands apart.
+		return `"` + base64.StdEncoding.EncodeToString(compress(r, "deflate", s)) + `"`
+	}},
+	// A key in a header's name, printed as HTTP/2 or Go's canonical form
+	// prints it: the key up to case.
+	{"lower case", func(_ *rand.Rand, s string) string { return strings.ToLower(s) }},
+	{"upper case", func(_ *rand.Rand, s string) string { return strings.ToUpper(s) }},
 	{"joined by zero-width spaces", func(_ *rand.Rand, s string) string {
 		return each(s, func(c rune) string { return string(c) + "\u200b" })
 	}},
 	{"joined by +", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return string(c) + "+" }) }},
+}
+
+// dumpContext is the bytes a dump shows before and after the key: a few
+// before, and after it no more than fill its last line (a line of a dump
+// that holds no byte of the key is no part of the key's encoding).
+func dumpContext(r *rand.Rand, n int) (lead, trail string) {
+	lead = Text(r, r.IntN(8))
+	if rest := (len(lead) + n) % 16; rest != 0 {
+		trail = Text(r, r.IntN(16-rest+1))
+	}
+	return lead, trail
+}
+
+// xxd is what the xxd tool prints of s: an offset, 16 bytes in groups of
+// two, and the bytes as text.
+func xxd(s string) string {
+	var b strings.Builder
+	for off := 0; off < len(s); off += 16 {
+		line := []byte(s[off:min(off+16, len(s))])
+		fmt.Fprintf(&b, "%08x:", off)
+		for i := 0; i < 16; i += 2 {
+			switch {
+			case i+1 < len(line):
+				fmt.Fprintf(&b, " %02x%02x", line[i], line[i+1])
+			case i < len(line):
+				fmt.Fprintf(&b, " %02x  ", line[i])
+			default:
+				b.WriteString("     ")
+			}
+		}
+		b.WriteString("  ")
+		for _, c := range line {
+			if c < ' ' || c > '~' {
+				c = '.'
+			}
+			b.WriteByte(c)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// compress packs s into a JSON state and compresses it (gzip, zlib or raw
+// deflate).
+func compress(r *rand.Rand, how, s string) []byte {
+	state, _ := json.Marshal(map[string]any{"v": r.IntN(9), "session": Text(r, r.IntN(40)), "k": s, "at": r.Int64()})
+	var b bytes.Buffer
+	var w interface {
+		Write([]byte) (int, error)
+		Close() error
+	}
+	level := []int{flate.BestSpeed, flate.DefaultCompression, flate.BestCompression, flate.HuffmanOnly}[r.IntN(4)]
+	switch how {
+	case "gzip":
+		w, _ = gzip.NewWriterLevel(&b, level)
+	case "zlib":
+		w, _ = zlib.NewWriterLevel(&b, level)
+	default:
+		w, _ = flate.NewWriter(&b, level)
+	}
+	w.Write(state)
+	w.Close()
+	return b.Bytes()
 }
 
 // MaxStack is the deepest stack the promise holds for.
@@ -97,19 +219,27 @@ func bytesOf(s, format string) string {
 }
 
 // Stack is a random stack of 1 to MaxStack layers, innermost first. A
-// joiner (zero-width spaces, +) joins the key's own characters: it comes
-// first or not at all, as nothing joins the characters of an encoding.
+// joiner (zero-width spaces, +) joins the key's own characters, and a
+// change of case is of the key's own letters (a header's name): each
+// comes first or not at all, as nothing joins the characters of an
+// encoding, and base64 in another case is no longer what it encoded.
 func Stack(r *rand.Rand) []Layer {
 	out := make([]Layer, 1+r.IntN(MaxStack))
 	for i := range out {
 		for {
 			out[i] = Layers[r.IntN(len(Layers))]
-			if i == 0 || !strings.HasPrefix(out[i].Name, "joined") {
+			if i == 0 || !Innermost(out[i]) {
 				break
 			}
 		}
 	}
 	return out
+}
+
+// Innermost says whether a layer applies to the key's own characters
+// only (a joiner, a change of case), so that it comes first in a stack.
+func Innermost(l Layer) bool {
+	return strings.HasPrefix(l.Name, "joined") || strings.HasSuffix(l.Name, " case")
 }
 
 // Encode applies the stack to s, innermost first.
