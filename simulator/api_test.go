@@ -128,7 +128,7 @@ func TestFeedQuery(t *testing.T) {
 		{"limit=5&limit=5", []string{"limit"}, 0},
 		{"cursor=garbage", []string{"cursor"}, 0},
 		{"cursor=a&cursor=b", []string{"cursor"}, 0},
-		{"limit=x&cursor=garbage", []string{"limit"}, 0}, // the query is checked before the cursor is looked up
+		{"limit=x&cursor=garbage", []string{"limit", "cursor"}, 0}, // every invalid parameter named: a cursor the account was never handed beside a bad limit
 		{"limit=x&cursor=a&cursor=b", []string{"limit", "cursor"}, 0},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
