@@ -31,10 +31,10 @@ const exploreLabel = "explore"
 // the variants the contract decides first; thorough sends every variant.
 var quickExplore = explore.Budget{Pro: 12, Free: 12, None: -1}
 
-// Thorough sends every variant without a valid key, and as many on each
-// key's window as a window or two holds: the probes' lanes are the floor
-// of its time, the explored requests go beside them.
-var thoroughExplore = explore.Budget{Pro: 40, Free: 40, None: -1}
+// Thorough sends every variant without a valid key, and on each key about
+// a window's worth (the feed's and tracked videos' windows side by side),
+// after the probes: a window or two more.
+var thoroughExplore = explore.Budget{Pro: 30, Free: 30, None: -1}
 
 type explorer struct {
 	s          *suite

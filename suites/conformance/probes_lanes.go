@@ -116,8 +116,11 @@ func (pr *prober) startLanes(ctx context.Context) {
 	for i, sh := range probe.Shapes {
 		order[sh] = i
 	}
-	if s.ex != nil && s.explores() {
-		s.ex.start() // the explored requests' lanes beside the probes'
+	if s.ex != nil && s.explores() && s.profile() == probe.Quick {
+		// quick sends the explored requests beside the probes, within the
+		// keys' room; thorough after them, so that they do not break into
+		// the windows its lockouts need whole
+		s.ex.start()
 	}
 	for _, name := range []string{freeLane, proLane, unkeyedLane} {
 		seqs := lanes[name]

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -52,6 +53,10 @@ type Session struct {
 	// what it found (oracle.go).
 	or     *oracle.Oracle
 	ledger ledger
+	// calOffset is the target's clock less the run's, read once
+	calOnce   sync.Once
+	calOffset time.Duration
+	drift     atomic.Bool
 	// runCtx ends when the run does (its deadline, or Close): work done
 	// ahead of time stops with it.
 	runCtx  context.Context
@@ -191,7 +196,7 @@ func (s *Session) ready() {
 			KeyVar:  tg.keyVar,
 		}
 		or := oracle.New(oracle.Options{Keys: tg.oracleKeys(), Exclusive: pace.virtual, Now: pace.targetNow,
-			Frozen: func(a, b time.Time) bool { return pace.virtual && a.Equal(b) }})
+			Calendar: s.calendar, Drifted: s.drifted, Frozen: func(a, b time.Time) bool { return pace.virtual && !s.drifted() && a.Equal(b) }})
 		c.Observe = func(_ context.Context, r *client.Response) { s.judged(or, r) }
 		s.mu.Lock()
 		s.or = or
@@ -213,6 +218,40 @@ func (s *Session) Waited() (waited, moved time.Duration, ok bool) {
 	}
 	waited, moved = p.Waited()
 	return waited, moved, true
+}
+
+// calendar is the target's date: the wall clock, or on a clock the suite
+// moves, the date it read from the target once and has moved it by since.
+func (s *Session) calendar() time.Time {
+	s.calOnce.Do(func() {
+		if s.clock == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(s.runCtx, s.cfg.RequestTimeout)
+		defer cancel()
+		if t, err := s.clock.Now(ctx); err == nil {
+			s.calOffset = t.Sub(s.pace.targetNow())
+		}
+	})
+	return s.pace.targetNow().Add(s.calOffset)
+}
+
+// drifted reports whether the target's clock, one the suite moves, moved
+// by itself beyond what the suite moved it (a world whose clock moves with
+// every request): once it did, the oracle's rules that count a window or
+// compare moments say nothing. It asks the target's clock, and remembers a
+// drift.
+func (s *Session) drifted() bool {
+	if s.clock == nil || s.drift.Load() {
+		return s.drift.Load()
+	}
+	want := s.calendar()
+	ctx, cancel := context.WithTimeout(s.runCtx, s.cfg.RequestTimeout)
+	defer cancel()
+	if t, err := s.clock.Now(ctx); err == nil && t.Sub(want) > time.Second {
+		s.drift.Store(true)
+	}
+	return s.drift.Load()
 }
 
 // controlHTTP sends the control API's requests: the Config's client or a

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
@@ -331,10 +330,7 @@ func (j *judging) timestamps() {
 	if j.docErr != nil {
 		return
 	}
-	ceiling := j.at.AddDate(1, 0, 0)
-	if now := time.Now().AddDate(1, 0, 0); now.After(ceiling) {
-		ceiling = now
-	}
+	ceiling := j.o.calendar().AddDate(1, 0, 0)
 	n := 0
 	Fields(j.doc, TimestampFields, func(ptr string, v any) {
 		if why := Implausible(v, ceiling); why != "" && !j.schemaSays(ptr) {

@@ -248,7 +248,7 @@ func (m *model) window(j *judging) {
 	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !at.Before(p.after) && j.o.opt.Exclusive {
 		// the first request of the key since its 429, sent after waiting
 		// what Retry-After said
-		if st == http.StatusTooManyRequests {
+		if st == http.StatusTooManyRequests && !j.o.drifted() {
 			j.fail(catalogue.RateRetryAfter, "", fmt.Sprintf("not 429: the key waited %s, what the 429 before said, and sent nothing meanwhile", p.after.Sub(p.resp.Sent).Round(time.Millisecond)),
 				"status 429 again", p.resp)
 		}
@@ -271,10 +271,10 @@ func (m *model) window(j *judging) {
 		return
 	}
 	if j.op == Feed {
-		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && !k.exceeded {
-			// no time passed since the key's feed 429: no limiter refills
-			// in no time, so one that serves the key now counts this
-			// request apart (another form of its Authorization, say)
+		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && throttled.Request.Auth != j.req.Auth && !k.exceeded && !j.o.drifted() {
+			// no time passed since the key's feed 429, and the key came
+			// in another form of its Authorization: a limiter that serves
+			// it now counts the forms apart
 			k.exceeded = true
 			j.fail(catalogue.RateLimit429, "", "429: the key's feed was throttled at this very moment, and no time passed",
 				fmt.Sprintf("status %d with Authorization %q", st, redactKey(j.req.Auth, j.token)), throttled)
@@ -310,6 +310,9 @@ func (m *model) allows20(j *judging, k *keyState) {
 		if t != j.token {
 			others += countSince(ok.sends, from)
 		}
+	}
+	if j.o.drifted() {
+		return // the target's clock moved by itself: its windows are not the run's
 	}
 	switch {
 	case n == 0 && others >= schemas.FeedRequestsPerMinute:
@@ -352,7 +355,7 @@ func (m *model) admittedBound(j *judging, k *keyState) {
 			break
 		}
 		windows := int(math.Ceil(float64(span+slack)/float64(schemas.RateWindow))) + 1
-		if n := len(ad) - i; n > schemas.FeedRequestsPerMinute*windows {
+		if n := len(ad) - i; n > schemas.FeedRequestsPerMinute*windows && !j.o.drifted() {
 			k.exceeded = true
 			j.fail(catalogue.RateLimit429, "", fmt.Sprintf("429 past the limit: no limiter of %d a minute admits more than %d feed requests in %s", schemas.FeedRequestsPerMinute, schemas.FeedRequestsPerMinute*windows, span.Round(time.Millisecond)),
 				fmt.Sprintf("%d admitted", n))

@@ -51,6 +51,15 @@ type Options struct {
 	// Now is the target's time when an answer came (on a manual clock, the
 	// time the run moved it to); nil is the wall clock.
 	Now func() time.Time
+	// Drifted reports whether the target's clock moved by itself beyond
+	// what Now says (a world whose clock moves with every request): the
+	// rules that count a window then say nothing. nil: never. It is asked
+	// only before such a rule fails.
+	Drifted func() bool
+	// Calendar is the target's date now, for what is plausible (a
+	// timestamp a year past it is no epoch milliseconds); nil is the wall
+	// clock. A simulator's manual clock may run years off the wall's.
+	Calendar func() time.Time
 	// Frozen reports whether the target's world could not change between
 	// two times of Now (a manual clock that did not move); nil: never.
 	Frozen func(a, b time.Time) bool
@@ -94,6 +103,18 @@ func (o *Oracle) now() time.Time {
 	}
 	return time.Now()
 }
+
+func (o *Oracle) calendar() time.Time {
+	now := time.Now()
+	if o.opt.Calendar != nil {
+		if t := o.opt.Calendar(); t.After(now) {
+			return t
+		}
+	}
+	return now
+}
+
+func (o *Oracle) drifted() bool { return o.opt.Drifted != nil && o.opt.Drifted() }
 
 func (o *Oracle) frozen(a, b time.Time) bool { return o.opt.Frozen != nil && o.opt.Frozen(a, b) }
 
