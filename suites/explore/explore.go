@@ -24,6 +24,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Family is a part of HTTP's grammar a variant explores.
@@ -350,16 +351,16 @@ func bodyVariants() []Variant {
 		{"videoIds null", "application/json", func(k Keys) string { return `{"videoIds":null}` }},
 		{"a trailing comma", "application/json", func(k Keys) string { return strings.Replace(one(k), "]}", ",]}", 1) }},
 		{"an id in the other case than the feed's", "application/json", func(k Keys) string {
-			if k.Video == "" || swapCase(k.Video) == k.Video {
+			if k.Video == "" || probe.SwapCase(k.Video) == k.Video {
 				return ""
 			}
-			return idsBody(swapCase(k.Video))
+			return idsBody(probe.SwapCase(k.Video))
 		}},
 		{"an id and the same id in the other case", "application/json", func(k Keys) string {
-			if k.Video == "" || swapCase(k.Video) == k.Video {
+			if k.Video == "" || probe.SwapCase(k.Video) == k.Video {
 				return ""
 			}
-			return idsBody(k.Video, swapCase(k.Video))
+			return idsBody(k.Video, probe.SwapCase(k.Video))
 		}},
 		{"an id of 33 characters, its last a space", "application/json", func(k Keys) string { return idsBody("~explored~" + strings.Repeat("x", 22) + " ") }},
 		{"an id of 33 characters, its first a space", "application/json", func(k Keys) string { return idsBody(" ~explored~" + strings.Repeat("x", 22)) }},
@@ -569,19 +570,7 @@ func swapPrefixCase(k string) string {
 	if i < 0 {
 		return k
 	}
-	return swapCase(k[:i]) + k[i:]
-}
-
-func swapCase(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case 'a' <= r && r <= 'z':
-			return r - 'a' + 'A'
-		case 'A' <= r && r <= 'Z':
-			return r - 'A' + 'a'
-		}
-		return r
-	}, s)
+	return probe.SwapCase(k[:i]) + k[i:]
 }
 
 func percentAll(k string) string {

@@ -3,7 +3,6 @@ package oracle
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
+	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -320,7 +320,7 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 	if !utf8.Valid(raw) {
 		return bad(catalogue.VideosBadBody, "the body is not UTF-8")
 	}
-	doc, err := decodeStrict(raw)
+	doc, err := jsondoc.Decode(raw)
 	if err != nil {
 		return bad(catalogue.VideosBadBody, "the body is not one JSON value: "+err.Error())
 	}
@@ -402,27 +402,6 @@ func graphemes(s string) int {
 	return n
 }
 
-// decodeStrict decodes one JSON value, numbers as json.Number; trailing
-// data is an error.
-func decodeStrict(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errTrailing
-	}
-	return doc, nil
-}
-
-type trailingError struct{}
-
-func (trailingError) Error() string { return "trailing data after the JSON value" }
-
-var errTrailing = trailingError{}
-
 // repeatedMember returns the first value of a member of the top-level
 // object when the member appears more than once (encoding/json keeps the
 // last), as a list of strings; nil otherwise.
@@ -467,7 +446,7 @@ func healthBodyValid(req client.Request) bool {
 	if len(cts) != 1 || !isJSONMediaType(cts[0]) || bytes.HasPrefix(req.Body, bom) {
 		return false
 	}
-	doc, err := decodeStrict(req.Body)
+	doc, err := jsondoc.Decode(req.Body)
 	_, ok := doc.(map[string]any)
 	return err == nil && ok && utf8.Valid(req.Body)
 }

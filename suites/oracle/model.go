@@ -773,14 +773,10 @@ func readEvents(resp *client.Response) []event {
 
 // readChannels are the channels a page's events belong to.
 func readChannels(resp *client.Response) []string {
-	doc, err := resp.JSON()
-	if err != nil {
-		return nil
-	}
 	var out []string
-	for _, e := range jsondoc.Items(doc, "/events") {
-		if c, ok := jsondoc.String(e, "/channel/id"); ok {
-			out = append(out, c)
+	for _, e := range readEvents(resp) {
+		if e.channel != "" {
+			out = append(out, e.channel)
 		}
 	}
 	return out

@@ -63,9 +63,9 @@ func otherWord(prefix string) string {
 	return "key"
 }
 
-// swapCase swaps the case of ASCII letters (keys are ASCII; tr does the
+// SwapCase swaps the case of ASCII letters (keys are ASCII; tr does the
 // same in Shell's expressions).
-func swapCase(s string) string {
+func SwapCase(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case 'a' <= r && r <= 'z':
@@ -89,7 +89,7 @@ func (f KeyForm) Derive(key string) (string, bool) {
 	case NoPrefix:
 		out = random
 	case PrefixCase:
-		out = swapCase(prefix) + "_" + random
+		out = SwapCase(prefix) + "_" + random
 	case OtherPrefix:
 		out = otherWord(prefix) + "_" + random
 	case OtherSeparator:
@@ -97,7 +97,7 @@ func (f KeyForm) Derive(key string) (string, bool) {
 	case Quoted:
 		out = `"` + key + `"`
 	case SecretCase:
-		out = prefix + "_" + swapCase(random)
+		out = prefix + "_" + SwapCase(random)
 	case PrefixTwice:
 		out = prefix + "_" + key
 	default:
