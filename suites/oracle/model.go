@@ -44,8 +44,9 @@ type model struct {
 	// characters was refused; refusedOne: one short id was. Which bound a
 	// 400 at two bounds at once refused.
 	refusedLongest, refusedOne bool
-	// shared: a run's key was throttled while only all keys' traffic
-	// together filled a window (a limiter shared across keys)
+	// shared: a run's key that sent nothing in a minute was throttled
+	// while other keys filled it: a limiter shared across keys, which
+	// explains 429s to bad keys too
 	shared bool
 }
 
@@ -270,7 +271,7 @@ func (m *model) window(j *judging) {
 		}
 		return
 	}
-	if j.op == Feed {
+	if j.op == Feed && st == http.StatusOK {
 		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && throttled.Request.Auth != j.req.Auth && !k.exceeded && !j.o.drifted() {
 			// no time passed since the key's feed 429, and the key came
 			// in another form of its Authorization: a limiter that serves
@@ -325,8 +326,7 @@ func (m *model) allows20(j *judging, k *keyState) {
 	case n+others >= schemas.FeedRequestsPerMinute:
 		// the key's own traffic does not fill a window, all keys' does: a
 		// limiter shared across keys, or one that counts too much; the
-		// rate-limit specs tell which. It explains 429s to bad keys too.
-		m.shared = true
+		// rate-limit specs tell which
 		return
 	}
 	j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no key of the run filled a minute", n, schemas.FeedRequestsPerMinute),
