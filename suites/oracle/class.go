@@ -156,6 +156,26 @@ func (k *Keys) token(t string) Cred {
 	return CredMalformed
 }
 
+// keyElsewhere reports whether a valid key stands anywhere in the request
+// but its Authorization header: the query, another header, the body.
+func (j *judging) keyElsewhere() bool {
+	var places []string
+	places = append(places, j.req.Query, string(j.req.Body))
+	for _, f := range j.req.Header {
+		if !strings.EqualFold(f.Name, "Authorization") {
+			places = append(places, f.Value)
+		}
+	}
+	for _, key := range slices.Concat(j.o.keys.Pro, j.o.keys.Free) {
+		for _, p := range places {
+			if key != "" && strings.Contains(p, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // plan is a valid key's plan, "" for no valid key.
 func (k *Keys) plan(t string) Plan {
 	switch {

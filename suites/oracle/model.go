@@ -44,6 +44,9 @@ type model struct {
 	// characters was refused; refusedOne: one short id was. Which bound a
 	// 400 at two bounds at once refused.
 	refusedLongest, refusedOne bool
+	// sharedAt: when a run's key was last throttled that only all keys'
+	// traffic together explains
+	sharedAt time.Time
 	// shared: a run's key that sent nothing in a minute was throttled
 	// while other keys filled it: a limiter shared across keys, which
 	// explains 429s to bad keys too
@@ -285,6 +288,18 @@ func (m *model) window(j *judging) {
 	}
 }
 
+// limiterAcrossKeys reports whether a 429 to a request of no valid key may
+// be a limiter's that counts across keys: one was seen, or a run's key
+// was throttled in the minute before for what only all keys' traffic
+// explains. A request that carries a valid key elsewhere (the query, a
+// cookie) is no such request: a 429 there says the key was read.
+func (m *model) limiterAcrossKeys(j *judging) bool {
+	if j.keyElsewhere() {
+		return false
+	}
+	return m.shared || !m.sharedAt.IsZero() && j.at.Sub(m.sharedAt) <= schemas.RateWindow+slack
+}
+
 // redactKey names an Authorization value without its key.
 func redactKey(auth, token string) string {
 	if token == "" {
@@ -326,7 +341,9 @@ func (m *model) allows20(j *judging, k *keyState) {
 	case n+others >= schemas.FeedRequestsPerMinute:
 		// the key's own traffic does not fill a window, all keys' does: a
 		// limiter shared across keys, or one that counts too much; the
-		// rate-limit specs tell which
+		// rate-limit specs tell which. A 429 to a request of no key in the
+		// minute after may be the same limiter's.
+		m.sharedAt = j.at
 		return
 	}
 	j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no key of the run filled a minute", n, schemas.FeedRequestsPerMinute),

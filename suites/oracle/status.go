@@ -64,7 +64,7 @@ func (j *judging) allowedFeed(st int) ([]int, catalogue.ID) {
 		if open {
 			ok = append(ok, 400) // which error wins is open
 		}
-		if j.o.m.shared {
+		if j.o.m.limiterAcrossKeys(j) {
 			ok = append(ok, 429) // a limiter shared across keys: RATE-PER-KEY's to judge
 		}
 		return ok, j.cred.requirement()
@@ -112,7 +112,7 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 	switch {
 	case j.cred.bad():
 		add(401)
-		if j.o.m.shared {
+		if j.o.m.limiterAcrossKeys(j) {
 			add(429)
 		}
 		return ok, j.cred.requirement()
