@@ -200,6 +200,10 @@ type Client struct {
 	// as it comes (not the answers Cached hands out again): the suite's
 	// contract oracle judges each one.
 	Observe func(ctx context.Context, resp *Response)
+	// Sending, when set, is told of every request as it is sent, with its
+	// number: what was sent before an answer came, in the order the target
+	// saw it, answered or not yet.
+	Sending func(req Request, seq int)
 
 	once   sync.Once
 	hc     *http.Client
@@ -313,6 +317,9 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	start := time.Now()
 	sent := c.now()
 	seq := c.note(ctx, req.Auth, req.Path, sent)
+	if c.Sending != nil {
+		c.Sending(req, seq)
+	}
 	hresp, err := c.hc.Do(hreq)
 	if err != nil {
 		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)

@@ -198,6 +198,7 @@ func (s *Session) ready() {
 		or := oracle.New(oracle.Options{Keys: tg.oracleKeys(), Exclusive: pace.virtual, Now: pace.targetNow,
 			Calendar: s.calendar, Drifted: s.drifted, Frozen: func(a, b time.Time) bool { return pace.virtual && !s.drifted() && a.Equal(b) }})
 		c.Observe = func(_ context.Context, r *client.Response) { s.judged(or, r) }
+		c.Sending = or.Sending
 		s.mu.Lock()
 		s.or = or
 		s.tg, s.tgSet = tg, true

@@ -128,6 +128,10 @@ type keyState struct {
 	// throttledAt: the key's last feed answer, when it was a 429
 	throttledAt   *client.Response
 	throttledTime time.Time
+	// sent: the numbers of the key's requests as they were sent
+	sent []int
+	// firstAt: when the run first sent on the key
+	firstAt time.Time
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
 	// events, more than asked
 	ignoresLimit bool
@@ -249,7 +253,10 @@ func (m *model) window(j *judging) {
 	at := j.at
 	st := j.resp.Status
 	defer func() { k.sends = append(k.sends, send{at: at, op: j.op, status: st}) }()
-	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !at.Before(p.after) && j.o.opt.Exclusive {
+	if k.firstAt.IsZero() {
+		k.firstAt = at
+	}
+	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !at.Before(p.after) && j.o.opt.Exclusive && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
 		// the first request of the key since its 429, sent after waiting
 		// what Retry-After said
 		if st == http.StatusTooManyRequests && !j.o.drifted() {
@@ -308,6 +315,17 @@ func redactKey(auth, token string) string {
 	return strings.ReplaceAll(auth, token, "<key>")
 }
 
+// sentBetween reports a request of the key sent after request a and
+// before request b (answered or not yet).
+func (k *keyState) sentBetween(a, b int) bool {
+	for _, n := range k.sent {
+		if n > a && n < b {
+			return true
+		}
+	}
+	return false
+}
+
 // slack is the clock's uncertainty around a window's edge.
 const slack = time.Second
 
@@ -317,6 +335,9 @@ const slack = time.Second
 // filled a minute.
 func (m *model) allows20(j *judging, k *keyState) {
 	from := j.at.Add(-schemas.RateWindow - slack)
+	if k.firstAt.After(from) {
+		return // the key's window may still hold what was sent before the run (a run just before)
+	}
 	n := countSince(k.sends, from)
 	if n >= schemas.FeedRequestsPerMinute {
 		return

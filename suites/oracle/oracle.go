@@ -118,6 +118,25 @@ func (o *Oracle) drifted() bool { return o.opt.Drifted != nil && o.opt.Drifted()
 
 func (o *Oracle) frozen(a, b time.Time) bool { return o.opt.Frozen != nil && o.opt.Frozen(a, b) }
 
+// Sending tells the oracle of a request as it is sent (its number in the
+// run): which requests of a key went between two of its answers.
+func (o *Oracle) Sending(req client.Request, seq int) {
+	c, token := o.keys.credential(req)
+	if c.bad() || o.keys.plan(token) == "" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	k := o.m.key(token)
+	k.sent = append(k.sent, seq)
+	if len(k.sent) > maxSentKept {
+		k.sent = k.sent[len(k.sent)-maxSentKept/2:]
+	}
+}
+
+// maxSentKept bounds the request numbers kept of a key.
+const maxSentKept = 4096
+
 // Judge judges one exchange by every rule, and remembers it.
 func (o *Oracle) Judge(resp *client.Response) []Problem {
 	if resp == nil {

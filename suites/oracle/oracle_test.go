@@ -52,6 +52,13 @@ func retryAfter(v string) http.Header {
 	return http.Header{"Content-Type": {"application/json"}, "Retry-After": {v}}
 }
 
+// burstAfter is a burst that begins after a wait.
+func burstAfter(key string, n int, wait time.Duration) []ex {
+	b := burst(key, n)
+	b[0].wait = wait
+	return b
+}
+
 // burst is n feed requests of a key admitted, a second apart.
 func burst(key string, n int) []ex {
 	var out []ex
@@ -249,8 +256,11 @@ var breaks = []struct {
 	{catalogue.RateRetryAfter, "no Retry-After", append(burst(pro, 20), ex{req: feed("", pro), status: 429, body: errBody})},
 	{catalogue.RateRetryAfter, "still 429 after waiting it", append(burst(pro, 20), ex{req: feed("limit=1", pro), status: 429, header: retryAfter("5"), body: errBody},
 		ex{req: feed("limit=2", pro), status: 429, header: retryAfter("5"), body: errBody, wait: 5 * time.Second})},
-	{catalogue.RateAllows20, "429 on a fresh key", []ex{{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody}}},
-	{catalogue.RatePerKey, "429 for another key's traffic", append(burst(free, 20), ex{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody})},
+	{catalogue.RateAllows20, "429 on a key whose window the run has held a minute", []ex{
+		{req: feed("n=0", pro), status: 200, body: page("")},
+		{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody, wait: 62 * time.Second}}},
+	{catalogue.RatePerKey, "429 for another key's traffic", append([]ex{{req: feed("n=0", pro), status: 200, body: page(""), wait: 0}},
+		append(burstAfter(free, 20, 62*time.Second), ex{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody})...)},
 	{catalogue.RateLimit429, "41 admitted in a minute", burst(pro, 41)},
 	{catalogue.RateLimit429, "throttled, then served at once under another form of the key", append(burst(pro, 20),
 		ex{req: feed("", pro), status: 429, header: retryAfter("40"), body: errBody},
@@ -338,6 +348,7 @@ var conforming = []struct {
 		{req: health("tcm_nosuchkeynosuchkey"), status: 401, body: errBody},
 		{req: health("nope"), status: 200, body: `{"status":"ok"}`}}},
 	{"health that wants a key", []ex{{req: health(""), status: 401, body: errBody}, {req: health(pro), status: 200, body: `{"status":"ok"}`}}},
+	{"a key throttled at the start of a run by what was sent before it", []ex{{req: feed("", pro), status: 429, header: retryAfter("30"), body: errBody}}},
 	{"health with the Pro key limited", []ex{{req: health(pro), status: 429, header: retryAfter("3"), body: errBody}}},
 	{"a bad limit clamped or refused naming it", []ex{
 		{req: feed("limit=0", pro), status: 200, body: page("")},
