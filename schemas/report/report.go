@@ -596,6 +596,9 @@ func shortReason(reason, why string) string {
 	}
 	reason = reason[:cut]
 	reason = strings.TrimPrefix(strings.TrimPrefix(reason, why+": "), why+" ")
+	if inner, ok := strings.CutPrefix(reason, "("); ok && strings.Index(inner, ")") == len(inner)-1 {
+		reason = inner[:len(inner)-1] // "not selected (label filter…)": the words in parentheses
+	}
 	if utf8.RuneCountInString(reason) > 160 {
 		reason = string([]rune(reason)[:159]) + "…"
 	}

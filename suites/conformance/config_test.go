@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -203,10 +204,51 @@ func TestRelativeReportDirIsTakenFromBaseDir(t *testing.T) {
 
 func TestZeroIsTheDefault(t *testing.T) {
 	got := Config{}.settled()
-	d := NewConfig()
+	d := NewConfig().settled()
 	if got.MaxPages != d.MaxPages || got.MaxWait != d.MaxWait || got.MaxBody != d.MaxBody ||
 		got.RequestTimeout != d.RequestTimeout || got.RunDeadline != d.RunDeadline || filepath.Base(got.ReportDir) != DefaultReportDir {
 		t.Errorf("settled zero Config: %+v", got)
+	}
+}
+
+// TestDeadlineFollowsTheProfile: the default run deadline is at least 1.5
+// times the profile's estimate for the target (thorough against a
+// 20-a-minute server waits 16 to 24 minutes for rate windows), never less
+// than DefaultRunDeadline; the list prints both and they agree; a deadline
+// given is kept, and one shorter than the estimate is said to be.
+func TestDeadlineFollowsTheProfile(t *testing.T) {
+	for _, tc := range []struct {
+		profile, target string
+		control         bool
+	}{{"", "", false}, {"thorough", "", false}, {"quick", "http://x", false}, {"thorough", "http://x", false}, {"thorough", "http://x", true}} {
+		c := Config{Profile: tc.profile, Target: tc.target, ControlClock: tc.control}.settled()
+		e := estimateOf(tc.profile, c.virtualTarget())
+		if c.RunDeadline < e.high*3/2 || c.RunDeadline < DefaultRunDeadline || c.RunDeadline != e.deadline() {
+			t.Errorf("%+v: deadline %s for an estimate of %s", tc, c.RunDeadline, e)
+		}
+		if says := deadlineSays(c); !strings.Contains(says, "--run-deadline "+c.RunDeadline.String()) || !strings.Contains(says, "the default of --profile") {
+			t.Errorf("%+v: %q", tc, says)
+		}
+	}
+	thorough := estimateOf("thorough", false)
+	if thorough.low < 13*time.Minute || thorough.high > 25*time.Minute || thorough.low >= thorough.high {
+		t.Errorf("thorough against a 20-a-minute server: %s (measured: 14 min, and 19 min of virtual time waited)", thorough)
+	}
+	if quick := estimateOf("quick", false); quick.high > 2*time.Minute {
+		t.Errorf("quick: %s, want one to two windows", quick)
+	}
+	// --help says the default of thorough: the figure cannot drift
+	var help bytes.Buffer
+	std := flag.NewFlagSet("suite", flag.ContinueOnError)
+	std.SetOutput(&help)
+	NewConfig().BindFlags(std)
+	std.Usage()
+	if want := fmt.Sprintf("%dm for thorough", int(thorough.deadline().Minutes())); !strings.Contains(help.String(), want) {
+		t.Errorf("--help does not say %q:\n%s", want, help.String())
+	}
+	short := Config{Profile: "thorough", Target: "http://x", RunDeadline: 10 * time.Minute}.settled()
+	if says := deadlineSays(short); short.RunDeadline != 10*time.Minute || !strings.Contains(says, "shorter than the estimate ("+thorough.span()+"): the run may end incomplete (exit 3)") {
+		t.Errorf("a deadline shorter than the estimate: %s, %q", short.RunDeadline, says)
 	}
 }
 

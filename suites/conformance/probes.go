@@ -130,7 +130,9 @@ func (pr *prober) planned(ctx context.Context) *probe.Plan {
 		match, err := types.ParseLabelFilter(GinkgoLabelFilter())
 		var mine []probe.Probe
 		for _, p := range pr.all {
-			if err != nil || match([]string{probeLabel, string(p.Requirement)}) {
+			// a probe that cannot be sent (its key not given) costs
+			// nothing and is in no budget: its spec says why it skipped
+			if pr.cannot(p) == "" && (err != nil || match([]string{probeLabel, string(p.Requirement)})) {
 				mine = append(mine, p)
 			}
 		}
@@ -164,13 +166,27 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 	GinkgoHelper()
 	plan := pr.planned(ctx)
 	var run []probe.Probe
+	cannot := ""
 	for _, p := range g.probes {
+		if why := pr.cannot(p); why != "" {
+			cannot = why
+			continue
+		}
 		if plan.Selected[p.Name()] {
 			run = append(run, p)
 		}
 	}
 	if len(run) == 0 {
-		Skip(fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
+		if !slices.ContainsFunc(g.probes, func(p probe.Probe) bool { return pr.cannot(p) == "" }) {
+			// every probe of the spec needs what the run was not given
+			// (a key, --control-clock: skipped, naming it), or what the
+			// target's keys cannot give (blocked)
+			if neededFlag.MatchString(cannot) {
+				skipMissing(cannot)
+			}
+			pr.s.Block(cannot)
+		}
+		skipFor("--profile thorough", fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
 	}
 	var problems, blocks []string
 	judged := 0
@@ -450,6 +466,25 @@ func (pr *prober) auth(p probe.Probe) (string, string) {
 	return "", ""
 }
 
+// cannot is why a probe cannot be sent in this run: a key not given
+// (needs(flag)), a Pro key it cannot derive a key from, a clock the suite
+// cannot move; "" when it can.
+func (pr *prober) cannot(p probe.Probe) string {
+	if _, why := pr.auth(p); why != "" {
+		return why
+	}
+	if p.Shape == probe.LiveHead && !pr.s.virtualClock() {
+		return liveHeadNeeds
+	}
+	if p.Oracle == probe.OracleTenant && pr.s.tg.Free == "" {
+		return needs("free-key") // the other account's whole feed is the oracle's
+	}
+	return ""
+}
+
+// liveHeadNeeds is why the live-head probes cannot run in real time.
+const liveHeadNeeds = "needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive at the head; thorough's long walk judges a live feed as it grows"
+
 // keyOf is the key of a valid role ("" for the others).
 func (pr *prober) keyOf(role probe.Role) string {
 	switch role {
@@ -591,7 +626,7 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		}
 	case probe.LiveHead:
 		if !s.virtualClock() {
-			r.blocked = "needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive at the head; thorough's long walk judges a live feed as it grows"
+			r.blocked = liveHeadNeeds
 			return
 		}
 		first := sent(request(in, auth, ""), true)

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -52,10 +53,10 @@ type Session struct {
 	// what it found (oracle.go).
 	or     *oracle.Oracle
 	ledger ledger
-	// runCtx ends when the run does (its deadline, or Close): work done
-	// ahead of time stops with it.
+	// runCtx ends when the run does (its deadline, with a *deadlineError
+	// as its cause, or Close): work done ahead of time stops with it.
 	runCtx  context.Context
-	stopRun context.CancelFunc
+	stopRun context.CancelCauseFunc
 	// g fails through the redactor, whatever fail handler the host suite
 	// registered: a body that echoes a key cannot leak through a message.
 	g gomega.Gomega
@@ -68,14 +69,14 @@ type Session struct {
 }
 
 func newSession(cfg *Config) *Session {
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancelCause(context.Background())
 	return &Session{cfg: cfg, walks: map[string]*walkEntry{}, runCtx: ctx, stopRun: stop}
 }
 
 // Close ends the session: work still under way ahead of time stops, and
 // the bodies the client kept on disk are removed.
 func (s *Session) Close() error {
-	s.stopRun()
+	s.stopRun(nil)
 	s.mu.Lock()
 	c := s.c
 	s.mu.Unlock()
@@ -153,6 +154,7 @@ func (s *Session) ready() {
 			if len(callerSkip) > 0 {
 				skip += callerSkip[0]
 			}
+			s.stopIfEnded()
 			// the failing matcher's problems and response, if it is ours
 			problems, resps := taken()
 			if len(problems) == 0 {
@@ -201,6 +203,19 @@ func (s *Session) ready() {
 	})
 }
 
+// stopIfEnded stops the spec under way as the run's, not the target's, once
+// the run's deadline passed: what a spec meets then (a request cut, a
+// probe's sequence never sent, a lane that stopped) is no verdict, and a
+// run cut short is incomplete, never passed. It aborts the suite: the
+// specs after it are not run, and the report names them.
+func (s *Session) stopIfEnded() {
+	ginkgo.GinkgoHelper()
+	var d *deadlineError
+	if errors.As(context.Cause(s.runCtx), &d) {
+		ginkgo.AbortSuite(s.Redactor().String(d.Error() + ": this spec was stopped where it stood, before its verdict"))
+	}
+}
+
 // Waited is, on a virtual clock (ok), the time the run moved the target's
 // clock by for rate windows, which is what it waits in real time (the
 // probes' lanes wait at once), and the time it moved the world by.
@@ -229,16 +244,14 @@ func (s *Session) controlHTTP() *http.Client {
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
 	errs := append(s.Target().validate(), s.cfg.rangeErrors()...)
-	if _, err := probe.ParseProfile(s.cfg.Profile); err != nil {
-		errs = append(errs, err.Error())
-	}
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
 }
 
-// rangeErrors says which settings are out of range.
+// rangeErrors says which settings are out of range (or not one of their
+// values: --profile); a run and a list check them alike.
 func (c *Config) rangeErrors() []string {
 	var errs []string
 	if c.MaxPages < 1 {
@@ -248,19 +261,23 @@ func (c *Config) rangeErrors() []string {
 		name string
 		d    time.Duration
 	}{{"max-wait", c.MaxWait}, {"request-timeout", c.RequestTimeout}, {"run-deadline", c.RunDeadline}} {
-		if b.d <= 0 {
+		// (a run deadline of 0 is the profile's: Run settles it)
+		if b.d < 0 || b.d == 0 && b.name != "run-deadline" {
 			errs = append(errs, fmt.Sprintf("--%s %s: must be more than 0", b.name, b.d))
 		}
 	}
 	if c.MaxBody <= 0 {
 		errs = append(errs, fmt.Sprintf("--max-body %d: must be more than 0", c.MaxBody))
 	}
+	if _, err := probe.ParseProfile(c.Profile); err != nil {
+		errs = append(errs, err.Error())
+	}
 	return errs
 }
 
 // Preflight checks, once, that the target answers and accepts the Pro key
-// on the feed. Its error is one clear sentence: the run errored, the target
-// was not judged.
+// on the feed. Its error is one clear sentence: the run is incomplete, the
+// target was not judged.
 func (s *Session) Preflight(ctx context.Context) error {
 	if err := s.validate(); err != nil {
 		return err

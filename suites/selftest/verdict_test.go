@@ -1,0 +1,217 @@
+package selftest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tcmkit/tcmkit/ci/testbin"
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/simulator/mutants"
+	"github.com/tcmkit/tcmkit/suites/bundled"
+	"github.com/tcmkit/tcmkit/suites/conformance"
+)
+
+// verdict is what these tests read of conformance-report.json.
+type verdict struct {
+	Outcome    string
+	Errors     []string
+	Unverified []struct{ ID, Why, Reason string }
+	Specs      []struct {
+		Name, State string
+		Failure     *struct{ Rerun string }
+	}
+}
+
+func readVerdict(t *testing.T, dir string) (verdict, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "conformance-report.json"))
+	var v verdict
+	if err == nil {
+		err = json.Unmarshal(raw, &v)
+	}
+	if err != nil {
+		t.Fatalf("the report in %s: %v", dir, err)
+	}
+	return v, raw
+}
+
+// summaryLine is the first line of the run's summary.
+func summaryLine(output string) string {
+	_, after, _ := strings.Cut(output, "Conformance summary")
+	line, _, _ := strings.Cut(after, "\n")
+	return "Conformance summary" + line
+}
+
+// faulty is a simulator broken by one named fault.
+func faulty(t *testing.T, fault string) target {
+	t.Helper()
+	layers, err := mutants.Layers(fault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startTarget(t, simulator.Config{Layers: layers}, nil)
+}
+
+// TestExitStatusSaysTheOutcome: a run that passed exits 0, one a spec
+// failed 1, --require-all with a must requirement left unverified 1; and
+// each says so first. (A refused setting exits 2:
+// TestRefusesARunThatWouldMeanNothing; a run that did not finish 3:
+// TestADeadlineInTheLanesIsIncomplete.)
+func TestExitStatusSaysTheOutcome(t *testing.T) {
+	t.Parallel()
+	health := []string{"--ginkgo.label-filter", "health"}
+	good := startTarget(t, simulator.Config{}, nil)
+	for _, tc := range []struct {
+		name    string
+		tg      target
+		args    []string
+		code    int
+		outcome string
+		says    string
+	}{
+		{"passed", good, health, conformance.ExitPassed, "passed", "Not verified: 37 of the 38 must requirements"},
+		{"a spec failed", faulty(t, "health-not-ok"), health, conformance.ExitFailed, "failed", "1 requirement not met"},
+		{"--require-all and a must not verified", good, append([]string{"--require-all"}, health...), conformance.ExitFailed, "failed",
+			"37 must requirements were not verified, and --require-all asks for every one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runSuite(t, tc.tg, tc.args...)
+			v, _ := readVerdict(t, filepath.Join(r.dir, "reports"))
+			if r.exitCode != tc.code || v.Outcome != tc.outcome || !strings.Contains(r.output, tc.says) {
+				t.Errorf("exit %d, outcome %s; want %d, %s, saying %q:\n%s", r.exitCode, v.Outcome, tc.code, tc.outcome, tc.says, tail(r.output, 3000))
+			}
+			if !strings.Contains(summaryLine(r.output), "("+tc.outcome+")") {
+				t.Errorf("the summary begins %q, want the outcome %s", summaryLine(r.output), tc.outcome)
+			}
+		})
+	}
+}
+
+// TestADeadlineInTheLanesIsIncomplete: a thorough run whose deadline
+// strikes while specs wait for requests sent in the lanes (here the
+// explored requests of other methods, which the target never answers)
+// ends incomplete, exit 3, and never says passed. The preflight is slow,
+// as against a server far away: Ginkgo's own deadline, which counts from
+// after it, came that much later than the run's, and the specs left,
+// blocked in an instant by the lanes' end, let the run say passed.
+func TestADeadlineInTheLanesIsIncomplete(t *testing.T) {
+	t.Parallel()
+	var slowed atomic.Bool
+	tg := startTarget(t, simulator.Config{}, func(h http.Handler, keys *bundled.Keys) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.URL.Path == "/api/public/health" && slowed.CompareAndSwap(false, true):
+				time.Sleep(3 * time.Second)
+			case strings.HasPrefix(r.URL.Path, "/api/") && (r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPatch):
+				<-r.Context().Done() // no answer: the request ends with the run
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	r := runSuite(t, tg, "--profile", "thorough", "--run-deadline", "10s", "--request-timeout", "60s")
+	v, _ := readVerdict(t, filepath.Join(r.dir, "reports"))
+	line := summaryLine(r.output)
+	if r.exitCode != conformance.ExitIncomplete || v.Outcome != "incomplete" || !strings.Contains(line, "(incomplete)") || strings.Contains(line, "passed") {
+		t.Errorf("exit %d, outcome %s, %q; want exit 3, incomplete, never passed:\n%s", r.exitCode, v.Outcome, line, tail(r.output, 3000))
+	}
+	if len(v.Errors) == 0 || !strings.Contains(v.Errors[0], "the run deadline (--run-deadline=10s) passed") {
+		t.Errorf("the report does not say the deadline passed: %q", v.Errors)
+	}
+	for _, s := range v.Specs {
+		if strings.Contains(s.Name, "method and target variants") && s.State == "passed" {
+			t.Errorf("%s passed, waiting for requests the run's end cut", s.Name)
+		}
+	}
+}
+
+// TestRerunLineReruns: the rerun line of a failure, pasted into a clean
+// environment (env -i) with only the key variables it names set (and a
+// PATH that finds tcmkit), runs the spec again against the same target:
+// the same failure, its reports beside the full run's, which it leaves as
+// they were. Without one of its variables it stops at once, naming it.
+func TestRerunLineReruns(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	tcmkit, err := testbin.Command("./cmd/tcmkit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := faulty(t, "health-not-ok")
+	full := runSuite(t, tg, "--ginkgo.label-filter", "health")
+	reports := filepath.Join(full.dir, "reports")
+	v, before := readVerdict(t, reports)
+	rerun := ""
+	for _, s := range v.Specs {
+		if s.Failure != nil && s.Failure.Rerun != "" {
+			rerun = s.Failure.Rerun
+			break
+		}
+	}
+	if full.exitCode != conformance.ExitFailed || rerun == "" {
+		t.Fatalf("exit %d and no rerun line:\n%s", full.exitCode, tail(full.output, 2000))
+	}
+	for _, want := range []string{`"${TCM_PRO_KEY:?`, `"${TCM_FREE_KEY:?`, `"${TCM_REVOKED_KEY:?`, "--control-clock", "--report-dir '" + reports + "/rerun-"} {
+		if !strings.Contains(rerun, want) {
+			t.Errorf("the rerun line does not say %q:\n%s", want, rerun)
+		}
+	}
+	for _, k := range []string{tg.keys.Pro, tg.keys.Free, tg.keys.Revoked} {
+		if strings.Contains(rerun, k[4:12]) {
+			t.Errorf("the rerun line holds a key:\n%s", rerun)
+		}
+	}
+	paste := func(env ...string) (int, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "env", append(append([]string{"-i", "PATH=" + filepath.Dir(tcmkit) + ":/usr/bin:/bin"}, env...), bash, "-c", rerun)...)
+		cmd.Dir = t.TempDir()
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), out.String()
+		} else if err != nil {
+			t.Fatalf("the pasted line: %v", err)
+		}
+		return 0, out.String()
+	}
+	keys := []string{"TCM_PRO_KEY=" + tg.keys.Pro, "TCM_FREE_KEY=" + tg.keys.Free, "TCM_REVOKED_KEY=" + tg.keys.Revoked}
+	if code, out := paste(keys[0], keys[2]); code == 0 || !strings.Contains(out, "set TCM_FREE_KEY to the --free-key of the full run") || strings.Contains(out, "Conformance summary") {
+		t.Errorf("without TCM_FREE_KEY: exit %d:\n%s", code, out)
+	}
+	code, out := paste(keys...)
+	if code != conformance.ExitFailed || !strings.Contains(summaryLine(out), "(failed)") {
+		t.Errorf("the pasted rerun: exit %d, want the failure again:\n%s", code, tail(out, 3000))
+	}
+	dirs, _ := filepath.Glob(filepath.Join(reports, "rerun-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("rerun report directories %v, want one beside the full run's reports", dirs)
+	}
+	again, _ := readVerdict(t, dirs[0])
+	ran := 0
+	for _, s := range again.Specs {
+		if s.State != "skipped" {
+			ran++
+		}
+	}
+	if again.Outcome != "failed" || ran != 1 {
+		t.Errorf("the rerun's report: outcome %s, %d specs ran; want the one spec, failed", again.Outcome, ran)
+	}
+	if _, after := readVerdict(t, reports); !bytes.Equal(before, after) {
+		t.Error("the rerun wrote over the full run's report")
+	}
+}
