@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/peterbourgon/ff/v4"
 )
 
@@ -271,5 +272,29 @@ func TestMistypedFlagIsShort(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "\n"); n > 30 {
 		t.Errorf("%d lines", n)
+	}
+}
+
+// TestListSaysEstimateAndDeadline: --list ends with the profile's estimate
+// for the target and the run deadline beside it.
+func TestListSaysEstimateAndDeadline(t *testing.T) {
+	c := Config{Profile: "thorough", Target: "http://staging.example"}.settled()
+	var out bytes.Buffer
+	printList(&out, types.Report{}, c)
+	e := estimateOf("thorough", false)
+	for _, want := range []string{
+		"Estimate: --profile thorough against a server of 20 requests a minute per key: " + e.span() + " waiting for rate windows",
+		"Deadline: the run ends by --run-deadline " + e.deadline().String() + " (the default of --profile thorough: 1.5 times the estimate",
+		"cut short, it is incomplete (exit 3)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the list does not say %q:\n%s", want, out.String())
+		}
+	}
+	bundled := Config{Profile: "thorough"}.settled()
+	out.Reset()
+	printList(&out, types.Report{}, bundled)
+	if !strings.Contains(out.String(), "on the simulator's clock: no real wait") || !strings.Contains(out.String(), "--run-deadline "+DefaultRunDeadline.String()) {
+		t.Errorf("against the bundled simulator:\n%s", out.String())
 	}
 }

@@ -51,3 +51,24 @@ func TestBadSettingsExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestBadProfileExit2: a --profile that is none of the profiles is refused
+// in one line that names the nearest, by a run and by --list alike, before
+// Ginkgo starts.
+func TestBadProfileExit2(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"--report-dir", dir, "--profile", "thoro"}, {"--list", "--profile", "thoro"}, {"--list", "--profile", "fast"}} {
+		var stdout, stderr bytes.Buffer
+		code := Run("tcmkit conform", args, &stdout, &stderr)
+		want := "did you mean thorough?"
+		if args[len(args)-1] == "fast" {
+			want = "want quick (the default) or thorough"
+		}
+		if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), `--profile "`) || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", args, code, stderr.String(), want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%v: a list or a run began: %q", args, stdout.String())
+		}
+	}
+}
