@@ -60,7 +60,7 @@ type Config struct {
 	// its reports written, naming the specs left undone. Zero is the
 	// profile's: 1.5 times its estimate against the target, at least
 	// DefaultRunDeadline (estimate.go).
-	RunDeadline time.Duration `ff:"long=run-deadline, usage='longest the whole run may take; past it the run is incomplete (exit 3), reports written (default: 1.5 times the estimate of the profile, at least 10m: 36m for thorough against a 20-a-minute server; --list prints both)'"`
+	RunDeadline time.Duration `ff:"long=run-deadline, nodefault, usage='longest the whole run may take; past it the run is incomplete (exit 3), reports written (default: 1.5 times the estimate of the profile, at least 10m: 36m for thorough against a 20-a-minute server; --list prints both)'"`
 	// ControlClock says the target is a tcmkit simulator in manual mode:
 	// the suite moves its clock through /_control/clock/advance instead of
 	// sleeping (used when Clock is nil).
@@ -144,7 +144,9 @@ func (c *Config) BindFlags(std *flag.FlagSet) *ff.FlagSet {
 		help := ffhelp.Help{
 			ffhelp.NewSection("TRACKED-CHANNEL MONITORING CONFORMANCE SUITE",
 				"a flag you set wins over its environment variable "+EnvPrefix+"_<FLAG> (--pro-key: "+settings.EnvName(EnvPrefix, "pro-key")+"),",
-				"which wins over the default"),
+				"which wins over the default",
+				fmt.Sprintf("exit status of the test binary: %d passed, %d failed (a spec failed, or --require-all and a must requirement not verified),", ExitPassed, ExitFailed),
+				fmt.Sprintf("%d refused (a bad setting, a key in the wrong role), %d incomplete (the run did not finish and found no failure)", ExitRefused, ExitIncomplete)),
 			ffhelp.NewFlagsSection(fs),
 		}
 		if unknown := unknownFlag(std, argsOf(std)); unknown != "" {

@@ -125,7 +125,8 @@ func TestHelpNamesEverySetting(t *testing.T) {
 	if err := std.Parse([]string{"-h"}); err != flag.ErrHelp {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, want := range []string{"--target", "--pro-key", "--control-clock", "--max-wait", "TCM_PRO_KEY", "TCM_REPORT_DIR", "(default: reports)"} {
+	for _, want := range []string{"--target", "--pro-key", "--control-clock", "--max-wait", "TCM_PRO_KEY", "TCM_REPORT_DIR", "(default: reports)",
+		"--require-all", "TCM_REQUIRE_ALL", "0 passed, 1 failed", "2 refused", "3 incomplete"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}

@@ -72,3 +72,18 @@ func TestBadProfileExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpSaysTheExitStatuses: --help names each exit status and what it
+// means, and --require-all with its variable.
+func TestHelpSaysTheExitStatuses(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := Run("tcmkit conform", []string{"--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	help := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{"0 passed:", "1 failed:", "2 refused:", "3 incomplete:", "never passed", "--require-all", "TCM_"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help does not say %q:\n%s", want, stdout.String())
+		}
+	}
+}
