@@ -86,6 +86,11 @@ func Run(t TB, cfg Config) error {
 		// suite's setup, where the other processes wait for it.)
 		ctx, cancel := context.WithDeadline(r.runCtx, end)
 		r.prepare(ctx)
+		if r.setupErr != nil && ctx.Err() != nil && !time.Now().Before(end) {
+			// the target may have been slow, the run's deadline is why
+			// the preflight stopped
+			r.setupErr = fmt.Errorf("%w during the preflight: %v", &deadlineError{deadline: r.deadline, shortened: r.shortened}, r.setupErr)
+		}
 		cancel()
 		if refused := (*RefusedError)(nil); errors.As(r.setupErr, &refused) {
 			r.closeSession()

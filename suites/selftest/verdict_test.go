@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -132,6 +133,58 @@ func TestADeadlineInTheLanesIsIncomplete(t *testing.T) {
 		if strings.Contains(s.Name, "method and target variants") && s.State == "passed" {
 			t.Errorf("%s passed, waiting for requests the run's end cut", s.Name)
 		}
+	}
+}
+
+// TestAnInterruptIsIncomplete: a run interrupted (SIGINT, Ctrl-C) while
+// it waits for the target ends incomplete, exit 3, its reports written.
+func TestAnInterruptIsIncomplete(t *testing.T) {
+	t.Parallel()
+	waiting := make(chan struct{})
+	var once sync.Once
+	tg := startTarget(t, simulator.Config{}, func(h http.Handler, keys *bundled.Keys) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/api/") && r.Method == http.MethodPut {
+				once.Do(func() { close(waiting) })
+				<-r.Context().Done() // no answer: the run waits for it
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	dir := t.TempDir()
+	cmd := exec.Command(suiteBinary, append([]string{"--report-dir", filepath.Join(dir, "reports"), "--ginkgo.no-color", "--request-timeout", "60s"}, targetArgs(tg, nil)...)...)
+	cmd.Env = append(append(os.Environ(), "TCM_TARGET=", "TCM_PRO_KEY=", "TCM_FREE_KEY=", "TCM_REVOKED_KEY="), lessGC...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-waiting:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("the run never sent the request it waits for:\n%s", tail(out.String(), 2000))
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("the interrupted run did not end:\n%s", tail(out.String(), 2000))
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	v, _ := readVerdict(t, filepath.Join(dir, "reports"))
+	if code != conformance.ExitIncomplete || v.Outcome != "incomplete" || !strings.Contains(summaryLine(out.String()), "the run was interrupted") {
+		t.Errorf("exit %d, outcome %s, %q; want exit 3, incomplete, interrupted:\n%s", code, v.Outcome, summaryLine(out.String()), tail(out.String(), 2000))
 	}
 }
 
