@@ -255,28 +255,34 @@ func (r Report) Headline() string {
 	case Errored:
 		return "The run errored, the target was not fully judged" + why + "."
 	case Incomplete:
-		return "The run is incomplete, the target was not fully judged" + why + "."
+		line := "The run is incomplete, the target was not fully judged" + why + "."
+		if n := r.notMet(); r.Totals.Failed > 0 {
+			line += fmt.Sprintf(" Before it ended %d %s failed; %d %s not met.", r.Totals.Failed, plural(r.Totals.Failed, "spec", "specs"), n, plural(n, "requirement", "requirements"))
+		}
+		return line
 	case Failed:
 		if r.Totals.Failed == 0 {
 			n := len(r.Unverified)
 			return fmt.Sprintf("No spec failed, but %d must %s not verified, and --require-all asks for every one.",
 				n, plural(n, "requirement was", "requirements were"))
 		}
-		n := 0
-		for _, q := range r.Requirements {
-			if q.Result == ResultFailed {
-				n++
-			}
-		}
-		line := fmt.Sprintf("%d of the %d specs that ran failed (%d skipped); %d %s not met.",
+		n := r.notMet()
+		return fmt.Sprintf("%d of the %d specs that ran failed (%d skipped); %d %s not met.",
 			r.Totals.Failed, r.Totals.Ran(), r.Totals.Skipped, n, plural(n, "requirement", "requirements"))
-		if why != "" && r.Kind != KindClient {
-			line += " The run is incomplete too" + why + "."
-		}
-		return line
 	default:
 		return fmt.Sprintf("All %d specs that ran passed (%d skipped).", r.Totals.Passed, r.Totals.Skipped)
 	}
+}
+
+// notMet counts the requirements a problem blames.
+func (r Report) notMet() int {
+	n := 0
+	for _, q := range r.Requirements {
+		if q.Result == ResultFailed {
+			n++
+		}
+	}
+	return n
 }
 
 // ErrorsTitle heads the reasons the run did not finish.
@@ -308,13 +314,13 @@ func (r Report) UnverifiedHead() string {
 		}
 	}
 	if len(r.Unverified) == 0 {
-		return fmt.Sprintf("Verified: all %d must requirements (a spec passed or failed on each).", musts)
+		return fmt.Sprintf("Verified: all %d must requirements (a spec judged each).", musts)
 	}
 	then := "--require-all makes them fail the run"
 	if r.RequireAll {
 		then = "--require-all: they fail the run"
 	}
-	return fmt.Sprintf("Not verified: %d of the %d must requirements (no spec passed or failed on them; %s):", len(r.Unverified), musts, then)
+	return fmt.Sprintf("Not verified: %d of the %d must requirements (no spec judged them; %s):", len(r.Unverified), musts, then)
 }
 
 // UnverifiedGroup is the requirements of one line of the unverified.

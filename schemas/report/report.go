@@ -85,15 +85,15 @@ const (
 	// Passed: the run finished, no spec failed (and with RequireAll every
 	// must requirement was verified).
 	Passed Outcome = "passed"
-	// Failed: a spec found that the target does not conform (whether the
-	// run finished or not: the failure stands), or RequireAll and a must
-	// requirement was not verified.
+	// Failed: the run finished and a spec found that the target does not
+	// conform, or RequireAll and a must requirement was not verified.
 	Failed Outcome = "failed"
-	// Incomplete: a server's run did not finish and no spec failed: the
-	// suite could not run (unreachable target, rejected key, bad
-	// configuration, a failed setup node), or its deadline, an interrupt
-	// or an abort stopped it. The target was not fully judged: never
-	// passed.
+	// Incomplete: a server's run did not finish: the suite could not run
+	// (unreachable target, rejected key, bad configuration, a failed setup
+	// node), or its deadline, an interrupt or an abort stopped it. The
+	// target was not fully judged: never passed, and the failures found
+	// before the end are named (a spec that got no answer in time fails,
+	// and that is no verdict on a run cut short).
 	Incomplete Outcome = "incomplete"
 	// Errored: the same for a client report (KindClient): the verdicts
 	// on the clients are not whole.
@@ -442,11 +442,10 @@ func (out *Report) assemble(specs []Spec, cat catalogue.Catalogue, erroredRun bo
 	switch {
 	case erroredRun && out.Kind == KindClient:
 		out.Outcome = Errored
-	case out.Totals.Failed > 0:
-		// a failure stands, whether the run finished or not
-		out.Outcome = Failed
 	case erroredRun:
 		out.Outcome = Incomplete
+	case out.Totals.Failed > 0:
+		out.Outcome = Failed
 	case out.RequireAll && len(out.Unverified) > 0:
 		out.Outcome = Failed
 	default:

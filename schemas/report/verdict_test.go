@@ -122,14 +122,15 @@ func TestRequireAll(t *testing.T) {
 	}
 }
 
-// TestFailureStandsInAnIncompleteRun: a run that found a failure and then
-// did not finish is failed (the failure holds), and says it is incomplete
-// too; without a failure it is incomplete, never passed.
-func TestFailureStandsInAnIncompleteRun(t *testing.T) {
+// TestAnIncompleteRunNamesItsFailures: a run that did not finish is
+// incomplete, never passed, and names the failures it found before its end
+// (a spec that got no answer before the end fails: no verdict on a run cut
+// short).
+func TestAnIncompleteRunNamesItsFailures(t *testing.T) {
 	run := failedRun()
 	run.SpecialSuiteFailureReasons = []string{"Suite Timeout Elapsed"}
 	r := FromGinkgo(run, testCatalogue(t), meta())
-	if r.Outcome != Failed || !strings.Contains(r.Headline(), "The run is incomplete too: Ginkgo: Suite Timeout Elapsed") {
+	if r.Outcome != Incomplete || r.Headline() != "The run is incomplete, the target was not fully judged: Ginkgo: Suite Timeout Elapsed. Before it ended 1 spec failed; 1 requirement not met." {
 		t.Errorf("outcome %s, headline %q", r.Outcome, r.Headline())
 	}
 	cut := passedRun()

@@ -146,7 +146,7 @@ func (c *Config) BindFlags(std *flag.FlagSet) *ff.FlagSet {
 				"a flag you set wins over its environment variable "+EnvPrefix+"_<FLAG> (--pro-key: "+settings.EnvName(EnvPrefix, "pro-key")+"),",
 				"which wins over the default",
 				fmt.Sprintf("exit status of the test binary: %d passed, %d failed (a spec failed, or --require-all and a must requirement not verified),", ExitPassed, ExitFailed),
-				fmt.Sprintf("%d refused (a bad setting, a key in the wrong role), %d incomplete (the run did not finish and found no failure)", ExitRefused, ExitIncomplete)),
+				fmt.Sprintf("%d refused (a bad setting, a key in the wrong role), %d incomplete (the run did not finish: never passed)", ExitRefused, ExitIncomplete)),
 			ffhelp.NewFlagsSection(fs),
 		}
 		if unknown := unknownFlag(std, argsOf(std)); unknown != "" {

@@ -49,9 +49,8 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 // finding). Run then prints one line, writes the reports (incomplete,
 // saying why) and returns a *RefusedError; a command exits ExitRefused
 // for it. A run that did not finish (its deadline, an interrupt, a target
-// that could not be judged) and found no failure returns an
-// *IncompleteError (ExitIncomplete); ExitStatus maps what Run returned to
-// the exit status.
+// that could not be judged) returns an *IncompleteError (ExitIncomplete);
+// ExitStatus maps what Run returned to the exit status.
 func Run(t TB, cfg Config) error {
 	cfg = cfg.settled()
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
@@ -124,14 +123,15 @@ const (
 	// ExitPassed: the run finished, no spec failed (with --require-all,
 	// every must requirement was verified).
 	ExitPassed = 0
-	// ExitFailed: a spec found that the target does not conform, whether
-	// the run finished or not; or --require-all and a must requirement was
-	// not verified.
+	// ExitFailed: the run finished and a spec found that the target does
+	// not conform; or --require-all and a must requirement was not
+	// verified.
 	ExitFailed = 1
 	// ExitRefused: a bad setting or a key in the wrong role: nothing ran.
 	ExitRefused = 2
 	// ExitIncomplete: the run did not finish (its deadline, an interrupt,
-	// a target that could not be judged) and found no failure.
+	// a target that could not be judged): never passed, whatever it found
+	// before its end.
 	ExitIncomplete = 3
 )
 
@@ -151,8 +151,8 @@ func ExitStatus(err error, failed bool) int {
 	return ExitPassed
 }
 
-// IncompleteError is a run that did not finish and found no failure: the
-// target was not fully judged.
+// IncompleteError is a run that did not finish: the target was not fully
+// judged.
 type IncompleteError struct{ Reason string }
 
 func (e *IncompleteError) Error() string { return "the run is incomplete: " + e.Reason }
@@ -165,9 +165,9 @@ type deadlineError struct {
 
 func (e *deadlineError) Error() string {
 	if e.shortened {
-		return fmt.Sprintf("the run deadline (%s, to end before go test's -timeout) passed", e.deadline)
+		return fmt.Sprintf("the run deadline (%s, to end before go test's -timeout) was reached", e.deadline)
 	}
-	return fmt.Sprintf("the run deadline (--run-deadline=%s) passed", e.deadline)
+	return fmt.Sprintf("the run deadline (--run-deadline=%s) was reached", e.deadline)
 }
 
 // noteDeadline says, before the run, when its deadline leaves it less time

@@ -51,10 +51,10 @@ func (r *run) undone(rep types.Report) string {
 	case interrupt:
 		msg = fmt.Sprintf("the run was interrupted after %s: %d selected specs were left undone", time.Since(r.started).Round(time.Second), len(names))
 	case r.shortened:
-		msg = fmt.Sprintf("the run deadline (%s, to end before go test's -timeout) passed after %s: %d selected specs were left undone",
+		msg = fmt.Sprintf("the run deadline (%s, to end before go test's -timeout) was reached after %s: %d selected specs were left undone",
 			r.deadline, time.Since(r.started).Round(time.Second), len(names))
 	default:
-		msg = fmt.Sprintf("the run deadline (--run-deadline=%s) passed after %s: %d selected specs were left undone",
+		msg = fmt.Sprintf("the run deadline (--run-deadline=%s) was reached after %s: %d selected specs were left undone",
 			r.deadline, time.Since(r.started).Round(time.Second), len(names))
 	}
 	if len(names) == 0 {

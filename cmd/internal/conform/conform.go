@@ -39,11 +39,11 @@ const notes = `Labels: health auth pro pagination events videos isolation errors
 (strict runs only when --label-filter names it). The same run with Go and a clone:
   go tool ginkgo ./suites -- --target URL --pro-key KEY
 Exit status: 0 passed: the run finished and the target conforms (the summary names first every
-must requirement no spec verified; --require-all makes them fail the run); 1 failed: a spec found
-that the target does not conform, even if the run did not finish (or --require-all and a must
+must requirement no spec verified; --require-all makes them fail the run); 1 failed: the run
+finished and a spec found that the target does not conform (or --require-all and a must
 requirement not verified); 2 refused: a bad setting or a key in the wrong role (one line, before
 anything runs; --list too); 3 incomplete: the run did not finish (its --run-deadline, an interrupt,
-a target that could not be judged) and found no failure: never passed.`
+a target that could not be judged): never passed, the failures found before its end are named.`
 
 // Ginkgo are the settings of the run that the suite leaves to Ginkgo.
 type Ginkgo struct {
