@@ -367,7 +367,13 @@ func budgetSays(b probe.Budget) string {
 	}
 	s := fmt.Sprintf("%d requests of each valid key, %d without one", b.PerKey, b.Unkeyed)
 	if b.Room != nil {
-		s += fmt.Sprintf("; in real time what each key's window had room for: Pro %d, free %d", max(b.Room[probe.Pro], 0), max(b.Room[probe.Free], 0))
+		var room []string // the keys given only
+		for _, r := range []probe.Role{probe.Pro, probe.Free} {
+			if n, ok := b.Room[r]; ok {
+				room = append(room, fmt.Sprintf("%s %d", map[probe.Role]string{probe.Pro: "Pro", probe.Free: "free"}[r], max(n, 0)))
+			}
+		}
+		s += "; in real time what each key's window had room for: " + strings.Join(room, ", ")
 	}
 	return s
 }
