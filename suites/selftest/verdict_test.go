@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,6 +96,44 @@ func TestExitStatusSaysTheOutcome(t *testing.T) {
 				t.Errorf("the summary begins %q, want the outcome %s", summaryLine(r.output), tc.outcome)
 			}
 		})
+	}
+}
+
+// TestAMissingKeyIsSkippedFirst: a run given the Pro key alone says first,
+// before its counts, which must requirements it did not verify, each
+// skipped for the flag that would verify it; no spec is blocked for a key
+// not given, and no budget counts one.
+func TestAMissingKeyIsSkippedFirst(t *testing.T) {
+	t.Parallel()
+	tg := startTarget(t, simulator.Config{}, nil)
+	r := runArgs(t, runOptions{env: lessGC}, []string{"--target", tg.url, "--pro-key", tg.keys.Pro, "--control-clock"})
+	v, _ := readVerdict(t, filepath.Join(r.dir, "reports"))
+	if r.exitCode != conformance.ExitPassed || v.Outcome != "passed" {
+		t.Fatalf("exit %d, outcome %s:\n%s", r.exitCode, v.Outcome, failures(r))
+	}
+	_, summary, _ := strings.Cut(r.output, "Conformance summary")
+	lines := strings.Split(summary, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(strings.TrimSpace(lines[1]), "Not verified: ") {
+		t.Fatalf("the summary does not begin with what was not verified:\n%s", summary)
+	}
+	first := strings.Join(lines[:6], "\n")
+	for _, want := range []string{"PRO-GATE", "AUTH-REVOKED", "skipped: needs --free-key (or TCM_FREE_KEY)", "skipped: needs --revoked-key (or TCM_REVOKED_KEY)"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the summary's first lines do not say %q:\n%s", want, first)
+		}
+	}
+	for _, u := range v.Unverified {
+		if u.Why != "skipped" || !strings.Contains(u.Reason, "needs --") {
+			t.Errorf("%s not verified: %s: %s; want skipped for a key not given", u.ID, u.Why, u.Reason)
+		}
+	}
+	for _, s := range v.Specs {
+		if s.State == "blocked" {
+			t.Errorf("%s is blocked, not skipped", s.Name)
+		}
+	}
+	if probes := regexp.MustCompile(`probes: profile quick: .*`).FindString(r.output); probes == "" || strings.Contains(probes, "free") {
+		t.Errorf("the probes' budget counts a key not given: %q", probes)
 	}
 }
 
