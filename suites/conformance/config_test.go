@@ -284,7 +284,7 @@ func TestListSaysEstimateAndDeadline(t *testing.T) {
 	printList(&out, types.Report{}, c)
 	e := estimateOf("thorough", false)
 	for _, want := range []string{
-		"Estimate: --profile thorough against a server of 20 requests a minute per key: " + e.span() + " waiting for rate windows",
+		"Estimate of a whole run: --profile thorough against a server of 20 requests a minute per key: " + e.span() + " waiting for rate windows",
 		"Deadline: the run ends by --run-deadline " + e.deadline().String() + " (the default of --profile thorough: 1.5 times the estimate",
 		"cut short, it is incomplete (exit 3)",
 	} {

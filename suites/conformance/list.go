@@ -84,7 +84,7 @@ func printList(w io.Writer, rep types.Report, cfg Config) {
 	fmt.Fprintf(w, "Request budget: at most %d requests a minute per key, as the contract allows (a 429 is waited out, at most --max-wait %s each);\n"+
 		"  a cursor walk reads at most --max-pages %d pages of %d; a request takes at most --request-timeout %s and its body at most --max-body %s.\n",
 		schemas.FeedRequestsPerMinute, cfg.MaxWait, cfg.MaxPages, schemas.MaxPageSize, cfg.RequestTimeout, &cfg.MaxBody)
-	fmt.Fprintf(w, "Estimate: %s.\n%s\n", estimateOf(cfg.Profile, cfg.virtualTarget()), deadlineSays(cfg))
+	fmt.Fprintf(w, "Estimate of a whole run: %s.\n%s\n", estimateOf(cfg.Profile, cfg.virtualTarget()), deadlineSays(cfg))
 }
 
 // deadlineSays is the run deadline beside the profile's estimate: the
