@@ -10,7 +10,7 @@ import (
 // JUnit renders the report as JUnit XML, for CI systems that show test
 // results: a testsuite per feature (a spec's first feature label), a
 // testcase per spec, named with the requirements it checks, and a
-// testcase "the run" that errors when the run errored. The suite's own
+// testcase "the run" that errors when the run did not finish. The suite's own
 // JUnit is Ginkgo's (--junit-report); this one is for reports that Ginkgo
 // did not run, such as the simulator's on its clients.
 func (r Report) JUnit() ([]byte, error) {
@@ -62,7 +62,7 @@ func (r Report) JUnit() ([]byte, error) {
 		out.Tests++
 		out.Errors++
 		s.Cases = append(s.Cases, testcase{Name: "the run", Classname: "run", Time: secs(0),
-			Error: &message{Message: firstLine(r.Errors[0]), Type: "errored", Body: strings.Join(r.Errors, "\n\n")}})
+			Error: &message{Message: firstLine(r.Errors[0]), Type: "incomplete", Body: strings.Join(r.Errors, "\n\n")}})
 	}
 	for _, sp := range r.Specs {
 		feature := "specs"

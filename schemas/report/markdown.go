@@ -51,6 +51,18 @@ func (r Report) markdown(shape mdShape) []byte {
 
 	p("# %s: %s\n\n", r.Title(), strings.ToUpper(string(r.Outcome)))
 	p("**%s** %s\n\n", outcomeMark(r.Outcome), r.Headline())
+	// What the outcome does not vouch for comes first.
+	if head := r.UnverifiedHead(); head != "" {
+		p("**%s**\n\n", head)
+		for _, g := range r.UnverifiedGroups() {
+			ids := make([]string, len(g.IDs))
+			for i, id := range g.IDs {
+				ids[i] = "`" + id + "`"
+			}
+			p("- %s: %s\n", strings.Join(ids, ", "), cell(g.Line))
+		}
+		p("\n")
+	}
 	if shape.note != "" {
 		files := r.files()
 		p("> Shortened to fit a merge-request comment: %s. The HTML and JSON reports (%s, %s) hold everything.\n\n", shape.note, files[2].name, files[0].name)
@@ -76,7 +88,7 @@ func (r Report) markdown(shape mdShape) []byte {
 	p("| HTTP requests | %d |\n\n", r.Totals.Requests)
 
 	if len(r.Errors) > 0 {
-		p("## Why the run errored\n\nThe suite could not judge the target; the results below are incomplete.\n\n")
+		p("## %s\n\n%s\n\n", r.ErrorsTitle(), r.ErrorsNote())
 		for _, e := range r.Errors {
 			p("%s\n", fence(e))
 		}
@@ -232,26 +244,107 @@ func (r Report) VersionLabel() string {
 	return "Suite version"
 }
 
-// Headline is the one-sentence summary of the outcome.
+// Headline is the one-sentence summary of the outcome. That of a run that
+// did not finish never says it passed.
 func (r Report) Headline() string {
+	why := ""
+	if len(r.Errors) > 0 {
+		why = ": " + strings.TrimSuffix(firstLine(r.Errors[0]), ":")
+	}
 	switch r.Outcome {
 	case Errored:
-		if len(r.Errors) > 0 {
-			return "The run errored, the target was not fully judged: " + strings.TrimSuffix(firstLine(r.Errors[0]), ":") + "."
+		return "The run errored, the target was not fully judged" + why + "."
+	case Incomplete:
+		line := "The run is incomplete, the target was not fully judged" + why + "."
+		if n := r.notMet(); r.Totals.Failed > 0 {
+			line += fmt.Sprintf(" Before it ended %d %s failed; %d %s not met.", r.Totals.Failed, plural(r.Totals.Failed, "spec", "specs"), n, plural(n, "requirement", "requirements"))
 		}
-		return "The run errored, the target was not fully judged."
+		return line
 	case Failed:
-		n := 0
-		for _, q := range r.Requirements {
-			if q.Result == ResultFailed {
-				n++
-			}
+		if r.Totals.Failed == 0 {
+			n := len(r.Unverified)
+			return fmt.Sprintf("No spec failed, but %d must %s not verified, and --require-all asks for every one.",
+				n, plural(n, "requirement was", "requirements were"))
 		}
+		n := r.notMet()
 		return fmt.Sprintf("%d of the %d specs that ran failed (%d skipped); %d %s not met.",
 			r.Totals.Failed, r.Totals.Ran(), r.Totals.Skipped, n, plural(n, "requirement", "requirements"))
 	default:
 		return fmt.Sprintf("All %d specs that ran passed (%d skipped).", r.Totals.Passed, r.Totals.Skipped)
 	}
+}
+
+// notMet counts the requirements a problem blames.
+func (r Report) notMet() int {
+	n := 0
+	for _, q := range r.Requirements {
+		if q.Result == ResultFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrorsTitle heads the reasons the run did not finish.
+func (r Report) ErrorsTitle() string {
+	if r.Kind == KindClient {
+		return "Why the run errored"
+	}
+	return "Why the run is incomplete"
+}
+
+// ErrorsNote says what the reasons mean for the results.
+func (r Report) ErrorsNote() string {
+	if r.Kind == KindClient {
+		return "The suite could not judge the target; the results below are incomplete."
+	}
+	return "The run did not finish: the target was not fully judged, and the results below are partial."
+}
+
+// UnverifiedHead is the line that heads the must requirements no spec
+// verified, or says that every one was; "" for a client report.
+func (r Report) UnverifiedHead() string {
+	if r.Kind == KindClient {
+		return ""
+	}
+	musts := 0
+	for _, q := range r.Requirements {
+		if q.Kind == catalogue.Must {
+			musts++
+		}
+	}
+	if len(r.Unverified) == 0 {
+		return fmt.Sprintf("Verified: all %d must requirements (a spec judged each).", musts)
+	}
+	then := "--require-all makes them fail the run"
+	if r.RequireAll {
+		then = "--require-all: they fail the run"
+	}
+	return fmt.Sprintf("Not verified: %d of the %d must requirements (no spec judged them; %s):", len(r.Unverified), musts, then)
+}
+
+// UnverifiedGroup is the requirements of one line of the unverified.
+type UnverifiedGroup struct {
+	IDs  []string
+	Line string
+}
+
+// UnverifiedGroups are the unverified must requirements, those with the
+// same line together, in catalogue order.
+func (r Report) UnverifiedGroups() []UnverifiedGroup {
+	var out []UnverifiedGroup
+	at := map[string]int{}
+	for _, u := range r.Unverified {
+		line := u.Line()
+		i, ok := at[line]
+		if !ok {
+			i = len(out)
+			at[line] = i
+			out = append(out, UnverifiedGroup{Line: line})
+		}
+		out[i].IDs = append(out[i].IDs, u.ID)
+	}
+	return out
 }
 
 // Failures lists the specs and suite nodes that failed, in report order.
@@ -271,6 +364,8 @@ func outcomeMark(o Outcome) string {
 		return "✅ PASSED"
 	case Failed:
 		return "❌ FAILED"
+	case Incomplete:
+		return "⚠️ INCOMPLETE"
 	default:
 		return "⚠️ ERRORED"
 	}

@@ -6,8 +6,8 @@
 //
 // The report is written in three forms from one value: versioned JSON for
 // machines, Markdown for merge requests, and one self-contained HTML file
-// for people. WriteFiles writes all three even when the run failed or
-// errored, and redacts every string on its way out.
+// for people. WriteFiles writes all three even when the run failed or did
+// not finish, and redacts every string on its way out.
 package report
 
 import (
@@ -27,8 +27,9 @@ import (
 )
 
 // SchemaVersion is the version of the JSON form. It changes when a field
-// changes meaning or goes away; new fields do not change it.
-const SchemaVersion = 1
+// changes meaning or goes away; new fields do not change it. Version 2: a
+// server's run that did not finish is "incomplete" (it was "errored").
+const SchemaVersion = 2
 
 // The names of the Ginkgo report entries the suite records per spec.
 const (
@@ -47,6 +48,10 @@ const (
 	// a walk that could not finish, a key refused); it is then skipped in
 	// Ginkgo's terms and blocked in the report's, never failed.
 	EntryBlocked = "blocked"
+	// EntryNeeds names the setting that would let a skipped spec verify
+	// its requirements: a key (--free-key), a profile (--profile
+	// thorough), --control-clock.
+	EntryNeeds = "needs"
 )
 
 // MaxTranscript bounds the transcript kept per spec, in bytes. The end is
@@ -67,20 +72,31 @@ type Meta struct {
 	Started      time.Time
 	Finished     time.Time
 	Config       map[string]string // already redacted
-	Errored      string            // preflight or setup error; "" if none
+	Errored      string            // why the run did not finish (a preflight or setup error, its deadline); "" if none
+	// RequireAll fails a server's run that left a must requirement
+	// unverified (--require-all).
+	RequireAll bool
 }
 
 // Outcome is the verdict of a whole run.
 type Outcome string
 
 const (
-	// Passed: no spec failed and the suite ran.
+	// Passed: the run finished, no spec failed (and with RequireAll every
+	// must requirement was verified).
 	Passed Outcome = "passed"
-	// Failed: the suite ran and the target did not conform.
+	// Failed: the run finished and a spec found that the target does not
+	// conform, or RequireAll and a must requirement was not verified.
 	Failed Outcome = "failed"
-	// Errored: the suite could not run (unreachable target, rejected key,
-	// bad configuration, a failed setup node, an abort or interrupt); the
-	// target was not judged.
+	// Incomplete: a server's run did not finish: the suite could not run
+	// (unreachable target, rejected key, bad configuration, a failed setup
+	// node), or its deadline, an interrupt or an abort stopped it. The
+	// target was not fully judged: never passed, and the failures found
+	// before the end are named (a spec that got no answer in time fails,
+	// and that is no verdict on a run cut short).
+	Incomplete Outcome = "incomplete"
+	// Errored: the same for a client report (KindClient): the verdicts
+	// on the clients are not whole.
 	Errored Outcome = "errored"
 )
 
@@ -99,22 +115,27 @@ const (
 
 // Report is one run of the suite, in the form all three outputs share.
 type Report struct {
-	SchemaVersion    int               `json:"schemaVersion"`
-	Kind             string            `json:"kind,omitempty"` // "" (a server's report) or KindClient
-	Target           string            `json:"target"`
-	SuiteVersion     string            `json:"suiteVersion"`
-	Started          time.Time         `json:"started"`
-	Finished         time.Time         `json:"finished"`
-	DurationSeconds  float64           `json:"durationSeconds"`
-	Config           map[string]string `json:"config"`
-	Outcome          Outcome           `json:"outcome"`
-	Errors           []string          `json:"errors,omitempty"` // why the run errored
-	CatalogueVersion int               `json:"catalogueVersion"`
-	Totals           Counts            `json:"totals"`
-	Planned          Planned           `json:"planned"`
-	Features         []FeatureCounts   `json:"features"`
-	Requirements     []Requirement     `json:"requirements"`
-	Specs            []Spec            `json:"specs"`
+	SchemaVersion   int               `json:"schemaVersion"`
+	Kind            string            `json:"kind,omitempty"` // "" (a server's report) or KindClient
+	Target          string            `json:"target"`
+	SuiteVersion    string            `json:"suiteVersion"`
+	Started         time.Time         `json:"started"`
+	Finished        time.Time         `json:"finished"`
+	DurationSeconds float64           `json:"durationSeconds"`
+	Config          map[string]string `json:"config"`
+	Outcome         Outcome           `json:"outcome"`
+	Errors          []string          `json:"errors,omitempty"` // why the run did not finish
+	// RequireAll: the run fails when a must requirement is unverified.
+	RequireAll bool `json:"requireAll,omitempty"`
+	// Unverified are the must requirements no spec verified (a server's
+	// report): what the outcome does not vouch for, first in every form.
+	Unverified       []Unverified    `json:"unverified,omitempty"`
+	CatalogueVersion int             `json:"catalogueVersion"`
+	Totals           Counts          `json:"totals"`
+	Planned          Planned         `json:"planned"`
+	Features         []FeatureCounts `json:"features"`
+	Requirements     []Requirement   `json:"requirements"`
+	Specs            []Spec          `json:"specs"`
 	// UnknownRequirements lists ids that specs name but the catalogue lacks.
 	UnknownRequirements []string `json:"unknownRequirements,omitempty"`
 }
@@ -154,6 +175,43 @@ type Requirement struct {
 	Result          Result         `json:"result"`
 	Reason          string         `json:"reason,omitempty"` // why skipped, not covered, not applicable
 	Specs           []string       `json:"specs,omitempty"`  // names of the specs that check it
+	// Needs are the settings that would let its specs verify it, when
+	// none did (--free-key, --profile thorough).
+	Needs []string `json:"needs,omitempty"`
+}
+
+// Unverified is a must requirement no spec verified: no spec of it passed
+// or failed.
+type Unverified struct {
+	ID string `json:"id"`
+	// Why is one of: blocked (a precondition failed), skipped (a key or
+	// setting not given), untried (the profile's budget left it out), not
+	// selected (label filter, focus or skip), not run (the run ended
+	// before its specs), not covered (no spec of the suite checks it).
+	Why string `json:"why"`
+	// Reason says it in a line, from the spec nearest to verifying it.
+	Reason string `json:"reason"`
+	// Needs are the settings that would verify it, if any.
+	Needs []string `json:"needs,omitempty"`
+}
+
+// Line is the requirement's line in a summary: why, the reason, and the
+// settings that would verify it that the reason does not name.
+func (u Unverified) Line() string {
+	line := u.Why
+	if u.Reason != "" {
+		line += ": " + u.Reason
+	}
+	var more []string
+	for _, n := range u.Needs {
+		if !strings.Contains(u.Reason, n) {
+			more = append(more, n)
+		}
+	}
+	if len(more) > 0 {
+		line += " (to verify it: " + strings.Join(more, ", ") + ")"
+	}
+	return line
 }
 
 // Spec is one spec of the run, or a suite-level node (BeforeSuite...) that
@@ -169,7 +227,9 @@ type Spec struct {
 	DurationSeconds float64  `json:"durationSeconds"`
 	Requests        int      `json:"requests"`
 	SkipReason      string   `json:"skipReason,omitempty"`
-	Failure         *Failure `json:"failure,omitempty"`
+	// Needs is the setting that would let a skipped spec run.
+	Needs   string   `json:"needs,omitempty"`
+	Failure *Failure `json:"failure,omitempty"`
 }
 
 // Failure is why a spec failed.
@@ -263,9 +323,9 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 		}
 		s := spec(sr)
 		if s.State == ResultSkipped && s.SkipReason == "" {
-			s.SkipReason = "not selected (label filter, focus or skip)"
+			s.SkipReason = notSelected
 			if erroredRun {
-				s.SkipReason = "not run: the run errored before this spec"
+				s.SkipReason = notRun
 			}
 		}
 		specs = append(specs, s)
@@ -273,6 +333,12 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 	out.assemble(specs, cat, erroredRun)
 	return out
 }
+
+// The reasons of specs Ginkgo skipped without a word.
+const (
+	notSelected = "not selected (label filter, focus or skip)"
+	notRun      = "not run: the run ended before this spec"
+)
 
 // FromSpecs builds a report from specs that Ginkgo did not run, such as
 // the simulator's checks of its clients (Meta.Kind KindClient: one spec
@@ -298,6 +364,7 @@ func newReport(cat catalogue.Catalogue, m Meta) Report {
 		Finished:         finished.UTC(),
 		DurationSeconds:  seconds(finished.Sub(started)),
 		Config:           map[string]string{},
+		RequireAll:       m.RequireAll,
 		CatalogueVersion: cat.Version,
 		// Empty lists, not null: readers of the JSON need not check.
 		Features:     []FeatureCounts{},
@@ -365,13 +432,21 @@ func (out *Report) assemble(specs []Spec, cat catalogue.Catalogue, erroredRun bo
 		if (req.Feature == "client") != (out.Kind == KindClient) {
 			continue
 		}
-		out.Requirements = append(out.Requirements, judge(req, specsOf[string(req.ID)], erroredRun))
+		q, u := judge(req, specsOf[string(req.ID)], erroredRun)
+		out.Requirements = append(out.Requirements, q)
+		if u != nil && req.Kind == catalogue.Must {
+			out.Unverified = append(out.Unverified, *u)
+		}
 	}
 
 	switch {
-	case erroredRun:
+	case erroredRun && out.Kind == KindClient:
 		out.Outcome = Errored
+	case erroredRun:
+		out.Outcome = Incomplete
 	case out.Totals.Failed > 0:
+		out.Outcome = Failed
+	case out.RequireAll && len(out.Unverified) > 0:
 		out.Outcome = Failed
 	default:
 		out.Outcome = Passed
@@ -383,7 +458,9 @@ func (out *Report) assemble(specs []Spec, cat catalogue.Catalogue, erroredRun bo
 // spec that failed on another requirement first did not judge this one.
 // One such failure fails it; else it passes when a spec that judged it
 // passed, and is blocked when the specs that would judge it were blocked.
-func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement {
+// A requirement that no spec passed or failed is unverified: why, said
+// from the spec nearest to verifying it (nil when it was verified).
+func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) (Requirement, *Unverified) {
 	out := Requirement{
 		ID: string(req.ID), Kind: req.Kind, Feature: req.Feature, Section: req.Section,
 		Text: req.Text, SimulatorChoice: req.SimulatorChoice,
@@ -395,6 +472,16 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 			*list = append(*list, why)
 		}
 	}
+	var gap *Unverified // the nearest to verifying it so far
+	consider := func(why, reason, needs string) {
+		rank := slices.Index(unverifiedOrder, why)
+		if gap == nil || rank < slices.Index(unverifiedOrder, gap.Why) {
+			gap = &Unverified{ID: string(req.ID), Why: why, Reason: shortReason(reason, why), Needs: gap.needs()}
+		}
+		if needs != "" && !slices.Contains(gap.Needs, needs) {
+			gap.Needs = append(gap.Needs, needs)
+		}
+	}
 	for _, s := range specs {
 		out.Specs = append(out.Specs, s.Name)
 		switch s.State {
@@ -404,15 +491,20 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 			if slices.Contains(s.Failure.Blamed(), string(req.ID)) {
 				failed++
 			} else {
-				note(&reasons, "not judged: its spec failed first on "+strings.Join(s.Failure.Blamed(), ", "))
+				why := "not judged: its spec failed first on " + strings.Join(s.Failure.Blamed(), ", ")
+				note(&reasons, why)
+				consider("blocked", why, "")
 			}
 		case ResultErrored:
 			errored++
+			consider("not run", "its spec was stopped by the run's end: "+firstLine(s.Failure.Message), "")
 		case ResultBlocked:
 			blocked++
 			note(&blocks, s.SkipReason)
+			consider("blocked", s.SkipReason, s.Needs)
 		default:
 			note(&reasons, s.SkipReason)
+			consider(skipWhy(s), s.SkipReason, s.Needs)
 		}
 	}
 	switch {
@@ -436,15 +528,80 @@ func judge(req catalogue.Requirement, specs []Spec, erroredRun bool) Requirement
 		// A failed BeforeSuite leaves every spec out of Ginkgo's report:
 		// nothing tells a requirement without a spec from one not run.
 		out.Result = ResultSkipped
-		out.Reason = "not run: the run errored"
+		out.Reason = "not run: the run did not finish"
+		consider("not run", out.Reason, "")
 	case len(specs) == 0:
 		out.Result = ResultNotCovered
 		out.Reason = "no spec of this suite checks it"
+		consider("not covered", out.Reason, "")
 	default:
 		out.Result = ResultSkipped
 		out.Reason = strings.Join(reasons, "; ")
 	}
-	return out
+	if out.Result == ResultPassed || out.Result == ResultFailed {
+		return out, nil
+	}
+	if gap != nil {
+		out.Needs = gap.Needs
+	}
+	return out, gap
+}
+
+// unverifiedOrder ranks why a requirement was not verified, the nearest
+// to verifying it first: a precondition of the target, then a setting the
+// user can give (a key, the profile), then what the run left out.
+var unverifiedOrder = []string{"blocked", "skipped", "untried", "not run", "not selected", "not covered"}
+
+func (u *Unverified) needs() []string {
+	if u == nil {
+		return nil
+	}
+	return u.Needs
+}
+
+// skipWhy is why a skipped spec did not verify its requirement.
+func skipWhy(s Spec) string {
+	switch {
+	case s.SkipReason == notSelected:
+		return "not selected"
+	case s.SkipReason == notRun:
+		return "not run"
+	case strings.HasPrefix(s.Needs, "--profile"):
+		return "untried"
+	}
+	return "skipped"
+}
+
+// shortReason is a skip or block reason in one line: its first line, up
+// to its first "; " outside parentheses, at most 160 characters, without a
+// leading word that repeats why.
+func shortReason(reason, why string) string {
+	reason = firstLine(reason)
+	depth, cut := 0, len(reason)
+	for i, c := range reason {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ';':
+			if depth == 0 && strings.HasPrefix(reason[i:], "; ") {
+				cut = i
+			}
+		}
+		if cut < len(reason) {
+			break
+		}
+	}
+	reason = reason[:cut]
+	reason = strings.TrimPrefix(strings.TrimPrefix(reason, why+": "), why+" ")
+	if inner, ok := strings.CutPrefix(reason, "("); ok && strings.Index(inner, ")") == len(inner)-1 {
+		reason = inner[:len(inner)-1] // "not selected (label filter…)": the words in parentheses
+	}
+	if utf8.RuneCountInString(reason) > 160 {
+		reason = string([]rune(reason)[:159]) + "…"
+	}
+	return reason
 }
 
 func (c *Counts) add(s Spec) {
@@ -491,7 +648,7 @@ func spec(sr types.SpecReport) Spec {
 	var transcript []string
 	var problems []Problem
 	var evidence []Exchange
-	var rerun, blocked string
+	var rerun, blocked, needs string
 	for _, e := range sr.ReportEntries {
 		switch e.Name {
 		case EntryRequests:
@@ -512,6 +669,8 @@ func spec(sr types.SpecReport) Spec {
 			rerun = entryString(e)
 		case EntryBlocked:
 			blocked = entryString(e)
+		case EntryNeeds:
+			needs = entryString(e)
 		}
 	}
 	switch {
@@ -547,6 +706,7 @@ func spec(sr types.SpecReport) Spec {
 		if blocked != "" {
 			s.State, s.SkipReason = ResultBlocked, blocked
 		}
+		s.Needs = needs
 	}
 	return s
 }

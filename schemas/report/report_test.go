@@ -131,7 +131,7 @@ func TestFromGinkgoPassed(t *testing.T) {
 	if r.Outcome != Passed || len(r.Errors) != 0 {
 		t.Fatalf("outcome %s, errors %v", r.Outcome, r.Errors)
 	}
-	if r.SchemaVersion != 1 || r.DurationSeconds != 12 || r.Target != "https://staging.example.test" {
+	if r.SchemaVersion != 2 || r.DurationSeconds != 12 || r.Target != "https://staging.example.test" {
 		t.Errorf("header: %+v", r)
 	}
 	want := Counts{Specs: 5, Passed: 5, Requests: 29}
@@ -189,7 +189,7 @@ func TestFromGinkgoFailed(t *testing.T) {
 	}
 }
 
-func TestFromGinkgoErrored(t *testing.T) {
+func TestFromGinkgoIncomplete(t *testing.T) {
 	tests := []struct {
 		name string
 		run  types.Report
@@ -205,8 +205,11 @@ func TestFromGinkgoErrored(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := FromGinkgo(tt.run, testCatalogue(t), tt.meta(meta()))
-			if r.Outcome != Errored {
-				t.Fatalf("outcome %s, want errored", r.Outcome)
+			if r.Outcome != Incomplete {
+				t.Fatalf("outcome %s, want incomplete", r.Outcome)
+			}
+			if h := r.Headline(); strings.Contains(h, "passed") || !strings.Contains(h, "incomplete") {
+				t.Errorf("headline %q: want incomplete, never passed", h)
 			}
 			if !strings.Contains(strings.Join(r.Errors, "\n"), tt.want) {
 				t.Errorf("errors %q, want one saying %q", r.Errors, tt.want)
@@ -224,7 +227,7 @@ func TestFromGinkgoErrored(t *testing.T) {
 	if q := req(t, aborted, "RATE-PER-KEY"); q.Result != ResultSkipped || !strings.Contains(q.Reason, "not judged") {
 		t.Errorf("requirement of the aborted spec: %s (%s)", q.Result, q.Reason)
 	}
-	if q := req(t, aborted, "AUTH-REVOKED"); q.Reason != "not run: the run errored before this spec" {
+	if q := req(t, aborted, "AUTH-REVOKED"); q.Reason != "not run: the run ended before this spec" {
 		t.Errorf("requirement of a spec after the abort: %s (%s)", q.Result, q.Reason)
 	}
 	if f := aborted.Failures(); len(f) != 1 || f[0].State != ResultErrored || f[0].Failure.Message != "preflight: key rejected" {
@@ -240,11 +243,11 @@ func TestFromGinkgoErrored(t *testing.T) {
 		t.Errorf("the same error said %d times: %q", len(r.Errors), r.Errors)
 	}
 	r := FromGinkgo(erroredRun(), testCatalogue(t), meta())
-	if q := req(t, r, "HEALTH-OK"); q.Result != ResultSkipped || !strings.Contains(q.Reason, "errored") {
+	if q := req(t, r, "HEALTH-OK"); q.Result != ResultSkipped || !strings.Contains(q.Reason, "the run ended") {
 		t.Errorf("HEALTH-OK after a failed BeforeSuite: %s (%s)", q.Result, q.Reason)
 	}
-	if q := req(t, r, "RATE-PER-KEY"); q.Result != ResultSkipped || q.Reason != "not run: the run errored" {
-		t.Errorf("RATE-PER-KEY, not run in an errored run: %s (%s)", q.Result, q.Reason)
+	if q := req(t, r, "RATE-PER-KEY"); q.Result != ResultSkipped || q.Reason != "not run: the run did not finish" {
+		t.Errorf("RATE-PER-KEY, not run in an incomplete run: %s (%s)", q.Result, q.Reason)
 	}
 	if got := r.SpecLine(); got != "0 ran: 0 passed, 0 failed; 2 skipped; 3 selected of 4 in the suite" {
 		t.Errorf("SpecLine = %q", got)
@@ -345,7 +348,7 @@ func TestWriteFilesFailedRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(files[JSONFile]), &doc); err != nil {
 		t.Fatalf("JSON: %v", err)
 	}
-	if doc.SchemaVersion != 1 || doc.Outcome != "failed" || len(doc.Requirements) != 7 {
+	if doc.SchemaVersion != 2 || doc.Outcome != "failed" || len(doc.Requirements) != 7 {
 		t.Errorf("JSON: version %d, outcome %s, %d requirements", doc.SchemaVersion, doc.Outcome, len(doc.Requirements))
 	}
 
@@ -372,7 +375,7 @@ func TestWriteFilesFailedRun(t *testing.T) {
 	}
 }
 
-func TestWriteFilesErroredRun(t *testing.T) {
+func TestWriteFilesIncompleteRun(t *testing.T) {
 	m := meta()
 	m.Errored = "preflight: pro key " + secret + " rejected with 401"
 	_, files := writeAll(t, erroredRun(), m)
@@ -380,17 +383,17 @@ func TestWriteFilesErroredRun(t *testing.T) {
 		if strings.Contains(content, secret) {
 			t.Errorf("%s contains the secret", name)
 		}
-		for _, want := range []string{"errored", "preflight: pro key tcm_…9Qa rejected", "connection refused", "not run: the run errored"} {
+		for _, want := range []string{"incomplete", "preflight: pro key tcm_…9Qa rejected", "connection refused", "not run: the run ended before this spec"} {
 			if !strings.Contains(content, want) {
 				t.Errorf("%s does not say %q", name, want)
 			}
 		}
 	}
-	if !strings.Contains(files[HTMLFile], `<span class="outcome errored">ERRORED</span>`) || !strings.Contains(files[HTMLFile], "Why the run errored") {
-		t.Errorf("HTML does not show the errored outcome")
+	if !strings.Contains(files[HTMLFile], `<span class="outcome incomplete">INCOMPLETE</span>`) || !strings.Contains(files[HTMLFile], "Why the run is incomplete") {
+		t.Errorf("HTML does not show the incomplete outcome")
 	}
-	if !strings.Contains(files[MarkdownFile], "## Why the run errored") {
-		t.Errorf("Markdown does not say why the run errored")
+	if !strings.Contains(files[MarkdownFile], "## Why the run is incomplete") || !strings.Contains(files[MarkdownFile], "⚠️ INCOMPLETE") {
+		t.Errorf("Markdown does not say why the run is incomplete")
 	}
 }
 

@@ -130,11 +130,19 @@ func (r Report) mapStrings(f func(string) string) Report {
 		q.Kind = typed(f, q.Kind)
 		q.Result = typed(f, q.Result)
 		q.Specs = strs(q.Specs)
+		q.Needs = strs(q.Needs)
 		out.Requirements[i] = q
+	}
+	if r.Unverified != nil {
+		out.Unverified = make([]Unverified, len(r.Unverified))
+		for i, u := range r.Unverified {
+			out.Unverified[i] = Unverified{ID: f(u.ID), Why: f(u.Why), Reason: f(u.Reason), Needs: strs(u.Needs)}
+		}
 	}
 	out.Specs = make([]Spec, len(r.Specs))
 	for i, s := range r.Specs {
 		s.Name, s.Node, s.GinkgoState, s.SkipReason = f(s.Name), f(s.Node), f(s.GinkgoState), f(s.SkipReason)
+		s.Needs = f(s.Needs)
 		s.State = typed(f, s.State)
 		s.Features = strs(s.Features)
 		s.Requirements = strs(s.Requirements)

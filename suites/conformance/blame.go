@@ -2,9 +2,12 @@ package conformance
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,6 +20,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Problem is what one failed assertion found: the one requirement whose
@@ -65,9 +69,16 @@ func (s *Session) NoneOf(rule string, problems []string) {
 // fails for it.
 func (s *Session) Block(cause string) {
 	ginkgo.GinkgoHelper()
+	// a precondition that failed because the run ended is the run's
+	s.stopIfEnded()
 	// what the oracle found of the spec's own rules in what it saw is a
 	// verdict, not a precondition: a skipped spec could not fail for it
 	s.oracleOwn()
+	if neededFlag.MatchString(cause) {
+		// a precondition the user can meet (a key not given) skips the
+		// spec, naming the flag, as a spec that asks for the key does
+		skipMissing(cause)
+	}
 	cause = s.Redactor().String(cause)
 	ginkgo.AddReportEntry(report.EntryBlocked, cause, ginkgo.ReportEntryVisibilityNever)
 	ginkgo.Skip("blocked: " + cause)
@@ -77,6 +88,9 @@ func (s *Session) Block(cause string) {
 // current spec's report (only inside a spec: a setup node's failure is the
 // run's, not a requirement's).
 func (s *Session) record(message string, problems []Problem, resps []*client.Response) {
+	// a failure met once the run ended (a request cut at the deadline) is
+	// the run's, not the target's
+	s.stopIfEnded()
 	sr := ginkgo.CurrentSpecReport()
 	if !sr.LeafNodeType.Is(types.NodeTypeIt) {
 		return
@@ -233,16 +247,37 @@ func mentions(text, name string) bool {
 const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // rerun is the command that runs one spec again, alone, against the same
-// target with the settings that matter; the keys come from the
-// environment ($TCM_PRO_KEY, $TCM_FREE_KEY, $TCM_REVOKED_KEY).
+// target with the settings that matter. Pasted into a fresh shell (env -i
+// bash) it works with only the key variables it names set: a guard names
+// each key of the full run ($TCM_PRO_KEY, $TCM_FREE_KEY, $TCM_REVOKED_KEY;
+// their names, never their values) and stops the line when one is unset.
+// It repeats every setting that changes what the spec sends or how it is
+// judged (the target, --control-clock, --profile, --explore-seed, the
+// bounds), plans only the probes of the spec's requirement, and writes its
+// reports beside the full run's (rerun-<the spec's hash> under its report
+// directory), never over them.
 func (s *Session) rerun(sr types.SpecReport) string {
 	parts := []string{"tcmkit conform"}
-	if s.cfg.Target != "" {
+	var guard []string
+	if s.cfg.Target != "" { // else the rerun starts the bundled simulator, with its own keys
 		parts = append(parts, "--target "+shellQuote(s.cfg.Target))
+		tg := s.Target()
+		for _, k := range []struct{ key, flag string }{{tg.Pro, "pro-key"}, {tg.Free, "free-key"}, {tg.Revoked, "revoked-key"}} {
+			if k.key != "" {
+				v := envName(k.flag)
+				guard = append(guard, fmt.Sprintf(`"${%s:?set %s to the --%s of the full run}"`, v, v, k.flag))
+			}
+		}
 	}
 	d := NewConfig()
 	if s.Target().ControlClock && s.cfg.Target != "" {
 		parts = append(parts, "--control-clock")
+	}
+	if p, err := probe.ParseProfile(s.cfg.Profile); err == nil && p != probe.Quick {
+		parts = append(parts, "--profile "+string(p))
+	}
+	if s.cfg.ExploreSeed != 0 {
+		parts = append(parts, fmt.Sprintf("--explore-seed %d", s.cfg.ExploreSeed))
 	}
 	if s.cfg.MaxPages != d.MaxPages {
 		parts = append(parts, fmt.Sprintf("--max-pages %d", s.cfg.MaxPages))
@@ -256,11 +291,34 @@ func (s *Session) rerun(sr types.SpecReport) string {
 	if s.cfg.RequestTimeout != d.RequestTimeout {
 		parts = append(parts, "--request-timeout "+s.cfg.RequestTimeout.String())
 	}
-	if slices.Contains(sr.Labels(), strict) {
+	labels := sr.Labels()
+	switch {
+	case slices.Contains(labels, strict):
 		parts = append(parts, "--label-filter "+strict)
+	case slices.Contains(labels, probeLabel) && specRequirement(sr) != "":
+		// the probes of its requirement alone are planned and sent
+		parts = append(parts, "--label-filter "+shellQuote(probeLabel+" && "+specRequirement(sr)))
 	}
-	parts = append(parts, "--focus "+shellQuote("^"+regexp.QuoteMeta(sr.FullText())+"$"))
-	return strings.Join(parts, " ")
+	parts = append(parts, "--report-dir "+shellQuote(filepath.Join(s.cfg.ReportDir, rerunDir(sr.FullText()))))
+	parts = append(parts, "--focus "+shellQuote(focusOn(sr.FullText())))
+	line := strings.Join(parts, " ")
+	if len(guard) > 0 {
+		line = ": " + strings.Join(guard, " ") + " && " + line
+	}
+	return line
+}
+
+// focusOn is the --focus that selects the spec of that full text alone.
+// Ginkgo matches a focus against the suite's description, a space and the
+// spec's text: the spec's text is what ends it.
+func focusOn(fullText string) string { return "(^| )" + regexp.QuoteMeta(fullText) + "$" }
+
+// rerunDir is where a spec's rerun writes its reports, under the full
+// run's report directory: named after the spec, so that reruns of two
+// specs keep theirs apart too.
+func rerunDir(spec string) string {
+	sum := sha256.Sum256([]byte(spec))
+	return "rerun-" + hex.EncodeToString(sum[:4])
 }
 
 // shellQuote quotes s for a POSIX shell: in single quotes, a single quote

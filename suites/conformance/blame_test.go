@@ -2,8 +2,11 @@ package conformance
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 // A curl line spells every key the suite sends as the environment
@@ -60,5 +63,66 @@ func TestMentions(t *testing.T) {
 	}
 	if got := requestIn("page 3 (GET /api/public-feed?cursor=x&limit=200) /events/4"); got != "GET /api/public-feed?cursor=x&limit=200" {
 		t.Errorf("requestIn = %q", got)
+	}
+}
+
+// The rerun line names every key variable of the full run (never a key),
+// repeats the settings that matter, and writes beside the full run's
+// reports; pasted into a shell without the keys it stops, naming them.
+func TestRerunLine(t *testing.T) {
+	cfg := NewConfig()
+	cfg.Target, cfg.ProKey, cfg.FreeKey = "http://127.0.0.1:1/api base", "tcm_AbCdEfGhIjKlMnOpQrStUvWxYz012345", "tcm_FreeFreeFreeFreeFreeFreeFree0001"
+	cfg.ControlClock, cfg.Profile, cfg.ExploreSeed, cfg.ReportDir = true, "thorough", 7, "/tmp/the reports"
+	s := newSession(cfg)
+	spec := types.SpecReport{ContainerHierarchyTexts: []string{"Tracked-Channel Monitoring API", "generated probes"},
+		ContainerHierarchyLabels: [][]string{{}, {probeLabel}}, LeafNodeText: "FEED-ORDER, the Pro key on a page reached through a cursor",
+		LeafNodeLabels: []string{"FEED-ORDER"}, LeafNodeType: types.NodeTypeIt}
+	line := s.rerun(spec)
+	for _, want := range []string{
+		`: "${TCM_PRO_KEY:?set TCM_PRO_KEY to the --pro-key of the full run}" "${TCM_FREE_KEY:?set TCM_FREE_KEY to the --free-key of the full run}" && tcmkit conform`,
+		`--target 'http://127.0.0.1:1/api base'`, "--control-clock", "--profile thorough", "--explore-seed 7",
+		`--label-filter 'probe && FEED-ORDER'`, `--report-dir '/tmp/the reports/rerun-`, `--focus '(^| )Tracked-Channel`,
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the rerun line does not say %q:\n%s", want, line)
+		}
+	}
+	if strings.Contains(line, "TCM_REVOKED_KEY") || strings.Contains(line, cfg.ProKey[4:12]) || strings.Contains(line, cfg.FreeKey[4:12]) {
+		t.Errorf("the rerun line names a key not given, or a key itself:\n%s", line)
+	}
+	if other := rerunDir(spec.FullText() + " and more"); strings.Contains(line, other) || !strings.HasPrefix(other, "rerun-") {
+		t.Errorf("two specs share the rerun directory %s", other)
+	}
+	// Ginkgo matches a focus against its suite's description and the
+	// spec's text: the spec's alone
+	focus := regexp.MustCompile(focusOn(spec.FullText()))
+	for text, want := range map[string]bool{
+		"Tracked-Channel Monitoring API conformance " + spec.FullText():                                                 true,
+		"any suite " + spec.FullText():                                                                                  true,
+		"Tracked-Channel Monitoring API conformance " + spec.FullText() + " and more":                                   false,
+		"Tracked-Channel Monitoring API conformance " + strings.Replace(spec.FullText(), "FEED-ORDER", "FEED-LIMIT", 1): false,
+	} {
+		if focus.MatchString(text) != want {
+			t.Errorf("the focus %s matches %q: %v", focus, text, !want)
+		}
+	}
+	bundled := newSession(NewConfig())
+	if l := bundled.rerun(spec); strings.Contains(l, "${") || strings.Contains(l, "--target") || strings.Contains(l, "--profile") {
+		t.Errorf("against the bundled simulator the rerun needs no key, no target, no profile: %s", l)
+	}
+	// pasted into a fresh shell without its keys, it stops at once, saying which
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	cmd := exec.Command("bash", "-c", strings.Replace(line, "tcmkit conform", "echo ran", 1))
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "TCM_PRO_KEY=" + cfg.ProKey}
+	out, err := cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "set TCM_FREE_KEY to the --free-key of the full run") {
+		t.Errorf("without TCM_FREE_KEY: %v, %q", err, out)
+	}
+	cmd = exec.Command("bash", "-c", strings.Replace(line, "tcmkit conform", "echo ran", 1))
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "TCM_PRO_KEY=" + cfg.ProKey, "TCM_FREE_KEY=" + cfg.FreeKey}
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "ran") {
+		t.Errorf("with both keys: %v, %q", err, out)
 	}
 }

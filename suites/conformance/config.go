@@ -56,19 +56,24 @@ type Config struct {
 	MaxBody ByteSize `ff:"long=max-body, usage='largest response body the suite reads, such as 4MiB; a larger one is a finding'"`
 	// RequestTimeout bounds one exchange, from sending to the body's end.
 	RequestTimeout time.Duration `ff:"long=request-timeout, usage='longest one request may take, body included'"`
-	// RunDeadline bounds the whole run: past it the run ends as errored,
-	// its reports written, naming the specs left undone.
-	RunDeadline time.Duration `ff:"long=run-deadline, usage='longest the whole run may take; past it the run errors, reports written'"`
+	// RunDeadline bounds the whole run: past it the run ends incomplete,
+	// its reports written, naming the specs left undone. Zero is the
+	// profile's: 1.5 times its estimate against the target, at least
+	// DefaultRunDeadline (estimate.go).
+	RunDeadline time.Duration `ff:"long=run-deadline, nodefault, usage='longest the whole run may take; past it the run is incomplete (exit 3), reports written (default: 1.5 times the estimate of the profile, at least 10m: 36m for thorough against a 20-a-minute server; --list prints both)'"`
 	// ControlClock says the target is a tcmkit simulator in manual mode:
 	// the suite moves its clock through /_control/clock/advance instead of
 	// sleeping (used when Clock is nil).
 	ControlClock bool `ff:"long=control-clock, usage='the target is a tcmkit simulator in manual mode: advance its clock through /_control/ instead of sleeping'"`
 	// Profile is how much of the generated probe grid a run spends its
 	// requests on (package suites/probe): quick, the default, or thorough.
-	Profile string `ff:"placeholder=NAME, long=profile, usage='quick (default: the generated probes get one window of each key) or thorough (every generated probe; about 20 minutes against a 20-a-minute server, for nightly CI)'"`
+	Profile string `ff:"placeholder=NAME, long=profile, usage='quick (default: the generated probes get one window of each key) or thorough (every generated probe; 16 to 24 minutes against a 20-a-minute server, for nightly CI)'"`
 	// ExploreSeed picks the requests explored from HTTP's grammar (package
 	// suites/explore): the same seed, the same requests.
 	ExploreSeed uint64 `ff:"placeholder=N, long=explore-seed, usage='seed of the requests explored from HTTP grammar (other key forms, bodies, Accept, queries, methods); the report and a rerun line name it'"`
+	// RequireAll fails a run that left a must requirement unverified
+	// (blocked, skipped, untried): for CI that must vouch for all of them.
+	RequireAll bool `ff:"long=require-all, usage='fail the run (exit 1) when a must requirement was not verified (blocked, skipped for a key not given, untried by the profile)'"`
 
 	// BurstKey is the key the rate-limit specs exhaust. Empty: the free key
 	// when given, else the Pro key.
@@ -90,9 +95,10 @@ type Config struct {
 	Redactor *redact.Redactor
 }
 
-// Defaults of NewConfig. A full run against a server that allows 20
+// Defaults of NewConfig. A quick run against a server that allows 20
 // requests a minute takes one to two minutes: the run deadline leaves
-// several times that.
+// several times that. A thorough run's default deadline is longer
+// (estimate.go).
 const (
 	DefaultReportDir      = "reports"
 	DefaultMaxPages       = 50
@@ -112,7 +118,7 @@ func NewConfig() *Config {
 		MaxPages:       DefaultMaxPages,
 		MaxBody:        DefaultMaxBody,
 		RequestTimeout: DefaultRequestTimeout,
-		RunDeadline:    DefaultRunDeadline,
+		// RunDeadline 0: the profile's (settled)
 	}
 }
 
@@ -138,7 +144,9 @@ func (c *Config) BindFlags(std *flag.FlagSet) *ff.FlagSet {
 		help := ffhelp.Help{
 			ffhelp.NewSection("TRACKED-CHANNEL MONITORING CONFORMANCE SUITE",
 				"a flag you set wins over its environment variable "+EnvPrefix+"_<FLAG> (--pro-key: "+settings.EnvName(EnvPrefix, "pro-key")+"),",
-				"which wins over the default"),
+				"which wins over the default",
+				fmt.Sprintf("exit status of the test binary: %d passed, %d failed (a spec failed, or --require-all and a must requirement not verified),", ExitPassed, ExitFailed),
+				fmt.Sprintf("%d refused (a bad setting, a key in the wrong role), %d incomplete (the run did not finish: never passed)", ExitRefused, ExitIncomplete)),
 			ffhelp.NewFlagsSection(fs),
 		}
 		if unknown := unknownFlag(std, argsOf(std)); unknown != "" {
@@ -215,7 +223,7 @@ func (c Config) settled() Config {
 		c.RequestTimeout = d.RequestTimeout
 	}
 	if c.RunDeadline == 0 {
-		c.RunDeadline = d.RunDeadline
+		c.RunDeadline = estimateOf(c.Profile, c.virtualTarget()).deadline()
 	}
 	if !filepath.IsAbs(c.ReportDir) {
 		base := c.BaseDir

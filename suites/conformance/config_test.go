@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/peterbourgon/ff/v4"
 )
 
@@ -123,7 +125,8 @@ func TestHelpNamesEverySetting(t *testing.T) {
 	if err := std.Parse([]string{"-h"}); err != flag.ErrHelp {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, want := range []string{"--target", "--pro-key", "--control-clock", "--max-wait", "TCM_PRO_KEY", "TCM_REPORT_DIR", "(default: reports)"} {
+	for _, want := range []string{"--target", "--pro-key", "--control-clock", "--max-wait", "TCM_PRO_KEY", "TCM_REPORT_DIR", "(default: reports)",
+		"--require-all", "TCM_REQUIRE_ALL", "0 passed, 1 failed", "2 refused", "3 incomplete"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}
@@ -203,10 +206,51 @@ func TestRelativeReportDirIsTakenFromBaseDir(t *testing.T) {
 
 func TestZeroIsTheDefault(t *testing.T) {
 	got := Config{}.settled()
-	d := NewConfig()
+	d := NewConfig().settled()
 	if got.MaxPages != d.MaxPages || got.MaxWait != d.MaxWait || got.MaxBody != d.MaxBody ||
 		got.RequestTimeout != d.RequestTimeout || got.RunDeadline != d.RunDeadline || filepath.Base(got.ReportDir) != DefaultReportDir {
 		t.Errorf("settled zero Config: %+v", got)
+	}
+}
+
+// TestDeadlineFollowsTheProfile: the default run deadline is at least 1.5
+// times the profile's estimate for the target (thorough against a
+// 20-a-minute server waits 16 to 24 minutes for rate windows), never less
+// than DefaultRunDeadline; the list prints both and they agree; a deadline
+// given is kept, and one shorter than the estimate is said to be.
+func TestDeadlineFollowsTheProfile(t *testing.T) {
+	for _, tc := range []struct {
+		profile, target string
+		control         bool
+	}{{"", "", false}, {"thorough", "", false}, {"quick", "http://x", false}, {"thorough", "http://x", false}, {"thorough", "http://x", true}} {
+		c := Config{Profile: tc.profile, Target: tc.target, ControlClock: tc.control}.settled()
+		e := estimateOf(tc.profile, c.virtualTarget())
+		if c.RunDeadline < e.high*3/2 || c.RunDeadline < DefaultRunDeadline || c.RunDeadline != e.deadline() {
+			t.Errorf("%+v: deadline %s for an estimate of %s", tc, c.RunDeadline, e)
+		}
+		if says := deadlineSays(c); !strings.Contains(says, "--run-deadline "+c.RunDeadline.String()) || !strings.Contains(says, "the default of --profile") {
+			t.Errorf("%+v: %q", tc, says)
+		}
+	}
+	thorough := estimateOf("thorough", false)
+	if thorough.low < 13*time.Minute || thorough.high > 25*time.Minute || thorough.low >= thorough.high {
+		t.Errorf("thorough against a 20-a-minute server: %s (measured: 14 min, and 19 min of virtual time waited)", thorough)
+	}
+	if quick := estimateOf("quick", false); quick.high > 2*time.Minute {
+		t.Errorf("quick: %s, want one to two windows", quick)
+	}
+	// --help says the default of thorough: the figure cannot drift
+	var help bytes.Buffer
+	std := flag.NewFlagSet("suite", flag.ContinueOnError)
+	std.SetOutput(&help)
+	NewConfig().BindFlags(std)
+	std.Usage()
+	if want := fmt.Sprintf("%dm for thorough", int(thorough.deadline().Minutes())); !strings.Contains(help.String(), want) {
+		t.Errorf("--help does not say %q:\n%s", want, help.String())
+	}
+	short := Config{Profile: "thorough", Target: "http://x", RunDeadline: 10 * time.Minute}.settled()
+	if says := deadlineSays(short); short.RunDeadline != 10*time.Minute || !strings.Contains(says, "shorter than the estimate ("+thorough.span()+"): the run may end incomplete (exit 3)") {
+		t.Errorf("a deadline shorter than the estimate: %s, %q", short.RunDeadline, says)
 	}
 }
 
@@ -229,5 +273,29 @@ func TestMistypedFlagIsShort(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "\n"); n > 30 {
 		t.Errorf("%d lines", n)
+	}
+}
+
+// TestListSaysEstimateAndDeadline: --list ends with the profile's estimate
+// for the target and the run deadline beside it.
+func TestListSaysEstimateAndDeadline(t *testing.T) {
+	c := Config{Profile: "thorough", Target: "http://staging.example"}.settled()
+	var out bytes.Buffer
+	printList(&out, types.Report{}, c)
+	e := estimateOf("thorough", false)
+	for _, want := range []string{
+		"Estimate of a whole run: --profile thorough against a server of 20 requests a minute per key: " + e.span() + " waiting for rate windows",
+		"Deadline: the run ends by --run-deadline " + e.deadline().String() + " (the default of --profile thorough: 1.5 times the estimate",
+		"cut short, it is incomplete (exit 3)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the list does not say %q:\n%s", want, out.String())
+		}
+	}
+	bundled := Config{Profile: "thorough"}.settled()
+	out.Reset()
+	printList(&out, types.Report{}, bundled)
+	if !strings.Contains(out.String(), "on the simulator's clock: no real wait") || !strings.Contains(out.String(), "--run-deadline "+DefaultRunDeadline.String()) {
+		t.Errorf("against the bundled simulator:\n%s", out.String())
 	}
 }

@@ -18,10 +18,14 @@
 // Whatever the target does, a run stays safe and bounded: keys go to the
 // target's origin only (no redirect is followed), a body is read up to
 // Config.MaxBody, a request takes at most Config.RequestTimeout and the
-// run Config.RunDeadline (past it the run errors, reports written), an
+// run Config.RunDeadline (past it the run is incomplete, reports written), an
 // unreadable or too long Retry-After is a finding rather than a wait, and
 // every output is redacted before anything is cut (package redact). The
 // preflight says in one line what keeps a target from being judged.
+//
+// A run ends passed, failed or incomplete (ExitStatus: 0, 1, 3; 2 for a
+// refused one), and its summary and reports name first every must
+// requirement no spec verified, with the setting that would.
 //
 // The specs are grouped by operation and concern, one file each: health,
 // auth, pro, feed (pagination), events, videos, ratelimit and errors;

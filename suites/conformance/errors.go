@@ -46,7 +46,7 @@ func (s *suite) errorSpecs() {
 		GinkgoHelper()
 		req, skip := ex.req(s.tg)
 		if skip != "" {
-			Skip(skip)
+			skipMissing(skip)
 		}
 		return s.fetch(ctx, req)
 	}

@@ -216,7 +216,7 @@ func (ex *explorer) judge(ctx context.Context, f explore.Family) {
 	}
 	AddReportEntry("explored", fmt.Sprintf("--explore-seed %d: %d %s variant(s) under --profile %s", ex.s.cfg.ExploreSeed, n, f, ex.s.profile()), ReportEntryVisibilityNever)
 	if n == 0 {
-		Skip(fmt.Sprintf("no %s variant picked under --profile %s (--profile thorough sends every one)", f, ex.s.profile()))
+		skipFor("--profile thorough", fmt.Sprintf("no %s variant picked under --profile %s (--profile thorough sends every one)", f, ex.s.profile()))
 	}
 }
 

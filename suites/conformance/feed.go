@@ -132,7 +132,7 @@ func (s *suite) paginationSpecs() {
 
 	It("walks the feed once while new events arrive at its head", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
 		if !s.virtualClock() {
-			Skip("needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive during a walk; against another target the walks above are judged under whatever arrives while they run")
+			skipFor("--control-clock", "needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive during a walk; against another target the walks above are judged under whatever arrives while they run")
 		}
 		s.noneOf("rule: a cursor walk visits each event once, also while new events arrive at the head", s.walkWhileGrowing(ctx))
 	})
@@ -223,7 +223,7 @@ func (s *suite) newestFirst(ws ...*walk) {
 func (s *suite) skipBounded(w *walk, what string) {
 	GinkgoHelper()
 	if w.Bounded {
-		Skip(fmt.Sprintf("the feed is longer than --max-pages=%d pages of %d events; %s", s.cfg.MaxPages, schemas.MaxPageSize, what))
+		skipFor("--max-pages", fmt.Sprintf("the feed is longer than --max-pages=%d pages of %d events; %s", s.cfg.MaxPages, schemas.MaxPageSize, what))
 	}
 }
 

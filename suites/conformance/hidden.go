@@ -412,7 +412,7 @@ func (s *suite) lockoutSpecs() {
 	It("accepts another valid key while a key is throttled", hides(catalogue.AuthValid, catalogue.RatePerKey), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
 		if l.other == nil {
-			Skip(needs("free-key") + ": a second key to send while the first is throttled")
+			skipFor("--free-key", needs("free-key")+": a second key to send while the first is throttled")
 		}
 		// A 429 may be the other key's own history; a refusal of the key is not.
 		if st := l.other.Status; st == http.StatusUnauthorized || st == http.StatusForbidden {
@@ -438,7 +438,7 @@ func (s *suite) lockoutSpecs() {
 	} {
 		It("answers "+bad.what+" with 401 while another key is throttled, also with a cursor handed to another key", hides(bad.id, catalogue.ErrorBody), func(ctx SpecContext) {
 			if bad.id == catalogue.AuthRevoked && s.tg.Revoked == "" {
-				Skip(needs("revoked-key"))
+				skipFor("--revoked-key", needs("revoked-key"))
 			}
 			l := s.secondLockout(ctx, &lo)
 			var wrong []Problem

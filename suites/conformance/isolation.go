@@ -27,7 +27,7 @@ func (s *suite) isolationSpecs() {
 		pro, free := s.bothWalks(ctx)
 		ids, channels := foreignVideos(free, pro, schemas.MaxVideoIDs-1)
 		if len(ids) == 0 {
-			Skip("the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
+			skipFor("--free-key", "the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
 		}
 		resp := s.validBody(s.fetch(ctx, foreignVideosRequest(ids, s.tg.Pro)))
 		s.need(resp, http.StatusOK)
@@ -68,7 +68,7 @@ func (s *suite) bothWalks(ctx SpecContext) (pro, free *walk) {
 			s.Block(fmt.Sprintf("the walk at %s did not finish: %v; what an account tracks is learnt from its whole feed", w.name(), w.Err))
 		}
 		if !w.Complete {
-			Skip(fmt.Sprintf("the walk at %s did not reach the end of its feed (%d pages; raise --max-pages=%d): what an account tracks is learnt from its whole feed", w.name(), len(w.Pages), s.cfg.MaxPages))
+			skipFor("--max-pages", fmt.Sprintf("the walk at %s did not reach the end of its feed (%d pages; raise --max-pages=%d): what an account tracks is learnt from its whole feed", w.name(), len(w.Pages), s.cfg.MaxPages))
 		}
 	}
 	return pro, free

@@ -79,9 +79,27 @@ func printList(w io.Writer, rep types.Report, cfg Config) {
 	}
 	fmt.Fprintf(w, "\n%d specs would run against %s, checking %d requirements; %d of the suite's %d are left out by the label filter, focus or skip (strict runs only when --label-filter names it).\n",
 		run, target, len(ids), left, run+left)
-	fmt.Fprintf(w, "A spec that needs a key you did not give (--free-key, --revoked-key) skips itself and says which flag enables it.\n")
+	fmt.Fprintf(w, "A spec that needs a key you did not give (--free-key, --revoked-key) skips itself and says which flag enables it;\n"+
+		"  the summary and the reports name first every must requirement no spec verified (--require-all fails the run for them).\n")
 	fmt.Fprintf(w, "Request budget: at most %d requests a minute per key, as the contract allows (a 429 is waited out, at most --max-wait %s each);\n"+
-		"  a cursor walk reads at most --max-pages %d pages of %d; a request takes at most --request-timeout %s and its body at most --max-body %s;\n"+
-		"  the whole run ends by --run-deadline %s, its reports written.\n",
-		schemas.FeedRequestsPerMinute, cfg.MaxWait, cfg.MaxPages, schemas.MaxPageSize, cfg.RequestTimeout, &cfg.MaxBody, cfg.RunDeadline)
+		"  a cursor walk reads at most --max-pages %d pages of %d; a request takes at most --request-timeout %s and its body at most --max-body %s.\n",
+		schemas.FeedRequestsPerMinute, cfg.MaxWait, cfg.MaxPages, schemas.MaxPageSize, cfg.RequestTimeout, &cfg.MaxBody)
+	fmt.Fprintf(w, "Estimate of a whole run: %s.\n%s\n", estimateOf(cfg.Profile, cfg.virtualTarget()), deadlineSays(cfg))
+}
+
+// deadlineSays is the run deadline beside the profile's estimate: the
+// default, 1.5 times the estimate, or the one given and whether it leaves
+// the run time to finish.
+func deadlineSays(cfg Config) string {
+	e := estimateOf(cfg.Profile, cfg.virtualTarget())
+	switch d := cfg.RunDeadline; {
+	case d == e.deadline():
+		return fmt.Sprintf("Deadline: the run ends by --run-deadline %s (the default of --profile %s: 1.5 times the estimate, at least %s), its reports written; cut short, it is incomplete (exit %d).",
+			d, e.profile, DefaultRunDeadline, ExitIncomplete)
+	case !e.virtual && d < e.high:
+		return fmt.Sprintf("Deadline: --run-deadline %s is shorter than the estimate (%s): the run may end incomplete (exit %d); the default of --profile %s is %s.",
+			d, e.span(), ExitIncomplete, e.profile, e.deadline())
+	default:
+		return fmt.Sprintf("Deadline: the run ends by --run-deadline %s, its reports written; cut short, it is incomplete (exit %d).", d, ExitIncomplete)
+	}
 }

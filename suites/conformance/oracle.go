@@ -184,7 +184,12 @@ const oracleLabel = "oracle"
 // exchanges it sent or read that blames its requirements: a reader finds a
 // break under its rule; the run's last spec reports the rest. A spec of no
 // requirement (an explored request) reports all it saw.
-func (s *suite) oracleAfter(context.Context) { s.oracleOwn() }
+// A spec that ends after the run's deadline passed is stopped as the
+// run's: it may have passed on what it could not wait for.
+func (s *suite) oracleAfter(context.Context) {
+	s.stopIfEnded()
+	s.oracleOwn()
+}
 
 // oracleOwn fails the current spec with the oracle's problems of its
 // requirements in the exchanges it saw, if any.

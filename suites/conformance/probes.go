@@ -131,7 +131,9 @@ func (pr *prober) planned(ctx context.Context) *probe.Plan {
 		match, err := types.ParseLabelFilter(GinkgoLabelFilter())
 		var mine []probe.Probe
 		for _, p := range pr.all {
-			if err != nil || match([]string{probeLabel, string(p.Requirement)}) {
+			// a probe that cannot be sent (its key not given) costs
+			// nothing and is in no budget: its spec says why it skipped
+			if pr.cannot(p) == "" && (err != nil || match([]string{probeLabel, string(p.Requirement)})) {
 				mine = append(mine, p)
 			}
 		}
@@ -172,13 +174,27 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 	GinkgoHelper()
 	plan := pr.planned(ctx)
 	var run []probe.Probe
+	cannot := ""
 	for _, p := range g.probes {
+		if why := pr.cannot(p); why != "" {
+			cannot = why
+			continue
+		}
 		if plan.Selected[p.Name()] {
 			run = append(run, p)
 		}
 	}
 	if len(run) == 0 {
-		Skip(fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
+		if !slices.ContainsFunc(g.probes, func(p probe.Probe) bool { return pr.cannot(p) == "" }) {
+			// every probe of the spec needs what the run was not given
+			// (a key, --control-clock: skipped, naming it), or what the
+			// target's keys cannot give (blocked)
+			if neededFlag.MatchString(cannot) {
+				skipMissing(cannot)
+			}
+			pr.s.Block(cannot)
+		}
+		skipFor("--profile thorough", fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
 	}
 	var problems, blocks []string
 	judged := 0
@@ -359,7 +375,13 @@ func budgetSays(b probe.Budget) string {
 	}
 	s := fmt.Sprintf("%d requests of each valid key, %d without one", b.PerKey, b.Unkeyed)
 	if b.Room != nil {
-		s += fmt.Sprintf("; in real time what each key's window had room for: Pro %d, free %d", max(b.Room[probe.Pro], 0), max(b.Room[probe.Free], 0))
+		var room []string // the keys given only
+		for _, r := range []probe.Role{probe.Pro, probe.Free} {
+			if n, ok := b.Room[r]; ok {
+				room = append(room, fmt.Sprintf("%s %d", map[probe.Role]string{probe.Pro: "Pro", probe.Free: "free"}[r], max(n, 0)))
+			}
+		}
+		s += "; in real time what each key's window had room for: " + strings.Join(room, ", ")
 	}
 	return s
 }
@@ -457,6 +479,25 @@ func (pr *prober) auth(p probe.Probe) (string, string) {
 	}
 	return "", ""
 }
+
+// cannot is why a probe cannot be sent in this run: a key not given
+// (needs(flag)), a Pro key it cannot derive a key from, a clock the suite
+// cannot move; "" when it can.
+func (pr *prober) cannot(p probe.Probe) string {
+	if _, why := pr.auth(p); why != "" {
+		return why
+	}
+	if p.Shape == probe.LiveHead && !pr.s.virtualClock() {
+		return liveHeadNeeds
+	}
+	if p.Oracle == probe.OracleTenant && pr.s.tg.Free == "" {
+		return needs("free-key") // the other account's whole feed is the oracle's
+	}
+	return ""
+}
+
+// liveHeadNeeds is why the live-head probes cannot run in real time.
+const liveHeadNeeds = "needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive at the head; thorough's long walk judges a live feed as it grows"
 
 // keyOf is the key of a valid role ("" for the others).
 func (pr *prober) keyOf(role probe.Role) string {
@@ -599,7 +640,7 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		}
 	case probe.LiveHead:
 		if !s.virtualClock() {
-			r.blocked = "needs --control-clock (a tcmkit simulator whose clock the suite moves) to make events arrive at the head; thorough's long walk judges a live feed as it grows"
+			r.blocked = liveHeadNeeds
 			return
 		}
 		first := sent(request(in, auth, ""), true)

@@ -342,7 +342,7 @@ func (s *suite) rateLimitSpecs() {
 
 	It("does not throttle another key", requires(catalogue.RatePerKey), func(ctx SpecContext) {
 		if s.tg.otherKey() == "" {
-			Skip(needs("free-key") + ": a second key to send while the first is throttled")
+			skipFor("--free-key", needs("free-key")+": a second key to send while the first is throttled")
 		}
 		b := rl.throttled(ctx)
 		s.expect(b.other).To(HaveStatus(http.StatusOK), "rule: the limit counts per key; the other key was sent right after %s", b.describe())

@@ -38,17 +38,21 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 // target -p is refused at once: the processes would spend the same keys'
 // rate windows while the rate-limit specs need one of them fresh.
 //
-// The run ends by its deadline (Config.RunDeadline, and before the go test
-// timeout): Ginkgo then stops the spec under way and skips the rest, and
-// the report, errored, names what was left undone. Unless GOMEMLIMIT says
-// otherwise, the garbage collector works to keep the heap under
-// memoryLimit.
+// The run ends by its deadline (Config.RunDeadline, by default the
+// profile's: estimate.go; and before the go test timeout): Ginkgo then
+// stops the spec under way and skips the rest, what waited in the probes'
+// lanes stops too, and the report, incomplete, names what was left
+// undone. Unless GOMEMLIMIT says otherwise, the garbage collector works
+// to keep the heap under memoryLimit.
 //
 // A run that would mean nothing is refused before Ginkgo prints anything:
-// a bad setting (a range, a regular expression of --focus or --skip, a
-// label filter), or a key in the wrong role (the preflight's finding).
-// Run then prints one line, writes the reports (errored, saying why) and
-// returns a *RefusedError; a command exits 2 for it.
+// a bad setting (a range, a profile, a regular expression of --focus or
+// --skip, a label filter), or a key in the wrong role (the preflight's
+// finding). Run then prints one line, writes the reports (incomplete,
+// saying why) and returns a *RefusedError; a command exits ExitRefused
+// for it. A run that did not finish (its deadline, an interrupt, a target
+// that could not be judged) returns an *IncompleteError (ExitIncomplete);
+// ExitStatus maps what Run returned to the exit status.
 func Run(t TB, cfg Config) error {
 	cfg = cfg.settled()
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
@@ -61,16 +65,22 @@ func Run(t TB, cfg Config) error {
 	r := &run{Session: Register(&cfg), started: started}
 	ginkgo.SynchronizedBeforeSuite(r.setUp, r.join)
 	ginkgo.SynchronizedAfterSuite(r.closeSession, r.tearDown)
-	ginkgo.ReportAfterSuite("conformance report", r.report)
+	// Ginkgo's report is kept here and written once RunSpecs returned:
+	// a run cut at its deadline still has the time to write it.
+	ginkgo.ReportAfterSuite("conformance report", func(rep types.Report) { r.final = &rep })
 	gomega.RegisterFailHandler(r.fail)
 	r.filter = suiteConfig.LabelFilter
-	r.deadline = runDeadline(t, cfg.RunDeadline, suiteConfig.GracePeriod)
-	suiteConfig.Timeout = min(suiteConfig.Timeout, r.deadline)
-	stop := time.AfterFunc(suiteConfig.Timeout, r.stopRun)
+	r.deadline, r.shortened = runDeadline(t, cfg.RunDeadline, suiteConfig.GracePeriod)
+	end := started.Add(r.deadline)
+	// At the deadline the run's context ends with its cause: what waits
+	// on it (the probes' lanes, the walks made ahead) stops, and a spec
+	// that meets the end is stopped as the run's, not judged (stopIfEnded).
+	stop := time.AfterFunc(r.deadline, func() { r.stopRun(&deadlineError{deadline: r.deadline, shortened: r.shortened}) })
 	defer stop.Stop()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
+	r.noteDeadline()
 	if suiteConfig.ParallelTotal <= 1 {
 		// The preflight before Ginkgo starts: a key in the wrong role
 		// stops the run in one line. (With -p, process 1 runs it in the
@@ -78,11 +88,16 @@ func Run(t TB, cfg Config) error {
 		// Ginkgo handles SIGINT and SIGTERM once its specs run; before,
 		// a signal ends the preflight at once (a target that does not
 		// answer, a Retry-After waited out), and the run with it.
-		ctx, cancel := context.WithTimeout(r.runCtx, r.deadline)
+		ctx, cancel := context.WithDeadline(r.runCtx, end)
 		ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		r.prepare(ctx)
-		signalled := ctx.Err() != nil && r.runCtx.Err() == nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded)
+		signalled := ctx.Err() != nil && r.runCtx.Err() == nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) && time.Now().Before(end)
 		stopSignals()
+		if r.setupErr != nil && ctx.Err() != nil && !time.Now().Before(end) {
+			// the target may have been slow, the run's deadline is why
+			// the preflight stopped
+			r.setupErr = fmt.Errorf("%w during the preflight: %v", &deadlineError{deadline: r.deadline, shortened: r.shortened}, r.setupErr)
+		}
 		cancel()
 		if refused := (*RefusedError)(nil); errors.As(r.setupErr, &refused) {
 			r.closeSession()
@@ -95,11 +110,97 @@ func Run(t TB, cfg Config) error {
 			return interrupted(t, r, context.Cause(ctx))
 		}
 	}
+	// Ginkgo's own deadline is the run's: it counts from here, not from
+	// the start, so it is what the preflight left.
+	suiteConfig.Timeout = min(suiteConfig.Timeout, max(time.Until(end), time.Second))
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
+	if r.final != nil { // process 1
+		r.report(t, *r.final)
+	}
 	r.closeSession()
 	r.logWriter().Flush()
+	switch r.outcome {
+	case report.Incomplete:
+		t.Fail()
+		return &IncompleteError{Reason: r.incomplete}
+	case report.Failed:
+		t.Fail() // a failed spec failed it already; --require-all did not
+	}
 	return nil
 }
+
+// Exit statuses of a run, of tcmkit conform and of the test binary of go
+// test ./suites (go test itself, and the ginkgo CLI, say any of the last
+// three as a failure: exit 1, naming the binary's status).
+const (
+	// ExitPassed: the run finished, no spec failed (with --require-all,
+	// every must requirement was verified).
+	ExitPassed = 0
+	// ExitFailed: the run finished and a spec found that the target does
+	// not conform; or --require-all and a must requirement was not
+	// verified.
+	ExitFailed = 1
+	// ExitRefused: a bad setting or a key in the wrong role: nothing ran.
+	ExitRefused = 2
+	// ExitIncomplete: the run did not finish (its deadline, an interrupt,
+	// a target that could not be judged): never passed, whatever it found
+	// before its end.
+	ExitIncomplete = 3
+)
+
+// ExitStatus is the exit status of a run that Run (or List) ended with
+// err, in a test that failed or not.
+func ExitStatus(err error, failed bool) int {
+	var refused *RefusedError
+	var incomplete *IncompleteError
+	switch {
+	case errors.As(err, &refused):
+		return ExitRefused
+	case errors.As(err, &incomplete):
+		return ExitIncomplete
+	case failed || err != nil:
+		return ExitFailed
+	}
+	return ExitPassed
+}
+
+// IncompleteError is a run that did not finish: the target was not fully
+// judged.
+type IncompleteError struct{ Reason string }
+
+func (e *IncompleteError) Error() string { return "the run is incomplete: " + e.Reason }
+
+// deadlineError is the cause of the run's end at its deadline.
+type deadlineError struct {
+	deadline  time.Duration
+	shortened bool // to end before go test's -timeout
+}
+
+func (e *deadlineError) Error() string {
+	if e.shortened {
+		return fmt.Sprintf("the run deadline (%s, to end before go test's -timeout) was reached", e.deadline)
+	}
+	return fmt.Sprintf("the run deadline (--run-deadline=%s) was reached", e.deadline)
+}
+
+// noteDeadline says, before the run, when its deadline leaves it less time
+// than its profile's estimate: it will likely end incomplete.
+func (r *run) noteDeadline() {
+	e := estimateOf(r.cfg.Profile, r.virtual())
+	if e.virtual || r.deadline >= e.high {
+		return
+	}
+	given := fmt.Sprintf("--run-deadline %s", r.deadline)
+	if r.shortened {
+		given = fmt.Sprintf("the run deadline, %s to end before go test's -timeout (pass -timeout %s),", r.deadline.Round(time.Second), e.deadline()+5*time.Minute)
+	}
+	fmt.Fprintf(r.logWriter(), "note: %s is shorter than the estimate of %s: the run may end incomplete (exit %d); its default is %s\n",
+		given, e, ExitIncomplete, e.deadline())
+	r.logWriter().Flush()
+}
+
+// virtual reports whether the run waits on a simulator's clock.
+func (r *run) virtual() bool { return r.cfg.virtualTarget() }
 
 // RefusedError is a run the suite refused to start, because its result
 // would mean nothing: a bad setting, or a key in the wrong role.
@@ -153,7 +254,7 @@ func settingErrors(cfg *Config, sc types.SuiteConfig) []string {
 }
 
 // refuse ends a run that did not start: one line on the log, the reports
-// (errored, saying why), and the test failed.
+// (incomplete, saying why), and the test failed.
 func refuse(t TB, r *run, err error) error {
 	reason := r.Redactor().String(strings.Join(strings.Fields(err.Error()), " "))
 	where := ""
@@ -186,7 +287,7 @@ func interrupted(t TB, r *run, cause error) error {
 	fmt.Fprintf(r.logWriter(), "the run was %s%s\n", reason, where)
 	r.logWriter().Flush()
 	t.Fail()
-	return errors.New("conformance: the run was " + reason)
+	return &IncompleteError{Reason: "the run was " + reason}
 }
 
 // memoryLimit is the heap Run asks the garbage collector to stay under, well
@@ -194,16 +295,18 @@ func interrupted(t TB, r *run, cause error) error {
 const memoryLimit = 320 << 20
 
 // runDeadline is the run's time: the Config's, and less than what is left
-// of the go test timeout, so that the reports are written before it kills
-// the binary.
-func runDeadline(t TB, d, grace time.Duration) time.Duration {
+// of the go test timeout (shortened), so that the reports are written
+// before it kills the binary.
+func runDeadline(t TB, d, grace time.Duration) (_ time.Duration, shortened bool) {
 	if d <= 0 {
 		d = DefaultRunDeadline
 	}
 	if end, ok := t.Deadline(); ok {
-		d = min(d, max(time.Until(end)-grace-15*time.Second, time.Second))
+		if left := max(time.Until(end)-grace-15*time.Second, time.Second); left < d {
+			return left, true
+		}
 	}
-	return d
+	return d, false
 }
 
 // run is what Run keeps beyond the specs' Session: the bundled simulator
@@ -212,12 +315,16 @@ type run struct {
 	*Session
 	started       time.Time
 	deadline      time.Duration // how long the run may take
+	shortened     bool          // the deadline is go test's timeout's, not the Config's
 	filter        string        // the label filter in force
 	lead          bool          // this process set the run up: process 1
 	prepared      bool          // prepare ran
 	sim           *bundled.Server
 	setupErr      error // the preflight's or the bundled simulator's, on process 1
 	setupRequests int
+	final         *types.Report  // Ginkgo's, on process 1 once the specs ran
+	outcome       report.Outcome // the report's, on process 1
+	incomplete    string         // why the run is incomplete
 }
 
 // fail is Gomega's fail handler: every message through the redactor.
@@ -235,7 +342,7 @@ func (r *run) setUp(ctx ginkgo.SpecContext) []byte {
 		r.prepare(ctx)
 	}
 	if r.setupErr != nil {
-		r.failf("the run errored (the target was not judged): %v", r.setupErr)
+		r.failf("the run is incomplete (the target was not judged): %v", r.setupErr)
 	}
 	data, err := json.Marshal(r.Target())
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -294,10 +401,12 @@ func (r *run) tearDown() {
 
 // report writes the report on process 1 after every process finished, even
 // when specs failed or the setup did, and prints the summary.
-func (r *run) report(rep types.Report) {
+func (r *run) report(t TB, rep types.Report) {
 	cat, err := catalogue.Load()
 	if err != nil {
-		r.failf("%v", err)
+		fmt.Fprintf(r.logWriter(), "the report could not be made: %v\n", err)
+		t.Fail()
+		return
 	}
 	tg := r.Target()
 	m := report.Meta{
@@ -315,9 +424,15 @@ func (r *run) report(rep types.Report) {
 	} else if undone := r.undone(rep); undone != "" {
 		m.Errored = undone
 	}
+	m.RequireAll = r.cfg.RequireAll
 	out := report.FromGinkgo(rep, cat, m)
+	r.outcome = out.Outcome
+	if len(out.Errors) > 0 {
+		r.incomplete = r.Redactor().String(firstLine(out.Errors[0]))
+	}
 	if err := out.WriteFiles(r.cfg.ReportDir, r.Redactor().String); err != nil {
-		r.failf("%v", err)
+		fmt.Fprintf(r.logWriter(), "%s\n", r.Redactor().String(err.Error()))
+		t.Fail()
 	}
 	r.summary(out)
 }
@@ -336,6 +451,13 @@ func (r *run) describe(tg Target) map[string]string {
 func (r *run) summary(rep report.Report) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nConformance summary (%s): %s\n", rep.Outcome, rep.Headline())
+	// What the outcome does not vouch for, first.
+	if head := rep.UnverifiedHead(); head != "" {
+		fmt.Fprintf(&b, "  %s\n", head)
+		for _, g := range rep.UnverifiedGroups() {
+			fmt.Fprintf(&b, "    %s: %s\n", strings.Join(g.IDs, ", "), g.Line)
+		}
+	}
 	fmt.Fprintf(&b, "  %s\n", rep.SpecLine())
 	fmt.Fprintf(&b, "  %-12s %6s %6s %6s %7s %6s %8s\n", "label", "specs", "passed", "failed", "blocked", "skipped", "requests")
 	for _, f := range rep.Features {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -57,10 +58,10 @@ type Session struct {
 	calOnce   sync.Once
 	calOffset time.Duration
 	drift     atomic.Bool
-	// runCtx ends when the run does (its deadline, or Close): work done
-	// ahead of time stops with it.
+	// runCtx ends when the run does (its deadline, with a *deadlineError
+	// as its cause, or Close): work done ahead of time stops with it.
 	runCtx  context.Context
-	stopRun context.CancelFunc
+	stopRun context.CancelCauseFunc
 	// g fails through the redactor, whatever fail handler the host suite
 	// registered: a body that echoes a key cannot leak through a message.
 	g gomega.Gomega
@@ -73,14 +74,14 @@ type Session struct {
 }
 
 func newSession(cfg *Config) *Session {
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancelCause(context.Background())
 	return &Session{cfg: cfg, walks: map[string]*walkEntry{}, runCtx: ctx, stopRun: stop}
 }
 
 // Close ends the session: work still under way ahead of time stops, and
 // the bodies the client kept on disk are removed.
 func (s *Session) Close() error {
-	s.stopRun()
+	s.stopRun(nil)
 	s.mu.Lock()
 	c := s.c
 	s.mu.Unlock()
@@ -158,6 +159,7 @@ func (s *Session) ready() {
 			if len(callerSkip) > 0 {
 				skip += callerSkip[0]
 			}
+			s.stopIfEnded()
 			// the failing matcher's problems and response, if it is ours
 			problems, resps := taken()
 			if len(problems) == 0 {
@@ -205,6 +207,19 @@ func (s *Session) ready() {
 		s.clock, s.g, s.c, s.pace = clock, g, c, pace
 		s.mu.Unlock()
 	})
+}
+
+// stopIfEnded stops the spec under way as the run's, not the target's, once
+// the run's deadline passed: what a spec meets then (a request cut, a
+// probe's sequence never sent, a lane that stopped) is no verdict, and a
+// run cut short is incomplete, never passed. It aborts the suite: the
+// specs after it are not run, and the report names them.
+func (s *Session) stopIfEnded() {
+	ginkgo.GinkgoHelper()
+	var d *deadlineError
+	if errors.As(context.Cause(s.runCtx), &d) {
+		ginkgo.AbortSuite(s.Redactor().String(d.Error() + ": this spec was stopped where it stood, before its verdict"))
+	}
 }
 
 // Waited is, on a virtual clock (ok), the time the run moved the target's
@@ -286,7 +301,8 @@ func (c *Config) rangeErrors() []string {
 		name string
 		d    time.Duration
 	}{{"max-wait", c.MaxWait}, {"request-timeout", c.RequestTimeout}, {"run-deadline", c.RunDeadline}} {
-		if b.d <= 0 {
+		// (a run deadline of 0 is the profile's: Run settles it)
+		if b.d < 0 || b.d == 0 && b.name != "run-deadline" {
 			errs = append(errs, fmt.Sprintf("--%s %s: must be more than 0", b.name, b.d))
 		}
 	}
@@ -300,8 +316,8 @@ func (c *Config) rangeErrors() []string {
 }
 
 // Preflight checks, once, that the target answers and accepts the Pro key
-// on the feed. Its error is one clear sentence: the run errored, the target
-// was not judged.
+// on the feed. Its error is one clear sentence: the run is incomplete, the
+// target was not judged.
 func (s *Session) Preflight(ctx context.Context) error {
 	if err := s.validate(); err != nil {
 		return err

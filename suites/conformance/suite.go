@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -77,8 +78,9 @@ type suite struct {
 
 func (s *suite) start(ctx SpecContext) {
 	taken() // nothing a matcher handed over outside a failure
+	s.stopIfEnded()
 	if err := s.Preflight(ctx); err != nil {
-		AbortSuite(s.Redactor().String("the run errored (the target was not judged): " + err.Error()))
+		AbortSuite(s.Redactor().String("the run is incomplete (the target was not judged): " + err.Error()))
 	}
 }
 
@@ -174,12 +176,34 @@ func (s *suite) noneOfProblems(rule string, ps []Problem) {
 func needKey(key, flag string) {
 	GinkgoHelper()
 	if key == "" {
-		Skip(needs(flag))
+		skipFor("--"+flag, needs(flag))
 	}
 }
 
 // needs is the skip message of a spec whose flag was not given.
 func needs(flag string) string { return fmt.Sprintf("needs --%s (or %s)", flag, envName(flag)) }
+
+// skipFor skips a spec that a setting the run was not given would let run
+// (a key, --profile thorough, --control-clock): the report names the
+// setting beside each requirement the spec would have verified.
+func skipFor(setting, reason string) {
+	GinkgoHelper()
+	AddReportEntry(report.EntryNeeds, setting, ReportEntryVisibilityNever)
+	Skip(reason)
+}
+
+// skipMissing skips a spec whose request cannot be made (a credential's
+// skip message): for a key not given (needs(flag)), naming the flag.
+func skipMissing(why string) {
+	GinkgoHelper()
+	if m := neededFlag.FindStringSubmatch(why); m != nil {
+		skipFor(m[1], why)
+	}
+	Skip(why)
+}
+
+// neededFlag finds the flag in a needs message.
+var neededFlag = regexp.MustCompile(`^needs (--[a-z-]+)`)
 
 // needFree returns the free key, or skips the spec.
 func (s *suite) needFree() string {

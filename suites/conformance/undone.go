@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,11 +14,16 @@ import (
 // maxNamed is how many specs a message names before it counts the rest.
 const maxNamed = 20
 
-// undone says, when the run ended at its deadline, how long it had and
-// which selected specs it left undone: the one under way and those never
+// undone says, when the run was cut short (its deadline, which Ginkgo or
+// the run's own end met first, or an interrupt), how long it had and which
+// selected specs it left undone: the one under way and those never
 // started. "" when the run was not cut short.
 func (r *run) undone(rep types.Report) string {
-	if !slices.ContainsFunc(rep.SpecialSuiteFailureReasons, func(s string) bool { return strings.Contains(s, "Timeout") }) {
+	timeout := slices.ContainsFunc(rep.SpecialSuiteFailureReasons, func(s string) bool { return strings.Contains(s, "Timeout") })
+	interrupt := slices.ContainsFunc(rep.SpecialSuiteFailureReasons, func(s string) bool { return strings.Contains(s, "Interrupted") })
+	var ended *deadlineError
+	deadline := errors.As(context.Cause(r.runCtx), &ended)
+	if !timeout && !interrupt && !deadline {
 		return ""
 	}
 	match, err := types.ParseLabelFilter(r.filter)
@@ -28,7 +35,7 @@ func (r *run) undone(rep types.Report) string {
 		if !sr.LeafNodeType.Is(types.NodeTypeIt) {
 			continue
 		}
-		cut := sr.State.Is(types.SpecStateTimedout|types.SpecStateInterrupted|types.SpecStateAborted) && strings.Contains(strings.ToLower(sr.Failure.Message), "suite timeout")
+		cut := sr.State.Is(types.SpecStateTimedout | types.SpecStateInterrupted | types.SpecStateAborted)
 		never := sr.State.Is(types.SpecStateSkipped) && sr.Failure.Message == "" && match(sr.Labels())
 		if cut || never {
 			// the top container's text is every spec's: left out
@@ -36,8 +43,20 @@ func (r *run) undone(rep types.Report) string {
 			names = append(names, strings.Join(texts, " "))
 		}
 	}
-	msg := fmt.Sprintf("the run deadline (--run-deadline=%s) passed after %s: %d selected specs were left undone",
-		r.deadline, time.Since(r.started).Round(time.Second), len(names))
+	if len(names) == 0 && !timeout && !interrupt {
+		return "" // the deadline passed once every spec was done
+	}
+	var msg string
+	switch {
+	case interrupt:
+		msg = fmt.Sprintf("the run was interrupted after %s: %d selected specs were left undone", time.Since(r.started).Round(time.Second), len(names))
+	case r.shortened:
+		msg = fmt.Sprintf("the run deadline (%s, to end before go test's -timeout) was reached after %s: %d selected specs were left undone",
+			r.deadline, time.Since(r.started).Round(time.Second), len(names))
+	default:
+		msg = fmt.Sprintf("the run deadline (--run-deadline=%s) was reached after %s: %d selected specs were left undone",
+			r.deadline, time.Since(r.started).Round(time.Second), len(names))
+	}
 	if len(names) == 0 {
 		return msg
 	}

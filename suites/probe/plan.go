@@ -42,11 +42,15 @@ func ParseProfile(s string) (Profile, error) {
 	case Quick, Thorough:
 		return p, nil
 	}
+	hint := ""
 	names := make([]string, len(Profiles))
 	for i, p := range Profiles {
 		names[i] = string(p)
 	}
-	return "", fmt.Errorf("--profile %q: want %s (the default) or %s (did you mean %s?)", s, Quick, Thorough, settings.Nearest(s, names))
+	if near := settings.Suggest(strings.ToLower(strings.TrimSpace(s)), names); near != "" {
+		hint = " (did you mean " + near + "?)"
+	}
+	return "", fmt.Errorf("--profile %q: want %s (the default) or %s%s", s, Quick, Thorough, hint)
 }
 
 // Budget is what a profile may spend on probes.
@@ -301,10 +305,16 @@ func (c Cost) windows(shared bool) int {
 // thorough would cost.
 func (pl *Plan) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "profile %s: %d of %d probes, %d requests (Pro %d, free %d, without a valid key %d), about %d rate window(s) of a 20-a-minute server",
-		pl.Profile, len(pl.Selected), len(pl.Selected)+len(pl.Untried), pl.Spent.Total(), pl.Spent.Keyed[Pro], pl.Spent.Keyed[Free], pl.Spent.Unkeyed, pl.Spent.Windows())
+	fmt.Fprintf(&b, "profile %s: %d of %d probes, %d requests (%s), about %d rate window(s) of a 20-a-minute server",
+		pl.Profile, len(pl.Selected), len(pl.Selected)+len(pl.Untried), pl.Spent.Total(), pl.byKey(pl.Spent), pl.Spent.Windows())
 	if pl.Budget.Room != nil {
-		fmt.Fprintf(&b, ", within what the keys' windows had room for (Pro %d, free %d)", max(pl.Budget.Room[Pro], 0), max(pl.Budget.Room[Free], 0))
+		var room []string
+		for _, r := range []Role{Pro, Free} {
+			if n, ok := pl.Budget.Room[r]; ok {
+				room = append(room, fmt.Sprintf("%s %d", keyName[r], max(n, 0)))
+			}
+		}
+		fmt.Fprintf(&b, ", within what the keys' windows had room for (%s)", strings.Join(room, ", "))
 	}
 	if len(pl.Untried) == 0 {
 		return b.String()
@@ -332,6 +342,22 @@ func (pl *Plan) Summary() string {
 
 // ThoroughCost says what running every probe costs.
 func (pl *Plan) ThoroughCost() string {
-	return fmt.Sprintf("--profile thorough runs all %d: %d requests (Pro %d, free %d, without a valid key %d), about %d rate windows (%d min) of a 20-a-minute server, %d if tracked videos share the feed's budget",
-		len(pl.Selected)+len(pl.Untried), pl.All.Total(), pl.All.Keyed[Pro], pl.All.Keyed[Free], pl.All.Unkeyed, pl.All.Windows(), pl.All.Windows(), pl.All.SharedWindows())
+	return fmt.Sprintf("--profile thorough runs all %d: %d requests (%s), about %d rate windows (%d min) of a 20-a-minute server, %d if tracked videos share the feed's budget",
+		len(pl.Selected)+len(pl.Untried), pl.All.Total(), pl.byKey(pl.All), pl.All.Windows(), pl.All.Windows(), pl.All.SharedWindows())
+}
+
+// keyName names a valid key in the plan's lines.
+var keyName = map[Role]string{Pro: "Pro", Free: "free"}
+
+// byKey says a cost by who pays: each valid key that some probe of the
+// plan sends on (a key the run was not given has none: it is not named),
+// and the requests without a valid key.
+func (pl *Plan) byKey(c Cost) string {
+	var parts []string
+	for _, r := range []Role{Pro, Free} {
+		if pl.All.Keyed[r] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", keyName[r], c.Keyed[r]))
+		}
+	}
+	return strings.Join(append(parts, fmt.Sprintf("without a valid key %d", c.Unkeyed)), ", ")
 }

@@ -177,8 +177,14 @@ func TestParseProfile(t *testing.T) {
 			t.Errorf("ParseProfile(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := ParseProfile("fast"); err == nil {
-		t.Error("ParseProfile(fast) accepted")
+	if _, err := ParseProfile("fast"); err == nil || err.Error() != `--profile "fast": want quick (the default) or thorough` {
+		t.Errorf("ParseProfile(fast): %v", err)
+	}
+	// a name near one is told which, in the flag's words
+	for in, want := range map[string]string{"thoro": "thorough", "thorogh": "thorough", "quik": "quick"} {
+		if _, err := ParseProfile(in); err == nil || !strings.HasSuffix(err.Error(), "(did you mean "+want+"?)") || !strings.HasPrefix(err.Error(), "--profile ") {
+			t.Errorf("ParseProfile(%q): %v, want a suggestion of %s", in, err, want)
+		}
 	}
 }
 
@@ -242,4 +248,23 @@ func TestQuickCoversFirst(t *testing.T) {
 		}
 	}
 	t.Logf("quick covers %d of %d: requirements, roles on operations, bounds", len(got), len(want))
+}
+
+// A key the run was not given has no probe in the plan: the plan's lines
+// do not count it (no "free 0", no "free 20" of a budget it cannot spend).
+func TestPlanWithoutAKey(t *testing.T) {
+	var ps []Probe
+	for _, p := range generate(t) {
+		if p.Role != Free {
+			ps = append(ps, p)
+		}
+	}
+	b := BudgetOf(Quick)
+	b.Room = map[Role]int{Pro: 20}
+	pl := MakePlanWithin(ps, b, Quick)
+	for _, line := range []string{pl.Summary(), pl.ThoroughCost()} {
+		if strings.Contains(line, "free") || !strings.Contains(line, "Pro ") {
+			t.Errorf("a plan without the free key names it, or not the Pro key:\n%s", line)
+		}
+	}
 }

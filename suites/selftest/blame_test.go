@@ -196,7 +196,7 @@ func (r blameRow) kind() string {
 		return "exact"
 	case r.unproven > 0 || slices.ContainsFunc(r.blamed, func(id string) bool { return id != r.requirement }):
 		return "misblamed"
-	case r.outcome == "errored":
+	case r.outcome == "incomplete":
 		return "errored"
 	}
 	return "not caught"
@@ -204,7 +204,7 @@ func (r blameRow) kind() string {
 
 func (r blameRow) why() string {
 	switch {
-	case r.outcome == "errored":
+	case r.outcome == "incomplete":
 		return fmt.Sprintf("the run errored: %s", strings.Join(r.errors, "; "))
 	case !r.caught:
 		return fmt.Sprintf("not caught: %s is met (blamed: %v)", r.requirement, r.blamed)

@@ -141,7 +141,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		target  target
 		errored bool
 	}{
-		{"a target that refuses the key (the run errors)", target{url: refusing.URL, keys: known}, true},
+		{"a target that refuses the key (the run is incomplete)", target{url: refusing.URL, keys: known}, true},
 		{"a simulator that echoes the key and fails specs", startTarget(t, simulator.Config{}, echo), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,11 +155,11 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 			}
 			var verdict struct{ Outcome string }
 			json.Unmarshal(rep, &verdict)
-			want := map[bool]string{true: "errored", false: "failed"}[tc.errored]
+			want := map[bool]string{true: "incomplete", false: "failed"}[tc.errored]
 			if verdict.Outcome != want {
 				t.Errorf("report outcome %q, want %q", verdict.Outcome, want)
 			}
-			if tc.errored && !strings.Contains(r.output, "the run errored") {
+			if tc.errored && !strings.Contains(r.output, "the run is incomplete") {
 				t.Errorf("no clear preflight message in the output:\n%s", tail(r.output, 2000))
 			}
 			if !tc.errored && len(r.failed()) < 5 {

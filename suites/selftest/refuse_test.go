@@ -33,6 +33,7 @@ func TestRefusesARunThatWouldMeanNothing(t *testing.T) {
 		{"a negative wait", append([]string{"--pro-key", tg.keys.Pro, "--max-wait", "-5s"}, base...), "--max-wait -5s: must be more than 0"},
 		{"a target that is not HTTP", []string{"--target", "ftp://x", "--pro-key", tg.keys.Pro}, `--target "ftp://x": not an http:// or https:// URL`},
 		{"no Pro key", []string{"--target", tg.url, "--pro-key", ""}, "no Pro key: give --pro-key"},
+		{"a profile that is none", append([]string{"--pro-key", tg.keys.Pro, "--profile", "thoro"}, base...), `--profile "thoro": want quick (the default) or thorough (did you mean thorough?)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -61,7 +62,7 @@ func TestRefusesARunThatWouldMeanNothing(t *testing.T) {
 				Outcome string
 				Errors  []string
 			}
-			if err != nil || json.Unmarshal(raw, &rep) != nil || rep.Outcome != "errored" || len(rep.Errors) == 0 || !strings.Contains(rep.Errors[0], tc.says) {
+			if err != nil || json.Unmarshal(raw, &rep) != nil || rep.Outcome != "incomplete" || len(rep.Errors) == 0 || !strings.Contains(rep.Errors[0], tc.says) {
 				t.Errorf("the report does not say why: %v %s", err, raw)
 			}
 			for _, k := range []string{tg.keys.Pro, tg.keys.Free, tg.keys.Revoked} {
@@ -133,7 +134,7 @@ func TestBodyNotJSONFailsItsRequirement(t *testing.T) {
 }
 
 // TestLimiterThatDoesNotRelease: a key whose 429 does not end when its
-// Retry-After said stops the run with that finding (errored), instead of
+// Retry-After said stops the run with that finding (incomplete), instead of
 // failing the requirements whose specs use the key.
 func TestLimiterThatDoesNotRelease(t *testing.T) {
 	t.Parallel()
@@ -158,8 +159,8 @@ func TestLimiterThatDoesNotRelease(t *testing.T) {
 	if err != nil || json.Unmarshal(raw, &rep) != nil {
 		t.Fatalf("no report: %v", err)
 	}
-	if r.exitCode != 1 || rep.Outcome != "errored" || len(rep.Errors) == 0 || !strings.Contains(rep.Errors[0], "the rate limiter does not release") {
-		t.Errorf("exit %d, outcome %q, errors %q; want errored, saying the limiter does not release", r.exitCode, rep.Outcome, rep.Errors)
+	if r.exitCode != 3 || rep.Outcome != "incomplete" || len(rep.Errors) == 0 || !strings.Contains(rep.Errors[0], "the rate limiter does not release") {
+		t.Errorf("exit %d, outcome %q, errors %q; want 3, incomplete, saying the limiter does not release", r.exitCode, rep.Outcome, rep.Errors)
 	}
 	if f := r.failed(); len(f) > 0 && f[0].LeafNodeType.String() == "It" {
 		t.Errorf("specs failed: %s", failures(r))

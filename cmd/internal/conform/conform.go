@@ -38,8 +38,12 @@ go to --report-dir, relative to where you run it; the path is printed at the end
 const notes = `Labels: health auth pro pagination events videos isolation errors rate-limit strict
 (strict runs only when --label-filter names it). The same run with Go and a clone:
   go tool ginkgo ./suites -- --target URL --pro-key KEY
-Exit status: 0 when the target conforms, 1 when a spec failed or the run errored, 2 for a bad
-setting or a key in the wrong role (one line, before anything else; the reports say why too).`
+Exit status: 0 passed: the run finished and the target conforms (the summary names first every
+must requirement no spec verified; --require-all makes them fail the run); 1 failed: the run
+finished and a spec found that the target does not conform (or --require-all and a must
+requirement not verified); 2 refused: a bad setting or a key in the wrong role (one line, before
+anything runs; --list too); 3 incomplete: the run did not finish (its --run-deadline, an interrupt,
+a target that could not be judged): never passed, the failures found before its end are named.`
 
 // Ginkgo are the settings of the run that the suite leaves to Ginkgo.
 type Ginkgo struct {
@@ -80,25 +84,14 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Log = stderr
 	var t stand
-	var refused *conformance.RefusedError
 	if l.List {
-		if err := conformance.List(&t, *cfg, stdout); errors.As(err, &refused) {
-			return 2 // a bad setting: said in one line
-		}
-		if t.failed.Load() {
-			return 1
-		}
-		return 0
+		err := conformance.List(&t, *cfg, stdout) // a bad setting: said in one line
+		return conformance.ExitStatus(err, t.failed.Load())
 	}
 	quiet := quietOnInterrupt(name, stderr)
 	defer quiet()
-	if err := conformance.Run(&t, *cfg); errors.As(err, &refused) {
-		return 2 // a bad setting, or a key in the wrong role: said in one line
-	}
-	if t.failed.Load() {
-		return 1
-	}
-	return 0
+	err := conformance.Run(&t, *cfg)
+	return conformance.ExitStatus(err, t.failed.Load())
 }
 
 // quietOnInterrupt makes Ctrl-C one line: Ginkgo, which handles the signal

@@ -52,23 +52,38 @@ func TestBadSettingsExit2(t *testing.T) {
 	}
 }
 
-// TestBadProfileExit2: a --profile that is none of the profiles is
-// refused in one line that names the nearest, by a run and by --list
-// alike, before Ginkgo starts.
+// TestBadProfileExit2: a --profile that is none of the profiles is refused
+// in one line that names the nearest, by a run and by --list alike, before
+// Ginkgo starts.
 func TestBadProfileExit2(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{{"--report-dir", dir, "--profile", "fast"}, {"--list", "--profile", "fast"}, {"--list", "--profile", "thoro"}} {
+	for _, args := range [][]string{{"--report-dir", dir, "--profile", "thoro"}, {"--list", "--profile", "thoro"}, {"--list", "--profile", "fast"}} {
 		var stdout, stderr bytes.Buffer
 		code := Run("tcmkit conform", args, &stdout, &stderr)
-		want := "did you mean quick?"
-		if args[len(args)-1] == "thoro" {
-			want = "did you mean thorough?"
+		want := "did you mean thorough?"
+		if args[len(args)-1] == "fast" {
+			want = "want quick (the default) or thorough"
 		}
 		if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), `--profile "`) || !strings.Contains(stderr.String(), want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", args, code, stderr.String(), want)
 		}
 		if stdout.Len() != 0 {
 			t.Errorf("%v: a list or a run began: %q", args, stdout.String())
+		}
+	}
+}
+
+// TestHelpSaysTheExitStatuses: --help names each exit status and what it
+// means, and --require-all with its variable.
+func TestHelpSaysTheExitStatuses(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := Run("tcmkit conform", []string{"--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	help := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{"0 passed:", "1 failed:", "2 refused:", "3 incomplete:", "never passed", "--require-all", "TCM_"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help does not say %q:\n%s", want, stdout.String())
 		}
 	}
 }
