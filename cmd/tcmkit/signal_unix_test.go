@@ -248,7 +248,7 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("no request came; stderr:\n%s", c.stderr.String())
 		}
-		c.stops(t, syscall.SIGINT, 1)
+		c.stops(t, syscall.SIGINT, 3) // incomplete: an interrupted run never passes nor fails
 	})
 }
 
