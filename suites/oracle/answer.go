@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -260,8 +261,10 @@ func (j *judging) feedPage() {
 	seen := map[string]int{}
 	var prev int64
 	dup, order := 0, 0
+	evs := make([]event, len(events))
 	for i, e := range events {
 		ev := readEvent(e)
+		evs[i] = ev
 		if ev.hasTime && i > 0 && ev.createdAt > prev && order < maxPerRule {
 			order++
 			j.fail(catalogue.FeedOrder, fmt.Sprintf("/events/%d/createdAt", i), "newest first by createdAt (ties allowed)",
@@ -279,7 +282,7 @@ func (j *judging) feedPage() {
 		}
 		seen[ev.id] = i
 	}
-	j.o.m.page(j, events, next, hasNext && next != "", short)
+	j.o.m.page(j, evs, next, hasNext && next != "", short)
 }
 
 func joinInts(ns []int) string {
@@ -312,7 +315,7 @@ func (j *judging) nextCursor() (string, bool) {
 func (j *judging) schema(res schemas.Resource) int {
 	own := 0
 	per := map[catalogue.ID]int{}
-	for _, v := range Violations(j.resp, res) {
+	for _, v := range j.o.violations(j.resp, res) {
 		id := ViolationRequirement(res, v)
 		if id == ResourceRequirement(res) {
 			own++
@@ -478,17 +481,38 @@ func readEvent(v any) event {
 	e.typ, _ = o["type"].(string)
 	e.channel, _ = jsondoc.String(o, "/channel/id")
 	e.video, _ = jsondoc.String(o, "/video/platformVideoId")
-	for ptr, name := range map[string]string{"/type": "type", "/createdAt": "createdAt", "/channel/id": "channel", "/video/platformVideoId": "video", "/video/publishedAt": "publishedAt"} {
-		if x, ok := jsondoc.Get(o, ptr); ok {
-			e.print[name] = string(jsondoc.Encode(x))
+	for _, f := range printed {
+		if x, ok := jsondoc.Get(o, f.ptr); ok {
+			e.print[f.name] = encodeValue(x)
 		}
 	}
 	for _, f := range changeFields {
 		if x, ok := o[f]; ok {
-			e.print[f] = string(jsondoc.Encode(x))
+			e.print[f] = encodeValue(x)
 		}
 	}
 	return e
+}
+
+// printed are the fields of an event's print beyond its change fields.
+var printed = []struct{ ptr, name string }{
+	{"/type", "type"}, {"/createdAt", "createdAt"}, {"/channel/id", "channel"},
+	{"/video/platformVideoId", "video"}, {"/video/publishedAt", "publishedAt"},
+}
+
+// encodeValue is a value as JSON, the common scalars without the encoder.
+func encodeValue(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strconv.Quote(t)
+	case json.Number:
+		return string(t)
+	case bool:
+		return strconv.FormatBool(t)
+	case nil:
+		return "null"
+	}
+	return string(jsondoc.Encode(v))
 }
 
 // differs names the first field two readings of an event id disagree on

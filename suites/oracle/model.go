@@ -80,6 +80,9 @@ type node struct {
 	head   int64 // the root page's first event's createdAt
 	hasHd  bool
 	at     time.Time // when the page came, by the target's clock
+	// times and chans: its events' createdAt in order, and channels
+	times []int64
+	chans []string
 	// troubled: the walk's cursors repeated or skipped back so far;
 	// short is this page, when it held fewer events than asked.
 	troubled bool
@@ -406,12 +409,8 @@ func (m *model) admittedBound(j *judging, k *keyState) {
 // before: its cursor's chain, the other keys' feeds, earlier whole walks.
 // short is a page that held fewer events than asked and handed out a
 // cursor, judged when its walk ends.
-func (m *model) page(j *judging, raw []any, next string, hasNext bool, short *shortPage) {
+func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *shortPage) {
 	k := m.key(j.token)
-	evs := make([]event, len(raw))
-	for i, e := range raw {
-		evs[i] = readEvent(e)
-	}
 	q := j.q
 	troubled := false
 	if is := q.issued; is != nil {
@@ -448,6 +447,12 @@ func (m *model) page(j *judging, raw []any, next string, hasNext bool, short *sh
 		if e.id != "" && e.hasTime {
 			nd.ids[e.id] = e.createdAt
 			nd.prints[e.id] = e.print
+		}
+		if e.hasTime {
+			nd.times = append(nd.times, e.createdAt)
+		}
+		if e.channel != "" {
+			nd.chans = append(nd.chans, e.channel)
 		}
 	}
 	if parent == nil {
@@ -747,11 +752,9 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 	for i := len(pages) - 1; i >= 0; i-- {
 		p := pages[i]
 		w.pages = append(w.pages, p)
-		for _, e := range readEvents(p.resp) {
-			if e.hasTime {
-				w.unordered = w.unordered || e.createdAt > prev
-				prev = e.createdAt
-			}
+		for _, at := range p.times {
+			w.unordered = w.unordered || at > prev
+			prev = at
 		}
 		for id, at := range p.ids {
 			w.events[id] = evAt{at: at, page: p}
@@ -786,38 +789,14 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 		}
 	}
 	for _, p := range w.pages {
-		for _, e := range readChannels(p.resp) {
-			k.walkChans[e] = true
+		for _, c := range p.chans {
+			k.walkChans[c] = true
 		}
 	}
 	k.walks = append(k.walks, w)
 	if len(k.walks) > maxWalksKept {
 		k.walks = k.walks[1:]
 	}
-}
-
-// readEvents are a page's events, in order.
-func readEvents(resp *client.Response) []event {
-	doc, err := resp.JSON()
-	if err != nil {
-		return nil
-	}
-	var out []event
-	for _, e := range jsondoc.Items(doc, "/events") {
-		out = append(out, readEvent(e))
-	}
-	return out
-}
-
-// readChannels are the channels a page's events belong to.
-func readChannels(resp *client.Response) []string {
-	var out []string
-	for _, e := range readEvents(resp) {
-		if e.channel != "" {
-			out = append(out, e.channel)
-		}
-	}
-	return out
 }
 
 // compareWalks: a later whole walk holds every event of an earlier one

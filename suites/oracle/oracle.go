@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
@@ -83,13 +84,14 @@ type Oracle struct {
 	opt  Options
 	keys Keys
 
-	mu sync.Mutex
-	m  model
+	mu    sync.Mutex
+	m     model
+	valid map[bodyKey][]schemas.Violation
 }
 
 // New returns an oracle that knows the keys and nothing else yet.
 func New(opt Options) *Oracle {
-	o := &Oracle{opt: opt, keys: opt.Keys}
+	o := &Oracle{opt: opt, keys: opt.Keys, valid: map[bodyKey][]schemas.Violation{}}
 	if o.keys.Invented == nil {
 		o.keys.Invented = func(string) bool { return false }
 	}
