@@ -65,7 +65,7 @@ func (j *judging) body() {
 		}
 	case st >= 400:
 		j.errorBody()
-	case st == http.StatusOK && j.docErr != nil && !j.jsonMedia():
+	case st == http.StatusOK && j.docErr() != nil && !j.jsonMedia():
 		// a page that says it is no JSON (XML for an Accept that asked for
 		// it): CONTENT-TYPE-JSON's finding, not the resource's
 	case st == http.StatusOK:
@@ -85,7 +85,7 @@ func (j *judging) body() {
 // errorBody: an ErrorBody, with none of the account's data; a feed 400
 // names the parameters it refused.
 func (j *judging) errorBody() {
-	if j.docErr != nil && !j.jsonMedia() {
+	if j.docErr() != nil && !j.jsonMedia() {
 		return // a page that says it is no JSON: CONTENT-TYPE-JSON's finding
 	}
 	vs := Violations(j.resp, schemas.ErrorBody)
@@ -155,7 +155,7 @@ func orNone(s string) string {
 // holds none of it: no event, no video entry, no id of the account's
 // events, no id of its videos the request did not name.
 func (j *judging) noAccountData(id catalogue.ID) {
-	if j.docErr != nil || j.doc == nil {
+	if j.docErr() != nil || j.doc() == nil {
 		return
 	}
 	named := string(j.req.Body) + "\x00" + j.req.Query
@@ -190,7 +190,7 @@ func (j *judging) noAccountData(id catalogue.ID) {
 			}
 		}
 	}
-	walk(j.doc, "")
+	walk(j.doc(), "")
 }
 
 func orRoot(ptr string) string {
@@ -226,7 +226,7 @@ func (j *judging) feedPage() {
 	if own > 0 {
 		return // no page to judge further
 	}
-	events := jsondoc.Items(j.doc, "/events")
+	events := jsondoc.Items(j.doc(), "/events")
 	next, hasNext := j.nextCursor()
 	more := hasNext && next != "" // "" is no cursor: FEED-CURSOR-END's
 	q := j.q
@@ -305,7 +305,7 @@ func sizeSays(q feedQuery) string {
 
 // nextCursor reads nextCursor: its value and whether it is a string.
 func (j *judging) nextCursor() (string, bool) {
-	s, ok := jsondoc.String(j.doc, "/nextCursor")
+	s, ok := jsondoc.String(j.doc(), "/nextCursor")
 	return s, ok
 }
 
@@ -330,12 +330,12 @@ func (j *judging) schema(res schemas.Resource) int {
 
 // timestamps: every timestamp field of a 200 is epoch milliseconds.
 func (j *judging) timestamps() {
-	if j.docErr != nil {
+	if j.docErr() != nil {
 		return
 	}
 	ceiling := j.o.calendar().AddDate(1, 0, 0)
 	n := 0
-	Fields(j.doc, TimestampFields, func(ptr string, v any) {
+	Fields(j.doc(), TimestampFields, func(ptr string, v any) {
 		if why := Implausible(v, ceiling); why != "" && !j.schemaSays(ptr) {
 			if n++; n <= maxPerRule {
 				j.fail(catalogue.TimestampEpochMs, ptr, why, "got "+jsondoc.Quote(v, schemas.MaxExcerpt))
@@ -363,14 +363,14 @@ func (j *judging) videosAnswer() {
 	if own > 0 {
 		return
 	}
-	entries := jsondoc.Items(j.doc, "/videos")
+	entries := jsondoc.Items(j.doc(), "/videos")
 	var served []string
 	for _, e := range entries {
 		id, _ := jsondoc.String(e, "/video/platformVideoId")
 		served = append(served, id)
 	}
 	var missing []string
-	for _, m := range jsondoc.Items(j.doc, "/missingVideoIds") {
+	for _, m := range jsondoc.Items(j.doc(), "/missingVideoIds") {
 		s, _ := m.(string)
 		missing = append(missing, s)
 	}

@@ -165,8 +165,10 @@ type judging struct {
 	vb    videosBody
 	// healthOK: the health body is the usage shown (a JSON object).
 	healthOK bool
-	doc      any
-	docErr   error
+	// the body, decoded when a rule first reads it (document)
+	decoded  bool
+	docV     any
+	docE     error
 	problems []Problem
 }
 
@@ -183,9 +185,22 @@ func (o *Oracle) judging(resp *client.Response) *judging {
 	case Health:
 		j.healthOK = healthBodyValid(j.req)
 	}
-	j.doc, j.docErr = resp.JSON()
 	return j
 }
+
+// document is the body decoded, once, when a rule first needs it: an
+// answer whose status already broke a rule is not decoded at all.
+func (j *judging) document() (any, error) {
+	if !j.decoded {
+		j.decoded = true
+		j.docV, j.docE = j.resp.JSON()
+	}
+	return j.docV, j.docE
+}
+
+func (j *judging) doc() any { d, _ := j.document(); return d }
+
+func (j *judging) docErr() error { _, err := j.document(); return err }
 
 func (j *judging) judge() {
 	statusOK := j.status()

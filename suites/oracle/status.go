@@ -179,7 +179,7 @@ func (j *judging) allowedHealth() ([]int, catalogue.ID) {
 // detailsText is the answer's details, encoded, for a search of the
 // parameters it names ("" when none).
 func (j *judging) detailsText() string {
-	d, ok := jsondoc.Get(j.doc, "/details")
+	d, ok := jsondoc.Get(j.doc(), "/details")
 	if !ok {
 		return ""
 	}
