@@ -174,12 +174,22 @@ func (ex *explorer) send(ctx context.Context, key string, keys explore.Keys, v e
 	for page := 0; page < max(v.Pages, 1); page++ {
 		if key != "" {
 			if d := s.roomIn(key, req.Path, 1); d > 0 {
+				if s.profile() == probe.Quick && !s.virtualClock() {
+					// quick in real time waits for no window
+					note("%s: not sent (the key's window had no room, and quick waits for none)", v.Name)
+					return
+				}
 				if err := s.wait(ctx, d, "so that the key has room in its window"); err != nil {
 					return
 				}
 			}
 		}
-		resp, err := s.c.Do(ctx, req)
+		send := s.c.Do
+		if key == "" {
+			// no valid key: a 429 is an answer to judge, not to wait out
+			send = s.c.Send
+		}
+		resp, err := send(ctx, req)
 		if err != nil {
 			// no answer to judge (a target that closes the connection on
 			// a request HTTP allows): nothing the contract rules
