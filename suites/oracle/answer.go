@@ -320,8 +320,8 @@ func (j *judging) schema(res schemas.Resource) int {
 		if id == ResourceRequirement(res) {
 			own++
 		}
-		if per[id]++; per[id] > maxPerRule {
-			continue
+		if per[id]++; per[id] > maxPerRule && v.Keyword != "limit" {
+			continue // the rest counted; the notice that validation stopped is kept
 		}
 		j.fail(id, v.Pointer, "the body validates as "+strings.TrimSuffix(string(res), ".json"), v.String())
 	}
