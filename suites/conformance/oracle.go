@@ -199,7 +199,9 @@ func (s *Session) oracleOwn() {
 		return
 	}
 	sr := ginkgo.CurrentSpecReport()
-	if !sr.LeafNodeType.Is(types.NodeTypeIt) || slices.Contains(sr.Labels(), oracleLabel) {
+	if !sr.LeafNodeType.Is(types.NodeTypeIt) || slices.Contains(sr.Labels(), oracleLabel) || sr.State.Is(types.SpecStateSkipped) {
+		// a spec already skipped cannot fail any more (Ginkgo keeps its
+		// first state): its problems are left to one that can
 		return
 	}
 	var ids []string
