@@ -416,7 +416,9 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	if is := q.issued; is != nil {
 		troubled = m.chained(j, is, evs, hasNext)
 	}
-	m.tenant(j, k, evs)
+	if q.foreign != nil {
+		m.tenant(j, k, evs)
+	}
 	for _, e := range evs {
 		m.event(j, e)
 		if e.id != "" {
@@ -643,17 +645,18 @@ func (m *model) resumes(j *judging, is *issue, evs []event) {
 	}
 }
 
-// tenant judges a page against the other keys' feeds: it shows no event
-// of another key's feed of a channel the asking key's whole feed never
-// shows (both feeds known whole).
+// tenant judges a page asked with another key's cursor: it shows no event
+// of another key's feed, older than the asking key's last whole walk, of a
+// channel that walk never shows (both feeds known whole).
 func (m *model) tenant(j *judging, k *keyState, evs []event) {
 	if len(k.walks) == 0 {
 		return // the key's own feed is not known whole
 	}
+	head := k.walks[len(k.walks)-1]
 	n := 0
 	for i, e := range evs {
-		if e.id == "" || k.ids[e.id] || e.channel == "" || k.walkChans[e.channel] {
-			continue
+		if e.id == "" || k.ids[e.id] || e.channel == "" || k.walkChans[e.channel] || !head.hasHead || !e.hasTime || e.createdAt >= head.head {
+			continue // an event newer than the key's last whole walk may be of a channel that walk had no event of
 		}
 		owner := m.eventOwner(e, j.token)
 		if owner == nil {
