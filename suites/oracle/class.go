@@ -399,6 +399,16 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 			}
 		}
 	}
+	if owner == catalogue.VideosBadBody || owner == catalogue.VideosIDsMin {
+		// a valid body refused while no bound is at stake but an id's
+		// length as a server may count it (bytes, trimmed): the length's
+		for _, id := range ids {
+			if len(id) != utf8.RuneCountInString(id) || strings.TrimSpace(id) != id {
+				owner = catalogue.VideosIDLen
+				break
+			}
+		}
+	}
 	switch {
 	case unsure:
 		return either, catalogue.VideosIDLen, "an id of combining marks, past 32 characters as code points and not as characters"

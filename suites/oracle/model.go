@@ -89,6 +89,19 @@ type node struct {
 	short    *shortPage
 }
 
+// sameEvents reports whether a page shows exactly this page's events.
+func (n *node) sameEvents(evs []event) bool {
+	if len(evs) != len(n.ids) {
+		return false
+	}
+	for _, e := range evs {
+		if _, ok := n.ids[e.id]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 func (n *node) has(id string) *node {
 	for x := n; x != nil; x = x.parent {
 		if _, ok := x.ids[id]; ok {
@@ -565,9 +578,10 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 			fmt.Sprintf("createdAt %d", e.createdAt), is.resp)
 	}
 	switch {
-	case len(repeats) > 0 && fresh == 0:
+	case len(repeats) > 0 && fresh == 0 && first.sameEvents(evs):
+		// the very page of an earlier step again: a loop, not a slip
 		j.fail(catalogue.FeedCursorEnd, "/events", "a walk that ends: nextCursor leads to older events, or is null",
-			fmt.Sprintf("the cursor leads back to events the walk showed (%d of them)", len(repeats)), first.resp)
+			fmt.Sprintf("the cursor leads back to a page the walk showed (%d events)", len(repeats)), first.resp)
 	default:
 		for _, ptr := range repeats {
 			if rep++; rep > maxPerRule {
