@@ -27,9 +27,10 @@ import (
 const exploreLabel = "explore"
 
 // Quick spends a fixed share of its budget on exploration: a round trip
-// for every request without a valid key and a dozen on each key's window,
-// the variants the contract decides first; thorough sends every variant.
-var quickExplore = explore.Budget{Pro: 12, Free: 12, None: -1}
+// for every request without a valid key, and on a manual clock 20 on the
+// Pro key and 16 on the free key (in real time at most half of what each
+// key's window has room for), the variants the contract decides first.
+var quickExplore = explore.Budget{Pro: 20, Free: 16, None: -1}
 
 // Thorough sends every variant without a valid key, and on each key about
 // a window's worth (the feed's and tracked videos' windows side by side),
