@@ -285,7 +285,12 @@ func (j *judging) feedPage() {
 		seen[ev.id] = i
 	}
 	before := len(j.problems)
-	j.o.m.page(j, evs, next, hasNext && next != "", short)
+	if j.cred == CredValid {
+		// a form the contract leaves open may be read as another account
+		// (or none) by a server in trouble: only the contract's form
+		// speaks for the key's feed
+		j.o.m.page(j, evs, next, hasNext && next != "", short)
+	}
 	if !slices.ContainsFunc(j.problems[before:], func(p Problem) bool { return p.Requirement == catalogue.FeedTenant }) {
 		j.problems = append(j.problems, dups...) // on a page of another account's events they are its echo
 	}
@@ -396,7 +401,9 @@ func (j *judging) videosAnswer() {
 			seen[id] = k
 		}
 	}
-	j.o.m.videos(j, entries, served, missing)
+	if j.cred == CredValid { // as for a feed page
+		j.o.m.videos(j, entries, served, missing)
+	}
 }
 
 // partition says how the two lists fail to partition the ids asked ("" if

@@ -87,6 +87,10 @@ type node struct {
 	// short is this page, when it held fewer events than asked.
 	troubled bool
 	short    *shortPage
+	// size and sizeRule: the events the page's query asked for (0: not
+	// known) and the rule that says so
+	size     int
+	sizeRule catalogue.ID
 }
 
 // sameEvents reports whether a page shows exactly this page's events.
@@ -457,7 +461,7 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 		}
 		return
 	}
-	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, prints: map[string]map[string]string{}, troubled: troubled, at: j.at}
+	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, prints: map[string]map[string]string{}, troubled: troubled, at: j.at, size: q.size, sizeRule: q.sizeRule}
 	for _, e := range evs {
 		if e.id != "" && e.hasTime {
 			nd.ids[e.id] = e.createdAt
@@ -834,8 +838,14 @@ func (m *model) compareWalks(j *judging, before, after *walk) {
 		id2, exp := catalogue.FeedCursorWalk, "a later whole walk shows every event an earlier one showed below its head: no gap"
 		var near *client.Response
 		if e.at < after.oldest {
+			last := after.pages[len(after.pages)-1]
+			near = last.resp
 			id2, exp = catalogue.FeedCursorEnd, "nextCursor null only at the end: the walk ended above events the feed showed before"
-			near = after.pages[len(after.pages)-1].resp
+			if n := len(last.times); last.size > 0 && n < last.size && last.sizeRule != "" {
+				// a short last page: it held fewer events than asked while
+				// older ones remain, which its size rule forbids first
+				id2, exp = last.sizeRule, fmt.Sprintf("%d events on a page older events follow (the walk's last page held %d)", last.size, n)
+			}
 		} else {
 			near = pageAround(after, e.at)
 		}

@@ -209,6 +209,15 @@ var breaks = []struct {
 	{catalogue.FeedCursorEnd, "a cursor to an empty end", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("")}}},
+	{catalogue.FeedCursorEnd, "a full last page above events a walk showed", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))},
+		{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))}}},
+	{catalogue.FeedLimit, "a short last page above events a walk showed", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))},
+		{req: feed("limit=3", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))}}},
+	{catalogue.FeedPageDefault, "a short default page that ends above events a walk showed", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", manyEvents(60)...)},
+		{req: feed("", pro), status: 200, body: page("", manyEvents(30)...)}}},
 	{catalogue.FeedTenant, "another key's cursor shows its events", []ex{
 		{req: feed("limit=200", free), status: 200, body: page("", evOn("f1", ms(1), "fv1", channel2, "a", "b"))},
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("p1", ms(0), "v1"))},
