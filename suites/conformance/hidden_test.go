@@ -8,10 +8,6 @@ import (
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
-func videosAnswer(body string, ids ...string) *client.Response {
-	return &client.Response{Request: videosRequest(ids, "k"), Status: 200, Body: []byte(body)}
-}
-
 // mostAdmitted allows what any 20-a-minute limiter admits: two fixed
 // windows' worth at once, and a bucket's refill over time.
 func TestMostAdmitted(t *testing.T) {

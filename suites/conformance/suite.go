@@ -159,19 +159,6 @@ func (s *suite) noneOf(rule string, problems []string) {
 	s.NoneOf(rule, problems)
 }
 
-// noneOfProblems fails the spec with problems that each name their
-// requirement, if there are any.
-func (s *suite) noneOfProblems(rule string, ps []Problem) {
-	GinkgoHelper()
-	if len(ps) > 0 {
-		lines := make([]string, len(ps))
-		for i, p := range ps {
-			lines[i] = p.Actual
-		}
-		s.Fail(fmt.Sprintf("%s\n%d problem(s):\n%s", rule, len(ps), listProblems(lines, "  ")), ps...)
-	}
-}
-
 // needKey skips a spec whose key was not given, saying how to give it.
 func needKey(key, flag string) {
 	GinkgoHelper()

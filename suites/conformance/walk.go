@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
@@ -157,18 +156,9 @@ func (w *walk) IDs() []string {
 	return out
 }
 
-// Repeats names every event id seen more than once, and where.
-func (w *walk) Repeats() []string { return append(w.SameEvents(), w.SharedIDs()...) }
-
-// SameEvents names every event the walk shows twice (an id seen again
-// with the same channel, video and createdAt): the walk's fault.
-func (w *walk) SameEvents() []string { return w.repeats(true) }
-
 // SharedIDs names every id that two different events carry (another
 // channel, video or createdAt): the ids' fault, not the walk's.
-func (w *walk) SharedIDs() []string { return w.repeats(false) }
-
-func (w *walk) repeats(same bool) []string {
+func (w *walk) SharedIDs() []string {
 	var out []string
 	first := map[string]walkEvent{}
 	for _, e := range w.Events() {
@@ -178,7 +168,7 @@ func (w *walk) repeats(same bool) []string {
 		if f, ok := first[e.ID]; ok {
 			// two events of one video at one time (a title and a
 			// thumbnail changed together) differ in type
-			if isSame := f.Channel == e.Channel && f.Video == e.Video && f.CreatedAt == e.CreatedAt && f.Type == e.Type; isSame == same {
+			if f.Channel != e.Channel || f.Video != e.Video || f.CreatedAt != e.CreatedAt || f.Type != e.Type {
 				out = append(out, fmt.Sprintf("event id %q at %s repeats %s", e.ID, e.where(w), f.where(w)))
 			}
 			continue
@@ -233,64 +223,6 @@ func (w *walk) SizeProblems(want int) []string {
 		}
 	}
 	return out
-}
-
-// EndProblems names what breaks "nextCursor is null exactly at the end":
-// the walk must end, and a page reached through a cursor must not be
-// empty (the cursor before it should have been null).
-func (w *walk) EndProblems() []string {
-	var out []string
-	if w.endErr != nil {
-		out = append(out, w.endErr.Error())
-	}
-	if n := len(w.Pages); n > 1 && len(w.Pages[n-1].Events) == 0 {
-		out = append(out, fmt.Sprintf("page %d (%s) is empty: page %d should have had a null nextCursor", n, w.Pages[n-1].Resp.Request, n-1))
-	}
-	return out
-}
-
-// compareWalks checks that two walks of the same feed with different page
-// sizes see the same sequence of events. New events may arrive at the head
-// between the two walks, so the later walk may start with a prefix the
-// other lacks; after it, the sequences must agree for as long as both go
-// (to the end when both walks are complete).
-func compareWalks(a, b *walk) []string {
-	ai, bi := a.IDs(), b.IDs()
-	if len(ai) == 0 || len(bi) == 0 {
-		if len(ai) != len(bi) && a.Complete && b.Complete {
-			return []string{fmt.Sprintf("the walk at %s saw %d events (last page %s), the walk at %s saw %d (last page %s)", a.name(), len(ai), a.last(), b.name(), len(bi), b.last())}
-		}
-		return nil
-	}
-	// Align: the head of one walk must appear in the other.
-	ka, kb := 0, 0
-	if j := slices.Index(bi, ai[0]); j >= 0 {
-		kb = j
-	} else if j := slices.Index(ai, bi[0]); j >= 0 {
-		ka = j
-	} else {
-		return []string{fmt.Sprintf("the walks share no event: the walk at %s starts with %q (%s), the walk at %s with %q (%s)", a.name(), ai[0], a.Pages[0].Resp.Request, b.name(), bi[0], b.Pages[0].Resp.Request)}
-	}
-	ra, rb := ai[ka:], bi[kb:]
-	for i := range min(len(ra), len(rb)) {
-		if ra[i] != rb[i] {
-			ea, eb := a.Events()[ka+i], b.Events()[kb+i]
-			return []string{fmt.Sprintf("after %d common events the walks differ (an event skipped or repeated at a page boundary):\n    the walk at %s has %q at %s\n    the walk at %s has %q at %s",
-				i, a.name(), ra[i], ea.where(a), b.name(), rb[i], eb.where(b))}
-		}
-	}
-	if a.Complete && b.Complete && len(ra) != len(rb) {
-		return []string{fmt.Sprintf("both walks reached the end, but the walk at %s saw %d events after the common head (ending with %s) and the walk at %s saw %d (ending with %s)", a.name(), len(ra), a.last(), b.name(), len(rb), b.last())}
-	}
-	return nil
-}
-
-// last names the request of the walk's last page.
-func (w *walk) last() string {
-	if len(w.Pages) == 0 {
-		return "none"
-	}
-	return w.Pages[len(w.Pages)-1].Resp.Request.String()
 }
 
 func (w *walk) name() string {
