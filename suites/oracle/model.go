@@ -594,15 +594,17 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 			j.fail(catalogue.FeedCursorWalk, ptr, "a cursor walk visits each event once", "an event an earlier page of this walk showed", first.resp)
 		}
 	}
+	skipped := false
 	if !troubled(repeats, order) {
-		m.resumes(j, is, evs)
+		skipped = m.resumes(j, is, evs)
 	}
 	emptyEnd := len(evs) == 0 && !hasNext && is.events > 0
 	if emptyEnd {
 		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null nextCursor on the last page: the page before handed out a cursor to a page with no events",
 			"an empty last page", is.resp)
 	}
-	return troubled(repeats, order) || emptyEnd // the page before was the end: its size is no short page
+	// a skip explains a short page; an empty end means the page before was the end
+	return troubled(repeats, order) || skipped || emptyEnd
 }
 
 // seenBefore reports whether the key was shown an event before request
@@ -628,9 +630,9 @@ func ordered(evs []event) bool {
 // ended. An event a whole walk of the key showed strictly between that
 // page's last event and this page's first was skipped: events arrive at
 // the head and none goes.
-func (m *model) resumes(j *judging, is *issue, evs []event) {
+func (m *model) resumes(j *judging, is *issue, evs []event) (skipped bool) {
 	if is.lastID == "" || !is.hasAt || len(evs) == 0 || !evs[0].hasTime {
-		return
+		return false
 	}
 	first := evs[0]
 	on := map[string]bool{}
@@ -638,7 +640,7 @@ func (m *model) resumes(j *judging, is *issue, evs []event) {
 		on[e.id] = true
 	}
 	if !ordered(evs) {
-		return // places by createdAt mean nothing in a page out of order (FEED-ORDER's)
+		return false // places by createdAt mean nothing in a page out of order (FEED-ORDER's)
 	}
 	for _, w := range m.key(j.token).walks {
 		if _, ok := w.events[is.lastID]; !ok || w.unordered {
@@ -650,17 +652,21 @@ func (m *model) resumes(j *judging, is *issue, evs []event) {
 		n := 0
 		for _, id := range sortedKeys(w.events) {
 			e := w.events[id]
-			if e.at <= first.createdAt || e.at >= is.lastAt || on[id] || is.chain.has(id) != nil {
+			// an event that shares the last one's createdAt belongs on this
+			// page too once the page moved past that instant (a cursor by
+			// time loses ties)
+			if e.at <= first.createdAt || e.at > is.lastAt || e.at == is.lastAt && first.createdAt >= is.lastAt || on[id] || is.chain.has(id) != nil {
 				continue
 			}
 			if n++; n > maxPerRule {
-				return
+				return true
 			}
 			j.fail(catalogue.FeedCursorWalk, "/events/0", fmt.Sprintf("the page a cursor leads to resumes where the page that handed it out ended (createdAt %d): a whole walk of the key showed an event between", is.lastAt),
 				fmt.Sprintf("event %s (createdAt %d) skipped: this page begins at createdAt %d", jsondoc.Quote(id, 60), e.at, first.createdAt), is.resp, e.page.resp)
 		}
-		return
+		return n > 0
 	}
+	return false
 }
 
 // tenant judges a page asked with another key's cursor: it shows no event

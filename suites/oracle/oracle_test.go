@@ -186,6 +186,10 @@ var breaks = []struct {
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"), ev("e4", ms(4), "v1"))},
 		{req: feed("limit=1", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))},
 		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("d", ev("e3", ms(3), "v1"))}}},
+	{catalogue.FeedCursorWalk, "a cursor by time that loses an event tied with the page's last", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(2), "v1"), ev("e4", ms(3), "v1"))},
+		{req: feed("limit=2", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c&limit=2", pro), status: 200, body: page("", ev("e4", ms(3), "v1"))}}},
 	{catalogue.FeedCursorWalk, "events new at the head behind a cursor (an offset)", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1")), wait: time.Hour}}},
@@ -353,6 +357,11 @@ var conforming = []struct {
 	name string
 	xs   []ex
 }{
+	{"a tie spread over pages of one event", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(2), "v1"), ev("e4", ms(2), "v1"))},
+		{req: feed("limit=2", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c&limit=1", pro), status: 200, body: page("d", ev("e3", ms(2), "v1"))},
+		{req: feed("cursor=d&limit=1", pro), status: 200, body: page("", ev("e4", ms(2), "v1"))}}},
 	{"health with a bad key refused or served", []ex{
 		{req: health("tcm_nosuchkeynosuchkey"), status: 401, body: errBody},
 		{req: health("nope"), status: 200, body: `{"status":"ok"}`}}},
@@ -438,6 +447,29 @@ func TestPartition(t *testing.T) {
 	} {
 		if got := partition(asked, tc.served, tc.missing); (got == "") != tc.ok {
 			t.Errorf("%s: partition = %q, want ok=%v", tc.name, got, tc.ok)
+		}
+	}
+}
+
+// A cursor that lost an event at a page boundary leaves that page short:
+// the skip is the break, not the page's size.
+func TestASkipExplainsAShortPage(t *testing.T) {
+	w := newWorld()
+	var all []Problem
+	for _, x := range []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(2), "v1"), ev("e4", ms(3), "v1"), ev("e5", ms(4), "v1"))},
+		{req: feed("limit=2", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c&limit=2", pro), status: 200, body: page("d", ev("e4", ms(3), "v1"))},
+		{req: feed("cursor=d&limit=2", pro), status: 200, body: page("", ev("e5", ms(4), "v1"))},
+	} {
+		all = append(all, w.judge(x)...)
+	}
+	if len(all) == 0 {
+		t.Fatal("no problem, want FEED-CURSOR-WALK")
+	}
+	for _, p := range all {
+		if p.Requirement != catalogue.FeedCursorWalk {
+			t.Errorf("blames %s, want FEED-CURSOR-WALK alone: %s", p.Requirement, describe(all))
 		}
 	}
 }
