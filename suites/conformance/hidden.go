@@ -96,7 +96,8 @@ func (s *Session) rareBodies(ctx context.Context) map[string][]string {
 	known := s.knownVideoIDs(ctx, 3)
 	out := map[string][]string{"missing only": {oddID, inventedID(7, 20)}}
 	if len(known) > 0 {
-		out["an id twice"] = []string{known[0], oddID, known[0]}
+		// the missing id in plain ASCII: a 400 is then the repeat's alone
+		out["an id twice"] = []string{known[0], inventedID(8, 20), known[0]}
 		out["served only"] = known
 	}
 	return out

@@ -110,9 +110,12 @@ func Run(t TB, cfg Config) error {
 			return interrupted(t, r, context.Cause(ctx))
 		}
 	}
-	// Ginkgo's own deadline is the run's: it counts from here, not from
-	// the start, so it is what the preflight left.
-	suiteConfig.Timeout = min(suiteConfig.Timeout, max(time.Until(end), time.Second))
+	// Ginkgo's own deadline is the run's and a little more: it counts from
+	// here, not from the start, so it is what the preflight left. The run
+	// stops its specs itself at the deadline (stopRun); Ginkgo's timeout
+	// strikes only a spec that did not stop, and never the report nodes
+	// that follow the run's end (--ginkgo.json-report was left empty).
+	suiteConfig.Timeout = min(suiteConfig.Timeout, max(time.Until(end), time.Second)+afterDeadline)
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
 	if r.final != nil { // process 1
 		r.report(t, *r.final)
@@ -289,6 +292,11 @@ func interrupted(t TB, r *run, cause error) error {
 	t.Fail()
 	return &IncompleteError{Reason: "the run was " + reason}
 }
+
+// afterDeadline is how long after the run's deadline Ginkgo's own timeout
+// strikes: time for the specs stopped at the deadline to return and for
+// the reports to be written.
+const afterDeadline = 5 * time.Second
 
 // memoryLimit is the heap Run asks the garbage collector to stay under, well
 // below the 512 MiB the suite promises to stay within whatever a target sends.

@@ -409,6 +409,11 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 			}
 		}
 	}
+	if owner == catalogue.VideosBadBody && repeatsAnID(ids) {
+		// a valid body refused for an id it holds twice: the count's rule
+		// says what a batch of at most 20 ids is, repeats included
+		owner = catalogue.VideosIDsMax
+	}
 	switch {
 	case unsure:
 		return either, catalogue.VideosIDLen, "an id of combining marks, past 32 characters as code points and not as characters"
@@ -418,6 +423,17 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 		return either, catalogue.VideosBadBody, "members besides videoIds (the contract shows none: a server may ignore or refuse them)"
 	}
 	return valid, owner, ""
+}
+
+func repeatsAnID(ids []string) bool {
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			return true
+		}
+		seen[id] = true
+	}
+	return false
 }
 
 // graphemes counts characters as a reader sees them: a combining mark

@@ -484,6 +484,13 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 		}
 	} else {
 		nd.root, nd.troubled = parent.root, parent.troubled || troubled
+		if parent.short != nil && !nd.troubled && len(evs) > 0 {
+			// its cursor led on to more events, and kept its place: the
+			// short page was not the last (a walk cut before its end
+			// would never say so)
+			j.failShort(parent.short)
+			parent.short = nil
+		}
 		if short != nil {
 			nd.short = short
 		}

@@ -244,6 +244,7 @@ var breaks = []struct {
 	{catalogue.VideosIDsMin, "empty served", []ex{{req: videos(`{"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
 	{catalogue.VideosIDsMin, "one refused", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDsMax, "21 served", []ex{{req: videos(`{"videoIds":["1","2","3","4","5","6","7","8","9","10","11","12","13","14","15","16","17","18","19","20","21"]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	{catalogue.VideosIDsMax, "an id twice refused", []ex{{req: videos(`{"videoIds":["a","b","a"]}`, pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDLen, "33 served", []ex{{req: videos(`{"videoIds":["`+strings.Repeat("x", 33)+`"]}`, pro), status: 200, body: videosAnswer([]string{strings.Repeat("x", 33)})}}},
 	{catalogue.VideosBadBody, "a member in another case", []ex{{req: videos(`{"VideoIds":["a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosBadBody, "trailing data", []ex{{req: videos(`{"videoIds":["a"]} x`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
@@ -471,5 +472,22 @@ func TestASkipExplainsAShortPage(t *testing.T) {
 		if p.Requirement != catalogue.FeedCursorWalk {
 			t.Errorf("blames %s, want FEED-CURSOR-WALK alone: %s", p.Requirement, describe(all))
 		}
+	}
+}
+
+// A short page whose cursor led on to more events, its place kept, broke
+// its limit, though the walk never reached its end.
+func TestAShortPageAWalkWentPastBreaksItsLimit(t *testing.T) {
+	w := newWorld()
+	var all []Problem
+	for _, x := range []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c&limit=2", pro), status: 200, body: page("d", ev("e3", ms(3), "v1"))},
+		{req: feed("cursor=d&limit=2", pro), status: 200, body: page("f", ev("e4", ms(4), "v1"), ev("e5", ms(5), "v1"))},
+	} {
+		all = append(all, w.judge(x)...)
+	}
+	if len(all) != 1 || all[0].Requirement != catalogue.FeedLimit {
+		t.Fatalf("want FEED-LIMIT alone, got: %s", describe(all))
 	}
 }

@@ -212,7 +212,7 @@ func runArgs(t *testing.T, o runOptions, args []string) result {
 		t.Fatalf("no Ginkgo JSON report: %v\n%s", err, r.output)
 	}
 	if err := json.Unmarshal(raw, &r.reports); err != nil {
-		t.Fatalf("Ginkgo JSON report: %v", err)
+		t.Fatalf("Ginkgo JSON report: %v\n%s", err, tail(r.output, 3000))
 	}
 	return r
 }
