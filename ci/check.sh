@@ -24,12 +24,14 @@ failed=()
 run() {
 	local name="$1"
 	shift
+	local t=$SECONDS
 	steps=$((steps + 1))
 	printf '\n==> %s\n' "$name"
 	if ! "$@"; then
 		echo "==> FAILED: $name"
 		failed+=("$name")
 	fi
+	echo "==> took $((SECONDS - t)) s"
 }
 
 # leftovers: what the run started that still runs, one line each: the
@@ -107,14 +109,6 @@ collect() {
 	done
 }
 
-# timed COMMAND...: runs it and prints how long it took.
-timed() {
-	local t=$SECONDS code=0
-	"$@" || code=$?
-	echo "==> took $((SECONDS - t)) s"
-	return "$code"
-}
-
 run "go version" go version
 # The real-time runs wait on 20-a-minute windows, one simulator process of
 # their own each: they overlap with the rest of the steps.
@@ -149,11 +143,11 @@ collect
 #   run "what it does" command args...
 # The simulator load benchmark (ci/load/) is NOT run in CI by default.
 # ---------------------------------------------------------------------------
-# First contact (issue 26), each step timed: the release before the README,
+# First contact (issue 26): the release before the README,
 # whose builds reuse its build cache (-trimpath, CGO_ENABLED=0).
-run "a release: six static binaries, the image (built twice: the same bytes), SHA256SUMS; the linux/amd64 one judges its own simulator (ci/release.sh)" timed env REPRO=1 ci/release.sh v0.0.0-ci
-run "the README's first screen and runnable examples, as written, in a fresh clone (ci/readme.sh)" timed ci/readme.sh
-run "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" timed ci/ui.sh
+run "a release: six static binaries, the image (built twice: the same bytes), SHA256SUMS; the linux/amd64 one judges its own simulator (ci/release.sh)" env REPRO=1 ci/release.sh v0.0.0-ci
+run "the README's first screen and runnable examples, as written, in a fresh clone (ci/readme.sh)" ci/readme.sh
+run "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" ci/ui.sh
 
 run "nothing this run started still runs: no process with its TCM_CI_RUN, no podman container with its label" nothing_left
 

@@ -266,7 +266,7 @@ func TestPacedAndPolite(t *testing.T) {
 	log.Reset()
 	orig.Advance(time.Hour) // the server's window forgets the first recording
 	res = recordTo(t, orig, ourl, filepath.Join(t.TempDir(), "paced.json"), &log, func(r *Recorder) { r.Rate = 3 })
-	if strings.Contains(log.String(), "429") || !strings.Contains(log.String(), "3 requests in the last minute with this key: waiting") {
+	if strings.Contains(log.String(), "429 with Retry-After") || !strings.Contains(log.String(), "3 requests in the last minute with this key: waiting") {
 		t.Errorf("at 3 a minute, the recorder paced itself badly:\n%s", log.String())
 	}
 	if v := judge.Snapshot(true); !v.Passed {
