@@ -19,12 +19,13 @@ first="${1:-101}" count="${2:-50}"
 go build -o "$work/simulator" ./cmd/simulator
 go test -c -o "$work/suite.test" ./suites
 
-failed=0 t0=$SECONDS
-for n in $(seq "$first" $((first + count - 1))); do
-	draw="$n"
+# judge N: one draw, its line (and what failed) in $work/drawN.out, and
+# $work/drawN.failed when it failed. Two draws at once: each run is a
+# process of its own, and the suite on a manual clock waits on nothing.
+judge() {
+	local n="$1" draw="$1" t=$SECONDS code=0 report
 	[[ $n == *5 ]] && draw="$n:heavy"
 	start "draw$n" --speed 0 --conforming-draw "$draw"
-	t=$SECONDS code=0
 	(cd "$work" && timeout 300 "$work/suite.test" --target "$(field "draw$n" url)" --pro-key "$(field "draw$n" proKey)" \
 		--free-key "$(field "draw$n" freeKey)" --revoked-key "$(field "draw$n" revokedKey)" --control-clock \
 		--report-dir "$work/draw$n" --ginkgo.no-color >"$work/draw$n.suite.log" 2>&1) || code=$?
@@ -33,11 +34,28 @@ for n in $(seq "$first" $((first + count - 1))); do
 		"$(jq -r .totals.passed "$report" 2>/dev/null || echo '?')" "$(jq -r .totals.failed "$report" 2>/dev/null || echo '?')" \
 		"$(jq -r .totals.requests "$report" 2>/dev/null || echo '?')" "$(jq -r .outcome "$report" 2>/dev/null || echo '?')"
 	if [[ $code -ne 0 ]]; then
-		failed=1
+		touch "$work/draw$n.failed"
 		sed -n '/conforming draw/,/framing:/p' "$work/draw$n.log"
 		grep -E "\[FAIL\]|\[FAILED\]" "$work/draw$n.suite.log" | head -20
 	fi
 	kill "${pids[-1]}" 2>/dev/null || true
+}
+
+failed=0 t0=$SECONDS
+last=$((first + count - 1))
+for n in $(seq "$first" "$last"); do
+	judge "$n" >"$work/draw$n.out" 2>&1 &
+	pids+=("$!")
+	if (($(jobs -rp | wc -l) >= 2)); then
+		wait -n || true
+	fi
 done
-echo "$count draws in $((SECONDS - t0)) s: $([[ $failed -eq 0 ]] && echo 'all passed' || echo 'FALSE FAILURES of the suite above')"
+wait || true
+for n in $(seq "$first" "$last"); do
+	cat "$work/draw$n.out"
+	if [[ -e "$work/draw$n.failed" || ! -s "$work/draw$n.out" ]]; then
+		failed=1
+	fi
+done
+echo "$count draws in $((SECONDS - t0)) s, two at a time: $([[ $failed -eq 0 ]] && echo 'all passed' || echo 'FALSE FAILURES of the suite above')"
 exit $failed

@@ -18,7 +18,7 @@ import (
 // (fewer with -short), so that go test ./... keeps within its minute;
 // TCM_DRAWS=first-last (or one number) picks others, and ci/draws.sh
 // judges 50 more, each a simulator process.
-const drawCount, shortDrawCount = 6, 4
+const drawCount, shortDrawCount = 4, 3
 
 // TestConformingDrawsPass runs the suite against conforming servers whose
 // every open choice is drawn from a number (package simulator/variant): a
