@@ -260,17 +260,7 @@ func settingErrors(cfg *Config, sc types.SuiteConfig) []string {
 // (incomplete, saying why), and the test failed.
 func refuse(t TB, r *run, err error) error {
 	reason := r.Redactor().String(strings.Join(strings.Fields(err.Error()), " "))
-	where := ""
-	if cat, cerr := catalogue.Load(); cerr == nil {
-		m := report.Meta{Target: r.Target().URL, SuiteVersion: SuiteVersion, Started: r.started, Finished: time.Now(),
-			Config: r.cfg.Describe(), Errored: "the run was refused: " + reason}
-		if werr := report.FromSpecs(nil, cat, m).WriteFiles(r.cfg.ReportDir, r.Redactor().String); werr == nil {
-			where = " (report: " + filepath.Join(r.cfg.ReportDir, report.HTMLFile) + ")"
-		}
-	}
-	fmt.Fprintf(r.logWriter(), "the run was refused: %s%s\n", reason, where)
-	r.logWriter().Flush()
-	t.Fail()
+	endUnstarted(t, r, "refused: "+reason)
 	return &RefusedError{Reason: reason}
 }
 
@@ -279,18 +269,24 @@ func refuse(t TB, r *run, err error) error {
 // failed.
 func interrupted(t TB, r *run, cause error) error {
 	reason := fmt.Sprintf("interrupted (%v) during the preflight, before any spec ran", cause)
+	endUnstarted(t, r, reason)
+	return &IncompleteError{Reason: "the run was " + reason}
+}
+
+// endUnstarted writes the reports of a run no spec ran in, and says why
+// on the log: "the run was " + why.
+func endUnstarted(t TB, r *run, why string) {
 	where := ""
 	if cat, cerr := catalogue.Load(); cerr == nil {
 		m := report.Meta{Target: r.Target().URL, SuiteVersion: SuiteVersion, Started: r.started, Finished: time.Now(),
-			Config: r.cfg.Describe(), Errored: "the run was " + reason}
+			Config: r.cfg.Describe(), Errored: "the run was " + why}
 		if werr := report.FromSpecs(nil, cat, m).WriteFiles(r.cfg.ReportDir, r.Redactor().String); werr == nil {
 			where = " (report: " + filepath.Join(r.cfg.ReportDir, report.HTMLFile) + ")"
 		}
 	}
-	fmt.Fprintf(r.logWriter(), "the run was %s%s\n", reason, where)
+	fmt.Fprintf(r.logWriter(), "the run was %s%s\n", why, where)
 	r.logWriter().Flush()
 	t.Fail()
-	return &IncompleteError{Reason: "the run was " + reason}
 }
 
 // afterDeadline is how long after the run's deadline Ginkgo's own timeout
