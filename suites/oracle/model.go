@@ -148,8 +148,8 @@ type keyState struct {
 	// throttledAt: the key's last feed answer, when it was a 429
 	throttledAt   *client.Response
 	throttledTime time.Time
-	// sent: the numbers of the key's requests as they were sent
-	sent []int
+	// sent: the key's requests as they were sent, their numbers and when
+	sent []sentAt
 	// firstAt: when the run first sent on the key
 	firstAt time.Time
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
@@ -276,9 +276,14 @@ func (m *model) window(j *judging) {
 	if k.firstAt.IsZero() {
 		k.firstAt = at
 	}
-	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !at.Before(p.after) && j.o.opt.Exclusive && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
-		// the first request of the key since its 429, sent after waiting
-		// what Retry-After said
+	sent, ok := k.sentTime(j.resp.Seq)
+	if !ok {
+		sent = at
+	}
+	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !sent.Before(p.after) && j.o.opt.Exclusive && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
+		// the first request of the key since its 429, sent (not only
+		// answered: the clock moves while a request is out) after
+		// waiting what Retry-After said
 		if st == http.StatusTooManyRequests && !j.o.drifted() {
 			j.fail(catalogue.RateRetryAfter, "", fmt.Sprintf("not 429: the key waited %s, what the 429 before said, and sent nothing meanwhile", p.after.Sub(p.resp.Sent).Round(time.Millisecond)),
 				"status 429 again", p.resp)
@@ -338,12 +343,29 @@ func redactKey(auth, token string) string {
 // sentBetween reports a request of the key sent after request a and
 // before request b (answered or not yet).
 func (k *keyState) sentBetween(a, b int) bool {
-	for _, n := range k.sent {
-		if n > a && n < b {
+	for _, x := range k.sent {
+		if x.seq > a && x.seq < b {
 			return true
 		}
 	}
 	return false
+}
+
+// sentAt is a request of a key as it was sent: its number in the run and
+// the target's time then.
+type sentAt struct {
+	seq int
+	at  time.Time
+}
+
+// sentTime is when the key's request number seq was sent.
+func (k *keyState) sentTime(seq int) (time.Time, bool) {
+	for i := len(k.sent) - 1; i >= 0; i-- {
+		if k.sent[i].seq == seq {
+			return k.sent[i].at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // slack is the clock's uncertainty around a window's edge.

@@ -121,7 +121,8 @@ func (o *Oracle) drifted() bool { return o.opt.Drifted != nil && o.opt.Drifted()
 func (o *Oracle) frozen(a, b time.Time) bool { return o.opt.Frozen != nil && o.opt.Frozen(a, b) }
 
 // Sending tells the oracle of a request as it is sent (its number in the
-// run): which requests of a key went between two of its answers.
+// run): which requests of a key went between two of its answers, and
+// when each went (the clock moves while a request is out).
 func (o *Oracle) Sending(req client.Request, seq int) {
 	c, token := o.keys.credential(req)
 	if c.bad() || o.keys.plan(token) == "" {
@@ -130,7 +131,7 @@ func (o *Oracle) Sending(req client.Request, seq int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	k := o.m.key(token)
-	k.sent = append(k.sent, seq)
+	k.sent = append(k.sent, sentAt{seq: seq, at: o.now()})
 	if len(k.sent) > maxSentKept {
 		k.sent = k.sent[len(k.sent)-maxSentKept/2:]
 	}

@@ -46,6 +46,9 @@ type ex struct {
 	header http.Header
 	body   string
 	wait   time.Duration
+	// out: how long before it was judged the request was sent (the clock
+	// moved while it was out)
+	out time.Duration
 }
 
 func retryAfter(v string) http.Header {
@@ -71,11 +74,15 @@ func burst(key string, n int) []ex {
 func (w *world) judge(e ex) []Problem {
 	w.now = w.now.Add(e.wait)
 	w.seq++
+	answered := w.now
+	w.now = w.now.Add(-e.out)
+	w.o.Sending(e.req, w.seq)
+	w.now = answered
 	h := e.header
 	if h == nil {
 		h = http.Header{"Content-Type": {"application/json"}}
 	}
-	return w.o.Judge(&client.Response{Request: e.req, Status: e.status, Header: h, Body: []byte(e.body), Seq: w.seq, Sent: w.now})
+	return w.o.Judge(&client.Response{Request: e.req, Status: e.status, Header: h, Body: []byte(e.body), Seq: w.seq, Sent: w.now.Add(-e.out)})
 }
 
 func feed(query, key string) client.Request {
@@ -358,6 +365,9 @@ var conforming = []struct {
 	name string
 	xs   []ex
 }{
+	{"a 429 to a request sent before the Retry-After had passed, answered after", append(burst(pro, 20),
+		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("5"), body: errBody},
+		ex{req: feed("limit=2", pro), status: 429, header: retryAfter("5"), body: errBody, wait: 6 * time.Second, out: 2 * time.Second})},
 	{"a tie spread over pages of one event", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(2), "v1"), ev("e4", ms(2), "v1"))},
 		{req: feed("limit=2", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
