@@ -113,7 +113,7 @@ func (ex *explorer) start() {
 				continue
 			}
 			key := map[explore.Spend]string{explore.SpendPro: s.tg.Pro, explore.SpendFree: s.tg.Free}[spend]
-			s.pace.lane(s.runCtx, "explored requests on "+string(spend), func(ctx context.Context) {
+			s.pace.Lane(s.runCtx, "explored requests on "+string(spend), func(ctx context.Context) {
 				for len(vs) > 0 {
 					// the variant whose operation's window has room first:
 					// the feed's and tracked videos' windows are spent
@@ -165,7 +165,7 @@ func (ex *explorer) send(ctx context.Context, key string, keys explore.Keys, v e
 		return
 	}
 	if key != "" {
-		release, err := s.pace.hold(ctx, key)
+		release, err := s.pace.Hold(ctx, key)
 		if err != nil {
 			note("%s: not sent: %v", v.Name, err)
 			return

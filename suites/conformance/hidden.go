@@ -275,7 +275,7 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 	lo := &lockout{key: key}
 	// The probes' lanes are done first: nothing else spends a key's window
 	// meanwhile.
-	if err := s.pace.drain(ctx); err != nil {
+	if err := s.pace.Drain(ctx); err != nil {
 		s.failf("%v", err)
 	}
 	// The span is the target's: a server whose clock moves with every

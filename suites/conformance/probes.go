@@ -730,7 +730,7 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 				fail(err)
 				return
 			}
-			s.pace.alone(ctx, func(ctx context.Context) {
+			s.pace.Alone(ctx, func(ctx context.Context) {
 				if got := sendIn(ctx, read, true); got != nil {
 					r.context = append(r.context, got)
 				}

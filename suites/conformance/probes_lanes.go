@@ -11,6 +11,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/pace"
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
@@ -130,7 +131,7 @@ func (pr *prober) startLanes(ctx context.Context) {
 			return cmp.Or(cmp.Compare(rank(a.p), rank(b.p)), cmp.Compare(order[a.p.Shape], order[b.p.Shape]))
 		})
 		if len(seqs) > 0 {
-			s.pace.lane(s.runCtx, name, func(ctx context.Context) { pr.runLane(ctx, name, seqs) })
+			s.pace.Lane(s.runCtx, name, func(ctx context.Context) { pr.runLane(ctx, name, seqs) })
 		}
 	}
 }
@@ -159,7 +160,7 @@ func (pr *prober) runLane(ctx context.Context, name string, seqs []laneSeq) {
 		i := pr.pick(key, seqs)
 		q := seqs[i]
 		seqs = slices.Delete(seqs, i, i+1)
-		release, err := pr.s.pace.hold(ctx, q.keys...)
+		release, err := pr.s.pace.Hold(ctx, q.keys...)
 		if err != nil {
 			for _, q := range append(seqs, q) {
 				q.r.once.Do(func() { q.r.blocked = "the run ended before the probe's requests were sent: " + err.Error() })
@@ -273,7 +274,7 @@ func (pr *prober) exec(ctx context.Context, p probe.Probe, r *probeRun) {
 // requests of its path in its window, by what the suite sent on it: a
 // lane spends a key's window without a 429 where it can.
 func (pr *prober) pace(ctx context.Context, req client.Request, n int) error {
-	if ctx.Value(inLane{}) == nil {
+	if !pace.InLane(ctx) {
 		return nil
 	}
 	key := ""

@@ -11,6 +11,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/pace"
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
@@ -98,8 +99,8 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 	// is held that long, with room for that request.
 	other := func() {}
 	defer func() { other() }()
-	if key != s.tg.Pro && p.Shape == probe.AfterBurst && ctx.Value(inLane{}) != nil {
-		release, err := s.pace.hold(ctx, s.tg.Pro)
+	if key != s.tg.Pro && p.Shape == probe.AfterBurst && pace.InLane(ctx) {
+		release, err := s.pace.Hold(ctx, s.tg.Pro)
 		if err == nil {
 			other = release
 			err = pr.waitRoom(ctx, s.tg.Pro, "", 1, "room in the Pro key's window for one request while the other key is throttled")

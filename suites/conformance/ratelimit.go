@@ -49,12 +49,12 @@ func (s *suite) wait(ctx context.Context, d time.Duration, why string) error {
 
 // targetClock is the target's clock: the session's, or the wall clock.
 // Its waits move the world (new events); waits for a rate window go
-// through the pacer (wait).
+// through the run's Pacer (package pace).
 func (s *suite) targetClock() client.Clock {
 	if s.clock == nil {
 		return client.WallClock{}
 	}
-	return world{s.pace}
+	return s.pace.World()
 }
 
 // budget waits until the key has room for n more requests in its window,
@@ -77,7 +77,7 @@ func (s *suite) roomIn(key, path string, n int) time.Duration {
 	if len(uses)+n <= limit {
 		return 0
 	}
-	return uses[len(uses)+n-limit-1].Add(schemas.RateWindow + paceGrain).Sub(s.pace.now())
+	return uses[len(uses)+n-limit-1].Add(schemas.RateWindow + paceGrain).Sub(s.pace.ClientTime())
 }
 
 // runBurst sends feed requests on key until the first 429, at most until

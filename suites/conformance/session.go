@@ -20,6 +20,7 @@ import (
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/oracle"
+	"github.com/tcmkit/tcmkit/suites/pace"
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
@@ -48,7 +49,7 @@ type Session struct {
 	clock client.Clock
 	// pace lets time pass for rate windows, and runs the probes' lanes
 	// (pace.go).
-	pace *pacer
+	pace *pace.Pacer
 	c    *client.Client
 	// or is the contract oracle every exchange goes through, and ledger
 	// what it found (oracle.go).
@@ -183,13 +184,13 @@ func (s *Session) ready() {
 		if inner == nil {
 			inner = client.WallClock{}
 		}
-		pace := newPacer(s.runCtx, inner, s.logWriter())
+		pc := pace.New(s.runCtx, inner, s.logWriter())
 		c := &client.Client{
 			BaseURL: tg.URL,
 			HTTP:    s.cfg.HTTP,
-			Clock:   pace,
-			Now:     pace.now,
-			Gate:    pace.exchange,
+			Clock:   pc,
+			Now:     pc.ClientTime,
+			Gate:    pc.Exchange,
 			MaxWait: s.cfg.MaxWait,
 			Timeout: s.cfg.RequestTimeout,
 			MaxBody: int64(s.cfg.MaxBody),
@@ -197,14 +198,14 @@ func (s *Session) ready() {
 			Log:     s.logWriter(),
 			KeyVar:  tg.keyVar,
 		}
-		or := oracle.New(oracle.Options{Keys: tg.oracleKeys(), Exclusive: pace.virtual, Now: pace.targetNow,
-			Calendar: s.calendar, Drifted: s.drifted, Frozen: func(a, b time.Time) bool { return pace.virtual && !s.drifted() && a.Equal(b) }})
+		or := oracle.New(oracle.Options{Keys: tg.oracleKeys(), Exclusive: pc.Virtual(), Now: pc.TargetTime,
+			Calendar: s.calendar, Drifted: s.drifted, Frozen: func(a, b time.Time) bool { return pc.Virtual() && !s.drifted() && a.Equal(b) }})
 		c.Observe = func(_ context.Context, r *client.Response) { s.judged(or, r) }
 		c.Sending = or.Sending
 		s.mu.Lock()
 		s.or = or
 		s.tg, s.tgSet = tg, true
-		s.clock, s.g, s.c, s.pace = clock, g, c, pace
+		s.clock, s.g, s.c, s.pace = clock, g, c, pc
 		s.mu.Unlock()
 	})
 }
@@ -229,7 +230,7 @@ func (s *Session) Waited() (waited, moved time.Duration, ok bool) {
 	s.mu.Lock()
 	p := s.pace
 	s.mu.Unlock()
-	if p == nil || !p.virtual {
+	if p == nil || !p.Virtual() {
 		return 0, 0, false
 	}
 	waited, moved = p.Waited()
@@ -246,10 +247,10 @@ func (s *Session) calendar() time.Time {
 		ctx, cancel := context.WithTimeout(s.runCtx, s.cfg.RequestTimeout)
 		defer cancel()
 		if t, err := s.clock.Now(ctx); err == nil {
-			s.calOffset = t.Sub(s.pace.targetNow())
+			s.calOffset = t.Sub(s.pace.TargetTime())
 		}
 	})
-	return s.pace.targetNow().Add(s.calOffset)
+	return s.pace.TargetTime().Add(s.calOffset)
 }
 
 // drifted reports whether the target's clock, one the suite moves, moved

@@ -1,4 +1,4 @@
-package conformance
+package pace
 
 import (
 	"context"
@@ -42,14 +42,14 @@ func TestPacerLanesOverlapOnAVirtualClock(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &fakeVirtual{}
-			p := newPacer(context.Background(), clock, nil)
+			p := New(context.Background(), clock, nil)
 			var wg sync.WaitGroup
 			wg.Add(3)
 			errs := make(chan error, 3)
 			for _, keys := range tc.keys {
-				p.lane(context.Background(), "lane", func(ctx context.Context) {
+				p.Lane(context.Background(), "lane", func(ctx context.Context) {
 					defer wg.Done()
-					release, err := p.hold(ctx, keys...)
+					release, err := p.Hold(ctx, keys...)
 					if err != nil {
 						errs <- err
 						return
@@ -64,7 +64,7 @@ func TestPacerLanesOverlapOnAVirtualClock(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			if err := p.drain(context.Background()); err != nil {
+			if err := p.Drain(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			close(errs)
@@ -73,7 +73,7 @@ func TestPacerLanesOverlapOnAVirtualClock(t *testing.T) {
 			}
 			waited, _ := p.Waited()
 			if clock.moved != tc.want || waited != tc.want {
-				t.Errorf("the clock moved %s (the pacer says %s), want %s", clock.moved, waited, tc.want)
+				t.Errorf("the clock moved %s (the Pacer says %s), want %s", clock.moved, waited, tc.want)
 			}
 		})
 	}
@@ -83,8 +83,8 @@ func TestPacerLanesOverlapOnAVirtualClock(t *testing.T) {
 // world is no wait.
 func TestPacerOutsideLanes(t *testing.T) {
 	clock := &fakeVirtual{}
-	p := newPacer(context.Background(), clock, nil)
-	before := p.now()
+	p := New(context.Background(), clock, nil)
+	before := p.ClientTime()
 	if err := p.Wait(context.Background(), 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -95,19 +95,19 @@ func TestPacerOutsideLanes(t *testing.T) {
 	if waited != 30*time.Second || moved != time.Hour || clock.moved != time.Hour+30*time.Second {
 		t.Errorf("waited %s, moved %s, the clock %s: want 30s, 1h, 1h0m30s", waited, moved, clock.moved)
 	}
-	if got := p.now().Sub(before); got != 30*time.Second {
+	if got := p.ClientTime().Sub(before); got != 30*time.Second {
 		t.Errorf("the suite's records moved %s, want the 30 s waited (the world's moves left out)", got)
 	}
 }
 
 // A sequence that runs alone holds every other exchange back.
 func TestPacerAlone(t *testing.T) {
-	p := newPacer(context.Background(), &fakeVirtual{}, nil)
+	p := New(context.Background(), &fakeVirtual{}, nil)
 	inside := make(chan struct{})
 	release := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
-		p.alone(context.Background(), func(context.Context) {
+		p.Alone(context.Background(), func(context.Context) {
 			close(inside)
 			<-release
 		})
@@ -116,7 +116,7 @@ func TestPacerAlone(t *testing.T) {
 	<-inside
 	sent := make(chan struct{})
 	go func() {
-		p.exchange(context.Background())()
+		p.Exchange(context.Background())()
 		close(sent)
 	}()
 	select {

@@ -1,4 +1,7 @@
-package conformance
+// Package pace is the one way a conformance run lets time pass for rate
+// windows: in lanes, one per key, on the wall clock or a target's manual
+// clock.
+package pace
 
 import (
 	"context"
@@ -12,7 +15,7 @@ import (
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
-// The pacer is the one way the suite lets time pass for rate windows. The
+// A Pacer is the one way the suite lets time pass for rate windows. The
 // rate limit counts per key, so the probes' request sequences run in lanes,
 // one per valid key (and one for the requests without a valid key): one
 // key's lockout waits while another key's probes are sent. A lane holds
@@ -30,10 +33,13 @@ import (
 // inLane marks the context of a lane's work.
 type inLane struct{}
 
+// InLane reports whether ctx is a lane's work (Lane).
+func InLane(ctx context.Context) bool { return ctx.Value(inLane{}) != nil }
+
 // aloneCtx marks the context of a sequence that runs alone.
 type aloneCtx struct{}
 
-type pacer struct {
+type Pacer struct {
 	inner   client.Clock // the target's clock
 	virtual bool
 	log     io.Writer       // where a real wait counts down
@@ -68,23 +74,23 @@ type claim struct {
 	granted bool
 }
 
-func newPacer(ctx context.Context, inner client.Clock, log io.Writer) *pacer {
+func New(ctx context.Context, inner client.Clock, log io.Writer) *Pacer {
 	v, ok := inner.(interface{ Virtual() bool })
-	p := &pacer{inner: inner, virtual: ok && v.Virtual(), log: log, ctx: ctx, base: time.Now(), held: map[string]bool{}}
+	p := &Pacer{inner: inner, virtual: ok && v.Virtual(), log: log, ctx: ctx, base: time.Now(), held: map[string]bool{}}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
 
 // Virtual reports whether waiting takes no real time.
-func (p *pacer) Virtual() bool { return p.virtual }
+func (p *Pacer) Virtual() bool { return p.virtual }
 
 // Now is the target's time.
-func (p *pacer) Now(ctx context.Context) (time.Time, error) { return p.inner.Now(ctx) }
+func (p *Pacer) Now(ctx context.Context) (time.Time, error) { return p.inner.Now(ctx) }
 
 // now is the time the suite records its requests at: the wall clock, or
 // on a virtual clock the time its waits let pass (the world's moves left
 // out, so that a key's window is never thought emptier than it is).
-func (p *pacer) now() time.Time {
+func (p *Pacer) ClientTime() time.Time {
 	if !p.virtual {
 		return time.Now()
 	}
@@ -97,7 +103,7 @@ func (p *pacer) now() time.Time {
 // every wait and move since the run began (the contract oracle compares
 // times of exchanges, never reads them against a calendar); else the wall
 // clock.
-func (p *pacer) targetNow() time.Time {
+func (p *Pacer) TargetTime() time.Time {
 	if !p.virtual {
 		return time.Now()
 	}
@@ -108,14 +114,14 @@ func (p *pacer) targetNow() time.Time {
 
 // Waited is the time the run let pass for rate windows: on a virtual
 // clock what it moved the clock by for them (its moves of the world apart).
-func (p *pacer) Waited() (waited, moved time.Duration) {
+func (p *Pacer) Waited() (waited, moved time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.waited, p.moved
 }
 
 // Wait lets d pass, for a rate window.
-func (p *pacer) Wait(ctx context.Context, d time.Duration) error {
+func (p *Pacer) Wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
@@ -165,7 +171,7 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // move moves the world (a virtual clock) by d: new events, not a wait.
-func (p *pacer) move(ctx context.Context, d time.Duration) error {
+func (p *Pacer) move(ctx context.Context, d time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.inner.Wait(ctx, d); err != nil {
@@ -176,7 +182,11 @@ func (p *pacer) move(ctx context.Context, d time.Duration) error {
 }
 
 // world is the target's clock for moving the world: its waits are moves.
-type world struct{ p *pacer }
+type world struct{ p *Pacer }
+
+// World is the clock that moves the target's world (its events), apart
+// from the waits for rate windows: Waited counts its moves apart.
+func (p *Pacer) World() client.Clock { return world{p} }
 
 func (w world) Wait(ctx context.Context, d time.Duration) error { return w.p.move(ctx, d) }
 func (w world) Now(ctx context.Context) (time.Time, error)      { return w.p.inner.Now(ctx) }
@@ -184,7 +194,7 @@ func (w world) Virtual() bool                                   { return w.p.vir
 
 // block waits (p.mu held) until done reports true, the context ends or
 // the virtual clock fails; it reports whether done.
-func (p *pacer) block(ctx context.Context, done func() bool) bool {
+func (p *Pacer) block(ctx context.Context, done func() bool) bool {
 	stop := context.AfterFunc(ctx, func() {
 		p.mu.Lock()
 		p.cond.Broadcast()
@@ -197,7 +207,7 @@ func (p *pacer) block(ctx context.Context, done func() bool) bool {
 	return done()
 }
 
-func (p *pacer) stopped(ctx context.Context) error {
+func (p *Pacer) stopped(ctx context.Context) error {
 	if p.err != nil {
 		return p.err
 	}
@@ -206,7 +216,7 @@ func (p *pacer) stopped(ctx context.Context) error {
 
 // settle moves a virtual clock (p.mu held) while every lane waits: to the
 // earliest time one waits for, waking those whose time came.
-func (p *pacer) settle() {
+func (p *Pacer) settle() {
 	for p.active == 0 && len(p.sleep) > 0 && p.err == nil && !p.ready() {
 		next := p.sleep[0].until
 		for _, sl := range p.sleep {
@@ -231,14 +241,14 @@ func (p *pacer) settle() {
 }
 
 // ready reports whether a blocked lane may go on: the clock waits for it.
-func (p *pacer) ready() bool {
+func (p *Pacer) ready() bool {
 	return slices.ContainsFunc(p.idlers, func(until *func() bool) bool { return (*until)() })
 }
 
 // idle blocks a lane (p.mu held) until until reports true, for something
 // other than the clock: a virtual clock may move meanwhile, unless until
 // is already true.
-func (p *pacer) idle(ctx context.Context, until func() bool) bool {
+func (p *Pacer) idle(ctx context.Context, until func() bool) bool {
 	if ctx.Value(inLane{}) == nil || until() {
 		return p.block(ctx, until)
 	}
@@ -252,7 +262,7 @@ func (p *pacer) idle(ctx context.Context, until func() bool) bool {
 }
 
 // lane runs work in its own goroutine, as a lane.
-func (p *pacer) lane(ctx context.Context, name string, work func(context.Context)) {
+func (p *Pacer) Lane(ctx context.Context, name string, work func(context.Context)) {
 	p.mu.Lock()
 	p.lanes++
 	p.active++
@@ -273,7 +283,7 @@ func (p *pacer) lane(ctx context.Context, name string, work func(context.Context
 
 // hold takes the keys for a sequence, waiting while another lane holds
 // one of them; release gives them back. Claims are granted in order.
-func (p *pacer) hold(ctx context.Context, keys ...string) (release func(), err error) {
+func (p *Pacer) Hold(ctx context.Context, keys ...string) (release func(), err error) {
 	keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "" })
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -298,7 +308,7 @@ func (p *pacer) hold(ctx context.Context, keys ...string) (release func(), err e
 
 // grant hands the keys to the claims waiting for them, in order: a claim
 // waits while an earlier one waits for one of its keys.
-func (p *pacer) grant() {
+func (p *Pacer) grant() {
 	wanted := map[string]bool{}
 	for i := 0; i < len(p.claims); {
 		c := p.claims[i]
@@ -318,7 +328,7 @@ func (p *pacer) grant() {
 	p.cond.Broadcast()
 }
 
-func (p *pacer) free(c *claim) {
+func (p *Pacer) free(c *claim) {
 	for _, k := range c.keys {
 		delete(p.held, k)
 	}
@@ -327,7 +337,7 @@ func (p *pacer) free(c *claim) {
 
 // exchange is the client's gate around each exchange: none starts while
 // a sequence runs alone, but that sequence's own.
-func (p *pacer) exchange(ctx context.Context) func() {
+func (p *Pacer) Exchange(ctx context.Context) func() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ctx.Value(aloneCtx{}) != nil {
@@ -346,7 +356,7 @@ func (p *pacer) exchange(ctx context.Context) func() {
 // alone runs f with no other exchange under way meanwhile (the lanes'
 // next exchanges wait): for a sequence whose requests must follow each
 // other at the target with nothing between them. f should not wait.
-func (p *pacer) alone(ctx context.Context, f func(context.Context)) {
+func (p *Pacer) Alone(ctx context.Context, f func(context.Context)) {
 	p.mu.Lock()
 	for p.solo || p.wantSolo {
 		if !p.idle(ctx, func() bool { return !p.solo && !p.wantSolo }) {
@@ -373,7 +383,7 @@ func (p *pacer) alone(ctx context.Context, f func(context.Context)) {
 }
 
 // drain waits until every lane is done, or ctx ends.
-func (p *pacer) drain(ctx context.Context) error {
+func (p *Pacer) Drain(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		p.wg.Wait()
