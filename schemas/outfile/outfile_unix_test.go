@@ -5,7 +5,6 @@ package outfile
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/outfile/outfiletest"
 )
 
 func read(t *testing.T, path string) string {
@@ -102,20 +103,8 @@ func TestSymbolicLinks(t *testing.T) {
 func TestFIFO(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "info.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFO here:", err)
-	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
+	outfiletest.FIFO(t, fifo)
+	got := outfiletest.Reader(fifo)
 	big := strings.Repeat("x", 1<<20) // more than a pipe holds: the writer waits for the reader
 	if err := Write(t.Context(), fifo, []byte(big), 0o600); err != nil {
 		t.Fatal(err)

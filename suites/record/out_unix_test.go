@@ -4,14 +4,14 @@ package record
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/outfile/outfiletest"
 )
 
 // TestOutIsWrittenNotReplaced: --out at a symbolic link writes the file it
@@ -36,20 +36,8 @@ func TestOutIsWrittenNotReplaced(t *testing.T) {
 	}
 
 	fifo := filepath.Join(dir, "world.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFO here:", err)
-	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
+	outfiletest.FIFO(t, fifo)
+	got := outfiletest.Reader(fifo)
 	r.Out = fifo
 	if _, err := r.Run(t.Context()); err != nil {
 		t.Fatal(err)

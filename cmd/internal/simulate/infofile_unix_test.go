@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tcmkit/tcmkit/schemas/outfile/outfiletest"
 )
 
 // TestInfoFileIsWrittenNotReplaced: --info-file at a FIFO feeds its reader
@@ -39,25 +41,13 @@ func TestInfoFileIsWrittenNotReplaced(t *testing.T) {
 	}
 
 	fifo := filepath.Join(dir, "info.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFO here:", err)
-	}
+	outfiletest.FIFO(t, fifo)
 	code, cancel, stderr := serve(fifo)
-	got := make(chan []byte, 1)
-	go func() {
-		f, err := os.Open(fifo) // the reader a script would be
-		if err != nil {
-			got <- nil
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- b
-	}()
+	got := outfiletest.Reader(fifo)
 	var info map[string]any
 	select {
 	case b := <-got:
-		if json.Unmarshal(b, &info) != nil || info["proKey"] == nil {
+		if json.Unmarshal([]byte(b), &info) != nil || info["proKey"] == nil {
 			t.Errorf("the FIFO's reader got %q", b)
 		}
 	case <-time.After(20 * time.Second):

@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tcmkit/tcmkit/schemas/outfile/outfiletest"
 	"github.com/tcmkit/tcmkit/simulator"
 )
 
@@ -40,9 +40,7 @@ func TestWorldFromAFIFO(t *testing.T) {
 		{"an export and more", append(bytes.Clone(export.Bytes()), "{}"...), 2, "data after the end"},
 	} {
 		fifo := filepath.Join(t.TempDir(), "world.fifo")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Skip("no FIFO here:", err)
-		}
+		outfiletest.FIFO(t, fifo)
 		go func() {
 			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 			if err != nil {
