@@ -73,6 +73,21 @@ runnable() {
 		{ state = 0 }' "$readme" | strip
 }
 
+# stop_once_served PID LOG: interrupts the process PID once LOG shows the
+# url line of a serving simulator (30 s at most); fails when it never did.
+stop_once_served() {
+	local pid="$1" log="$2"
+	for _ in $(seq 1 300); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		if grep -q '^  url:' "$log"; then
+			kill -INT "$pid"
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
 # The image lines (see above).
 conf_line='export CONTAINERS_CONF=$PWD/ci/containers.conf'
 image_built=""
@@ -117,15 +132,7 @@ serve_once() {
 	before="$(ours)"
 	(cd "$clone" && exec env "$@" bash -c "exec $line") >"$log" 2>&1 &
 	pid=$!
-	for _ in $(seq 1 300); do
-		kill -0 "$pid" 2>/dev/null || break
-		if grep -q '^  url:' "$log"; then
-			served=1
-			kill -INT "$pid"
-			break
-		fi
-		sleep 0.1
-	done
+	stop_once_served "$pid" "$log" && served=1
 	[[ -z "$served" ]] && kill -INT "$pid" 2>/dev/null
 	wait "$pid" || code=$?
 	after="$(ours)"
@@ -258,15 +265,7 @@ for line in "${examples[@]}"; do
 	pid=$!
 	pids+=("$pid")
 	served=""
-	for _ in $(seq 1 300); do
-		kill -0 "$pid" 2>/dev/null || break
-		if grep -q '^  url:' "$log"; then
-			served=1
-			kill -INT "$pid"
-			break
-		fi
-		sleep 0.1
-	done
+	stop_once_served "$pid" "$log" && served=1
 	code=0
 	if [[ -z "$served" ]] && kill -0 "$pid" 2>/dev/null; then
 		kill -INT "$pid"
