@@ -3,6 +3,7 @@ package oracle
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -172,7 +173,7 @@ func (j *judging) noAccountData(id catalogue.ID) {
 				j.fail(id, ptr, "no data of the account in an answer that grants none", what+" at "+orRoot(ptr))
 				return
 			}
-			for _, k := range sortedKeys(t) {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				if what := j.o.m.accountString(k, named); what != "" {
 					found++
 					j.fail(id, ptr, "no data of the account in an answer that grants none", fmt.Sprintf("%s as a member name at %s", what, orRoot(ptr)))
@@ -423,7 +424,7 @@ func partition(asked, served, missing []string) string {
 	}
 	s, m := count(served), count(missing)
 	var out []string
-	for _, id := range sortedKeys(times) {
+	for _, id := range slices.Sorted(maps.Keys(times)) {
 		switch {
 		case s[id] > 0 && m[id] > 0:
 			out = append(out, fmt.Sprintf("%s is in both lists", jsondoc.Quote(id, 40)))
@@ -433,7 +434,7 @@ func partition(asked, served, missing []string) string {
 			out = append(out, fmt.Sprintf("%s is listed %d times, asked %d", jsondoc.Quote(id, 40), max(s[id], m[id]), times[id]))
 		}
 	}
-	for _, id := range slices.Concat(sortedKeys(s), sortedKeys(m)) {
+	for _, id := range slices.Concat(slices.Sorted(maps.Keys(s)), slices.Sorted(maps.Keys(m))) {
 		if times[id] == 0 {
 			out = append(out, fmt.Sprintf("%s was not asked for", jsondoc.Quote(id, 40)))
 		}
@@ -531,7 +532,7 @@ func encodeValue(v any) string {
 // differs names the first field two readings of an event id disagree on
 // ("" when none: a field one of them lacks is no disagreement).
 func differs(a, b map[string]string) string {
-	for _, k := range sortedKeys(a) {
+	for _, k := range slices.Sorted(maps.Keys(a)) {
 		if v, ok := b[k]; ok && v != a[k] && judgedElsewhere(k, a[k], v) == false {
 			return fmt.Sprintf("%s %s, then %s", k, a[k], v)
 		}

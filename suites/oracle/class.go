@@ -3,6 +3,7 @@ package oracle
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -227,7 +228,7 @@ func (o *Oracle) feedQuery(req client.Request, token string) feedQuery {
 		q.broken, q.size, q.open = true, 0, []string{"query"}
 		return q
 	}
-	for _, name := range sortedKeys(vals) {
+	for _, name := range slices.Sorted(maps.Keys(vals)) {
 		v := vals[name]
 		switch name {
 		case "limit":
@@ -495,15 +496,6 @@ func healthBodyValid(req client.Request) bool {
 	doc, err := jsondoc.Decode(req.Body)
 	_, ok := doc.(map[string]any)
 	return err == nil && ok && utf8.Valid(req.Body)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // atoi reads digits, as far as an int holds them (callers cap long ones).

@@ -2,9 +2,11 @@ package oracle
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,7 +151,7 @@ type keyState struct {
 	throttledAt   *client.Response
 	throttledTime time.Time
 	// sent: the key's requests as they were sent, their numbers and when
-	sent []sentAt
+	sent []sending
 	// firstAt: when the run first sent on the key
 	firstAt time.Time
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
@@ -276,11 +278,7 @@ func (m *model) window(j *judging) {
 	if k.firstAt.IsZero() {
 		k.firstAt = at
 	}
-	sent, ok := k.sentTime(j.resp.Seq)
-	if !ok {
-		sent = at
-	}
-	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !sent.Before(p.after) && j.o.opt.Exclusive && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
+	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !k.sentAt(j.resp.Seq, at).Before(p.after) && j.o.opt.Exclusive && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
 		// the first request of the key since its 429, sent (not only
 		// answered: the clock moves while a request is out) after
 		// waiting what Retry-After said
@@ -351,21 +349,22 @@ func (k *keyState) sentBetween(a, b int) bool {
 	return false
 }
 
-// sentAt is a request of a key as it was sent: its number in the run and
+// sending is a request of a key as it was sent: its number in the run and
 // the target's time then.
-type sentAt struct {
+type sending struct {
 	seq int
 	at  time.Time
 }
 
-// sentTime is when the key's request number seq was sent.
-func (k *keyState) sentTime(seq int) (time.Time, bool) {
+// sentAt is when the key's request number seq was sent; answered when
+// its sending was not seen.
+func (k *keyState) sentAt(seq int, answered time.Time) time.Time {
 	for i := len(k.sent) - 1; i >= 0; i-- {
 		if k.sent[i].seq == seq {
-			return k.sent[i].at, true
+			return k.sent[i].at
 		}
 	}
-	return time.Time{}, false
+	return answered
 }
 
 // slack is the clock's uncertainty around a window's edge.
@@ -477,7 +476,7 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	switch {
 	case q.issued != nil:
 		parent = q.issued.chain
-	case q.cursor != "" || contains(q.open, "cursor") || q.broken:
+	case q.cursor != "" || slices.Contains(q.open, "cursor") || q.broken:
 		if short != nil {
 			j.failShort(short) // no walk of the key's own to explain it
 		}
@@ -560,15 +559,6 @@ type shortPage struct {
 func (j *judging) failShort(sp *shortPage) {
 	j.problems = append(j.problems, Problem{Requirement: sp.rule, Request: sp.resp.Request.String(), Pointer: "/events",
 		Expected: sp.expected, Actual: sp.actual, Evidence: []*client.Response{sp.resp, j.resp}})
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // chained judges a page reached through a cursor the key was handed: no
@@ -679,7 +669,7 @@ func (m *model) resumes(j *judging, is *issue, evs []event) (skipped bool) {
 			continue
 		}
 		n := 0
-		for _, id := range sortedKeys(w.events) {
+		for _, id := range slices.Sorted(maps.Keys(w.events)) {
 			e := w.events[id]
 			// an event that shares the last one's createdAt belongs on this
 			// page too once the page moved past that instant (a cursor by
@@ -859,7 +849,7 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 // older than its head (new events arrive only at the head; none goes).
 func (m *model) compareWalks(j *judging, before, after *walk) {
 	n := 0
-	for _, id := range sortedKeys(before.events) {
+	for _, id := range slices.Sorted(maps.Keys(before.events)) {
 		e := before.events[id]
 		if after.hasHead && e.at >= after.head {
 			continue
@@ -910,7 +900,7 @@ func (m *model) sharedChannels(j *judging, other, w *walk) {
 	}
 	n := 0
 	for _, p := range other.pages {
-		for _, id := range sortedKeys(p.prints) {
+		for _, id := range slices.Sorted(maps.Keys(p.prints)) {
 			pr := p.prints[id]
 			o, shared := oldest[pr["channel"]]
 			at := p.ids[id]
@@ -933,7 +923,7 @@ func plausible(v any) bool { return Implausible(v, time.Now().AddDate(10, 0, 0))
 // printKey is an event's print as one string, its fields in order.
 func printKey(pr map[string]string) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(pr) {
+	for _, k := range slices.Sorted(maps.Keys(pr)) {
 		b.WriteString(k + "=" + pr[k] + "\x00")
 	}
 	return b.String()
@@ -955,7 +945,7 @@ func pageAround(w *walk, at int64) *client.Response {
 func (m *model) videos(j *judging, entries []any, served, missing []string) {
 	k := m.key(j.token)
 	for _, id := range missing {
-		if f := k.videos[id]; f != nil && !contains(served, id) && !m.otherShows(f.channel, j.token) {
+		if f := k.videos[id]; f != nil && !slices.Contains(served, id) && !m.otherShows(f.channel, j.token) {
 			j.fail(catalogue.VideosServed, "/missingVideoIds", "a video the key's feed showed comes back as a VideoEntry",
 				fmt.Sprintf("%s listed missing", jsondoc.Quote(id, 60)), f.resp)
 		}

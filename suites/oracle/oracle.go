@@ -131,7 +131,7 @@ func (o *Oracle) Sending(req client.Request, seq int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	k := o.m.key(token)
-	k.sent = append(k.sent, sentAt{seq: seq, at: o.now()})
+	k.sent = append(k.sent, sending{seq: seq, at: o.now()})
 	if len(k.sent) > maxSentKept {
 		k.sent = k.sent[len(k.sent)-maxSentKept/2:]
 	}

@@ -147,18 +147,9 @@ func TestWorldFileBounded(t *testing.T) {
 // /_control/world) names the file and the export's time, where the clock
 // starts, not the seed, which made none of its data.
 func TestBannerNamesAnExportedWorld(t *testing.T) {
-	at := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
-	orig, err := simulator.New(simulator.Config{Seed: 4, Channels: 2, History: 24 * time.Hour, Start: at})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer orig.Close()
-	var export bytes.Buffer
-	if err := orig.Export(&export); err != nil {
-		t.Fatal(err)
-	}
+	export := exported(t, 4)
 	file := filepath.Join(t.TempDir(), "export.json")
-	if err := os.WriteFile(file, export.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(file, export, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -263,4 +254,20 @@ func TestWorldBoundedBeforeItIsRead(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("PUT of an empty world: %d", resp.StatusCode)
 	}
+}
+
+// exported is the export (GET /_control/world) of a small world of the
+// seed, its clock at 2026-03-02T08:00:00Z.
+func exported(t *testing.T, seed int64) []byte {
+	t.Helper()
+	orig, err := simulator.New(simulator.Config{Seed: seed, Channels: 2, History: 24 * time.Hour, Start: time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	var export bytes.Buffer
+	if err := orig.Export(&export); err != nil {
+		t.Fatal(err)
+	}
+	return export.Bytes()
 }

@@ -11,33 +11,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tcmkit/tcmkit/schemas/outfile/outfiletest"
-	"github.com/tcmkit/tcmkit/simulator"
 )
 
 // TestWorldFromAFIFO: --world reads a stream (a FIFO) as it reads a file:
 // an export comes whole and is served; garbage is refused at once.
 func TestWorldFromAFIFO(t *testing.T) {
-	orig, err := simulator.New(simulator.Config{Seed: 3, Channels: 2, History: 24 * time.Hour, Start: time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer orig.Close()
-	var export bytes.Buffer
-	if err := orig.Export(&export); err != nil {
-		t.Fatal(err)
-	}
+	export := exported(t, 3)
 	for _, tc := range []struct {
 		name string
 		body []byte
 		code int
 		want string
 	}{
-		{"an export", export.Bytes(), 0, "exported at 2026-03-02T08:00:00Z"},
+		{"an export", export, 0, "exported at 2026-03-02T08:00:00Z"},
 		{"garbage", bytes.Repeat([]byte{0}, 1<<20), 2, "not a JSON object"},
-		{"an export and more", append(bytes.Clone(export.Bytes()), "{}"...), 2, "data after the end"},
+		{"an export and more", append(bytes.Clone(export), "{}"...), 2, "data after the end"},
 	} {
 		fifo := filepath.Join(t.TempDir(), "world.fifo")
 		outfiletest.FIFO(t, fifo)
