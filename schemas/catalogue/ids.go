@@ -27,6 +27,10 @@ const (
 	CountNonnegOrNull      ID = "COUNT-NONNEG-OR-NULL"     // must
 	URIFormat              ID = "URI-FORMAT"               // must
 	EventIDUnique          ID = "EVENT-ID-UNIQUE"          // must
+	EventChangeDiffers     ID = "EVENT-CHANGE-DIFFERS"     // must
+	EventAbVariants        ID = "EVENT-AB-VARIANTS"        // must
+	EventMembersSwitched   ID = "EVENT-MEMBERS-SWITCHED"   // must
+	EventPublishedOnce     ID = "EVENT-PUBLISHED-ONCE"     // must
 	VideosIDsMin           ID = "VIDEOS-IDS-MIN"           // must
 	VideosIDsMax           ID = "VIDEOS-IDS-MAX"           // must
 	VideosIDLen            ID = "VIDEOS-ID-LEN"            // must
@@ -94,6 +98,10 @@ var all = []ID{
 	CountNonnegOrNull,
 	URIFormat,
 	EventIDUnique,
+	EventChangeDiffers,
+	EventAbVariants,
+	EventMembersSwitched,
+	EventPublishedOnce,
 	VideosIDsMin,
 	VideosIDsMax,
 	VideosIDLen,

@@ -33,6 +33,59 @@ func set(key string, v any) func(obj map[string]any) bool {
 	}
 }
 
+// sameAsNew gives a change's old value its new one: a change that changed
+// nothing.
+func sameAsNew(oldKey, newKey string) func(ev map[string]any) bool {
+	return func(ev map[string]any) bool {
+		v, ok := ev[newKey]
+		if ok {
+			ev[oldKey] = v
+		}
+		return ok
+	}
+}
+
+// notAVariant gives a concluded A/B test a winner that was none of its
+// variants (still a URI or a title of the same shape).
+func notAVariant(key string) func(ev map[string]any) bool {
+	return func(ev map[string]any) bool {
+		s, ok := ev[key].(string)
+		if ok {
+			ev[key] = s + "-final"
+		}
+		return ok
+	}
+}
+
+// oneVariant leaves an A/B test's rotation one variant.
+func oneVariant(key string) func(ev map[string]any) bool {
+	return func(ev map[string]any) bool {
+		list, ok := ev[key].([]any)
+		if ok && len(list) > 1 {
+			ev[key] = list[:1]
+			return true
+		}
+		return false
+	}
+}
+
+// rediscovered makes a title_changed event a video_published one: the
+// video discovered again at each rewrite (a valid event of its type).
+func rediscovered(ev map[string]any) bool {
+	v, ok := ev["video"].(map[string]any)
+	if !ok || ev["type"] != schemas.TypeTitleChanged {
+		return false
+	}
+	ev["type"] = schemas.TypeVideoPublished
+	delete(ev, "oldTitle")
+	delete(ev, "newTitle")
+	v["isMembersOnly"] = false
+	for _, k := range []string{"viewCount", "likeCount", "commentCount"} {
+		v[k] = nil
+	}
+	return true
+}
+
 // later moves an event's createdAt by d.
 func later(d time.Duration) func(ev map[string]any) bool {
 	return func(ev map[string]any) bool {

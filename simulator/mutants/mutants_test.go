@@ -509,6 +509,68 @@ var oracles = map[catalogue.ID]oracle{
 	}),
 	"URI-FORMAT":      violationOracle(func(v schemas.Violation) bool { return v.Keyword == "format" }),
 	"EVENT-ID-UNIQUE": eventIDsUnique,
+	"EVENT-CHANGE-DIFFERS": eventOracle(func(ev map[string]any) string {
+		for _, pair := range [][2]string{{"oldTitle", "newTitle"}, {"oldThumbnailUrl", "newThumbnailUrl"}, {"oldChannelTitle", "newChannelTitle"}, {"oldAvatarUrl", "newAvatarUrl"}, {"oldSubscriberCount", "newSubscriberCount"}} {
+			if old, ok := ev[pair[0]]; ok && old != nil && fmt.Sprint(old) == fmt.Sprint(ev[pair[1]]) {
+				return fmt.Sprintf("%s: %s = %s = %v", ev["type"], pair[0], pair[1], old)
+			}
+		}
+		return ""
+	}),
+	"EVENT-AB-VARIANTS": eventOracle(func(ev map[string]any) string {
+		for _, f := range [][2]string{{"titles", "finalTitle"}, {"thumbnailUrls", "finalThumbnailUrl"}} {
+			list, ok := ev[f[0]].([]any)
+			if !ok {
+				continue
+			}
+			distinct := map[any]bool{}
+			for _, v := range list {
+				distinct[v] = true
+			}
+			if final, has := ev[f[1]]; has && !distinct[final] {
+				return fmt.Sprintf("%s: %s %v not among %v", ev["type"], f[1], final, list)
+			}
+			if !strings.HasSuffix(ev["type"].(string), "_concluded") && len(distinct) < 2 {
+				return fmt.Sprintf("%s: %d variants", ev["type"], len(distinct))
+			}
+		}
+		return ""
+	}),
+	"EVENT-MEMBERS-SWITCHED": func(e *faultEnv) string {
+		last := map[string]bool{}
+		for _, a := range e.walk(strconv.Itoa(schemas.MaxPageSize), 100).pages {
+			for _, x := range pageEvents(a) {
+				ev, _ := x.(map[string]any)
+				v, _ := jsondoc.String(ev, "/video/platformVideoId")
+				to, ok := ev["isMembersOnly"].(bool)
+				if ev["type"] != schemas.TypeMembersOnlyChanged || !ok {
+					continue
+				}
+				if was, seen := last[v]; seen && was == to {
+					return fmt.Sprintf("video %s: two switches to isMembersOnly %t in a row", v, to)
+				}
+				last[v] = to
+			}
+		}
+		return ""
+	},
+	"EVENT-PUBLISHED-ONCE": func(e *faultEnv) string {
+		at := map[string]any{}
+		for _, a := range e.walk(strconv.Itoa(schemas.MaxPageSize), 100).pages {
+			for _, x := range pageEvents(a) {
+				ev, _ := x.(map[string]any)
+				v, _ := jsondoc.String(ev, "/video/platformVideoId")
+				if ev["type"] != schemas.TypeVideoPublished {
+					continue
+				}
+				if was, seen := at[v]; seen && fmt.Sprint(was) != fmt.Sprint(ev["createdAt"]) {
+					return fmt.Sprintf("video %s published at %v and at %v", v, was, ev["createdAt"])
+				}
+				at[v] = ev["createdAt"]
+			}
+		}
+		return ""
+	},
 	"VIDEOS-IDS-MIN": func(e *faultEnv) string {
 		return firstOf(want(e.videos(e.keys.Pro, e.knownIDs(1)...), http.StatusOK, "1 id"), want(e.videos(e.keys.Pro), http.StatusBadRequest, "0 ids"))
 	},

@@ -68,6 +68,12 @@ var table = []Mutant{
 	{"count-negative", catalogue.CountNonnegOrNull, "likeCount is -1 in video_published events and VideoSummaries", keyed, editOK(statsEdit(set("likeCount", json.Number("-1"))))},
 	{"sample-count-negative", catalogue.CountNonnegOrNull, "viewCount is -1 in the statSamples of VideoEntries (the feed is right)", videosOnly, editOK(entryEdit(negativeSampleViews))},
 	{"uri-not-uri", catalogue.URIFormat, "ChannelRef.thumbnailUrl is a phrase, not a URI", keyed, editOK(channelThumbnailNotURI)},
+	{"thumbnail-changed-to-itself", catalogue.EventChangeDiffers, "thumbnail_changed events carry the new thumbnail as the old one too", keyed, eventEdit(ofType(schemas.TypeThumbnailChanged, sameAsNew("oldThumbnailUrl", "newThumbnailUrl")))},
+	{"ab-winner-not-a-variant", catalogue.EventAbVariants, "thumbnail_ab_test_concluded events name a winner that was none of the variants", keyed, eventEdit(ofType(schemas.TypeThumbnailABTestConcluded, notAVariant("finalThumbnailUrl")))},
+	{"members-only-always-on", catalogue.EventMembersSwitched, "members_only_changed events always say members-only, the switches back to public too", keyed, eventEdit(ofType(schemas.TypeMembersOnlyChanged, set("isMembersOnly", true)))},
+	{"title-change-as-published", catalogue.EventPublishedOnce, "title_changed events come as video_published: the video discovered again at each rewrite", keyed, eventEdit(rediscovered)},
+	{"channel-renamed-to-itself", catalogue.EventChangeDiffers, "channel_renamed events carry the new name as the old one too", keyed, eventEdit(ofType(schemas.TypeChannelRenamed, sameAsNew("oldChannelTitle", "newChannelTitle")))},
+	{"ab-test-one-variant", catalogue.EventAbVariants, "title_ab_test events name one title, not the variants it rotates between", keyed, eventEdit(ofType(schemas.TypeTitleABTest, oneVariant("titles")))},
 	{"duplicate-event-id", catalogue.EventIDUnique, "title_changed events of one video share one id", keyed, eventEdit(ofType(schemas.TypeTitleChanged, sharedID))},
 
 	{"accept-empty-ids", catalogue.VideosIDsMin, "an empty videoIds is answered 200 instead of 400", videosOnly, acceptEmptyIDs},

@@ -26,6 +26,10 @@ func (s *suite) eventSpecs() {
 		{"have counts that are integers >= 0 or null", catalogue.CountNonnegOrNull},
 		{"have URIs where the contract says URI", catalogue.URIFormat},
 		{"have ids that are unique in the feed and in each VideoEntry, each naming one event", catalogue.EventIDUnique},
+		{"record a change: an old value differs from its new one", catalogue.EventChangeDiffers},
+		{"name several variants of an A/B test, and its winner among them", catalogue.EventAbVariants},
+		{"switch a video between public and members-only, each the other way", catalogue.EventMembersSwitched},
+		{"publish a video once", catalogue.EventPublishedOnce},
 	} {
 		It(e.says, requires(e.id), func(ctx SpecContext) { s.eventSources(ctx) })
 	}

@@ -267,6 +267,7 @@ func (j *judging) feedPage() {
 	for i, e := range events {
 		ev := readEvent(e)
 		evs[i] = ev
+		j.meaning(fmt.Sprintf("/events/%d", i), ev)
 		if ev.hasTime && i > 0 && ev.createdAt > prev && order < maxPerRule {
 			order++
 			j.fail(catalogue.FeedOrder, fmt.Sprintf("/events/%d/createdAt", i), "newest first by createdAt (ties allowed)",
@@ -291,6 +292,8 @@ func (j *judging) feedPage() {
 		// (or none) by a server in trouble: only the contract's form
 		// speaks for the key's feed
 		j.o.m.page(j, evs, next, hasNext && next != "", short)
+	} else {
+		j.pageSwitches(evs, nil)
 	}
 	if !slices.ContainsFunc(j.problems[before:], func(p Problem) bool { return p.Requirement == catalogue.FeedTenant }) {
 		j.problems = append(j.problems, dups...) // on a page of another account's events they are its echo
@@ -394,6 +397,7 @@ func (j *judging) videosAnswer() {
 	for i, e := range entries {
 		seen := map[string]int{}
 		for k, x := range jsondoc.Items(e, "/events") {
+			j.meaning(fmt.Sprintf("/videos/%d/events/%d", i, k), readEvent(x))
 			id, _ := jsondoc.String(x, "/id")
 			if first, ok := seen[id]; ok && id != "" {
 				j.fail(catalogue.EventIDUnique, fmt.Sprintf("/videos/%d/events/%d/id", i, k), "ids no two events of a VideoEntry share", fmt.Sprintf("id %s also at /videos/%d/events/%d", jsondoc.Quote(id, 60), i, first))

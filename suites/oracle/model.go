@@ -39,6 +39,7 @@ type model struct {
 	// was the only open one.
 	refusedAlone map[string]bool
 	events       map[string]seenEvent
+	published    map[string]published
 	videosSeen   map[string]bool
 	keys         map[string]*keyState
 	forms        map[string]map[Op]formChoice
@@ -93,6 +94,19 @@ type node struct {
 	// known) and the rule that says so
 	size     int
 	sizeRule catalogue.ID
+	// members: the oldest members_only_changed of each video on the page
+	members map[string]members
+}
+
+// membersAbove is the oldest members_only_changed of a video on this page
+// or the nearest page before it that shows one.
+func (n *node) membersAbove(video string) (members, bool) {
+	for x := n; x != nil; x = x.parent {
+		if m, ok := x.members[video]; ok {
+			return m, true
+		}
+	}
+	return members{}, false
 }
 
 // sameEvents reports whether a page shows exactly this page's events.
@@ -196,7 +210,7 @@ func (m *model) init() {
 	m.issued = map[string]*issue{}
 	m.byKey = map[string]map[string]*issue{}
 	m.served, m.refused, m.refusedAlone = map[string]bool{}, map[string]bool{}, map[string]bool{}
-	m.events, m.videosSeen = map[string]seenEvent{}, map[string]bool{}
+	m.events, m.videosSeen, m.published = map[string]seenEvent{}, map[string]bool{}, map[string]published{}
 	m.keys, m.forms = map[string]*keyState{}, map[string]map[Op]formChoice{}
 }
 
@@ -451,14 +465,20 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	k := m.key(j.token)
 	q := j.q
 	troubled := false
+	var above func(string) (members, bool)
 	if is := q.issued; is != nil {
 		troubled = m.chained(j, is, evs, hasNext)
+		if !troubled && !is.chain.troubled && is.token == j.token {
+			above = is.chain.membersAbove // nothing hidden between the pages
+		}
 	}
+	oldest := j.pageSwitches(evs, above)
 	if q.foreign != nil {
 		m.tenant(j, k, evs)
 	}
-	for _, e := range evs {
+	for i, e := range evs {
 		m.event(j, e)
+		m.publishedOnce(j, fmt.Sprintf("/events/%d", i), e)
 		if e.id != "" {
 			if !k.ids[e.id] {
 				k.ids[e.id], k.firstSeen[e.id] = true, j.resp.Seq
@@ -482,7 +502,7 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 		}
 		return
 	}
-	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, prints: map[string]map[string]string{}, troubled: troubled, at: j.at, size: q.size, sizeRule: q.sizeRule}
+	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, prints: map[string]map[string]string{}, troubled: troubled, at: j.at, size: q.size, sizeRule: q.sizeRule, members: oldest}
 	for _, e := range evs {
 		if e.id != "" && e.hasTime {
 			nd.ids[e.id] = e.createdAt
@@ -969,8 +989,10 @@ func (m *model) videos(j *judging, entries []any, served, missing []string) {
 					fmt.Sprintf("a VideoEntry for %s of channel %s, which the account's whole feed never shows", jsondoc.Quote(id, 60), jsondoc.Quote(ch, 60)))
 			}
 		}
-		for _, x := range jsondoc.Items(e, "/events") {
-			m.event(j, readEvent(x))
+		for k, x := range jsondoc.Items(e, "/events") {
+			ev := readEvent(x)
+			m.event(j, ev)
+			m.publishedOnce(j, fmt.Sprintf("%s/events/%d", ptr, k), ev)
 		}
 	}
 }

@@ -122,6 +122,23 @@ func evOn(id string, ms int64, v, ch, old, new string) string {
 		id, ms, ch, v, new, v, old, new)
 }
 
+// videoEv is an event of type typ of video v at ms, with its extra fields.
+func videoEv(id string, ms int64, v, typ, extra string) string {
+	return fmt.Sprintf(`{"id":%q,"createdAt":%d,"channel":%s,"type":%q,"video":{"platformVideoId":%q,"currentTitle":"T","currentThumbnailUrl":"https://i.example/%s.jpg","publishedAt":1700000000000},%s}`,
+		id, ms, channel, typ, v, v, extra)
+}
+
+// channelEv is a channel-level event of type typ, with its extra fields.
+func channelEv(id, typ, extra string) string {
+	return fmt.Sprintf(`{"id":%q,"createdAt":%d,"channel":%s,"type":%q,%s}`, id, ms(30), channel, typ, extra)
+}
+
+// publishedEv is a video_published event of video v at ms.
+func publishedEv(id string, ms int64, v string) string {
+	return fmt.Sprintf(`{"id":%q,"createdAt":%d,"channel":%s,"type":"video_published","video":{"platformVideoId":%q,"currentTitle":"T","currentThumbnailUrl":"https://i.example/%s.jpg","publishedAt":1700000000000,"isMembersOnly":false,"viewCount":1,"likeCount":null,"commentCount":0}}`,
+		id, ms, channel, v, v)
+}
+
 func page(next string, events ...string) string {
 	n := "null"
 	if next != "" {
@@ -248,6 +265,19 @@ var breaks = []struct {
 	{catalogue.EventIDUnique, "an id reused for another event", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(5), "v1"))},
 		{req: feed("limit=199", pro), status: 200, body: page("", evOn("e1", ms(1), "v2", channel, "x", "y"))}}},
+	{catalogue.EventChangeDiffers, "a title rewritten to itself", []ex{{req: feed("", pro), status: 200, body: page("", evOn("e1", ms(1), "v1", channel, "Same", "Same"))}}},
+	{catalogue.EventChangeDiffers, "a channel renamed to its name, in a VideoEntry", []ex{{req: videos(`{"videoIds":["v1"]}`, pro), status: 200,
+		body: videosAnswer(nil, strings.Replace(entry("v1", channel, "t"), `"events":[]`, `"events":[`+channelEv("e1", "channel_renamed", `"oldChannelTitle":"A","newChannelTitle":"A"`)+`]`, 1))}}},
+	{catalogue.EventChangeDiffers, "a subscriber count that crossed nothing", []ex{{req: feed("", pro), status: 200, body: page("", channelEv("e1", "subscriber_change", `"oldSubscriberCount":1000,"newSubscriberCount":1e3`))}}},
+	{catalogue.EventAbVariants, "a rotation of one title", []ex{{req: feed("", pro), status: 200, body: page("", videoEv("e1", ms(1), "v1", "title_ab_test", `"titles":["A","A"]`))}}},
+	{catalogue.EventAbVariants, "a winner that was no variant", []ex{{req: feed("", pro), status: 200, body: page("", videoEv("e1", ms(1), "v1", "thumbnail_ab_test_concluded", `"thumbnailUrls":["https://i.example/a.jpg","https://i.example/b.jpg"],"finalThumbnailUrl":"https://i.example/c.jpg"`))}}},
+	{catalogue.EventMembersSwitched, "two switches to members-only in a row on a page", []ex{{req: feed("", pro), status: 200,
+		body: page("", videoEv("e1", ms(1), "v1", "members_only_changed", `"isMembersOnly":true`), ev("e2", ms(2), "v1"), videoEv("e3", ms(3), "v1", "members_only_changed", `"isMembersOnly":true`))}}},
+	{catalogue.EventMembersSwitched, "two switches to public in a row across a cursor", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c", videoEv("e1", ms(1), "v1", "members_only_changed", `"isMembersOnly":false`))},
+		{req: feed("cursor=c&limit=2", pro), status: 200, body: page("", ev("e2", ms(2), "v2"), videoEv("e3", ms(3), "v1", "members_only_changed", `"isMembersOnly":false`))}}},
+	{catalogue.EventPublishedOnce, "a video published twice", []ex{{req: feed("", pro), status: 200,
+		body: page("", publishedEv("e1", ms(1), "v1"), publishedEv("e2", ms(9), "v1"))}}},
 	{catalogue.VideosIDsMin, "empty served", []ex{{req: videos(`{"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
 	{catalogue.VideosIDsMin, "one refused", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDsMax, "21 served", []ex{{req: videos(`{"videoIds":["1","2","3","4","5","6","7","8","9","10","11","12","13","14","15","16","17","18","19","20","21"]}`, pro), status: 200, body: videosAnswer(nil)}}},
@@ -376,6 +406,21 @@ var conforming = []struct {
 	{"health with a bad key refused or served", []ex{
 		{req: health("tcm_nosuchkeynosuchkey"), status: 401, body: errBody},
 		{req: health("nope"), status: 200, body: `{"status":"ok"}`}}},
+	{"events whose change the contract reads as a change", []ex{{req: feed("", pro), status: 200, body: page("",
+		videoEv("e3", ms(1), "v1", "title_ab_test_concluded", `"titles":["A","B"],"finalTitle":"B"`),
+		videoEv("e4", ms(2), "v1", "title_ab_test", `"titles":["A","B","A"]`),
+		videoEv("e5", ms(3), "v2", "members_only_changed", `"isMembersOnly":false`),
+		videoEv("e6", ms(4), "v2", "members_only_changed", `"isMembersOnly":true`),
+		videoEv("e7", ms(5), "v2", "members_only_changed", `"isMembersOnly":false`),
+		videoEv("e8", ms(6), "v3", "members_only_changed", `"isMembersOnly":true`),
+		videoEv("e9", ms(6), "v3", "members_only_changed", `"isMembersOnly":true`),
+		channelEv("e1", "subscriber_change", `"oldSubscriberCount":null,"newSubscriberCount":1000`),
+		channelEv("e2", "subscriber_change", `"oldSubscriberCount":2000,"newSubscriberCount":1000`))}}},
+	{"members switches a cut walk hides between, and one video published under two ids at one time", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c", videoEv("e1", ms(1), "v1", "members_only_changed", `"isMembersOnly":false`))},
+		{req: feed("limit=1", pro), status: 200, body: page("", videoEv("e3", ms(3), "v1", "members_only_changed", `"isMembersOnly":false`))},
+		{req: feed("limit=5", pro), status: 200, body: page("", publishedEv("p1", ms(9), "v9"))},
+		{req: feed("limit=6", pro), status: 200, body: page("", publishedEv("p2", ms(9), "v9"))}}},
 	{"health that wants a key", []ex{{req: health(""), status: 401, body: errBody}, {req: health(pro), status: 200, body: `{"status":"ok"}`}}},
 	{"a key throttled at the start of a run by what was sent before it", []ex{{req: feed("", pro), status: 429, header: retryAfter("30"), body: errBody}}},
 	{"health with the Pro key limited", []ex{{req: health(pro), status: 429, header: retryAfter("3"), body: errBody}}},
