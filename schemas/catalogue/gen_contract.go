@@ -2,7 +2,8 @@
 
 // gen_contract writes CONTRACT.md, the catalogue as a document (the
 // contract in the kit's words), from requirements.json and the numbers of
-// schemas/contract.go. Run it with go generate.
+// schemas/contract.go, and the ledger from ledger.json. Run it with go
+// generate.
 package main
 
 import (
@@ -14,9 +15,9 @@ import (
 )
 
 func main() {
-	c, err := catalogue.Load() // go run builds the package anew: the embedded file is the one just edited
+	doc, err := catalogue.Document() // go run builds the package anew: the embedded files are the ones just edited
 	if err == nil {
-		err = os.WriteFile(filepath.Base(catalogue.DocPath), c.ContractDoc(), 0o644)
+		err = os.WriteFile(filepath.Base(catalogue.DocPath), doc, 0o644)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen_contract:", err)
