@@ -91,7 +91,9 @@ func TestLedgerNamesEveryMust(t *testing.T) {
 		if s.Section != "Resources and their fields > Event" || strings.Count(s.Text, " | ") != 2 {
 			continue
 		}
-		if !slices.ContainsFunc(s.Requirements, func(id ID) bool { return id != EventSchema && id != URIFormat && id != CountNonnegOrNull && id != EventChannelNoVideo && id != EventMilestone }) {
+		if !slices.ContainsFunc(s.Requirements, func(id ID) bool {
+			return id != EventSchema && id != URIFormat && id != CountNonnegOrNull && id != EventChannelNoVideo && id != EventMilestone
+		}) {
 			t.Errorf("%s (%s): its Meaning column names no requirement", s.ID, strings.SplitN(s.Text, " | ", 2)[0])
 		}
 	}
