@@ -39,7 +39,7 @@ const (
 )
 
 // Families lists the families, in the order a sample visits them.
-var Families = []Family{Auth, Body, Accept, Query, Target}
+var Families = []Family{Auth, Body, Accept, Query, Target, Corpus}
 
 // Spend is whose rate window a variant's requests spend.
 type Spend string
@@ -86,6 +86,7 @@ func All() []Variant {
 	out = append(out, acceptVariants()...)
 	out = append(out, queryVariants()...)
 	out = append(out, targetVariants()...)
+	out = append(out, corpusVariants()...)
 	return out
 }
 

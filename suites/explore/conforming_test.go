@@ -1,0 +1,129 @@
+package explore_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tcmkit/tcmkit/simulator"
+	"github.com/tcmkit/tcmkit/suites/bundled"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/explore"
+	"github.com/tcmkit/tcmkit/suites/oracle"
+)
+
+// Every variant, sent once to a conforming simulator, gets an answer the
+// contract oracle finds no fault in: no variant asks what the contract does
+// not decide as the oracle reads it. The simulator's limits are off here,
+// so the rate rules, which count what a limiter admits, are left out.
+func TestEveryVariantPassesAConformingServer(t *testing.T) {
+	if problems := sendAll(t, nil); len(problems) > 0 {
+		t.Errorf("%d problems on a conforming server:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+}
+
+// The same variants against a server whose parser takes JSON's common
+// extensions (trailing commas, comments, single quotes): the corpus's
+// texts find it, and blame the body's rule.
+func TestVariantsFindALenientParser(t *testing.T) {
+	problems := sendAll(t, []simulator.Layer{lenient})
+	found := 0
+	for _, p := range problems {
+		if strings.Contains(p, "VIDEOS-BAD-BODY") && strings.Contains(p, "JSONTestSuite") {
+			found++
+		}
+	}
+	if found < 3 {
+		t.Errorf("%d corpus texts found the lenient parser; problems:\n%s", found, strings.Join(problems, "\n"))
+	}
+}
+
+// lenient reads a tracked-videos body as a forgiving parser would: what is
+// no JSON is mended (comments dropped, a comma before a bracket dropped,
+// single quotes made double) and served if that makes it JSON.
+var lenient = simulator.Layer{Name: "lenient JSON", Wrap: func(_ *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+	if op != simulator.OpVideos {
+		return next
+	}
+	return func(r *http.Request) simulator.Answer {
+		body, _ := io.ReadAll(r.Body)
+		if !json.Valid(body) {
+			mended := regexp.MustCompile(`/\*.*?\*/|//[^\n]*`).ReplaceAll(body, nil)
+			mended = regexp.MustCompile(`,\s*([\]}])`).ReplaceAll(mended, []byte("$1"))
+			mended = bytes.ReplaceAll(mended, []byte("'"), []byte(`"`))
+			if json.Valid(mended) {
+				body = mended
+			}
+		}
+		r = r.Clone(r.Context())
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		return next(r)
+	}
+}}
+
+// sendAll sends every variant once to a simulator with the layers and
+// returns the oracle's problems but the rate rules'.
+func sendAll(t *testing.T, layers []simulator.Layer) []string {
+	t.Helper()
+	sim, err := simulator.New(simulator.Config{Seed: bundled.Seed, FeedLimit: -1, VideosLimit: -1, Layers: layers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	srv := startServer(t, sim)
+	ctx := context.Background()
+	keys, err := bundled.Provision(ctx, nil, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &client.Client{BaseURL: srv}
+	defer c.Close()
+	or := oracle.New(oracle.Options{Keys: oracle.Keys{Pro: []string{keys.Pro}, Free: []string{keys.Free}, Revoked: []string{keys.Revoked},
+		Prefix: strings.SplitN(keys.Pro, "_", 2)[0], Invented: func(id string) bool { return strings.HasPrefix(id, "~") }}})
+	first, err := c.Do(ctx, client.Request{Method: "GET", Path: "/api/public-feed", Query: "limit=1", Auth: "Bearer " + keys.Pro})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := explore.Keys{Pro: keys.Pro, Free: keys.Free, Revoked: keys.Revoked, Video: firstVideo(first.Body)}
+	sent := 0
+	var problems []string
+	for seq, v := range explore.All() {
+		req, ok := v.Request(k)
+		if !ok {
+			continue
+		}
+		or.Sending(req, seq+1)
+		resp, err := c.Do(ctx, req)
+		if err != nil {
+			t.Errorf("%s: %v", v.Name, err)
+			continue
+		}
+		resp.Seq = seq + 1
+		sent++
+		for _, p := range or.Judge(resp) {
+			if !strings.HasPrefix(string(p.Requirement), "RATE-") {
+				problems = append(problems, fmt.Sprintf("%s (%s): %s %s: want %s; got %s", v.Name, v.Family, p.Requirement, p.Pointer, p.Expected, p.Actual))
+			}
+		}
+	}
+	if sent < len(explore.All())/2 {
+		t.Errorf("%d of %d variants sent", sent, len(explore.All()))
+	}
+	return problems
+}
+
+func firstVideo(body []byte) string {
+	const key = `"platformVideoId":"`
+	i := strings.Index(string(body), key)
+	if i < 0 {
+		return ""
+	}
+	rest := string(body)[i+len(key):]
+	return rest[:strings.IndexByte(rest, '"')]
+}

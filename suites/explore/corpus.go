@@ -1,0 +1,60 @@
+package explore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tcmkit/tcmkit/schemas"
+	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/explore/jsontestsuite"
+)
+
+// Corpus is the family of texts from outside the team: the JSON Parsing
+// Test Suite's texts that every parser must reject, as tracked-videos
+// bodies, and its strings that every parser must accept, as ids.
+const Corpus Family = "corpus"
+
+// corpusIDsPerRequest packs the corpus's ids into requests of the most ids
+// the contract allows: one request judges twenty of them (an answer that
+// fails names the id).
+const corpusIDsPerRequest = schemas.MaxVideoIDs
+
+func corpusVariants() []Variant {
+	var out []Variant
+	ids := jsontestsuite.IDs()
+	for from := 0; from < len(ids); from += corpusIDsPerRequest {
+		part := ids[from:min(from+corpusIDsPerRequest, len(ids))]
+		var elems, names []string
+		for _, x := range part {
+			elems = append(elems, x.Input)
+			names = append(names, strings.TrimSuffix(x.Name, ".json"))
+		}
+		body := `{"videoIds":[` + strings.Join(elems, ",") + `]}`
+		out = append(out, Variant{Family: Corpus, Name: fmt.Sprintf("tracked videos with the Pro key, %d ids every JSON parser must accept (JSONTestSuite %s … %s)", len(part), names[0], names[len(names)-1]),
+			Spend: SpendPro, First: from == 0, build: func(k Keys) (client.Request, bool) {
+				return client.Request{Method: "POST", Path: schemas.PathVideos, Body: []byte(body), ContentType: "application/json", Auth: "Bearer " + k.Pro}, true
+			}})
+	}
+	for _, x := range jsontestsuite.MustReject() {
+		body := rejectBody(x.Input)
+		out = append(out, Variant{Family: Corpus, Name: "tracked videos with the Pro key, a body no JSON parser may accept (JSONTestSuite " + strings.TrimSuffix(x.Name, ".json") + ")",
+			Spend: SpendPro, build: func(k Keys) (client.Request, bool) {
+				return client.Request{Method: "POST", Path: schemas.PathVideos, Body: []byte(body), ContentType: "application/json", Auth: "Bearer " + k.Pro}, true
+			}})
+	}
+	return out
+}
+
+// rejectBody puts a text that is no JSON where a lenient parser would
+// take it and still find a valid request: as the value of a member beside
+// a valid videoIds. The body is no JSON (a value that is none makes the
+// object none), so it is invalid; a parser that accepts the text's
+// extension (a trailing comma, a comment, NaN, single quotes) serves it.
+func rejectBody(text string) string {
+	b := `{"videoIds":["~explored~"],"corpus":` + text + `}`
+	if json.Valid([]byte(b)) {
+		return text // a text whose junk the object closes: sent as the body
+	}
+	return b
+}
