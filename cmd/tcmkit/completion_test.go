@@ -60,7 +60,7 @@ func TestCompletionZshAndFish(t *testing.T) {
 		t.Errorf("zsh script:\n%.300s", zsh)
 	}
 	_, fish, _ := runArgs("completion", "fish")
-	for _, want := range []string{"-a simulate", "'__fish_seen_subcommand_from simulate' -l speed", "-l fault -x -a 'accept-empty-id"} {
+	for _, want := range []string{"-a simulate", "'__fish_seen_subcommand_from simulate' -l speed", "-l fault -x -a '", " accept-empty-id "} {
 		if !strings.Contains(fish, want) {
 			t.Errorf("fish script lacks %q", want)
 		}

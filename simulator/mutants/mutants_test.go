@@ -290,9 +290,14 @@ func rejects(auth func(e *faultEnv) string) oracle {
 }
 
 // burst sends feed requests on the free key until the first 429 (at most
-// limit+5) and returns how many passed and the 429.
+// limit+5) and returns how many passed and the 429. The requests past the
+// limit come 0.7 s into the window, so that it frees at no whole second
+// from them: a Retry-After cut to whole seconds is short.
 func (e *faultEnv) burst() (passed int, throttled *faultAnswer) {
-	for range schemas.FeedRequestsPerMinute + 5 {
+	for i := range schemas.FeedRequestsPerMinute + 5 {
+		if i == schemas.FeedRequestsPerMinute {
+			e.s.Advance(700 * time.Millisecond)
+		}
 		a := e.feed(e.keys.Free, "limit=1")
 		if a.status == http.StatusTooManyRequests {
 			return passed, &a

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
@@ -148,6 +149,37 @@ func rateLimitShared() serveFunc {
 			throttled.put(x.auth(), true)
 		} else {
 			throttled.take(x.auth())
+		}
+		return a
+	}
+}
+
+// retryAfterTruncated says, in a 429 of the feed, the wait truncated to
+// whole seconds, as a limiter that divides milliseconds by 1000 does: a
+// wait of 59.3 s says 59, and the request made after it still gets 429.
+// It keeps each key's admitted feed requests by the server's rate clock to
+// know the wait; a whole-second wait is said as the server says it.
+func retryAfterTruncated() serveFunc {
+	var admitted memo[[]time.Time]
+	return func(x *exchange) *answer {
+		a := x.serve()
+		now, key := x.srv.RateNow(), x.auth()
+		ts, _ := admitted.get(key)
+		for len(ts) > 0 && !ts[0].Add(schemas.RateWindow).After(now) {
+			ts = ts[1:]
+		}
+		switch a.Status {
+		case http.StatusOK:
+			admitted.put(key, append(ts, now))
+		case http.StatusTooManyRequests:
+			if n := len(ts); n >= schemas.FeedRequestsPerMinute {
+				wait := ts[n-schemas.FeedRequestsPerMinute].Add(schemas.RateWindow).Sub(now)
+				secs := int64(wait / time.Second)
+				a.setHeader("Retry-After", strconv.FormatInt(secs, 10))
+				if code := a.code(); code != "" {
+					a.setError(a.Status, code, fmt.Sprintf("rate limit exceeded; retry after %d s", secs), map[string]any{"retryAfterSeconds": secs})
+				}
+			}
 		}
 		return a
 	}

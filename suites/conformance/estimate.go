@@ -96,7 +96,7 @@ var profileCost = func() func(probe.Profile) (probe.Cost, bool) {
 		}
 		b := quickExplore
 		if p == probe.Thorough {
-			b = explore.Budget{}
+			b = thoroughExplore // what decide picks: the corpus's texts are many more
 		}
 		keys := explore.Keys{Pro: "pro", Free: "free", Video: "video"}
 		role := map[explore.Spend]probe.Role{explore.SpendPro: probe.Pro, explore.SpendFree: probe.Free}

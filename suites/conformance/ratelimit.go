@@ -106,6 +106,16 @@ func (s *suite) runBurst(ctx context.Context, key string) *burst {
 		if len(b.sent) > b.most {
 			return b // more passed than may: no 429 in time
 		}
+		if virtual && len(b.sent) == b.allowed && b.allowed > 0 {
+			// The request a limiter must refuse comes a fraction of a
+			// second into the window, so that the window frees at no whole
+			// second from it: a Retry-After truncated or rounded to whole
+			// seconds is then short, and its retry meets a 429.
+			if err := s.wait(ctx, burstOffset, "into the window, so that its end falls between two seconds"); err != nil {
+				b.err = err
+				return b
+			}
+		}
 		resp, err := s.c.Send(ctx, burstRequest(b.sent, key))
 		if err != nil {
 			b.err = err
@@ -126,6 +136,11 @@ func (s *suite) runBurst(ctx context.Context, key string) *burst {
 		}
 	}
 }
+
+// burstOffset is how far into the window, on a virtual clock, the burst's
+// request past the limit comes: more than half a second, so that rounding
+// to the nearest second is short as well as truncating.
+const burstOffset = 700 * time.Millisecond
 
 // burstRequest is the next request of a burst, after sent. The queries
 // vary (limit 1 to 10) so that a limit counted per query, not per key,
