@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -146,25 +147,40 @@ func (j *judging) switched(video string, newer, older members) {
 		fmt.Sprintf("isMembersOnly %t in both", newer.to), earlier...)
 }
 
-// pageSwitches judges a feed page's members_only_changed events, newest
-// first, and returns the oldest of each video on it (what the next page of
-// its walk continues). above is the oldest of each video on the pages of
-// the walk before it (nil for none).
+// pageSwitches judges a feed page's members_only_changed events and
+// returns the oldest of each video on it (what the next page of its walk
+// continues). above is the oldest of each video on the pages of the walk
+// before it (nil for none). A page out of order (FEED-ORDER's to judge) is
+// read by its events' times, and is not joined to the pages around it.
 func (j *judging) pageSwitches(evs []event, above func(video string) (members, bool)) map[string]members {
-	oldest := map[string]members{}
+	byVideo := map[string][]members{}
+	var videos []string
 	for i, e := range evs {
-		m, ok := membersOf(fmt.Sprintf("/events/%d", i), e, j.resp)
-		if !ok {
-			continue
+		if m, ok := membersOf(fmt.Sprintf("/events/%d", i), e, j.resp); ok {
+			if byVideo[e.video] == nil {
+				videos = append(videos, e.video)
+			}
+			byVideo[e.video] = append(byVideo[e.video], m)
 		}
-		if prev, ok := oldest[e.video]; ok {
-			j.switched(e.video, prev, m)
-		} else if above != nil {
-			if prev, ok := above(e.video); ok {
-				j.switched(e.video, prev, m)
+	}
+	if !ordered(evs) {
+		above = nil
+		for _, ms := range byVideo {
+			slices.SortStableFunc(ms, func(a, b members) int { return cmp.Compare(b.at, a.at) })
+		}
+	}
+	oldest := map[string]members{}
+	for _, v := range videos {
+		ms := byVideo[v]
+		if above != nil {
+			if prev, ok := above(v); ok {
+				j.switched(v, prev, ms[0])
 			}
 		}
-		oldest[e.video] = m
+		for i := 1; i < len(ms); i++ {
+			j.switched(v, ms[i-1], ms[i])
+		}
+		oldest[v] = ms[len(ms)-1]
 	}
 	return oldest
 }

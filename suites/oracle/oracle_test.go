@@ -546,3 +546,19 @@ func TestAShortPageAWalkWentPastBreaksItsLimit(t *testing.T) {
 		t.Fatalf("want FEED-LIMIT alone, got: %s", describe(all))
 	}
 }
+
+// A walk whose pages come oldest first breaks FEED-ORDER alone: its members
+// switches, read by time, alternate.
+func TestMembersSwitchesOfAPageOutOfOrder(t *testing.T) {
+	w := newWorld()
+	for _, e := range []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c", videoEv("e3", ms(3), "v1", "members_only_changed", `"isMembersOnly":false`), videoEv("e1", ms(1), "v1", "members_only_changed", `"isMembersOnly":true`))},
+		{req: feed("cursor=c&limit=2", pro), status: 200, body: page("", videoEv("e5", ms(5), "v1", "members_only_changed", `"isMembersOnly":true`), videoEv("e4", ms(4), "v1", "members_only_changed", `"isMembersOnly":false`))},
+	} {
+		for _, p := range w.judge(e) {
+			if p.Requirement != catalogue.FeedOrder {
+				t.Errorf("%s: %s %s", p.Requirement, p.Pointer, p.Actual)
+			}
+		}
+	}
+}
