@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -691,12 +692,21 @@ var oracles = map[catalogue.ID]oracle{
 		return ""
 	},
 	"RATE-LIMIT-429": func(e *faultEnv) string {
+		// the free key's last page, then a fresh window
+		w := e.walkAs(e.keys.Free, strconv.Itoa(schemas.MaxPageSize), 50, nil)
+		e.s.Advance(schemas.RateWindow + time.Second)
 		passed, throttled := e.burst()
 		switch {
 		case throttled == nil:
 			return "no 429"
 		case passed > schemas.FeedRequestsPerMinute:
 			return fmt.Sprintf("%d passed before the 429", passed)
+		}
+		if n := len(w.nexts); n >= 2 && w.nexts[n-2] != "" && w.nexts[n-1] == "" {
+			last := e.feed(e.keys.Free, "limit="+strconv.Itoa(schemas.MaxPageSize)+"&cursor="+url.QueryEscape(w.nexts[n-2]))
+			if last.status == http.StatusOK {
+				return "the last page served to a throttled key"
+			}
 		}
 		return ""
 	},

@@ -184,3 +184,14 @@ func retryAfterTruncated() serveFunc {
 		return a
 	}
 }
+
+// lastPageUncounted lets a last page of the feed (nextCursor null) through
+// uncounted, as a limiter that counts only the requests that lead on: a
+// key that asks for its feed's end is never throttled there, and its
+// other requests find room the last pages should have taken.
+var lastPageUncounted = stateless(func(x *exchange) *answer {
+	if p, ok := readPage(x.serveUncounted()); ok && p.next == "" && x.r.URL.Query().Has("cursor") {
+		return x.serveUncounted()
+	}
+	return x.serve()
+})

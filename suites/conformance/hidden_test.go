@@ -22,12 +22,17 @@ func TestMostAdmitted(t *testing.T) {
 // The burst follows the cursor of the page before at that page's size.
 func TestBurstFollowsCursors(t *testing.T) {
 	first := &client.Response{Request: limitRequest("1", "k"), Status: 200, Body: []byte(`{"events":[{"id":"e"}],"nextCursor":"c1"}`)}
-	req := burstRequest([]*client.Response{first}, "k")
+	req := burstRequest([]*client.Response{first}, "k", nil)
 	if req.Query != "cursor=c1&limit=1" {
 		t.Errorf("second request of a burst: %q, want the first page's cursor at its size", req.Query)
 	}
 	last := &client.Response{Request: limitRequest("1", "k"), Status: 200, Body: []byte(`{"events":[],"nextCursor":null}`)}
-	if req := burstRequest([]*client.Response{last}, "k"); req.Query != "limit=2" {
+	if req := burstRequest([]*client.Response{last}, "k", nil); req.Query != "limit=2" {
 		t.Errorf("after a last page: %q, want a first page", req.Query)
+	}
+	lastPage := pageRequest("7", "cz", "k")
+	sent := []*client.Response{first, first, first}
+	if req := burstRequest(sent, "k", &lastPage); req.Query != lastPage.Query {
+		t.Errorf("fourth request with a last page known: %q, want the last page %q", req.Query, lastPage.Query)
 	}
 }
