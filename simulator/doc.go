@@ -60,7 +60,10 @@
 // without a body, GET /_control/openapi.yaml is YAML, and the few broken
 // HTTP messages that net/http refuses before any handler sees them, which
 // HTTPServer's doc lists. The Date header is the virtual clock's time,
-// the server's own (a recorder takes a recording's time from it).
+// the server's own (a recorder takes a recording's time from it), on
+// every answer (a 429, a fault's, the control API's) at any speed; a
+// Retry-After that is an HTTP-date (a conforming draw's) is on that clock
+// too: it minus Date is the wait.
 //
 // # Browsers
 //

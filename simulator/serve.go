@@ -87,7 +87,7 @@ func (c *call) knownKey(r *http.Request) *hashedKey {
 
 // serveRequest is the server's handler.
 func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
-	c := &call{meter: meter{ResponseWriter: rw, ctx: r.Context(), status: http.StatusOK}, r: r}
+	c := &call{meter: meter{ResponseWriter: rw, ctx: r.Context(), status: http.StatusOK, date: s.dateNow}, r: r}
 	c.gather, _ = r.Context().Value(gatherKey{}).(*gatherConn)
 	control := strings.HasPrefix(r.URL.Path, ControlPrefix) || r.URL.Path == controlRoot
 	if !control {
@@ -261,9 +261,12 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 	}
 	// Date is the simulator's own time, the virtual clock: a recorder
 	// (tcmkit record) reads the recording's time from it.
-	w.Header()["Date"] = s.date.of(s.clock.Now())
+	w.Header()["Date"] = s.dateNow()
 	writeAnswer(w, a)
 }
+
+// dateNow is the Date header's value now: the world's clock.
+func (s *Server) dateNow() []string { return s.date.of(s.clock.Now()) }
 
 // dateHeader is the Date header's value for the last second asked, formatted
 // once a second rather than once an answer.
@@ -398,6 +401,7 @@ func cleanPath(p string) string {
 type meter struct {
 	http.ResponseWriter
 	ctx      context.Context // the request's: done when the client is gone
+	date     func() []string // the Date header, for an answer that set none (the control API's)
 	gone     bool            // the client was gone when the answer began
 	began    time.Time       // when the answer began (its header went out)
 	answered atomic.Bool     // began, for observeOrder (another goroutine reads it)
@@ -417,6 +421,11 @@ func (w *meter) begin() {
 		w.gone = w.ctx != nil && w.ctx.Err() != nil
 		w.began = time.Now()
 		w.answered.Store(true)
+		// net/http would date an answer that has no Date (the control
+		// API's) by this machine's clock: one clock only.
+		if h := w.Header(); w.date != nil && h["Date"] == nil {
+			h["Date"] = w.date()
+		}
 	}
 }
 
