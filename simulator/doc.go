@@ -155,7 +155,9 @@
 //
 // Injected faults (POST /_control/faults) act per operation (feed, videos,
 // health or *): an error status (a 429 or 503 with Retry-After, default 1
-// s; a 429 is the rate limit's own, rate_limited), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
+// s, 0 when retryAfter is 0; a 429 is the rate limit's own, rate_limited;
+// a named fault edits it as it edits the server's answers:
+// retry-after-missing takes its Retry-After), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
 // malformed body (cut in half), or a dropped connection; for the next
 // count requests, with a probability drawn from an RNG seeded with the
 // Seed, or both. They are checked before authentication, like a failing

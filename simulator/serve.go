@@ -48,12 +48,13 @@ import (
 // through (meter), which counts what is written.
 type call struct {
 	meter
-	r      *http.Request // the request as it arrived
-	route  *apiRoute     // nil: not a path of the API
-	rec    record        // the journal's record (rec.on: there is a journal or an observer)
-	fault  int           // the injected fault that answered, if any
-	breaks string        // the requirement the answer breaks on purpose (Answer.Breaks)
-	gather *gatherConn   // the connection, when it gathers writes (Listener)
+	r        *http.Request // the request as it arrived
+	route    *apiRoute     // nil: not a path of the API
+	rec      record        // the journal's record (rec.on: there is a journal or an observer)
+	fault    int           // the injected fault that answered, if any
+	breaks   string        // the requirement the answer breaks on purpose (Answer.Breaks)
+	gather   *gatherConn   // the connection, when it gathers writes (Listener)
+	injected *answer       // an injected fault's answer, for the named faults (apiRoute.faulted)
 	// knownBody: the body is a plain list of the world's own video ids,
 	// which hides no key (keysSeen does not search it).
 	knownBody bool
@@ -156,6 +157,10 @@ func (s *Server) serveOperation(c *call, r *http.Request) {
 	if s.faults.active() {
 		if spec, ok := s.faults.Pick(c.route.op); ok {
 			if a, answered := s.inject(c, r, spec); answered {
+				if c.route.faulted != nil && !a.Drop {
+					c.injected = &a
+					a = c.route.faulted(r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+				}
 				s.write(c, c, a)
 				return
 			}
@@ -195,6 +200,24 @@ func (s *Server) buildOperation(rt *apiRoute) {
 		next = l.Wrap(s, rt.op, next)
 	}
 	rt.layered = next
+	// The named faults again, around an injected fault's answer. A
+	// layer's state is made once per layer (mutants.Layer), not per Wrap:
+	// both chains share it.
+	injected := Answerer(func(r *http.Request) answer {
+		a := *r.Context().Value(callKey{}).(*call).injected
+		a.flatten()
+		a.pooled = nil
+		return a
+	})
+	faulted := false
+	for _, l := range s.cfg.Layers {
+		if l.Fault {
+			injected, faulted = l.Wrap(s, rt.op, injected), true
+		}
+	}
+	if faulted {
+		rt.faulted = injected
+	}
 }
 
 // inject applies an injected fault. It returns false if the request
@@ -221,13 +244,13 @@ func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool)
 		if c.route.op == OpVideos {
 			lim = s.st.Load().videos
 		}
-		ra := int64(max(spec.RetryAfter, 1))
+		ra := int64(spec.retryAfter())
 		return rateLimited(ra, lim.refusal(ra)), true
 	case spec.Status != 0:
 		a := errorAnswer(spec.Status, CodeInjected, fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status), nil)
 		a.Cause = "" // the journal names an injected fault by Exchange.Fault
 		if spec.Status == http.StatusTooManyRequests || spec.Status == http.StatusServiceUnavailable {
-			a = a.with("Retry-After", strconv.Itoa(max(spec.RetryAfter, 1)))
+			a = a.with("Retry-After", strconv.Itoa(spec.retryAfter()))
 		}
 		if spec.Malformed {
 			a.Body = a.Body[:len(a.Body)/2]

@@ -74,7 +74,7 @@ func checkDates(t *testing.T, cfg simulator.Config) (sawDate bool) {
 	hs := httptest.NewServer(sim.Handler())
 	defer hs.Close()
 	keys := sim.Seeded()
-	if _, err := sim.AddFault(simulator.FaultSpec{Operation: "videos", Status: http.StatusTooManyRequests, Count: 1}); err != nil {
+	if _, err := sim.AddFault(simulator.FaultSpec{Operation: "videos", Status: http.StatusTooManyRequests, RetryAfter: new(7), Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sim.AddFault(simulator.FaultSpec{Operation: "health", Status: http.StatusServiceUnavailable, Count: 1}); err != nil {
