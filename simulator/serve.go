@@ -503,16 +503,15 @@ func (s *Server) begin(c *call, r *http.Request) {
 		return
 	}
 	rec := &c.rec
-	rec.on, rec.start, rec.observe = true, time.Now(), len(s.observers) > 0
+	rec.on, rec.observe = true, len(s.observers) > 0
 	e := &rec.e
-	e.Time = rec.start.UTC()
-	e.VirtualTime = s.clock.Now().UnixMilli()
+	s.arrive(e, &rec.start)
 	e.Method = r.Method
 	e.Operation = c.operation()
 	// The header map is read by its canonical keys: no canonicalizing on
 	// every request.
 	if ct := r.Header["Content-Type"]; len(ct) > 0 {
-		e.ContentType = excerpt(s.redactHeader(ct[0])) // redacted before it is cut
+		e.ContentType = s.contentTypes(ct)
 	}
 	auth := r.Header["Authorization"]
 	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
@@ -534,7 +533,7 @@ func (s *Server) begin(c *call, r *http.Request) {
 			// reads it (a 401 or a 403 is answered before): read now, at
 			// most MaxBodyBytes+1, and handed on to the handler.
 			tap.kept, tap.err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-			tap.unread = tap.kept
+			tap.unread, tap.read = tap.kept, int64(len(tap.kept))
 		}
 		rec.tap = tap
 		r.Body = tap
@@ -551,13 +550,11 @@ func (s *Server) end(c *call, r *http.Request) {
 		e.RetryAfter = ra[0]
 	}
 	if rec.tap != nil {
-		e.RequestBytes = rec.tap.n
+		e.RequestBytes = rec.tap.read
 	}
 	e.Micros = time.Since(rec.start).Microseconds()
 	if s.journal != nil {
 		s.journal.add(e)
-	} else if rec.observe {
-		e.ID = s.exchanges.Add(1) // without a journal, observers still tell requests apart
 	}
 	if !rec.observe {
 		return
@@ -576,6 +573,48 @@ func (s *Server) end(c *call, r *http.Request) {
 		s.callObserver(o, x)
 	}
 }
+
+// arrive gives a request its id and its arrival times at once, under one
+// lock: ids follow arrival (Entry.Time) however many requests arrive
+// together, with or without a journal (observers tell requests apart by
+// id).
+func (s *Server) arrive(e *journaled, start *time.Time) {
+	s.arrival.Lock()
+	defer s.arrival.Unlock()
+	*start = time.Now()
+	e.Time = start.UTC()
+	e.VirtualTime = s.clock.Now().UnixMilli()
+	if s.journal != nil {
+		e.ID, e.gen = s.journal.nextID()
+	} else {
+		e.ID = s.exchanges.Add(1)
+	}
+}
+
+// contentTypes is what the journal keeps of the Content-Type lines: each
+// as sent (redacted before it is cut), one a line, at most maxContentTypes
+// bytes in all: two lines are two, as a judge sees them.
+func (s *Server) contentTypes(lines []string) string {
+	if len(lines) == 1 {
+		return excerpt(s.redactHeader(lines[0]))
+	}
+	var b strings.Builder
+	for i, v := range lines {
+		v = excerpt(s.redactHeader(v))
+		if i > 0 && b.Len()+1+len(v) > maxContentTypes {
+			b.WriteString("\n…")
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// maxContentTypes bounds the Content-Type lines an entry keeps.
+const maxContentTypes = 256
 
 // withoutSecrets is a request's header for observers: the same values,
 // without Authorization and Cookie.
@@ -603,7 +642,8 @@ func (s *Server) callObserver(o Observer, x *Exchange) {
 // (the part of kept it has not read), then the body.
 type bodyTap struct {
 	io.ReadCloser
-	n      int64
+	n      int64 // what the handler read
+	read   int64 // what the server read off the connection (the read ahead too): Entry.RequestBytes
 	kept   []byte
 	unread []byte
 	err    error // of the read of kept: the handler meets it again
@@ -618,6 +658,7 @@ func (b *bodyTap) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
+	b.read += int64(n)
 	return n, err
 }
 
