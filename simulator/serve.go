@@ -560,7 +560,10 @@ func (s *Server) end(c *call, r *http.Request) {
 		return
 	}
 	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: c.Header(), ResponseBody: c.kept,
-		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, Breaks: c.breaks, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), redact: s.redactKeys}
+		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, Breaks: c.breaks, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), Conn: r.RemoteAddr, redact: s.redactKeys}
+	if c.gather != nil {
+		x.Conn = "conn " + strconv.FormatUint(c.gather.id, 10)
+	}
 	if c.wrote {
 		x.Answered = e.Time.Add(c.began.Sub(rec.start)) // on x.Time's clock
 	}
