@@ -315,6 +315,7 @@ type client struct {
 	held                      []held      // pages whose walk step waits for an earlier page's (see checkFeed)
 	begun, finished, cut      int
 	stopped                   time.Time // the arrival of the last request that stopped the key's walks (stopsWalks)
+	refused                   string    // how the server refused the key's last feed request (refusal), "" if it did not
 	firstTop                  int64     // createdAt of the newest event of the last first page
 	prevTop                   int64     // and of the first page before it that was older
 	complete                  int64     // the client was given every event up to this createdAt (0: not known)

@@ -187,7 +187,7 @@ type Walks struct {
 	Begun    int `json:"begun"`
 	Finished int `json:"finished"`
 	Open     int `json:"open"`
-	Cut      int `json:"cut,omitempty"` // closed by a revoked or unknown key
+	Cut      int `json:"cut,omitempty"` // stopped by the server: a loop, a revoked or unknown key, a refusal the client gave up at
 }
 
 // Verdicts judges every client now; final judges as if the run ended.
@@ -341,10 +341,14 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 		failed[ruleCursor] += n
 		out.Findings = merge(out.Findings, f)
 	}
-	for _, f := range j.abandoned(c, final, now) {
+	left, excused := j.abandoned(c, final, now)
+	for _, f := range left {
 		failed[ruleWalk]++
 		out.Findings = merge(out.Findings, f)
 	}
+	// Left open because the server refused it: cut, not abandoned.
+	out.Walks.Open -= excused
+	out.Walks.Cut += excused
 	for r := range nRules {
 		vd := Verdict{ID: rules[r].id, Must: rules[r].must, Checked: c.checked[r], Count: failed[r]}
 		switch {
