@@ -28,8 +28,9 @@
 //     answered, or on another connection within 50 ms after
 //     (inFlightMargin), may have been in flight and is no retry; the 429s
 //     of such requests join the first, and a retry honours the wait that
-//     ends last. On the 429's own connection a request that arrived after
-//     the answer is a retry (HTTP/1.1 answers one request at a time).
+//     ends last. On the connection of any of those 429s a request that
+//     arrived after the answer is a retry (HTTP/1.1 answers one request
+//     at a time).
 //   - CLIENT-RATE: at most 20 feed requests of a key (with the key in its
 //     Authorization header) within any 60 seconds, on the clock the server
 //     counts on, whatever the answers: each request past 20 in a sliding

@@ -96,3 +96,39 @@ func TestInFlight429sJoinTheFirst(t *testing.T) {
 		}
 	}
 }
+
+// A request on the connection of a 429 that joined the first, sent after
+// that 429 was read, is a retry: the margin is for other connections.
+func TestRetryOnAJoined429sConnection(t *testing.T) {
+	r := newRecorded(t)
+	for range 2 {
+		if _, err := r.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(5), Count: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		q := httptest.NewRequest(http.MethodGet, "/api/public-feed?limit=5", nil)
+		q.Header.Set("Authorization", "Bearer "+r.s.Seeded().Pro)
+		r.s.Handler().ServeHTTP(httptest.NewRecorder(), q)
+	}
+	first, second, retry := *r.xs[0], *r.xs[1], *r.xs[2]
+	answered := first.Time.Add(time.Duration(first.Micros) * time.Microsecond)
+	first.Conn, second.Conn = "conn 1", "conn 2"
+	second.Time = answered.Add(time.Millisecond)
+	for _, tc := range []struct {
+		conn  string
+		fails bool
+	}{{"conn 2", true}, {"conn 3", false}} {
+		retry.Conn, retry.Time, retry.RateTime = tc.conn, second.Time.Add(time.Duration(second.Micros)*time.Microsecond+time.Millisecond), first.RateTime
+		j, _ := New(r.s, Config{})
+		for _, x := range []simulator.Exchange{first, second, retry} {
+			j.Observe(&x)
+		}
+		c := j.Snapshot(false).Clients[0]
+		if tc.fails {
+			expectFailed(t, c, catalogue.ClientRetryAfter)
+		} else {
+			expectFailed(t, c)
+		}
+	}
+}

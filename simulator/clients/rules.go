@@ -3,6 +3,7 @@ package clients
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,7 +161,7 @@ type pending429 struct {
 	set      bool
 	at       time.Time     // on the rate clock, when the 429's request arrived
 	answered time.Time     // real time the first 429 was answered: a request sent before did not know of it
-	conn     string        // the connection it was answered on
+	conns    []string      // the connections its 429s were answered on (up to maxWaveConns)
 	wait     time.Duration // Retry-After
 	ref      rawRef
 	fault    int // the injected fault that answered it, if any
@@ -183,8 +184,11 @@ func (p *pending429) inFlight(x *simulator.Exchange) bool {
 	if x.Time.Before(p.answered) {
 		return true
 	}
-	return x.Conn != p.conn && x.Time.Before(p.answered.Add(inFlightMargin))
+	return !slices.Contains(p.conns, x.Conn) && x.Time.Before(p.answered.Add(inFlightMargin))
 }
+
+// maxWaveConns bounds the connections a pending429 keeps.
+const maxWaveConns = 64
 
 // checkRetryAfter: CLIENT-RETRY-AFTER. It returns the 429 that x did not
 // wait out (set), the zero value if x did or followed none.
@@ -210,12 +214,16 @@ func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (ear
 	case !ok:
 	case inFlight:
 		// A 429 of a request in flight: the client reads both; the wait
-		// that ends last binds it, counted from the first's answer.
+		// that ends last binds it, counted from the first's answer. A
+		// request on its connection after it is a retry too.
 		if x.RateTime.Add(wait).After(p.at.Add(p.wait)) {
 			p.at, p.wait, p.ref, p.fault = x.RateTime, wait, keptRef(x), x.Fault
 		}
+		if len(p.conns) < maxWaveConns && !slices.Contains(p.conns, x.Conn) {
+			p.conns = append(p.conns, x.Conn)
+		}
 	default:
-		*p = pending429{set: true, at: x.RateTime, answered: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), conn: x.Conn, wait: wait, ref: keptRef(x), fault: x.Fault}
+		*p = pending429{set: true, at: x.RateTime, answered: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), conns: []string{x.Conn}, wait: wait, ref: keptRef(x), fault: x.Fault}
 	}
 	return early
 }
