@@ -235,7 +235,9 @@ func sayEarly(b because) string {
 }
 
 // retryAfter reads the answer's Retry-After: delta-seconds, or an
-// HTTP-date taken from the time the request arrived.
+// HTTP-date read against the answer's Date (RFC 9110: both are the
+// server's clock, the simulator's virtual one), else against the time the
+// request arrived.
 func retryAfter(x *simulator.Exchange) (time.Duration, bool) {
 	v := strings.TrimSpace(x.RetryAfter)
 	if v == "" {
@@ -248,7 +250,11 @@ func retryAfter(x *simulator.Exchange) (time.Duration, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return max(t.Sub(x.Time), 0), true
+	base := x.Time
+	if d, err := http.ParseTime(x.ResponseHeader.Get("Date")); err == nil {
+		base = d
+	}
+	return max(t.Sub(base), 0), true
 }
 
 // recentFeed is a ring of a key's last feed requests (those with the key
