@@ -111,9 +111,12 @@
 // any part of the URL; a header; a cookie; the body): then they are that
 // key's, a key of one of the simulator's accounts first. A finding of
 // the client "" is also shown on the verdicts of the key whose client sent
-// it (Finding.SentBy says how that is known) when that is unambiguous: the
-// request came on a connection (simulator.Exchange.Conn) that carried that
-// key alone, or the run has that key alone; every key's verdicts name the
+// it (Client.SentWithoutKey; Finding.SentBy says how that is known) when
+// that is unambiguous: the request came on a connection
+// (simulator.Exchange.Conn) that carried that key alone, or the run has
+// that key alone. It fails the client "" and the run, not the key (a pool
+// of connections or a simulator shared by several clients can make another
+// client's request look like this key's). Every key's verdicts name the
 // requests without a key and what they broke (Client.Keyless). Every key that made a request is judged: the judge keeps up to
 // Config.MaxClients keys of the simulator's accounts and as many others;
 // past that a key's requests are counted, not judged, and the verdicts

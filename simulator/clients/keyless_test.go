@@ -11,15 +11,16 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/redact"
 )
 
-// A finding on a request without a key is the key's whose client sent
-// it, when the run has that key alone.
+// A finding on a request without a key is shown on the key whose client
+// sent it, when the run has that key alone; it fails the requests without
+// a key (and the run), not the key.
 func TestKeylessFindingIsTheOnlyKeys(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.feed(h.keys.Pro, "limit=5")
 	h.health("application/json", "not json")
 	pro := h.client(false, h.keys.Pro)
-	expectFailed(t, pro, catalogue.ClientJSONBody)
-	if f := finding(pro, catalogue.ClientJSONBody); f.SentBy == "" {
+	expectFailed(t, pro)
+	if f := sentWithoutKey(pro, catalogue.ClientJSONBody); f.SentBy == "" {
 		t.Errorf("the Pro key's finding does not say why it is its own: %q", f.SentBy)
 	}
 	if !strings.Contains(pro.Keyless, "CLIENT-JSON-BODY") {
@@ -58,9 +59,12 @@ func TestKeylessFindingFollowsItsConnection(t *testing.T) {
 	send(freeConn, http.MethodGet, "/api/public-feed?limit=5", h.keys.Free, "")
 	send(proConn, http.MethodPost, "/api/public/health", "", "[1]") // the Pro client's, by its connection
 	pro, free := h.client(false, h.keys.Pro), h.client(false, h.keys.Free)
-	expectFailed(t, pro, catalogue.ClientJSONBody)
+	expectFailed(t, pro)
 	expectFailed(t, free)
-	if f := finding(pro, catalogue.ClientJSONBody); !strings.Contains(f.SentBy, "connection") {
+	if len(free.SentWithoutKey) != 0 {
+		t.Errorf("the free key is shown a request it did not send: %+v", free.SentWithoutKey)
+	}
+	if f := sentWithoutKey(pro, catalogue.ClientJSONBody); !strings.Contains(f.SentBy, "connection") {
 		t.Errorf("the Pro key's finding does not say it came on its connection: %q", f.SentBy)
 	}
 	for _, c := range []Client{pro, free} {
@@ -76,10 +80,24 @@ func TestKeylessFindingFollowsItsConnection(t *testing.T) {
 	pro, free = h.client(false, h.keys.Pro), h.client(false, h.keys.Free)
 	expectFailed(t, pro)
 	expectFailed(t, free)
+	if len(pro.SentWithoutKey)+len(free.SentWithoutKey) != 0 {
+		t.Errorf("a request on a connection of no key is shown on a key: %+v %+v", pro.SentWithoutKey, free.SentWithoutKey)
+	}
 	if f := finding(h.client(false, ""), catalogue.ClientJSONBody); f.Requirement == "" || f.SentBy != "" {
 		t.Errorf("the keyless finding on a connection of no key: %+v", f)
 	}
 	if !strings.Contains(pro.Keyless, "CLIENT-JSON-BODY") || pro.Keyless != free.Keyless {
 		t.Errorf("the keys' verdicts do not name the requests without a key: %q, %q", pro.Keyless, free.Keyless)
 	}
+}
+
+// sentWithoutKey is a client's finding of a requirement among those of
+// its requests without a key.
+func sentWithoutKey(c Client, id catalogue.ID) Finding {
+	for _, f := range c.SentWithoutKey {
+		if f.Requirement == id {
+			return f
+		}
+	}
+	return Finding{}
 }

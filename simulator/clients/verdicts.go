@@ -77,10 +77,13 @@ type Client struct {
 	Notes    []string        `json:"notes,omitempty"` // open points met: never findings
 	Scenario *ScenarioResult `json:"scenario,omitempty"`
 	// Keyless names, on every key's verdicts, the requests that carried no
-	// key (the client "requests without a key") and what they broke: a
-	// finding among them is this key's too only when its connection or
-	// the run says so (Finding.SentBy).
+	// key (the client "requests without a key") and what they broke.
 	Keyless string `json:"keyless,omitempty"`
+	// SentWithoutKey are the findings of the requests without a key that
+	// this key's client sent, as far as its connection or the run tells
+	// (Finding.SentBy says which). They fail the requests without a key
+	// and the run, not this key's requirements.
+	SentWithoutKey []Finding `json:"sentWithoutKey,omitempty"`
 }
 
 // Name is how reports name the client: its key's hint and account.
@@ -242,7 +245,10 @@ func (j *Judge) Snapshot(final bool) Verdicts {
 // key whose client sent it, when the connection (it carried that key
 // alone) or the run (it has that key alone) makes that unambiguous, and
 // names the requests without a key on every key's verdicts. out are the
-// verdicts of cs, in order.
+// verdicts of cs, in order. The finding fails the requests without a key
+// (and the run), not the key: a connection pool or a simulator shared by
+// several clients (tests attached to one simulator) may make a request
+// of another look like this key's client's.
 func (j *Judge) attributeKeyless(cs []*client, out []Client) {
 	ki := slices.IndexFunc(cs, func(c *client) bool { return c.id == "" })
 	if ki < 0 {
@@ -269,8 +275,7 @@ func (j *Judge) attributeKeyless(cs []*client, out []Client) {
 		f.SentBy = out[o].Name() + ": " + why
 		g := *f
 		g.SentBy = why
-		out[o].Findings = merge(out[o].Findings, g)
-		out[o].failKeyless(g)
+		out[o].SentWithoutKey = append(out[o].SentWithoutKey, g)
 	}
 	summary := fmt.Sprintf("%d %s carried no key; they are judged apart (%q)", keyless.Requests, plural(keyless.Requests, "request", "requests"), keyless.Name())
 	if len(broke) > 0 {
@@ -295,19 +300,6 @@ func (j *Judge) keylessOwner(conn string, cs []*client, keyed []int) (int, strin
 		return keyed[0], "this key is the only key of the run"
 	}
 	return -1, ""
-}
-
-// failKeyless fails the requirement of a finding on a request without a
-// key that this client sent.
-func (c *Client) failKeyless(f Finding) {
-	c.Passed = false
-	for i := range c.Requirements {
-		if vd := &c.Requirements[i]; vd.ID == f.Requirement {
-			vd.Result, vd.Findings, vd.Note = Failed, 1, ""
-			vd.Count += f.Count
-			vd.Checked += f.Count
-		}
-	}
 }
 
 // NothingJudged is why the verdicts on a run no client came to are
