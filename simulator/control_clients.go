@@ -16,8 +16,8 @@ func (s *Server) ctlRequests(r *http.Request) answer {
 	if len(problems) > 0 {
 		return queryError(problems)
 	}
-	list, matched, dropped := s.journal.list(f)
-	return jsonAnswer(http.StatusOK, map[string]any{"requests": list, "matched": matched, "capacity": len(s.journal.ring), "dropped": dropped})
+	list, matched, dropped, settled := s.journal.list(f)
+	return jsonAnswer(http.StatusOK, map[string]any{"requests": list, "matched": matched, "capacity": len(s.journal.ring), "dropped": dropped, "settled": settled})
 }
 
 func (s *Server) ctlClearRequests(r *http.Request) answer {

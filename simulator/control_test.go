@@ -334,3 +334,27 @@ func TestLayerAndPanicRecovery(t *testing.T) {
 		t.Errorf("layer: %d %s", r.status, r.body)
 	}
 }
+
+// An injected 429 or 503 says the Retry-After its fault was given: 0 as
+// 0 (the control API's schema allows it), left out as 1.
+func TestInjectedRetryAfterAsGiven(t *testing.T) {
+	s := newServer(t, Config{})
+	k := s.Seeded()
+	for _, c := range []struct {
+		fault, want string
+	}{
+		{`{"operation":"feed","status":429,"retryAfter":0,"count":1}`, "0"},
+		{`{"operation":"feed","status":429,"count":1}`, "1"},
+		{`{"operation":"feed","status":429,"retryAfter":9,"count":1}`, "9"},
+		{`{"operation":"feed","status":503,"retryAfter":0,"count":1}`, "0"},
+		{`{"operation":"feed","status":503,"count":1}`, "1"},
+	} {
+		if r := s.serve(t, req{method: http.MethodPost, target: ControlPrefix + "faults", body: c.fault}); r.status != http.StatusCreated && r.status != http.StatusOK {
+			t.Fatalf("POST %s: %d %s", c.fault, r.status, r.body)
+		}
+		r := s.serve(t, req{method: http.MethodGet, target: "/api/public-feed", key: k.Pro})
+		if got := r.header.Values("Retry-After"); len(got) != 1 || got[0] != c.want {
+			t.Errorf("fault %s: answered %d with Retry-After %q, want %q", c.fault, r.status, got, c.want)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func (s *Server) ctlAdvance(r *http.Request) answer {
 	// The polls run on behalf of this request: a client that gives up, or
 	// a shutdown, stops them between two steps, the clock where they got.
 	n, err := s.advance(r.Context(), d)
-	s.log.Info("clock advanced", "by", d, "events", n, "err", err)
+	s.log.Info("clock advanced", "by", d, "now", s.clock.Now(), "events", n, "err", err)
 	if err != nil {
 		return errorAnswer(http.StatusServiceUnavailable, CodeBusy, "the advance stopped part-way ("+err.Error()+"); the clock is at the time it says", map[string]any{"now": ms(s.clock.Now())})
 	}

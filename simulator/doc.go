@@ -60,7 +60,10 @@
 // without a body, GET /_control/openapi.yaml is YAML, and the few broken
 // HTTP messages that net/http refuses before any handler sees them, which
 // HTTPServer's doc lists. The Date header is the virtual clock's time,
-// the server's own (a recorder takes a recording's time from it).
+// the server's own (a recorder takes a recording's time from it), on
+// every answer (a 429, a fault's, the control API's) at any speed; a
+// Retry-After that is an HTTP-date (a conforming draw's) is on that clock
+// too: it minus Date is the wait.
 //
 // # Browsers
 //
@@ -152,7 +155,9 @@
 //
 // Injected faults (POST /_control/faults) act per operation (feed, videos,
 // health or *): an error status (a 429 or 503 with Retry-After, default 1
-// s; a 429 is the rate limit's own, rate_limited), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
+// s, 0 when retryAfter is 0; a 429 is the rate limit's own, rate_limited;
+// a named fault edits it as it edits the server's answers:
+// retry-after-missing takes its Retry-After), a real delay (≤ MaxFaultDelay, ended early if the client goes), a
 // malformed body (cut in half), or a dropped connection; for the next
 // count requests, with a probability drawn from an RNG seeded with the
 // Seed, or both. They are checked before authentication, like a failing

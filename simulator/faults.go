@@ -28,7 +28,9 @@ type FaultSpec struct {
 	Drop        bool    `json:"drop,omitempty"`        // the connection is closed without an answer
 	Count       int     `json:"count,omitempty"`       // fires this many more times (0: no bound)
 	Probability float64 `json:"probability,omitempty"` // fires with this probability (0: always)
-	RetryAfter  int     `json:"retryAfter,omitempty"`  // Retry-After seconds on 429/503 (default 1)
+	// RetryAfter is the Retry-After seconds of a 429 or 503: nil (left
+	// out) is 1; 0 is sent as 0, as the schema allows.
+	RetryAfter *int `json:"retryAfter,omitempty"`
 	// Named is a named fault given at start (a Layer of Config.Layers), listed
 	// only: it is on for the whole run and cannot be injected or removed.
 	Named string `json:"named,omitempty"`
@@ -49,7 +51,7 @@ func (f *FaultSpec) check() error {
 		return fmt.Errorf("count must not be negative")
 	case !(f.Probability >= 0 && f.Probability <= 1):
 		return fmt.Errorf("probability must be within 0..1")
-	case f.RetryAfter < 0:
+	case f.RetryAfter != nil && *f.RetryAfter < 0:
 		return fmt.Errorf("retryAfter must not be negative")
 	case f.Status == 0 && f.DelayMs == 0 && !f.Malformed && !f.Drop:
 		return fmt.Errorf("a fault needs an effect: status, delayMs, malformed or drop")
@@ -125,6 +127,14 @@ func (f *faultSet) Pick(op Operation) (FaultSpec, bool) {
 		return fired, true
 	}
 	return FaultSpec{}, false
+}
+
+// retryAfter is the fault's Retry-After in seconds.
+func (f *FaultSpec) retryAfter() int {
+	if f.RetryAfter == nil {
+		return 1
+	}
+	return *f.RetryAfter
 }
 
 func (f *faultSet) active() bool { return f.any.Load() }

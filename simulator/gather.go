@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 )
 
 // A realtime tracked-videos answer is 20 cached VideoEntry documents,
@@ -30,14 +31,18 @@ func (l gatherListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gatherConn{Conn: c}, nil
+	return &gatherConn{Conn: c, id: connCount.Add(1)}, nil
 }
+
+// connCount numbers the connections accepted (Exchange.Conn).
+var connCount atomic.Uint64
 
 // gatherConn is a connection that can hold back what is written to it
 // and send it in one writev. Only the goroutine serving the connection's
 // current request writes to it.
 type gatherConn struct {
 	net.Conn
+	id        uint64 // its number, for observers (Exchange.Conn)
 	gathering bool
 	pieces    [][]byte    // the answer's pieces, which stay as they are until send
 	next      int         // the first of pieces that may still be written

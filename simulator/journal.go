@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"encoding/hex"
 	"net/url"
 	"slices"
@@ -30,14 +31,19 @@ type Entry struct {
 	// KeyHint and KeyID name the well-formed key of the Authorization
 	// header: its redacted form, and 16 hex digits of its SHA-256, which
 	// tell keys apart without revealing anything of one.
-	KeyHint       string `json:"keyHint,omitempty"`
-	KeyID         string `json:"keyId,omitempty"`
-	Account       string `json:"account,omitempty"`  // the account the key belongs or belonged to
-	KeyInURL      bool   `json:"keyInUrl,omitempty"` // a key, or a piece of one, was found (and redacted) in the path or query
-	ContentType   string `json:"contentType,omitempty"`
-	RequestBytes  int64  `json:"requestBytes"`  // of the body, as far as the server read it
-	ResponseBytes int64  `json:"responseBytes"` // of the answer's body
-	Micros        int64  `json:"micros"`        // real time taken to answer
+	KeyHint  string `json:"keyHint,omitempty"`
+	KeyID    string `json:"keyId,omitempty"`
+	Account  string `json:"account,omitempty"`  // the account the key belongs or belonged to
+	KeyInURL bool   `json:"keyInUrl,omitempty"` // a key, or a piece of one, was found (and redacted) in the path or query
+	// ContentType is the request's Content-Type lines as sent, redacted,
+	// one a line ("\n" between two), each cut at 64 bytes, 256 in all.
+	ContentType string `json:"contentType,omitempty"`
+	// RequestBytes is of the body, as far as the server read it: for a
+	// handler, or for the observers (the client judge reads every body,
+	// also of a request refused before its handler reads it).
+	RequestBytes  int64 `json:"requestBytes"`
+	ResponseBytes int64 `json:"responseBytes"` // of the answer's body
+	Micros        int64 `json:"micros"`        // real time taken to answer
 }
 
 // journaled is an Entry as the ring keeps it: the key's id as bytes, made
@@ -47,6 +53,7 @@ type journaled struct {
 	Entry
 	keyID  [8]byte // the first bytes of the key's SHA-256
 	hasKey bool
+	gen    uint64 // the journal's generation when the id was given
 }
 
 // view fills in the key's hint and id.
@@ -61,14 +68,17 @@ func (j *journaled) view(prefix string) Entry {
 
 // journal is a ring of the last entries.
 type journal struct {
-	prefix  string
-	mu      sync.Mutex
-	ring    []journaled
-	next    int    // where the next entry goes
-	count   int    // entries held
-	lastID  uint64 // id of the newest entry
-	dropped uint64 // entries pushed out since the last clear
-	bytes   int    // what the entries held cost (keepBudget)
+	prefix string
+	mu     sync.Mutex
+	ring   []journaled
+	next   int    // where the next entry goes
+	count  int    // entries held
+	lastID uint64 // the last id given (on arrival: nextID)
+	gen    uint64 // Clear's count: a request that arrived before a clear is not kept after it
+	// answering holds the ids given to requests not yet answered (settled).
+	answering map[uint64]struct{}
+	dropped   uint64 // entries pushed out since the last clear
+	bytes     int    // what the entries held cost (keepBudget)
 }
 
 func newJournal(size int, prefix string) *journal {
@@ -78,10 +88,38 @@ func newJournal(size int, prefix string) *journal {
 	return &journal{ring: make([]journaled, size), prefix: prefix}
 }
 
+// nextID is the id of a request that arrives now, and the generation it
+// belongs to. Ids are given on arrival, entries added once answered: the
+// ring holds them in the order they were answered, list in id order.
+func (j *journal) nextID() (uint64, uint64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.lastID++
+	if j.answering == nil {
+		j.answering = map[uint64]struct{}{}
+	}
+	j.answering[j.lastID] = struct{}{}
+	return j.lastID, j.gen
+}
+
+// settled is the id up to which every request that arrived is listed
+// (none of them is still being answered): a follower asks again after it,
+// and misses no request answered late.
+func (j *journal) settled() uint64 {
+	low := j.lastID + 1
+	for id := range j.answering {
+		low = min(low, id)
+	}
+	return low - 1
+}
+
 func (j *journal) add(e *journaled) {
 	j.mu.Lock()
-	j.lastID++
-	e.ID = j.lastID
+	delete(j.answering, e.ID)
+	if e.gen != j.gen { // it arrived before a clear
+		j.mu.Unlock()
+		return
+	}
 	if j.count == len(j.ring) {
 		j.dropped++
 		j.bytes -= j.ring[j.next].cost()
@@ -104,6 +142,8 @@ func (j *journal) Clear() {
 	defer j.mu.Unlock()
 	clear(j.ring)
 	j.next, j.count, j.lastID, j.dropped, j.bytes = 0, 0, 0, 0, 0
+	j.gen++
+	clear(j.answering)
 }
 
 // entryFilter is the query of GET /_control/requests.
@@ -208,10 +248,10 @@ func parseEntryFilter(q url.Values) (entryFilter, []QueryProblem) {
 	return f, problems
 }
 
-// list returns the matching entries, oldest first (the newest f.limit of
-// them when a limit is set), how many matched, and how many entries were
-// pushed out of the ring since the last clear.
-func (j *journal) list(f entryFilter) (out []Entry, matched int, dropped uint64) {
+// list returns the matching entries in arrival order (the newest f.limit of
+// them when a limit is set), how many matched, how many entries were
+// pushed out of the ring since the last clear, and the settled id.
+func (j *journal) list(f entryFilter) (out []Entry, matched int, dropped, settled uint64) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out = []Entry{}
@@ -223,8 +263,10 @@ func (j *journal) list(f entryFilter) (out []Entry, matched int, dropped uint64)
 			out = append(out, e.view(j.prefix))
 		}
 	}
+	// In arrival order: a request answered late was added late.
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.ID, b.ID) })
 	if f.limit > 0 && len(out) > f.limit {
 		out = out[len(out)-f.limit:]
 	}
-	return out, matched, j.dropped
+	return out, matched, j.dropped, j.settled()
 }

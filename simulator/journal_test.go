@@ -20,6 +20,7 @@ type journalPage struct {
 	Matched  int
 	Capacity int
 	Dropped  uint64
+	Settled  uint64
 }
 
 func TestJournalRecordsRequestsWithoutKeys(t *testing.T) {

@@ -82,6 +82,12 @@ type Exchange struct {
 	// ClientGone is true when the client closed the connection before the
 	// answer was done (it gave up waiting).
 	ClientGone bool
+	// Conn names the connection the request came on: requests of one
+	// connection come from one client. On HTTPServer's listener it is the
+	// connection's number ("conn 12"); elsewhere the client's address
+	// (ip:port), which a later connection may reuse, and which a test that
+	// calls the handler without a connection gives every request alike.
+	Conn string
 
 	redact func(string) string
 }

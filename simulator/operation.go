@@ -21,6 +21,11 @@ type apiRoute struct {
 	op           Operation
 	h            func(*Server, *call, *http.Request) answer
 	layered      Answerer // h under Config.Layers; nil without layers
+	// faulted is an injected fault's answer under the named faults of
+	// Config.Layers (Layer.Fault): a named fault edits what an injected
+	// fault answers as it edits the server's (retry-after-missing takes
+	// an injected 429's Retry-After too); nil without named faults.
+	faulted Answerer
 }
 
 // isOperation: op names an operation of apiTable.

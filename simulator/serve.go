@@ -48,12 +48,13 @@ import (
 // through (meter), which counts what is written.
 type call struct {
 	meter
-	r      *http.Request // the request as it arrived
-	route  *apiRoute     // nil: not a path of the API
-	rec    record        // the journal's record (rec.on: there is a journal or an observer)
-	fault  int           // the injected fault that answered, if any
-	breaks string        // the requirement the answer breaks on purpose (Answer.Breaks)
-	gather *gatherConn   // the connection, when it gathers writes (Listener)
+	r        *http.Request // the request as it arrived
+	route    *apiRoute     // nil: not a path of the API
+	rec      record        // the journal's record (rec.on: there is a journal or an observer)
+	fault    int           // the injected fault that answered, if any
+	breaks   string        // the requirement the answer breaks on purpose (Answer.Breaks)
+	gather   *gatherConn   // the connection, when it gathers writes (Listener)
+	injected *answer       // an injected fault's answer, for the named faults (apiRoute.faulted)
 	// knownBody: the body is a plain list of the world's own video ids,
 	// which hides no key (keysSeen does not search it).
 	knownBody bool
@@ -87,7 +88,7 @@ func (c *call) knownKey(r *http.Request) *hashedKey {
 
 // serveRequest is the server's handler.
 func (s *Server) serveRequest(rw http.ResponseWriter, r *http.Request) {
-	c := &call{meter: meter{ResponseWriter: rw, ctx: r.Context(), status: http.StatusOK}, r: r}
+	c := &call{meter: meter{ResponseWriter: rw, ctx: r.Context(), status: http.StatusOK, date: s.dateNow}, r: r}
 	c.gather, _ = r.Context().Value(gatherKey{}).(*gatherConn)
 	control := strings.HasPrefix(r.URL.Path, ControlPrefix) || r.URL.Path == controlRoot
 	if !control {
@@ -156,6 +157,10 @@ func (s *Server) serveOperation(c *call, r *http.Request) {
 	if s.faults.active() {
 		if spec, ok := s.faults.Pick(c.route.op); ok {
 			if a, answered := s.inject(c, r, spec); answered {
+				if c.route.faulted != nil && !a.Drop {
+					c.injected = &a
+					a = c.route.faulted(r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+				}
 				s.write(c, c, a)
 				return
 			}
@@ -195,6 +200,24 @@ func (s *Server) buildOperation(rt *apiRoute) {
 		next = l.Wrap(s, rt.op, next)
 	}
 	rt.layered = next
+	// The named faults again, around an injected fault's answer. A
+	// layer's state is made once per layer (mutants.Layer), not per Wrap:
+	// both chains share it.
+	injected := Answerer(func(r *http.Request) answer {
+		a := *r.Context().Value(callKey{}).(*call).injected
+		a.flatten()
+		a.pooled = nil
+		return a
+	})
+	faulted := false
+	for _, l := range s.cfg.Layers {
+		if l.Fault {
+			injected, faulted = l.Wrap(s, rt.op, injected), true
+		}
+	}
+	if faulted {
+		rt.faulted = injected
+	}
 }
 
 // inject applies an injected fault. It returns false if the request
@@ -221,13 +244,13 @@ func (s *Server) inject(c *call, r *http.Request, spec FaultSpec) (answer, bool)
 		if c.route.op == OpVideos {
 			lim = s.st.Load().videos
 		}
-		ra := int64(max(spec.RetryAfter, 1))
+		ra := int64(spec.retryAfter())
 		return rateLimited(ra, lim.refusal(ra)), true
 	case spec.Status != 0:
 		a := errorAnswer(spec.Status, CodeInjected, fmt.Sprintf("fault %d injected through the control API: status %d", spec.ID, spec.Status), nil)
 		a.Cause = "" // the journal names an injected fault by Exchange.Fault
 		if spec.Status == http.StatusTooManyRequests || spec.Status == http.StatusServiceUnavailable {
-			a = a.with("Retry-After", strconv.Itoa(max(spec.RetryAfter, 1)))
+			a = a.with("Retry-After", strconv.Itoa(spec.retryAfter()))
 		}
 		if spec.Malformed {
 			a.Body = a.Body[:len(a.Body)/2]
@@ -261,9 +284,12 @@ func (s *Server) write(c *call, w http.ResponseWriter, a answer) {
 	}
 	// Date is the simulator's own time, the virtual clock: a recorder
 	// (tcmkit record) reads the recording's time from it.
-	w.Header()["Date"] = s.date.of(s.clock.Now())
+	w.Header()["Date"] = s.dateNow()
 	writeAnswer(w, a)
 }
+
+// dateNow is the Date header's value now: the world's clock.
+func (s *Server) dateNow() []string { return s.date.of(s.clock.Now()) }
 
 // dateHeader is the Date header's value for the last second asked, formatted
 // once a second rather than once an answer.
@@ -398,6 +424,7 @@ func cleanPath(p string) string {
 type meter struct {
 	http.ResponseWriter
 	ctx      context.Context // the request's: done when the client is gone
+	date     func() []string // the Date header, for an answer that set none (the control API's)
 	gone     bool            // the client was gone when the answer began
 	began    time.Time       // when the answer began (its header went out)
 	answered atomic.Bool     // began, for observeOrder (another goroutine reads it)
@@ -417,6 +444,11 @@ func (w *meter) begin() {
 		w.gone = w.ctx != nil && w.ctx.Err() != nil
 		w.began = time.Now()
 		w.answered.Store(true)
+		// net/http would date an answer that has no Date (the control
+		// API's) by this machine's clock: one clock only.
+		if h := w.Header(); w.date != nil && h["Date"] == nil {
+			h["Date"] = w.date()
+		}
 	}
 }
 
@@ -471,16 +503,15 @@ func (s *Server) begin(c *call, r *http.Request) {
 		return
 	}
 	rec := &c.rec
-	rec.on, rec.start, rec.observe = true, time.Now(), len(s.observers) > 0
+	rec.on, rec.observe = true, len(s.observers) > 0
 	e := &rec.e
-	e.Time = rec.start.UTC()
-	e.VirtualTime = s.clock.Now().UnixMilli()
+	s.arrive(e, &rec.start)
 	e.Method = r.Method
 	e.Operation = c.operation()
 	// The header map is read by its canonical keys: no canonicalizing on
 	// every request.
 	if ct := r.Header["Content-Type"]; len(ct) > 0 {
-		e.ContentType = excerpt(s.redactHeader(ct[0])) // redacted before it is cut
+		e.ContentType = s.contentTypes(ct)
 	}
 	auth := r.Header["Authorization"]
 	if key, err := ParseBearer(auth, s.cfg.KeyPrefix); err == nil {
@@ -502,7 +533,7 @@ func (s *Server) begin(c *call, r *http.Request) {
 			// reads it (a 401 or a 403 is answered before): read now, at
 			// most MaxBodyBytes+1, and handed on to the handler.
 			tap.kept, tap.err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-			tap.unread = tap.kept
+			tap.unread, tap.read = tap.kept, int64(len(tap.kept))
 		}
 		rec.tap = tap
 		r.Body = tap
@@ -519,19 +550,20 @@ func (s *Server) end(c *call, r *http.Request) {
 		e.RetryAfter = ra[0]
 	}
 	if rec.tap != nil {
-		e.RequestBytes = rec.tap.n
+		e.RequestBytes = rec.tap.read
 	}
 	e.Micros = time.Since(rec.start).Microseconds()
 	if s.journal != nil {
 		s.journal.add(e)
-	} else if rec.observe {
-		e.ID = s.exchanges.Add(1) // without a journal, observers still tell requests apart
 	}
 	if !rec.observe {
 		return
 	}
 	x := &Exchange{Entry: e.view(s.cfg.KeyPrefix), RequestHeader: withoutSecrets(r.Header), ResponseHeader: c.Header(), ResponseBody: c.kept,
-		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, Breaks: c.breaks, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), redact: s.redactKeys}
+		RateTime: rec.rateTime, AuthProblem: rec.authErr, Fault: c.fault, Breaks: c.breaks, ClientGone: c.gone || (!c.wrote && r.Context().Err() != nil), Conn: r.RemoteAddr, redact: s.redactKeys}
+	if c.gather != nil {
+		x.Conn = "conn " + strconv.FormatUint(c.gather.id, 10)
+	}
 	if c.wrote {
 		x.Answered = e.Time.Add(c.began.Sub(rec.start)) // on x.Time's clock
 	}
@@ -544,6 +576,48 @@ func (s *Server) end(c *call, r *http.Request) {
 		s.callObserver(o, x)
 	}
 }
+
+// arrive gives a request its id and its arrival times at once, under one
+// lock: ids follow arrival (Entry.Time) however many requests arrive
+// together, with or without a journal (observers tell requests apart by
+// id).
+func (s *Server) arrive(e *journaled, start *time.Time) {
+	s.arrival.Lock()
+	defer s.arrival.Unlock()
+	*start = time.Now()
+	e.Time = start.UTC()
+	e.VirtualTime = s.clock.Now().UnixMilli()
+	if s.journal != nil {
+		e.ID, e.gen = s.journal.nextID()
+	} else {
+		e.ID = s.exchanges.Add(1)
+	}
+}
+
+// contentTypes is what the journal keeps of the Content-Type lines: each
+// as sent (redacted before it is cut), one a line, at most maxContentTypes
+// bytes in all: two lines are two, as a judge sees them.
+func (s *Server) contentTypes(lines []string) string {
+	if len(lines) == 1 {
+		return excerpt(s.redactHeader(lines[0]))
+	}
+	var b strings.Builder
+	for i, v := range lines {
+		v = excerpt(s.redactHeader(v))
+		if i > 0 && b.Len()+1+len(v) > maxContentTypes {
+			b.WriteString("\n…")
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// maxContentTypes bounds the Content-Type lines an entry keeps.
+const maxContentTypes = 256
 
 // withoutSecrets is a request's header for observers: the same values,
 // without Authorization and Cookie.
@@ -571,7 +645,8 @@ func (s *Server) callObserver(o Observer, x *Exchange) {
 // (the part of kept it has not read), then the body.
 type bodyTap struct {
 	io.ReadCloser
-	n      int64
+	n      int64 // what the handler read
+	read   int64 // what the server read off the connection (the read ahead too): Entry.RequestBytes
 	kept   []byte
 	unread []byte
 	err    error // of the read of kept: the handler meets it again
@@ -586,6 +661,7 @@ func (b *bodyTap) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
+	b.read += int64(n)
 	return n, err
 }
 

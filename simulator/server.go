@@ -189,6 +189,7 @@ type Server struct {
 	observers []Observer    // Config.Observers, then the judge's
 	judge     ClientJudge   // made by Config.Clients; nil: none
 	exchanges atomic.Uint64 // ids of the exchanges observers see when there is no journal
+	arrival   sync.Mutex    // an id and its arrival time are taken together (arrive)
 	// realtimeVideos builds tracked-videos answers as in a live world
 	// (no answer cache) on a manual clock too: tests compare answers.
 	realtimeVideos bool

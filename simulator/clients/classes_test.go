@@ -380,7 +380,7 @@ func TestEvidenceIsExact(t *testing.T) {
 	pro, free := h.keys.Pro, h.keys.Free
 	for _, wait := range []time.Duration{5*time.Second - time.Millisecond, 5 * time.Second} {
 		key := map[bool]string{true: pro, false: free}[wait < 5*time.Second]
-		if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: 5, Count: 1}); err != nil {
+		if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(5), Count: 1}); err != nil {
 			t.Fatal(err)
 		}
 		h.feed(key, "limit=1")

@@ -21,8 +21,16 @@
 //     body.
 //   - CLIENT-RETRY-AFTER: after a 429 with Retry-After (the limiter's or
 //     an injected one), the key's next request to that operation, sent
-//     once the 429 was answered, comes no sooner than Retry-After says, on
-//     the clock the server counts it on (simulator.Exchange.RateTime).
+//     once the 429 reached the client, comes no sooner than Retry-After
+//     says, on the clock the server counts it on
+//     (simulator.Exchange.RateTime). The judge sees arrivals, and stays
+//     on the client's side: a request that arrived before the 429 was
+//     answered, or on another connection within 50 ms after
+//     (inFlightMargin), may have been in flight and is no retry; the 429s
+//     of such requests join the first, and a retry honours the wait that
+//     ends last. On the connection of any of those 429s a request that
+//     arrived after the answer is a retry (HTTP/1.1 answers one request
+//     at a time).
 //   - CLIENT-RATE: at most 20 feed requests of a key (with the key in its
 //     Authorization header) within any 60 seconds, on the clock the server
 //     counts on, whatever the answers: each request past 20 in a sliding
@@ -55,7 +63,11 @@
 //     key revoked or unknown (the client could not go on),
 //     an answer that broke the contract on purpose (Exchange.Breaks: a
 //     fuzz schedule's), or a 429 that refuses the key for longer than the
-//     rate window (a client may give up rather than wait). Observers may see a key's pages out of
+//     rate window (a client may give up rather than wait). So is a walk
+//     the server would not let go on until the client gave up: its
+//     cursor, handed out by the server, answered 400 (the query otherwise
+//     valid), or the key's last feed request answered 401, 403, 5xx or not
+//     at all (see refusal). Observers may see a key's pages out of
 //     order (a client on new connections asks for the next page before
 //     the last one's observers ran): a page waits for the page that handed
 //     out its cursor, and the walk goes on in the order of the requests.
@@ -97,7 +109,15 @@
 // Requests with no well-formed Bearer key are the client "" unless a key
 // shows elsewhere in them (Basic credentials or another scheme, decoded;
 // any part of the URL; a header; a cookie; the body): then they are that
-// key's, a key of one of the simulator's accounts first. Every key that made a request is judged: the judge keeps up to
+// key's, a key of one of the simulator's accounts first. A finding of
+// the client "" is also shown on the verdicts of the key whose client sent
+// it (Client.SentWithoutKey; Finding.SentBy says how that is known) when
+// that is unambiguous: the request came on a connection
+// (simulator.Exchange.Conn) that carried that key alone, or the run has
+// that key alone. It fails the client "" and the run, not the key (a pool
+// of connections or a simulator shared by several clients can make another
+// client's request look like this key's). Every key's verdicts name the
+// requests without a key and what they broke (Client.Keyless). Every key that made a request is judged: the judge keeps up to
 // Config.MaxClients keys of the simulator's accounts and as many others;
 // past that a key's requests are counted, not judged, and the verdicts
 // are errored ("N keys not judged"), never passed. Verdicts no client

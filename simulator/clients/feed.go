@@ -31,6 +31,9 @@ type walk struct {
 	// cut: the server stopped it (stopsWalks).
 	done, looped, cut bool
 	laps              int
+	// refused says how the server refused the last request that followed
+	// the cursor the walk waits on (see refusal); "" when it did not.
+	refused string
 	// oldest is the createdAt of the last event of its last page, if
 	// that page had events.
 	oldest int64
@@ -53,7 +56,7 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 	c.fed, c.lastFeed = true, x.RateTime
 	// The query as journaled (keys redacted): a cursor the server handed
 	// out holds no key, so redaction changes only cursors that are not.
-	q, _ := simulator.ParseFeedQuery(x.Query)
+	q, problems := simulator.ParseFeedQuery(x.Query)
 	issued, early := false, false
 	switch {
 	case q.Cursors > 1 || (q.Cursors == 1 && q.Cursor == ""):
@@ -66,6 +69,10 @@ func (j *Judge) checkFeed(c *client, x *simulator.Exchange) feedOutcome {
 		fo.cursor = j.hash(q.Cursor)
 		c.checked[ruleCursor]++
 		issued, early = j.checkCursor(c, x, fo.cursor, len(q.Cursor))
+	}
+	c.refused = refusal(x, issued && len(problems) == 0)
+	if w := c.walks[fo.cursor]; w != nil && issued {
+		w.refused = c.refused
 	}
 	if x.Status != http.StatusOK {
 		return fo
@@ -320,6 +327,7 @@ func (j *Judge) stepWalk(c *client, x *simulator.Exchange, fo *feedOutcome, olde
 		o.seq = min(o.seq, w.seq)
 		return
 	}
+	w.refused = "" // it waits on a new cursor
 	c.walks[fo.next] = w
 	if len(c.walks) > maxOpenWalks {
 		var oldest uint64
@@ -459,13 +467,19 @@ func sayTooMany(b because) string {
 
 // abandoned lists the client's open walks that count as abandoned now:
 // all of them when final, else those of a client idle for IdleAfter.
-func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
+func (j *Judge) abandoned(c *client, final bool, now time.Time) (out []Finding, excused int) {
 	idle := now.Sub(c.lastFeed)
 	if len(c.walks) == 0 || (!final && idle < j.cfg.IdleAfter) {
-		return nil
+		return nil, 0
 	}
 	ws := make([]*walk, 0, len(c.walks))
 	for _, w := range c.walks {
+		if w.refused != "" || c.refused != "" {
+			// The server refused the walk's cursor, or the key, until the
+			// client gave up: it could not go on.
+			excused++
+			continue
+		}
 		ws = append(ws, w)
 	}
 	slices.SortFunc(ws, func(a, b *walk) int { return cmp.Compare(a.seq, b.seq) })
@@ -473,7 +487,6 @@ func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
 	if !final {
 		why = "the key sent no feed request for " + seconds(idle)
 	}
-	var out []Finding
 	for _, w := range ws {
 		first := w.first.shown()
 		out = append(out, Finding{
@@ -481,7 +494,25 @@ func (j *Judge) abandoned(c *client, final bool, now time.Time) []Finding {
 			Evidence: fmt.Sprintf("began a walk at request #%d and left it after %d %s with a nextCursor pending: %s", w.first.ID, w.pages, plural(w.pages, "page", "pages"), why),
 		})
 	}
-	return out
+	return out, excused
+}
+
+// refusal says how the server refused a feed request so that its key could
+// not go on with a walk, "" when it did not: a 400 to a cursor it handed
+// out (ownCursor: issued to the account, the query otherwise valid), a
+// 401 or a 403, a 5xx, or no answer (the connection closed).
+func refusal(x *simulator.Exchange, ownCursor bool) string {
+	switch {
+	case x.Status == http.StatusBadRequest && ownCursor:
+		return "the server answered 400 to the cursor it handed out"
+	case x.Status == http.StatusUnauthorized || x.Status == http.StatusForbidden:
+		return fmt.Sprintf("the server refused the key (%d)", x.Status)
+	case x.Status >= 500:
+		return fmt.Sprintf("the server failed (%d)", x.Status)
+	case x.Status == 0:
+		return "the server closed the connection without an answer"
+	}
+	return ""
 }
 
 // nextCursor reads a FeedPage's nextCursor without decoding the page: the

@@ -38,6 +38,7 @@ const (
 	excerptLen       = 200     // of a path or query quoted in a finding
 	maxRawRef        = 1024    // bytes of path and query kept unquoted for a later finding
 	maxNotJudged     = 1 << 16 // ids of the keys not judged kept, to count them
+	maxConns         = 1 << 14 // connections whose keys are kept, to name the sender of a request without a key
 )
 
 // Config configures a Judge; the zero value takes the defaults.
@@ -66,6 +67,15 @@ type Judge struct {
 	pools     [3]int              // keys judged, by kind (see DefaultMaxClients)
 	run       *run                // the armed scenario; nil: none
 	tracked   int                 // event ids the scenario keeps, all clients together
+	conns     map[string]connKeys // the keys each connection carried (Exchange.Conn), up to maxConns
+}
+
+// connKeys is the key a connection carried, or that it carried more than
+// one: a request without a key on it is that key's client's only when it
+// carried one.
+type connKeys struct {
+	id   string
+	many bool
 }
 
 var _ simulator.ClientJudge = (*Judge)(nil)
@@ -124,6 +134,21 @@ func (j *Judge) clear() {
 	j.handed = newHandedIndex(maxHanded)
 	j.judged, j.untracked, j.tracked, j.seq = 0, 0, 0, 0
 	j.notJudged, j.moreKeys, j.pools = map[string]struct{}{}, false, [3]int{}
+	j.conns = map[string]connKeys{}
+}
+
+// noteConn notes that the client of key id sent a request on conn.
+func (j *Judge) noteConn(conn, id string) {
+	if conn == "" || id == "" {
+		return
+	}
+	k, ok := j.conns[conn]
+	switch {
+	case !ok && len(j.conns) < maxConns:
+		j.conns[conn] = connKeys{id: id}
+	case ok && k.id != id && !k.many:
+		j.conns[conn] = connKeys{id: k.id, many: true}
+	}
 }
 
 // Reset forgets every client; an armed scenario starts again.
@@ -162,6 +187,7 @@ func (j *Judge) observe(x *simulator.Exchange) func() {
 		return nil
 	}
 	c.count(x)
+	j.noteConn(x.Conn, c.id)
 	j.checkLeaks(c, x)
 	var out outcome
 	switch x.Operation {
@@ -289,6 +315,7 @@ type client struct {
 	held                      []held      // pages whose walk step waits for an earlier page's (see checkFeed)
 	begun, finished, cut      int
 	stopped                   time.Time // the arrival of the last request that stopped the key's walks (stopsWalks)
+	refused                   string    // how the server refused the key's last feed request (refusal), "" if it did not
 	firstTop                  int64     // createdAt of the newest event of the last first page
 	prevTop                   int64     // and of the first page before it that was older
 	complete                  int64     // the client was given every event up to this createdAt (0: not known)
@@ -337,7 +364,7 @@ func (j *Judge) find(c *client, r rule, x *simulator.Exchange, why because, rela
 	c.findings = append(c.findings, found{Finding: Finding{
 		Requirement: rules[r].id, Rule: rules[r].must, Evidence: x.Redact(why.String()),
 		Request: refOf(x), Related: rel, Count: 1,
-	}})
+	}, conn: x.Conn})
 }
 
 // found is a finding as a client keeps it (see find): the first request
@@ -346,6 +373,7 @@ type found struct {
 	Finding         // Last and LastEvidence unset
 	last    rawRef  // the last request that broke the rule, when Count > 1
 	lastWhy because // what it did
+	conn    string  // the connection of the first request (Exchange.Conn)
 }
 
 // shown is the finding as the verdicts give it: the last request and its

@@ -109,7 +109,7 @@ func TestLongRefusalStopsTheWalk(t *testing.T) {
 	h := newHarness(t, Config{})
 	first := h.feed(h.keys.Pro, "limit=5")
 	second := h.feed(h.keys.Pro, "limit=5&cursor="+first.next())
-	if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: 3600, Count: 1}); err != nil {
+	if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(3600), Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if a := h.feed(h.keys.Pro, "limit=5&cursor="+second.next()); a.status != http.StatusTooManyRequests {

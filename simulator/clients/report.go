@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
@@ -62,6 +63,17 @@ func Report(v Verdicts, cat catalogue.Catalogue, m report.Meta) report.Report {
 			m.Config = map[string]string{}
 		}
 		m.Config["clients left out"] = fmt.Sprintf("%d more clients are not shown (those that failed come first); GET /_control/clients has them all", v.ClientsLeftOut)
+	}
+	for _, c := range v.Clients {
+		if c.Keyless != "" { // the same on every key's verdicts
+			cfg := maps.Clone(m.Config)
+			if cfg == nil {
+				cfg = map[string]string{}
+			}
+			cfg["requests without a key"] = c.Keyless
+			m.Config = cfg
+			break
+		}
 	}
 	var specs []report.Spec
 	for _, c := range v.Clients {

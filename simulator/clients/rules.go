@@ -3,6 +3,7 @@ package clients
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,15 +154,41 @@ const (
 )
 
 // pending429 is a 429 whose Retry-After the key's next request to the
-// operation must honour.
+// operation must honour. Requests already in flight when it was answered
+// (see inFlight) are no retries of it; their 429s join it, and the wait
+// that ends last is the one a retry must honour.
 type pending429 struct {
 	set      bool
 	at       time.Time     // on the rate clock, when the 429's request arrived
-	answered time.Time     // real time the 429 was answered: a request sent before did not know of it
+	answered time.Time     // real time the first 429 was answered: a request sent before did not know of it
+	conns    []string      // the connections its 429s were answered on (up to maxWaveConns)
 	wait     time.Duration // Retry-After
 	ref      rawRef
 	fault    int // the injected fault that answered it, if any
 }
+
+// inFlightMargin is how long after a 429 was answered a request on
+// another connection may still arrive that was sent before the client
+// read it: a client that writes its requests on many connections at once
+// has them arrive one after another as the server takes them, a little
+// after the first answers (0.05 ms in a thread pool of 25; more on a busy
+// machine). The judge sees arrivals only: it stays on the client's side.
+// On the 429's own connection a request that arrived after the answer
+// was sent after it (HTTP/1.1 answers a connection's requests in turn).
+const inFlightMargin = 50 * time.Millisecond
+
+// inFlight reports whether x may have been sent before the client read
+// the 429 p: it arrived before p was answered, or on another connection
+// within inFlightMargin after.
+func (p *pending429) inFlight(x *simulator.Exchange) bool {
+	if x.Time.Before(p.answered) {
+		return true
+	}
+	return !slices.Contains(p.conns, x.Conn) && x.Time.Before(p.answered.Add(inFlightMargin))
+}
+
+// maxWaveConns bounds the connections a pending429 keeps.
+const maxWaveConns = 64
 
 // checkRetryAfter: CLIENT-RETRY-AFTER. It returns the 429 that x did not
 // wait out (set), the zero value if x did or followed none.
@@ -170,7 +197,8 @@ func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (ear
 		return early // requests without a key are not one client's
 	}
 	p := &c.after429[slot]
-	if p.set && !x.Time.Before(p.answered) {
+	inFlight := p.set && p.inFlight(x)
+	if p.set && !inFlight {
 		c.checked[ruleRetryAfter]++
 		if waited := x.RateTime.Sub(p.at); waited < p.wait {
 			early = *p
@@ -178,10 +206,24 @@ func (j *Judge) checkRetryAfter(c *client, x *simulator.Exchange, slot int) (ear
 		}
 		p.set = false
 	}
-	if x.Status == http.StatusTooManyRequests {
-		if wait, ok := retryAfter(x); ok {
-			*p = pending429{set: true, at: x.RateTime, answered: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), wait: wait, ref: keptRef(x), fault: x.Fault}
+	if x.Status != http.StatusTooManyRequests {
+		return early
+	}
+	wait, ok := retryAfter(x)
+	switch {
+	case !ok:
+	case inFlight:
+		// A 429 of a request in flight: the client reads both; the wait
+		// that ends last binds it, counted from the first's answer. A
+		// request on its connection after it is a retry too.
+		if x.RateTime.Add(wait).After(p.at.Add(p.wait)) {
+			p.at, p.wait, p.ref, p.fault = x.RateTime, wait, keptRef(x), x.Fault
 		}
+		if len(p.conns) < maxWaveConns && !slices.Contains(p.conns, x.Conn) {
+			p.conns = append(p.conns, x.Conn)
+		}
+	default:
+		*p = pending429{set: true, at: x.RateTime, answered: x.Time.Add(time.Duration(x.Micros) * time.Microsecond), conns: []string{x.Conn}, wait: wait, ref: keptRef(x), fault: x.Fault}
 	}
 	return early
 }
@@ -193,7 +235,9 @@ func sayEarly(b because) string {
 }
 
 // retryAfter reads the answer's Retry-After: delta-seconds, or an
-// HTTP-date taken from the time the request arrived.
+// HTTP-date read against the answer's Date (RFC 9110: both are the
+// server's clock, the simulator's virtual one), else against the time the
+// request arrived.
 func retryAfter(x *simulator.Exchange) (time.Duration, bool) {
 	v := strings.TrimSpace(x.RetryAfter)
 	if v == "" {
@@ -206,7 +250,11 @@ func retryAfter(x *simulator.Exchange) (time.Duration, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return max(t.Sub(x.Time), 0), true
+	base := x.Time
+	if d, err := http.ParseTime(x.ResponseHeader.Get("Date")); err == nil {
+		base = d
+	}
+	return max(t.Sub(base), 0), true
 }
 
 // recentFeed is a ring of a key's last feed requests (those with the key

@@ -101,7 +101,7 @@ func TestRetryAfter(t *testing.T) {
 	h := newHarness(t, Config{})
 	pro := h.keys.Pro
 	// A 429 the client did not cause (an injected one), waited out.
-	if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: 5, Count: 1}); err != nil {
+	if _, err := h.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(5), Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 	h.feed(pro, "limit=1")

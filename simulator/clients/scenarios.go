@@ -89,7 +89,7 @@ var scenarios = []Scenario{
 		Name: "429-storm", When: atOnce,
 		Does:   fmt.Sprintf("answers the next %d feed requests 429 with Retry-After: %d", stormCount, stormRetryAfter),
 		Expect: "the client waits out every Retry-After before it asks again, and gets its page once the storm is over",
-		act:    addFault(simulator.FaultSpec{Operation: string(simulator.OpFeed), Status: http.StatusTooManyRequests, RetryAfter: stormRetryAfter, Count: stormCount}),
+		act:    addFault(simulator.FaultSpec{Operation: string(simulator.OpFeed), Status: http.StatusTooManyRequests, RetryAfter: new(stormRetryAfter), Count: stormCount}),
 		see:    seeStorm, judge: judgeStorm,
 	},
 	{

@@ -146,7 +146,8 @@ func TestScenarioSlowAnswers(t *testing.T) {
 		r := httptest.NewRequest(http.MethodGet, "/api/public-feed?limit=1", nil).WithContext(ctx)
 		r.Header.Set("Authorization", "Bearer "+pro)
 		h.s.Handler().ServeHTTP(httptest.NewRecorder(), r)
-		// ...and one that sends another request while a slow one is pending.
+		// ...and one that sends another request (#3, ids follow arrival)
+		// while a slow one (#2) is pending.
 		var wg sync.WaitGroup
 		started := make(chan struct{})
 		wg.Go(func() {
@@ -159,7 +160,7 @@ func TestScenarioSlowAnswers(t *testing.T) {
 		wg.Wait()
 		c := h.client(true, pro)
 		scenarioOf(t, c, Failed)
-		if !strings.Contains(c.Scenario.Behaviour, "gave up waiting on #1") || !strings.Contains(c.Scenario.Behaviour, "sent 1 other request while one was pending (#2)") {
+		if !strings.Contains(c.Scenario.Behaviour, "gave up waiting on #1") || !strings.Contains(c.Scenario.Behaviour, "sent 1 other request while one was pending (#3)") {
 			t.Errorf("behaviour: %s", c.Scenario.Behaviour)
 		}
 	})

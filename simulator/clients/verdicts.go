@@ -76,6 +76,14 @@ type Client struct {
 	Walks    Walks           `json:"walks"`
 	Notes    []string        `json:"notes,omitempty"` // open points met: never findings
 	Scenario *ScenarioResult `json:"scenario,omitempty"`
+	// Keyless names, on every key's verdicts, the requests that carried no
+	// key (the client "requests without a key") and what they broke.
+	Keyless string `json:"keyless,omitempty"`
+	// SentWithoutKey are the findings of the requests without a key that
+	// this key's client sent, as far as its connection or the run tells
+	// (Finding.SentBy says which). They fail the requests without a key
+	// and the run, not this key's requirements.
+	SentWithoutKey []Finding `json:"sentWithoutKey,omitempty"`
 }
 
 // Name is how reports name the client: its key's hint and account.
@@ -124,6 +132,10 @@ type Finding struct {
 	// LastEvidence what it did when that says something else.
 	Last         *Ref   `json:"last,omitempty"`
 	LastEvidence string `json:"lastEvidence,omitempty"`
+	// SentBy is set when the request carried no key but its sender is
+	// known: on the requests without a key, the key whose client sent
+	// it and how that is known; on that key's verdicts, how it is known.
+	SentBy string `json:"sentBy,omitempty"`
 }
 
 // Ref names a request: its journal id, method, path and query with keys
@@ -161,6 +173,9 @@ func (f Finding) String() string {
 	if f.Related != nil {
 		s += "\n    see " + f.Related.String()
 	}
+	if f.SentBy != "" {
+		s += "\n    sent without a key: " + f.SentBy
+	}
 	if f.Last != nil {
 		s += fmt.Sprintf("\n    %d requests broke it; the last: %s", f.Count, f.Last)
 		if f.LastEvidence != "" {
@@ -175,7 +190,7 @@ type Walks struct {
 	Begun    int `json:"begun"`
 	Finished int `json:"finished"`
 	Open     int `json:"open"`
-	Cut      int `json:"cut,omitempty"` // closed by a revoked or unknown key
+	Cut      int `json:"cut,omitempty"` // stopped by the server: a loop, a revoked or unknown key, a refusal the client gave up at
 }
 
 // Verdicts judges every client now; final judges as if the run ended.
@@ -203,6 +218,7 @@ func (j *Judge) Snapshot(final bool) Verdicts {
 		failed = failed || !cv.Passed
 		v.Clients = append(v.Clients, cv)
 	}
+	j.attributeKeyless(cs, v.Clients)
 	if j.run != nil {
 		st := j.run.stateOf()
 		v.Scenario = &st
@@ -223,6 +239,67 @@ func (j *Judge) Snapshot(final bool) Verdicts {
 		v.Outcome, v.Passed = Passed, true
 	}
 	return v
+}
+
+// attributeKeyless shows each finding on a request without a key with the
+// key whose client sent it, when the connection (it carried that key
+// alone) or the run (it has that key alone) makes that unambiguous, and
+// names the requests without a key on every key's verdicts. out are the
+// verdicts of cs, in order. The finding fails the requests without a key
+// (and the run), not the key: a connection pool or a simulator shared by
+// several clients (tests attached to one simulator) may make a request
+// of another look like this key's client's.
+func (j *Judge) attributeKeyless(cs []*client, out []Client) {
+	ki := slices.IndexFunc(cs, func(c *client) bool { return c.id == "" })
+	if ki < 0 {
+		return
+	}
+	keyless := &out[ki]
+	var keyed []int
+	for i, c := range cs {
+		if c.id != "" {
+			keyed = append(keyed, i)
+		}
+	}
+	var broke []string
+	for i := range keyless.Findings {
+		f := &keyless.Findings[i]
+		broke = append(broke, string(f.Requirement))
+		if i >= len(cs[ki].findings) {
+			continue
+		}
+		o, why := j.keylessOwner(cs[ki].findings[i].conn, cs, keyed)
+		if o < 0 {
+			continue
+		}
+		f.SentBy = out[o].Name() + ": " + why
+		g := *f
+		g.SentBy = why
+		out[o].SentWithoutKey = append(out[o].SentWithoutKey, g)
+	}
+	summary := fmt.Sprintf("%d %s carried no key; they are judged apart (%q)", keyless.Requests, plural(keyless.Requests, "request", "requests"), keyless.Name())
+	if len(broke) > 0 {
+		summary += " and broke " + strings.Join(broke, ", ")
+	} else if keyless.Passed {
+		summary += " and broke nothing"
+	}
+	for _, i := range keyed {
+		out[i].Keyless = summary
+	}
+}
+
+// keylessOwner is the index in cs of the client that sent a request
+// without a key on conn, and why that is known; -1 when it is not.
+func (j *Judge) keylessOwner(conn string, cs []*client, keyed []int) (int, string) {
+	if k, ok := j.conns[conn]; ok && conn != "" && !k.many {
+		if i := slices.IndexFunc(cs, func(c *client) bool { return c.id == k.id }); i >= 0 {
+			return i, "it came on a connection that carried this key alone"
+		}
+	}
+	if len(keyed) == 1 {
+		return keyed[0], "this key is the only key of the run"
+	}
+	return -1, ""
 }
 
 // NothingJudged is why the verdicts on a run no client came to are
@@ -256,10 +333,14 @@ func (j *Judge) verdict(c *client, final bool, now time.Time) Client {
 		failed[ruleCursor] += n
 		out.Findings = merge(out.Findings, f)
 	}
-	for _, f := range j.abandoned(c, final, now) {
+	left, excused := j.abandoned(c, final, now)
+	for _, f := range left {
 		failed[ruleWalk]++
 		out.Findings = merge(out.Findings, f)
 	}
+	// Left open because the server refused it: cut, not abandoned.
+	out.Walks.Open -= excused
+	out.Walks.Cut += excused
 	for r := range nRules {
 		vd := Verdict{ID: rules[r].id, Must: rules[r].must, Checked: c.checked[r], Count: failed[r]}
 		switch {

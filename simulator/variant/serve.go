@@ -434,7 +434,7 @@ func (x *exchange) health() *answer {
 	}
 	doc, _ := in.doc.(*object)
 	if d.ExtraHealth {
-		doc.set("time", number(int(time.Now().UnixMilli())))
+		doc.set("time", number(int(x.b.srv.Now().UnixMilli()))) // the world's clock, as Date
 		doc.set("version", "1.0.0")
 	}
 	return &answer{status: http.StatusOK, doc: doc}
@@ -464,9 +464,11 @@ func (x *exchange) admit(status int, b *budget) *answer {
 	case "date":
 		// After the Date header of the same answer, which a client reads
 		// it against; the Date is cut to the second: one second more keeps
-		// the date truthful.
+		// the date truthful. Both are the world's clock, as every Date the
+		// server writes: the date minus Date is the wait, and a client
+		// that reads the date against Date (RFC 9110) waits that long.
 		secs++
-		now := time.Now().UTC().Truncate(time.Second)
+		now := x.b.srv.Now().UTC().Truncate(time.Second)
 		a.header.Set("Date", now.Format(http.TimeFormat))
 		a.header.Set("Retry-After", now.Add(time.Duration(secs)*time.Second).Format(http.TimeFormat))
 	default:
