@@ -57,6 +57,7 @@ func Run(t TB, cfg Config) error {
 	cfg = cfg.settled()
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
+	ginkgoFiles := takeGinkgoReports(&reporterConfig) // written redacted, below
 	started := time.Now()
 	if err := checkSettings(&cfg, suiteConfig); err != nil {
 		// before Register: a refused run declares no spec
@@ -118,6 +119,10 @@ func Run(t TB, cfg Config) error {
 	suiteConfig.Timeout = min(suiteConfig.Timeout, max(time.Until(end), time.Second)+afterDeadline)
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
 	if r.final != nil { // process 1
+		if err := ginkgoFiles.write(*r.final, r.Redactor().String); err != nil {
+			fmt.Fprintf(r.logWriter(), "%s\n", r.Redactor().String(err.Error()))
+			t.Fail()
+		}
 		r.report(t, *r.final)
 	}
 	r.closeSession()
