@@ -582,3 +582,17 @@ func TestWriteFilesFollowsLinks(t *testing.T) {
 		t.Errorf("the file the link names: %v", err)
 	}
 }
+
+// TestBoundedSpecMakesTheRunIncomplete: a spec a bound the user set
+// stopped (EntryBounded) leaves the run incomplete, naming the bound,
+// never passed nor failed.
+func TestBoundedSpecMakesTheRunIncomplete(t *testing.T) {
+	rep := passedRun()
+	rep.SpecReports = append(rep.SpecReports, it("Rate-limit of the feed", "waits what Retry-After says", []string{"RATE-RETRY-AFTER"}, types.SpecStateSkipped,
+		"stopped by a bound you set: Retry-After asks for 1m0s, more than --max-wait=1ns",
+		entry{EntryBounded, "GET /api/public-feed?limit=1 (status 429): Retry-After asks for 1m0s, more than --max-wait=1ns"}))
+	out := FromGinkgo(rep, testCatalogue(t), meta())
+	if out.Outcome != Incomplete || len(out.Errors) != 1 || !strings.Contains(out.Errors[0], "a bound you set stopped 1 spec") || !strings.Contains(out.Errors[0], "--max-wait=1ns") {
+		t.Errorf("outcome %s, errors %q; want incomplete, naming --max-wait=1ns", out.Outcome, out.Errors)
+	}
+}

@@ -56,6 +56,7 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 func Run(t TB, cfg Config) error {
 	cfg = cfg.settled()
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	userFilter := filterOf(suiteConfig) // as the user wrote it, for a refusal
 	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
 	ginkgoFiles := takeGinkgoReports(&reporterConfig) // written redacted, below
 	started := time.Now()
@@ -119,11 +120,10 @@ func Run(t TB, cfg Config) error {
 	suiteConfig.Timeout = min(suiteConfig.Timeout, max(time.Until(end), time.Second)+afterDeadline)
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
 	if r.final != nil { // process 1
-		if err := ginkgoFiles.write(*r.final, r.Redactor().String); err != nil {
-			fmt.Fprintf(r.logWriter(), "%s\n", r.Redactor().String(err.Error()))
-			t.Fail()
+		if err := r.report(t, *r.final, ginkgoFiles, userFilter); err != nil {
+			r.closeSession()
+			return err
 		}
-		r.report(t, *r.final)
 	}
 	r.closeSession()
 	r.logWriter().Flush()
@@ -408,14 +408,17 @@ func (r *run) tearDown() {
 	}
 }
 
-// report writes the report on process 1 after every process finished, even
-// when specs failed or the setup did, and prints the summary.
-func (r *run) report(t TB, rep types.Report) {
+// report writes the reports on process 1 after every process finished,
+// even when specs failed or the setup did, and prints the summary; or,
+// when the run would pass having judged nothing (judgedNothing), leaves
+// the report directory alone and returns a *RefusedError (Ginkgo's own
+// files are written either way).
+func (r *run) report(t TB, rep types.Report, ginkgoFiles ginkgoReports, filter string) error {
 	cat, err := catalogue.Load()
 	if err != nil {
 		fmt.Fprintf(r.logWriter(), "the report could not be made: %v\n", err)
 		t.Fail()
-		return
+		return nil
 	}
 	tg := r.Target()
 	m := report.Meta{
@@ -435,6 +438,18 @@ func (r *run) report(t TB, rep types.Report) {
 	}
 	m.RequireAll = r.cfg.RequireAll
 	out := report.FromGinkgo(rep, cat, m)
+	// Ginkgo's files say what Ginkgo ran, refused or not (tools read them).
+	if err := ginkgoFiles.write(rep, r.Redactor().String); err != nil {
+		fmt.Fprintf(r.logWriter(), "%s\n", r.Redactor().String(err.Error()))
+		t.Fail()
+	}
+	if why := judgedNothing(out, filter); why != "" {
+		reason := r.Redactor().String(why)
+		fmt.Fprintf(r.logWriter(), "the run was refused: %s\n", reason)
+		r.logWriter().Flush()
+		t.Fail()
+		return &RefusedError{Reason: reason}
+	}
 	r.outcome = out.Outcome
 	if len(out.Errors) > 0 {
 		r.incomplete = r.Redactor().String(firstLine(out.Errors[0]))
@@ -444,6 +459,50 @@ func (r *run) report(t TB, rep types.Report) {
 		t.Fail()
 	}
 	r.summary(out)
+	return nil
+}
+
+// judgedNothing says why a run that would pass judged nothing of the
+// target: its filter selected no spec, or no spec that judges a must
+// requirement; "" when the run judged something (or did not pass: a
+// failure is a verdict, an incomplete run says so itself). A pass must
+// mean the target was judged.
+func judgedNothing(out report.Report, filter string) string {
+	if out.Outcome != report.Passed {
+		return ""
+	}
+	musts := 0
+	for _, q := range out.Requirements {
+		if q.Kind == catalogue.Must {
+			musts++
+		}
+	}
+	switch {
+	case out.Planned.Selected == 0:
+		return fmt.Sprintf("%s selects none of the suite's %d specs, so nothing of the target was judged (see --list, and the labels in --help)", filter, out.Planned.InSuite)
+	case musts > 0 && len(out.Unverified) == musts:
+		return fmt.Sprintf("%s selects %d specs and none of them judged any of the %d must requirements, so a pass would say nothing of the target (see --list; widen the filter)", filter, out.Planned.Selected, musts)
+	}
+	return ""
+}
+
+// filterOf names the filter a run was given: its label filter, focus and
+// skip as the user wrote them ("no filter" when none).
+func filterOf(sc types.SuiteConfig) string {
+	var parts []string
+	if sc.LabelFilter != "" {
+		parts = append(parts, fmt.Sprintf("--label-filter %q", sc.LabelFilter))
+	}
+	for _, f := range sc.FocusStrings {
+		parts = append(parts, fmt.Sprintf("--focus %q", f))
+	}
+	for _, f := range sc.SkipStrings {
+		parts = append(parts, fmt.Sprintf("--skip %q", f))
+	}
+	if len(parts) == 0 {
+		return "no filter"
+	}
+	return strings.Join(parts, " ")
 }
 
 // describe is the settings as the run used them: the Config's, with the

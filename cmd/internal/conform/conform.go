@@ -42,8 +42,10 @@ Exit status: 0 passed: the run finished and the target conforms (the summary nam
 must requirement no spec verified; --require-all makes them fail the run); 1 failed: the run
 finished and a spec found that the target does not conform (or --require-all and a must
 requirement not verified); 2 refused: a bad setting or a key in the wrong role (one line, before
-anything runs; --list too); 3 incomplete: the run did not finish (its --run-deadline, an interrupt,
-a target that could not be judged): never passed, the failures found before its end are named.`
+anything runs; --list too), or a filter that selected no spec or none that judged a must requirement;
+3 incomplete: the run did not finish (its --run-deadline, an interrupt or SIGHUP, a --max-wait you
+set that stopped a spec, a target that could not be judged): never passed, the failures found before
+its end are named.`
 
 // Ginkgo are the settings of the run that the suite leaves to Ginkgo.
 type Ginkgo struct {
@@ -90,6 +92,7 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	quiet := quietOnInterrupt(name, stderr)
 	defer quiet()
+	defer hangupInterrupts()()
 	err := conformance.Run(&t, *cfg)
 	return conformance.ExitStatus(err, t.failed.Load())
 }
@@ -119,6 +122,33 @@ func quietOnInterrupt(name string, stderr io.Writer) func() {
 		signal.Stop(sig)
 		close(done)
 		formatter.ColorableStdOut = q.w
+	}
+}
+
+// hangupInterrupts makes SIGHUP (the terminal closed) end a run as an
+// interrupt does: the specs left are skipped, the reports written, the run
+// incomplete. Ginkgo and the preflight listen for SIGINT and SIGTERM only,
+// and SIGHUP would kill the process with no report: it is sent on to this
+// process as SIGINT. The returned function stops that.
+func hangupInterrupts() func() {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				if p, err := os.FindProcess(os.Getpid()); err == nil {
+					p.Signal(os.Interrupt)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
 	}
 }
 
