@@ -39,15 +39,24 @@ func TestConformsTheBundledSimulator(t *testing.T) {
 }
 
 func TestBadSettingsExit2(t *testing.T) {
+	const key = "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 	// The last ones pass the flags' parse and are refused by the suite
 	// before it declares a spec: one line, the reports written.
 	dir := t.TempDir()
 	for _, args := range [][]string{{"--prokey", "x"}, {"--max-wait", "soon"}, {"stray"},
 		{"--report-dir", dir, "--max-wait", "-5s"}, {"--report-dir", dir, "--target", "ftp://x", "--pro-key", "k"},
-		{"--report-dir", dir, "--target", "http://127.0.0.1:9", "--pro-key", "", "--run-deadline", "-1s"}} {
+		{"--report-dir", dir, "--target", "http://127.0.0.1:9", "--pro-key", "", "--run-deadline", "-1s"},
+		// a key in the target's URL, as record refuses it: never sent
+		{"--report-dir", dir, "--target", "http://u:" + key + "@127.0.0.1:9", "--pro-key", key},
+		{"--report-dir", dir, "--target", "http://127.0.0.1:9/?key=" + key, "--pro-key", key},
+		{"--report-dir", dir, "--target", "http://127.0.0.1:9/#" + key, "--pro-key", key},
+		{"--report-dir", dir, "--target", "http://" + key + ".localhost:9", "--pro-key", key}} {
 		var stderr bytes.Buffer
 		if code := Run("tcmkit conform", args, &bytes.Buffer{}, &stderr); code != 2 || strings.Count(stderr.String(), "\n") != 1 {
 			t.Errorf("%v: exit %d, %q", args, code, stderr.String())
+		}
+		if strings.Contains(stderr.String(), key[4:12]) {
+			t.Errorf("%v: the key in the message: %q", args, stderr.String())
 		}
 	}
 }
