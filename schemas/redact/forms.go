@@ -104,13 +104,13 @@ func (fd *finder) eachDecimalRun(v *view, depth int, fn func(d *view)) {
 }
 
 // decimalSeparator says whether g joins two numbers of a byte list:
-// blanks and line breaks (up to 64, as an indented array prints), with at
-// most one comma or semicolon.
+// blanks (+ in a query) and line breaks (up to 64, as an indented array
+// prints), with at most one comma or semicolon.
 func decimalSeparator(g []byte) bool {
 	marks := 0
 	for _, c := range g {
 		switch c {
-		case ' ', '\t', '\r', '\n':
+		case ' ', '\t', '\r', '\n', '+': // + is a blank in a query
 		case ',', ';':
 			marks++
 		default:

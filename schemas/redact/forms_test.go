@@ -3,6 +3,7 @@ package redact_test
 import (
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -31,6 +32,7 @@ func TestFormsServersUse(t *testing.T) {
 		"Node Buffer JSON":               `{"echo":{"type":"Buffer","data":[` + decimal(",") + `]}}`,
 		"an indented byte array":         "[\n    " + decimal(",\n    ") + "\n]",
 		"decimal bytes joined by blanks": "bytes: " + decimal(" "),
+		"decimal bytes in a query":       "?k=" + url.QueryEscape("["+decimal(", ")+"]"),
 		`\U every character`:             escapeU(key),
 		"hex in groups of three":         "hex: " + strings.Join(groups(h, 3), " "),
 		"hex in groups of five, colons":  "hex=" + strings.Join(groups(h, 5), ":"),
