@@ -21,7 +21,7 @@ func CheckTarget(raw string, keys ...string) error {
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("--target %q: want an http:// or https:// URL", red.String(u.Redacted()))
+		return fmt.Errorf("--target %q: not an http:// or https:// URL", red.String(u.Redacted()))
 	case u.Host == "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.RawFragment != "":
 		// Quoted without its password: an error line is no place for it.
 		return fmt.Errorf("--target %q: want scheme://host[:port][/base path], without user, query or fragment", red.String(u.Redacted()))

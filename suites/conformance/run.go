@@ -48,9 +48,10 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 // A run that would mean nothing is refused before Ginkgo prints anything:
 // a bad setting (a range, a profile, a regular expression of --focus or
 // --skip, a label filter), or a key in the wrong role (the preflight's
-// finding). Run then prints one line, writes the reports (incomplete,
-// saying why) and returns a *RefusedError; a command exits ExitRefused
-// for it. A run that did not finish (its deadline, an interrupt, a target
+// finding). Run then prints one line, leaves the report directory as it
+// was and returns a *RefusedError; a command exits ExitRefused for it. A
+// run whose filter selected no spec, or none that judged a must
+// requirement, is refused the same way once Ginkgo ran (judgedNothing). A run that did not finish (its deadline, an interrupt, a target
 // that could not be judged) returns an *IncompleteError (ExitIncomplete);
 // ExitStatus maps what Run returned to the exit status.
 func Run(t TB, cfg Config) error {
@@ -224,12 +225,11 @@ func refused(format string, args ...any) error {
 // checkSettings refuses settings the run cannot use (settingErrors), and
 // a report directory it cannot make.
 func checkSettings(cfg *Config, sc types.SuiteConfig) error {
-	errs := settingErrors(cfg, sc)
-	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
-		errs = append(errs, fmt.Sprintf("--report-dir: %v", err))
+	if errs := settingErrors(cfg, sc); len(errs) > 0 {
+		return refused("%s", strings.Join(errs, "; ")) // the report directory untouched
 	}
-	if len(errs) > 0 {
-		return refused("%s", strings.Join(errs, "; "))
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		return refused("--report-dir: %v", err)
 	}
 	return nil
 }
@@ -261,11 +261,14 @@ func settingErrors(cfg *Config, sc types.SuiteConfig) []string {
 	return errs
 }
 
-// refuse ends a run that did not start: one line on the log, the reports
-// (incomplete, saying why), and the test failed.
+// refuse ends a run that did not start: one line on the log, and the test
+// failed. The report directory is left as it was: the last good report
+// stays, as a refusal judged nothing.
 func refuse(t TB, r *run, err error) error {
 	reason := r.Redactor().String(strings.Join(strings.Fields(err.Error()), " "))
-	endUnstarted(t, r, "refused: "+reason)
+	fmt.Fprintf(r.logWriter(), "the run was refused: %s\n", reason)
+	r.logWriter().Flush()
+	t.Fail()
 	return &RefusedError{Reason: reason}
 }
 

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -54,7 +55,7 @@ type Ginkgo struct {
 	Skip        cli.List `ff:"placeholder=REGEXP, long=skip, usage='leave out the specs whose text matches; repeatable'"`
 	JUnitReport string   `ff:"placeholder=FILE, long=junit-report, usage='also write Ginkgo JUnit report to this file'"`
 	JSONReport  string   `ff:"placeholder=FILE, long=json-report, usage='also write Ginkgo JSON report to this file'"`
-	Verbose     bool     `ff:"long=verbose, usage='print every spec as it runs'"`
+	Verbose     bool     `ff:"short=v, long=verbose, usage='print every spec as it runs'"`
 	NoColor     bool     `ff:"long=no-color, usage='no colours in the output'"`
 }
 
@@ -70,6 +71,10 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	var g Ginkgo
 	cmd := cli.Command{Name: name, Usage: name + " [--target URL --pro-key KEY] [flags]", About: about, Notes: notes, EnvPrefix: conformance.EnvPrefix}
 	var l listing
+	if p := parallelFlag(args); p != "" {
+		fmt.Fprintf(stderr, "%s: %s runs Ginkgo's parallel processes, which only its own command starts: go tool ginkgo -p ./suites -- [flags] (against the bundled simulator); %s runs in one process\n", name, p, name)
+		return 2
+	}
 	if err := cmd.Parse(cfg, args, stdout, &g, &l); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -95,6 +100,20 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	defer hangupInterrupts()()
 	err := conformance.Run(&t, *cfg)
 	return conformance.ExitStatus(err, t.failed.Load())
+}
+
+// parallelFlag is Ginkgo's -p (or --procs) among args, as given, or "".
+func parallelFlag(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "p" || name == "procs" || name == "ginkgo.p" || name == "ginkgo.procs") {
+			return a
+		}
+	}
+	return ""
 }
 
 // quietOnInterrupt makes Ctrl-C one line: Ginkgo, which handles the signal
