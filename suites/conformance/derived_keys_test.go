@@ -31,8 +31,9 @@ import (
 // random Pro key (its own derivations: fullwidth, case, percent-encoding,
 // Basic, the query, a cookie, another header), sent through the suite's
 // client to a target that echoes it back, goes through every writer of a
-// run (the redactor's String and Writer, the client's transcript, the
-// three reports, Ginkgo's JSON, JUnit, Go JSON and TeamCity reports), and
+// run (the redactor's String and Writer, the client's transcript, Ginkgo's
+// console, the three reports, Ginkgo's JSON, JUnit, Go JSON and TeamCity
+// reports), and
 // no output holds any form of the key: none, after NFKC, case folding,
 // percent- and base64-decoding.
 func TestNoDerivedKeyInAnyOutput(t *testing.T) {
@@ -99,6 +100,11 @@ func writeEverywhere(t *testing.T, red *redact.Redactor, cat catalogue.Catalogue
 	}
 	rw.Flush()
 	out["Writer"] = w.String()
+	var console bytes.Buffer
+	for _, s := range texts {
+		fmt.Fprint(consoleWriter{w: &console, redact: red.String}, s)
+	}
+	out["Ginkgo's console"] = console.String()
 
 	// A Ginkgo report whose every field a spec could fill holds the texts
 	// unredacted: the writers must redact it.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/onsi/ginkgo/v2/reporters"
@@ -113,4 +114,20 @@ func redactFile(path string, redact func(string) string) error {
 		return os.WriteFile(path, []byte(out), 0o644)
 	}
 	return nil
+}
+
+// consoleWriter redacts what Ginkgo's console reporter writes (spec texts,
+// failures, captured output, progress reports), each write on its own:
+// Ginkgo writes a spec's block whole, and holding back a line (as
+// redact.Writer does) would hold back the progress dots too.
+type consoleWriter struct {
+	w      io.Writer
+	redact func(string) string
+}
+
+func (c consoleWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(c.w, c.redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
@@ -119,7 +120,10 @@ func Run(t TB, cfg Config) error {
 	// strikes only a spec that did not stop, and never the report nodes
 	// that follow the run's end (--ginkgo.json-report was left empty).
 	suiteConfig.Timeout = min(suiteConfig.Timeout, max(time.Until(end), time.Second)+afterDeadline)
+	console := formatter.ColorableStdOut // Ginkgo's console, redacted while it runs
+	formatter.ColorableStdOut = consoleWriter{w: console, redact: r.Redactor().String}
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
+	formatter.ColorableStdOut = console
 	if r.final != nil { // process 1
 		if err := r.report(t, *r.final, ginkgoFiles, userFilter); err != nil {
 			r.closeSession()
