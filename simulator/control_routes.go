@@ -150,7 +150,7 @@ func (s *Server) controlGuard(h func(http.ResponseWriter, *http.Request) answer)
 // admitControl is controlGuard's check; h answers an admitted request.
 func (s *Server) admitControl(w http.ResponseWriter, r *http.Request, want [sha256.Size]byte, h func(http.ResponseWriter, *http.Request) answer) answer {
 	if !s.controlHostAllowed(r.Host) {
-		return errorAnswer(http.StatusForbidden, CodeForbiddenHost, "the control API answers only to a loopback Host (localhost, 127.0.0.1, [::1]) or to a name given with --control-host", map[string]any{"host": excerpt(r.Host)})
+		return errorAnswer(http.StatusForbidden, CodeForbiddenHost, "the control API answers only to a loopback Host (localhost, 127.0.0.1, [::1]) or to a name given with --control-host", map[string]any{"host": excerpt(s.redactKeys(r.Host))}) // a key sent as a Host is shown as its hint
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
 		if !s.cors.listed(origin) && !sameOrigin(origin, r) {

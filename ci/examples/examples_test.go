@@ -73,7 +73,7 @@ func TestExamplesNameOnlyFlagsThatExist(t *testing.T) {
 
 	tcmkit := buildTcmkit(t)
 	conform, _ := exec.Command(tcmkit, "conform", "--help").CombinedOutput()
-	for _, m := range regexp.MustCompile(`(?m)^\s+--([a-z][a-z0-9-]*)`).FindAllSubmatch(conform, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s+(?:-[a-z], )?--([a-z][a-z0-9-]*)`).FindAllSubmatch(conform, -1) {
 		if _, dup := known[string(m[1])]; !dup {
 			known[string(m[1])] = "conform"
 		}

@@ -209,8 +209,19 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 			t.Errorf("it does not say where its progress is: %q", c.stderr.String())
 		}
 	})
-	t.Run("conform against a target that never answers", func(t *testing.T) {
-		t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		t.Run("conform against a target that never answers, "+sig.String(), func(t *testing.T) {
+			t.Parallel()
+			conformStops(t, sig)
+		})
+	}
+}
+
+// conformStops starts conform against a target that never answers and
+// stops it with sig (SIGHUP: the terminal closed) once a request came:
+// the run is incomplete, and its reports are written.
+func conformStops(t *testing.T, sig syscall.Signal) {
+	{
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -241,15 +252,19 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 			}
 			mu.Unlock()
 		}()
+		reports := t.TempDir()
 		c := start(t, "conform", "--target", "http://"+ln.Addr().String(), "--pro-key", "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
-			"--report-dir", t.TempDir(), "--no-color")
+			"--report-dir", reports, "--no-color")
 		select {
 		case <-accepted:
 		case <-time.After(20 * time.Second):
 			t.Fatalf("no request came; stderr:\n%s", c.stderr.String())
 		}
-		c.stops(t, syscall.SIGINT, 3) // incomplete: an interrupted run never passes nor fails
-	})
+		c.stops(t, sig, 3) // incomplete: an interrupted run never passes nor fails
+		if _, err := os.Stat(filepath.Join(reports, "conformance-report.json")); err != nil {
+			t.Errorf("after %v: no report: %v", sig, err)
+		}
+	}
 }
 
 // busy waits until the process has used cpu of processor time: it is at

@@ -67,13 +67,51 @@ func Check(path string) error {
 		f.Close()
 		return os.Remove(f.Name())
 	case create:
-		return nil // the link's target is made when written
+		// The link's target is made when written: its directory must be
+		// there, and may be written to (a link into a directory that is
+		// gone would fail only at the write, after all the work).
+		end, err := linkEnd(path)
+		if err != nil {
+			return fmt.Errorf("%s: a link that leads nowhere: %w", path, err)
+		}
+		f, err := os.CreateTemp(filepath.Dir(end), ".tcmkit-check-*")
+		if err != nil {
+			return fmt.Errorf("%s: a link to %s, which cannot be made: %w", path, end, err)
+		}
+		f.Close()
+		return os.Remove(f.Name())
 	default:
 		if err := writable(target); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil
 	}
+}
+
+// linkEnd is the path a chain of symbolic links that begins at path ends
+// at (that path itself not there).
+func linkEnd(path string) (string, error) {
+	for range 40 { // as the kernel's bound on a chain
+		li, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if li.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		path = to
+	}
+	return "", fmt.Errorf("too many links")
 }
 
 // how is the way a path is written.

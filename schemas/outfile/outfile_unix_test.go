@@ -198,4 +198,18 @@ func TestCheck(t *testing.T) {
 	if err := Check(dir); err == nil {
 		t.Error("a directory passes")
 	}
+	// A link to nothing: its target is made when written, so its
+	// directory must be there, and writable.
+	ok, gone := filepath.Join(dir, "ok-link"), filepath.Join(dir, "gone-link")
+	os.Symlink("made-later.json", ok)
+	os.Symlink(filepath.Join(dir, "no-such-dir", "w.json"), gone)
+	if err := Check(ok); err != nil {
+		t.Errorf("a link to a file to make, in a directory that is there: %v", err)
+	}
+	if err := Check(gone); err == nil || !strings.Contains(err.Error(), "cannot be made") {
+		t.Errorf("a link into a directory that is not there: %v, want it refused before any work", err)
+	}
+	if err := Write(context.Background(), ok, []byte("x"), 0o644); err != nil {
+		t.Errorf("writing through the link Check passed: %v", err)
+	}
 }

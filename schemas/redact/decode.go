@@ -31,10 +31,18 @@ import (
 // or upper-cased), foldedRun of its letters and digits in a row:
 //
 //   - escapes: JSON string escapes of every kind (\uXXXX with surrogate
-//     pairs, \\ \/ \" \n ...), \xHH, %HH and %uXXXX, quoted-printable
-//     =HH, HTML character references (&#116; &#x74; &lowbar;);
+//     pairs, \\ \/ \" \n ...), \UXXXXXXXX, \xHH, %HH and %uXXXX,
+//     quoted-printable =HH, HTML character references (&#116; &#x74;
+//     &lowbar;);
+//   - Unicode's compatibility forms of ASCII, as NFKC folds them (forms.go):
+//     fullwidth letters (ｔｃｍ＿…), mathematical, circled, super- and
+//     subscript letters and digits;
+//   - byte arrays in decimal (forms.go): Node's Buffer as JSON prints it
+//     ({"type":"Buffer","data":[116,99,…]}), lists joined by commas or
+//     blanks, on one line or indented;
 //   - base64 and base64url (padded or not, with line breaks), and hex;
-//   - hex bytes with separators, in either case: words of an even number
+//   - hex in groups of any size (746 36d5 f…, forms.go), and hex bytes
+//     with separators, in either case: words of an even number
 //     of hex digits (perhaps after 0x) joined by up to three of space,
 //     tab, : , ; - . + or by blanks around a line break (Go's "% x",
 //     74:63:6D, 74-63-6d, 0x74, 0x63, xxd's 7463 6d5f); and dumps, lines
@@ -274,7 +282,7 @@ func (fd *finder) release() {
 		lv := &fd.levels[i]
 		n += 8 * cap(lv.run)
 		n += 4*cap(lv.lines) + 8*cap(lv.spaced)
-		for _, v := range []*view{&lv.unescaped, &lv.decoded, &lv.utf16, &lv.inflated} {
+		for _, v := range []*view{&lv.unescaped, &lv.decoded, &lv.utf16, &lv.inflated, &lv.folded} {
 			n += cap(v.b) + 4*cap(v.from) + 4*cap(v.to)
 		}
 	}
@@ -287,9 +295,9 @@ func (fd *finder) release() {
 
 // level is what one depth of explore decodes into.
 type level struct {
-	unescaped, decoded, utf16, inflated view
-	run, spaced                         []int
-	lines                               []dumpLine
+	unescaped, decoded, utf16, inflated, folded view
+	run, spaced                                 []int
+	lines                                       []dumpLine
 }
 
 func (fd *finder) explore(v *view, depth int) {
@@ -303,6 +311,21 @@ func (fd *finder) explore(v *view, depth int) {
 		fd.budget -= len(u.b)
 		fd.explore(u, depth+1)
 	}
+	if w := widthFold(v, &lv.folded); w != nil {
+		fd.budget -= len(w.b)
+		fd.explore(w, depth+1)
+	}
+	fd.eachDecimalRun(v, depth, func(d *view) {
+		fd.budget -= len(d.b)
+		fd.searchAndDescend(d, depth)
+	})
+	fd.eachGroupedHex(v, depth, func(run []int) {
+		for off := 0; off < 2 && fd.budget > 0; off++ {
+			d := decodeRun(v, run[off:], 4, &hexValue, &lv.decoded)
+			fd.budget -= len(d.b)
+			fd.searchAndDescend(d, depth)
+		}
+	})
 	fd.eachRun(v, &base64Value, minBase64Run, depth, func(run []int) {
 		for off := 0; off < 4 && len(run)-off >= minBase64Run && fd.budget > 0; off++ {
 			raw := decodeRun(v, run[off:], 6, &base64Value, &lv.decoded)
@@ -554,6 +577,9 @@ func escapeAt(b []byte, i int, out []byte) (int, []byte) {
 		}
 		switch rest[1] {
 		case 'u', 'U':
+			if r, ok := hexRune(rest[2:], 8); ok && rest[1] == 'U' && r <= utf8.MaxRune {
+				return 10, utf8.AppendRune(out, r) // C's, Python's \U0001F600
+			}
 			r, ok := hexRune(rest[2:], 4)
 			if !ok {
 				return 0, nil

@@ -314,7 +314,8 @@ func (r Report) UnverifiedHead() string {
 		}
 	}
 	if len(r.Unverified) == 0 {
-		return fmt.Sprintf("Verified: all %d must requirements (a spec judged each).", musts)
+		// What was judged, not a verdict: the outcome says how.
+		return fmt.Sprintf("Judged: all %d must requirements, each by a spec (the outcome above says with what result).", musts)
 	}
 	then := "--require-all makes them fail the run"
 	if r.RequireAll {

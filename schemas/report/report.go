@@ -52,6 +52,11 @@ const (
 	// its requirements: a key (--free-key), a profile (--profile
 	// thorough), --control-clock.
 	EntryNeeds = "needs"
+	// EntryBounded says which bound the user set (a --max-wait shorter
+	// than the suite's) stopped a spec before its verdict: the spec is
+	// skipped, and the run incomplete, neither passed nor failed (the
+	// target was not judged, and not for its own sake).
+	EntryBounded = "bounded"
 )
 
 // MaxTranscript bounds the transcript kept per spec, in bytes. The end is
@@ -312,6 +317,11 @@ func FromGinkgo(r types.Report, cat catalogue.Catalogue, m Meta) Report {
 		if sr.LeafNodeType.Is(types.NodeTypeIt) && (sr.State.Is(types.SpecStateAborted|types.SpecStateInterrupted) || stoppedBySuiteTimeout(sr)) {
 			out.Errors = append(out.Errors, fmt.Sprintf("%s: %s %s", sr.FullText(), sr.State, firstLine(sr.Failure.Message)))
 		}
+	}
+	// A bound the user set that stopped a spec: the run is not the
+	// target's verdict. Said once, with the first spec it stopped.
+	if n, first := boundedSpecs(r.SpecReports); n > 0 {
+		out.Errors = append(out.Errors, fmt.Sprintf("a bound you set stopped %d %s before its verdict (%s)", n, plural(n, "spec", "specs"), first))
 	}
 	erroredRun := len(out.Errors) > 0
 
@@ -798,3 +808,20 @@ func firstLine(s string) string {
 }
 
 func seconds(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
+
+// boundedSpecs counts the specs a bound the user set stopped
+// (EntryBounded), and says what stopped the first.
+func boundedSpecs(srs types.SpecReports) (int, string) {
+	n, first := 0, ""
+	for _, sr := range srs {
+		for _, e := range sr.ReportEntries {
+			if e.Name == EntryBounded {
+				if n++; first == "" {
+					first = firstLine(entryString(e))
+				}
+				break
+			}
+		}
+	}
+	return n, first
+}

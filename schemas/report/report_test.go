@@ -582,3 +582,44 @@ func TestWriteFilesFollowsLinks(t *testing.T) {
 		t.Errorf("the file the link names: %v", err)
 	}
 }
+
+// TestBoundedSpecMakesTheRunIncomplete: a spec a bound the user set
+// stopped (EntryBounded) leaves the run incomplete, naming the bound,
+// never passed nor failed.
+func TestBoundedSpecMakesTheRunIncomplete(t *testing.T) {
+	rep := passedRun()
+	rep.SpecReports = append(rep.SpecReports, it("Rate-limit of the feed", "waits what Retry-After says", []string{"RATE-RETRY-AFTER"}, types.SpecStateSkipped,
+		"stopped by a bound you set: Retry-After asks for 1m0s, more than --max-wait=1ns",
+		entry{EntryBounded, "GET /api/public-feed?limit=1 (status 429): Retry-After asks for 1m0s, more than --max-wait=1ns"}))
+	out := FromGinkgo(rep, testCatalogue(t), meta())
+	if out.Outcome != Incomplete || len(out.Errors) != 1 || !strings.Contains(out.Errors[0], "a bound you set stopped 1 spec") || !strings.Contains(out.Errors[0], "--max-wait=1ns") {
+		t.Errorf("outcome %s, errors %q; want incomplete, naming --max-wait=1ns", out.Outcome, out.Errors)
+	}
+}
+
+// TestJudgedIsNoPass: the line that says every must requirement was
+// judged reads as what was judged, and is shown as a pass only when the
+// run passed (never green under FAILED or on an incomplete run).
+func TestJudgedIsNoPass(t *testing.T) {
+	failed := passedRun()
+	failed.SpecReports[1].State = types.SpecStateFailed
+	failed.SpecReports[1].Failure = types.Failure{Message: "newest first: rule broken"}
+	for _, tc := range []struct {
+		run  types.Report
+		m    Meta
+		want string
+	}{
+		{passedRun(), meta(), `class="verified passed"`},
+		{failed, meta(), `class="verified failed"`},
+		{passedRun(), func() Meta { m := meta(); m.Errored = "the run deadline was reached"; return m }(), `class="verified incomplete"`},
+	} {
+		_, files := writeAll(t, tc.run, tc.m)
+		html := files[HTMLFile]
+		if !strings.Contains(html, tc.want) || strings.Contains(html, "Verified: all") || !strings.Contains(html, "Judged: all 5 must requirements") {
+			t.Errorf("want %s and the line that says what was judged", tc.want)
+		}
+		if tc.want != `class="verified passed"` && strings.Contains(html, `class="verified passed"`) {
+			t.Errorf("%s: the judged line is shown as a pass", tc.want)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func TestUnverifiedComeFirst(t *testing.T) {
 		t.Errorf("JSON: %v, %+v", err, doc.Unverified)
 	}
 
-	if all := FromGinkgo(passedRun(), testCatalogue(t), meta()); len(all.Unverified) != 0 || !strings.HasPrefix(all.UnverifiedHead(), "Verified: all 5 must requirements") {
+	if all := FromGinkgo(passedRun(), testCatalogue(t), meta()); len(all.Unverified) != 0 || !strings.HasPrefix(all.UnverifiedHead(), "Judged: all 5 must requirements") {
 		t.Errorf("a run that verified every must: %+v, %q", all.Unverified, all.UnverifiedHead())
 	}
 	client := meta()

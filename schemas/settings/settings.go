@@ -145,6 +145,9 @@ func Bind(fs *ff.FlagSet, std *flag.FlagSet, usage func(name, help string) strin
 			help = usage(name, help)
 		}
 		std.Var(stdValue{f}, name, help)
+		if short, ok := f.GetShortName(); ok { // -v as well as --verbose
+			std.Var(stdValue{f}, string(short), help)
+		}
 		return nil
 	})
 }

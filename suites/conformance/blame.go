@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -79,9 +80,43 @@ func (s *Session) Block(cause string) {
 		// spec, naming the flag, as a spec that asks for the key does
 		skipMissing(cause)
 	}
+	if s.userWaitBound(cause) {
+		s.stopByBound(cause)
+	}
 	cause = s.Redactor().String(cause)
 	ginkgo.AddReportEntry(report.EntryBlocked, cause, ginkgo.ReportEntryVisibilityNever)
 	ginkgo.Skip("blocked: " + cause)
+}
+
+// stopByBound ends the current spec without a verdict because a bound the
+// user set stopped it (a --max-wait shorter than the suite's): the spec is
+// skipped, and the run is incomplete, not failed (report.EntryBounded).
+func (s *Session) stopByBound(cause string) {
+	ginkgo.GinkgoHelper()
+	s.stopIfEnded()
+	s.oracleOwn()
+	cause = s.Redactor().String(cause)
+	ginkgo.AddReportEntry(report.EntryBounded, cause, ginkgo.ReportEntryVisibilityNever)
+	ginkgo.Skip("stopped by a bound you set: " + cause)
+}
+
+// userWaitBound says whether the client gave up on a Retry-After (its
+// note, in cause) that the suite's own --max-wait would have waited for:
+// the user's shorter --max-wait stopped the spec, not the target.
+func (s *Session) userWaitBound(cause string) bool {
+	i := strings.Index(cause, "asks for ")
+	if i < 0 || !strings.Contains(cause, "(--max-wait=") {
+		return false
+	}
+	d, err := time.ParseDuration(strings.TrimRight(strings.Fields(cause[i+len("asks for "):] + " ")[0], ",;)"))
+	return err == nil && s.shortWait(d)
+}
+
+// shortWait says whether a wait of d is past the user's --max-wait and
+// within the suite's default one.
+func (s *Session) shortWait(d time.Duration) bool {
+	def := NewConfig().MaxWait
+	return s.cfg.MaxWait < def && d > s.cfg.MaxWait && d <= def
 }
 
 // record adds the problems, their evidence and the rerun line to the

@@ -100,7 +100,11 @@ func (s *suite) feedPage(resp *client.Response) {
 		s.Block(fmt.Sprintf("%s answered 200 with no FeedPage (judged by FEED-PAGE-SCHEMA): %v", resp.Request, err))
 	case resp.Status != http.StatusOK:
 		// a limiter's answer, or an error: no page to place a boundary in
-		s.Block(fmt.Sprintf("%s answered %d, no page to judge: %s", resp.Request, resp.Status, resp.Excerpt()))
+		why := ""
+		if resp.Note != "" { // the client's own word (a wait past --max-wait)
+			why = " (" + resp.Note + ")"
+		}
+		s.Block(fmt.Sprintf("%s answered %d%s, no page to judge: %s", resp.Request, resp.Status, why, resp.Excerpt()))
 	}
 }
 

@@ -382,6 +382,9 @@ func (s *suite) afterRetryAfter(ctx context.Context, b *burst) (*client.Response
 	if err != nil {
 		s.failf("%s (status 429): cannot honour Retry-After: %v", b.throttled.Request, err)
 	}
+	if s.shortWait(d) {
+		s.stopByBound(fmt.Sprintf("%s (status 429): Retry-After asks for %s, more than --max-wait=%s", b.throttled.Request, client.Human(d), s.cfg.MaxWait))
+	}
 	if d > s.cfg.MaxWait {
 		s.failf("%s (status 429): Retry-After asks for %s, more than --max-wait=%s", b.throttled.Request, client.Human(d), s.cfg.MaxWait)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
@@ -48,15 +49,18 @@ const SuiteVersion = "tcmkit conformance suite 0.1"
 // A run that would mean nothing is refused before Ginkgo prints anything:
 // a bad setting (a range, a profile, a regular expression of --focus or
 // --skip, a label filter), or a key in the wrong role (the preflight's
-// finding). Run then prints one line, writes the reports (incomplete,
-// saying why) and returns a *RefusedError; a command exits ExitRefused
-// for it. A run that did not finish (its deadline, an interrupt, a target
+// finding). Run then prints one line, leaves the report directory as it
+// was and returns a *RefusedError; a command exits ExitRefused for it. A
+// run whose filter selected no spec, or none that judged a must
+// requirement, is refused the same way once Ginkgo ran (judgedNothing). A run that did not finish (its deadline, an interrupt, a target
 // that could not be judged) returns an *IncompleteError (ExitIncomplete);
 // ExitStatus maps what Run returned to the exit status.
 func Run(t TB, cfg Config) error {
 	cfg = cfg.settled()
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	userFilter := filterOf(suiteConfig) // as the user wrote it, for a refusal
 	suiteConfig.LabelFilter = withoutStrict(suiteConfig.LabelFilter)
+	ginkgoFiles := takeGinkgoReports(&reporterConfig) // written redacted, below
 	started := time.Now()
 	if err := checkSettings(&cfg, suiteConfig); err != nil {
 		// before Register: a refused run declares no spec
@@ -116,9 +120,15 @@ func Run(t TB, cfg Config) error {
 	// strikes only a spec that did not stop, and never the report nodes
 	// that follow the run's end (--ginkgo.json-report was left empty).
 	suiteConfig.Timeout = min(suiteConfig.Timeout, max(time.Until(end), time.Second)+afterDeadline)
+	console := formatter.ColorableStdOut // Ginkgo's console, redacted while it runs
+	formatter.ColorableStdOut = consoleWriter{w: console, redact: r.Redactor().String}
 	ginkgo.RunSpecs(t, "Tracked-Channel Monitoring API conformance", suiteConfig, reporterConfig)
+	formatter.ColorableStdOut = console
 	if r.final != nil { // process 1
-		r.report(t, *r.final)
+		if err := r.report(t, *r.final, ginkgoFiles, userFilter); err != nil {
+			r.closeSession()
+			return err
+		}
 	}
 	r.closeSession()
 	r.logWriter().Flush()
@@ -219,12 +229,11 @@ func refused(format string, args ...any) error {
 // checkSettings refuses settings the run cannot use (settingErrors), and
 // a report directory it cannot make.
 func checkSettings(cfg *Config, sc types.SuiteConfig) error {
-	errs := settingErrors(cfg, sc)
-	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
-		errs = append(errs, fmt.Sprintf("--report-dir: %v", err))
+	if errs := settingErrors(cfg, sc); len(errs) > 0 {
+		return refused("%s", strings.Join(errs, "; ")) // the report directory untouched
 	}
-	if len(errs) > 0 {
-		return refused("%s", strings.Join(errs, "; "))
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		return refused("--report-dir: %v", err)
 	}
 	return nil
 }
@@ -256,11 +265,14 @@ func settingErrors(cfg *Config, sc types.SuiteConfig) []string {
 	return errs
 }
 
-// refuse ends a run that did not start: one line on the log, the reports
-// (incomplete, saying why), and the test failed.
+// refuse ends a run that did not start: one line on the log, and the test
+// failed. The report directory is left as it was: the last good report
+// stays, as a refusal judged nothing.
 func refuse(t TB, r *run, err error) error {
 	reason := r.Redactor().String(strings.Join(strings.Fields(err.Error()), " "))
-	endUnstarted(t, r, "refused: "+reason)
+	fmt.Fprintf(r.logWriter(), "the run was refused: %s\n", reason)
+	r.logWriter().Flush()
+	t.Fail()
 	return &RefusedError{Reason: reason}
 }
 
@@ -403,14 +415,17 @@ func (r *run) tearDown() {
 	}
 }
 
-// report writes the report on process 1 after every process finished, even
-// when specs failed or the setup did, and prints the summary.
-func (r *run) report(t TB, rep types.Report) {
+// report writes the reports on process 1 after every process finished,
+// even when specs failed or the setup did, and prints the summary; or,
+// when the run would pass having judged nothing (judgedNothing), leaves
+// the report directory alone and returns a *RefusedError (Ginkgo's own
+// files are written either way).
+func (r *run) report(t TB, rep types.Report, ginkgoFiles ginkgoReports, filter string) error {
 	cat, err := catalogue.Load()
 	if err != nil {
 		fmt.Fprintf(r.logWriter(), "the report could not be made: %v\n", err)
 		t.Fail()
-		return
+		return nil
 	}
 	tg := r.Target()
 	m := report.Meta{
@@ -430,6 +445,18 @@ func (r *run) report(t TB, rep types.Report) {
 	}
 	m.RequireAll = r.cfg.RequireAll
 	out := report.FromGinkgo(rep, cat, m)
+	// Ginkgo's files say what Ginkgo ran, refused or not (tools read them).
+	if err := ginkgoFiles.write(rep, r.Redactor().String); err != nil {
+		fmt.Fprintf(r.logWriter(), "%s\n", r.Redactor().String(err.Error()))
+		t.Fail()
+	}
+	if why := judgedNothing(out, filter); why != "" {
+		reason := r.Redactor().String(why)
+		fmt.Fprintf(r.logWriter(), "the run was refused: %s\n", reason)
+		r.logWriter().Flush()
+		t.Fail()
+		return &RefusedError{Reason: reason}
+	}
 	r.outcome = out.Outcome
 	if len(out.Errors) > 0 {
 		r.incomplete = r.Redactor().String(firstLine(out.Errors[0]))
@@ -439,6 +466,50 @@ func (r *run) report(t TB, rep types.Report) {
 		t.Fail()
 	}
 	r.summary(out)
+	return nil
+}
+
+// judgedNothing says why a run that would pass judged nothing of the
+// target: its filter selected no spec, or no spec that judges a must
+// requirement; "" when the run judged something (or did not pass: a
+// failure is a verdict, an incomplete run says so itself). A pass must
+// mean the target was judged.
+func judgedNothing(out report.Report, filter string) string {
+	if out.Outcome != report.Passed {
+		return ""
+	}
+	musts := 0
+	for _, q := range out.Requirements {
+		if q.Kind == catalogue.Must {
+			musts++
+		}
+	}
+	switch {
+	case out.Planned.Selected == 0:
+		return fmt.Sprintf("%s selects none of the suite's %d specs, so nothing of the target was judged (see --list, and the labels in --help)", filter, out.Planned.InSuite)
+	case musts > 0 && len(out.Unverified) == musts:
+		return fmt.Sprintf("%s selects %d specs and none of them judged any of the %d must requirements, so a pass would say nothing of the target (see --list; widen the filter)", filter, out.Planned.Selected, musts)
+	}
+	return ""
+}
+
+// filterOf names the filter a run was given: its label filter, focus and
+// skip as the user wrote them ("no filter" when none).
+func filterOf(sc types.SuiteConfig) string {
+	var parts []string
+	if sc.LabelFilter != "" {
+		parts = append(parts, fmt.Sprintf("--label-filter %q", sc.LabelFilter))
+	}
+	for _, f := range sc.FocusStrings {
+		parts = append(parts, fmt.Sprintf("--focus %q", f))
+	}
+	for _, f := range sc.SkipStrings {
+		parts = append(parts, fmt.Sprintf("--skip %q", f))
+	}
+	if len(parts) == 0 {
+		return "no filter"
+	}
+	return strings.Join(parts, " ")
 }
 
 // describe is the settings as the run used them: the Config's, with the

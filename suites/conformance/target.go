@@ -1,10 +1,10 @@
 package conformance
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 
+	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
@@ -31,8 +31,8 @@ func (t Target) validate() []string {
 	var errs []string
 	if t.URL == "" {
 		errs = append(errs, "no target: give --target URL (or TCM_TARGET)")
-	} else if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-		errs = append(errs, fmt.Sprintf("--target %q: not an http:// or https:// URL", t.URL))
+	} else if err := client.CheckTarget(t.URL, t.keys()...); err != nil {
+		errs = append(errs, err.Error())
 	}
 	if t.Pro == "" {
 		errs = append(errs, "no Pro key: give --pro-key KEY (or TCM_PRO_KEY)")

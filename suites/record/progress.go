@@ -23,6 +23,12 @@ type walk struct {
 	// Events are as received, newest first: strings, so that the bytes
 	// survive a save and a resume exactly.
 	Events []string `json:"events"`
+	// KeyInCursor: the server's cursor for the next page holds a key, so
+	// Cursor is its redacted form, which the server cannot read: the
+	// walk goes on with the cursor itself (raw) in this run, and a resume
+	// cannot go on with it.
+	KeyInCursor bool   `json:"keyInCursor,omitempty"`
+	raw         string // the cursor as the server sent it, this run only
 }
 
 // progress is the .partial file: everything seen so far and where each
@@ -38,6 +44,10 @@ type progress struct {
 	Bytes    int64    `json:"bytes"`
 	Now      int64    `json:"now"` // the newest server time seen
 	Bounded  string   `json:"bounded,omitempty"`
+	// Keys are the hints (redact.Form) of the keys the recording began
+	// with, by plan: a resume with another account's key would mix two
+	// accounts in one world.
+	Keys map[world.Plan]string `json:"keys,omitempty"`
 }
 
 // maybeSave saves the progress when saveEvery has passed, and a second

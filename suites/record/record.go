@@ -15,6 +15,7 @@
 package record
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,7 +119,7 @@ func (e *SettingError) Error() string { return e.Reason }
 // fragment), no Pro key, no Out, a bound below -1, a negative wait, an
 // Out that cannot be written (package outfile).
 func (r *Recorder) Check() error {
-	if _, err := origin(r.Target); err != nil {
+	if err := client.CheckTarget(r.Target, r.ProKey, r.FreeKey); err != nil {
 		return &SettingError{err.Error()}
 	}
 	if r.ProKey == "" {
@@ -198,6 +199,7 @@ type run struct {
 	newest    int64             // the newest createdAt shown
 	date      time.Time         // the last answer's Date, not yet judged
 	wrongDate bool              // a Date was found implausible (said once)
+	rawCursor string            // the nextCursor of the last answer as the server sent it, when redaction changed the answer
 	saved     time.Time
 	waited    time.Duration // all waits: the pace, and what the server asked
 	asked     time.Duration // what the server asked: Retry-After, backoff after a 5xx
@@ -237,6 +239,9 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	case err == nil && p.Origin != o:
 		return nil, fmt.Errorf("%s.partial is a recording of %s, not of %s: remove it, or record that target", r.Out, p.Origin, o)
 	case err == nil:
+		if err := ru.resumable(p); err != nil {
+			return nil, err
+		}
 		res.Resumed = true
 		if p.Bounded != "--max-events" {
 			// A bound met before an answer was kept is met again, or not,
@@ -245,9 +250,10 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 		}
 		fmt.Fprintf(logw, "record: resuming from %s.partial (%d requests done)\n", r.Out, p.Requests)
 	case errors.Is(err, os.ErrNotExist):
-		p = &progress{Format: progressFormat, Origin: o, Walks: []*walk{{Plan: world.Pro}}}
+		p = &progress{Format: progressFormat, Origin: o, Walks: []*walk{{Plan: world.Pro}}, Keys: map[world.Plan]string{world.Pro: redact.Form(r.ProKey)}}
 		if r.FreeKey != "" {
 			p.Walks = append(p.Walks, &walk{Plan: world.Free})
+			p.Keys[world.Free] = redact.Form(r.FreeKey)
 		}
 	default:
 		return nil, err
@@ -283,6 +289,30 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// resumable says at once why the progress p cannot be resumed by this
+// run: it was begun with another key of a plan (another account: its
+// feed and this one's tracked videos would make one world of two
+// accounts), or a walk stopped where the server's cursor held a key (the
+// .partial keeps it redacted, which the server cannot read).
+func (ru *run) resumable(p *progress) error {
+	r := ru.r
+	for _, k := range []struct {
+		plan world.Plan
+		key  string
+		flag string
+	}{{world.Pro, r.ProKey, "--pro-key"}, {world.Free, r.FreeKey, "--free-key"}} {
+		if was, ok := p.Keys[k.plan]; ok && k.key != "" && was != redact.Form(k.key) {
+			return &SettingError{fmt.Sprintf("%s.partial was begun with another %s (%s, not %s): a recording is one account's; resume with that key, or remove %s.partial to start over", r.Out, k.flag, was, redact.Form(k.key), r.Out)}
+		}
+	}
+	for _, w := range p.Walks {
+		if w.KeyInCursor && !w.Done {
+			return &SettingError{fmt.Sprintf("%s.partial cannot be resumed: the server's cursor for page %d of the %s feed holds a key, and was kept redacted, which the server cannot read; remove %s.partial to start over (a recording in one run goes on with the cursor itself)", r.Out, w.Pages+1, w.Plan, r.Out)}
+		}
+	}
+	return nil
+}
+
 func (ru *run) bound(n, def int) int {
 	if n == 0 {
 		return def
@@ -307,7 +337,7 @@ func (ru *run) record(ctx context.Context) error {
 			}
 			q := url.Values{"limit": {strconv.Itoa(pageLimit)}}
 			if w.Pages > 0 {
-				q.Set("cursor", w.Cursor)
+				q.Set("cursor", cmp.Or(w.raw, w.Cursor))
 			}
 			body, err := ru.send(ctx, client.Get(schemas.PathFeed, q, client.Bearer(key)), key, fmt.Sprintf("%s feed, page %d", w.Plan, w.Pages+1))
 			if err != nil || body == nil {
@@ -348,7 +378,8 @@ func (ru *run) record(ctx context.Context) error {
 				return fmt.Errorf("%s feed, page %d: the nextCursor of an earlier page again: the walk would never end", w.Plan, w.Pages)
 			default:
 				cursors[*page.NextCursor] = true
-				w.Cursor = *page.NextCursor
+				w.Cursor, w.raw = *page.NextCursor, ru.rawCursor
+				w.KeyInCursor = w.raw != "" && w.raw != w.Cursor
 			}
 			ru.progressLine(fmt.Sprintf("%s feed, page %d", w.Plan, w.Pages))
 			ru.maybeSave()

@@ -3,6 +3,7 @@ package record
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -78,7 +79,19 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 			// A server that puts a key into what it serves (a title, a
 			// cursor) does not get it into the recording: what no longer
 			// validates once redacted stops the recording instead.
-			return []byte(ru.red.String(string(body))), nil
+			// The next page's cursor is asked for as the server sent it,
+			// within this run (resumable says why not after).
+			red := ru.red.String(string(body))
+			ru.rawCursor = ""
+			if red != string(body) {
+				var page struct {
+					NextCursor string `json:"nextCursor"`
+				}
+				if json.Unmarshal(body, &page) == nil {
+					ru.rawCursor = page.NextCursor
+				}
+			}
+			return []byte(red), nil
 		case resp.Status == http.StatusTooManyRequests:
 			v := resp.Header.Get("Retry-After")
 			wait, perr := client.ParseRetryAfter(v, client.ServerTime(resp.Header, ru.clock.Now()))

@@ -17,9 +17,10 @@ import (
 
 // TestRefusesARunThatWouldMeanNothing: a key in the wrong role, a focus
 // Ginkgo cannot read or a setting out of range exits 2 with one line,
-// before Ginkgo prints anything, and the reports say why.
+// before Ginkgo prints anything, and leaves the last report as it was.
 func TestRefusesARunThatWouldMeanNothing(t *testing.T) {
 	t.Parallel()
+	const lastGood = `{"outcome":"passed"}`
 	tg := startTarget(t, simulator.Config{}, nil)
 	base := []string{"--target", tg.url, "--control-clock", "--revoked-key", tg.keys.Revoked}
 	for _, tc := range []struct {
@@ -37,6 +38,8 @@ func TestRefusesARunThatWouldMeanNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "reports"), 0o755)
+			os.WriteFile(filepath.Join(dir, "reports", "conformance-report.json"), []byte(lastGood), 0o644)
 			cmd := exec.Command(suiteBinary, append([]string{"--report-dir", filepath.Join(dir, "reports"), "--ginkgo.no-color"}, tc.args...)...)
 			cmd.Env = append(os.Environ(), "TCM_TARGET=", "TCM_PRO_KEY=", "TCM_FREE_KEY=", "TCM_REVOKED_KEY=")
 			var out bytes.Buffer
@@ -57,18 +60,14 @@ func TestRefusesARunThatWouldMeanNothing(t *testing.T) {
 					t.Errorf("more than the one line: %q", l)
 				}
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, "reports", "conformance-report.json"))
-			var rep struct {
-				Outcome string
-				Errors  []string
-			}
-			if err != nil || json.Unmarshal(raw, &rep) != nil || rep.Outcome != "incomplete" || len(rep.Errors) == 0 || !strings.Contains(rep.Errors[0], tc.says) {
-				t.Errorf("the report does not say why: %v %s", err, raw)
+			// The last good report stays: a refusal judged nothing.
+			if raw, err := os.ReadFile(filepath.Join(dir, "reports", "conformance-report.json")); err != nil || string(raw) != lastGood {
+				t.Errorf("the last report was replaced: %v %.200s", err, raw)
 			}
 			for _, k := range []string{tg.keys.Pro, tg.keys.Free, tg.keys.Revoked} {
 				secret := k[strings.IndexByte(k, '_')+1:][:8]
-				if strings.Contains(out.String(), secret) || bytes.Contains(raw, []byte(secret)) {
-					t.Errorf("a key's secret in the output or the report")
+				if strings.Contains(out.String(), secret) {
+					t.Errorf("a key's secret in the output")
 				}
 			}
 		})

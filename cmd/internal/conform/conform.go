@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -42,8 +43,10 @@ Exit status: 0 passed: the run finished and the target conforms (the summary nam
 must requirement no spec verified; --require-all makes them fail the run); 1 failed: the run
 finished and a spec found that the target does not conform (or --require-all and a must
 requirement not verified); 2 refused: a bad setting or a key in the wrong role (one line, before
-anything runs; --list too); 3 incomplete: the run did not finish (its --run-deadline, an interrupt,
-a target that could not be judged): never passed, the failures found before its end are named.`
+anything runs; --list too), or a filter that selected no spec or none that judged a must requirement;
+3 incomplete: the run did not finish (its --run-deadline, an interrupt or SIGHUP, a --max-wait you
+set that stopped a spec, a target that could not be judged): never passed, the failures found before
+its end are named.`
 
 // Ginkgo are the settings of the run that the suite leaves to Ginkgo.
 type Ginkgo struct {
@@ -52,7 +55,7 @@ type Ginkgo struct {
 	Skip        cli.List `ff:"placeholder=REGEXP, long=skip, usage='leave out the specs whose text matches; repeatable'"`
 	JUnitReport string   `ff:"placeholder=FILE, long=junit-report, usage='also write Ginkgo JUnit report to this file'"`
 	JSONReport  string   `ff:"placeholder=FILE, long=json-report, usage='also write Ginkgo JSON report to this file'"`
-	Verbose     bool     `ff:"long=verbose, usage='print every spec as it runs'"`
+	Verbose     bool     `ff:"short=v, long=verbose, usage='print every spec as it runs'"`
 	NoColor     bool     `ff:"long=no-color, usage='no colours in the output'"`
 }
 
@@ -68,6 +71,10 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	var g Ginkgo
 	cmd := cli.Command{Name: name, Usage: name + " [--target URL --pro-key KEY] [flags]", About: about, Notes: notes, EnvPrefix: conformance.EnvPrefix}
 	var l listing
+	if p := parallelFlag(args); p != "" {
+		fmt.Fprintf(stderr, "%s: %s runs Ginkgo's parallel processes, which only its own command starts: go tool ginkgo -p ./suites -- [flags] (against the bundled simulator); %s runs in one process\n", name, p, name)
+		return 2
+	}
 	if err := cmd.Parse(cfg, args, stdout, &g, &l); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -90,8 +97,23 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	quiet := quietOnInterrupt(name, stderr)
 	defer quiet()
+	defer hangupInterrupts()()
 	err := conformance.Run(&t, *cfg)
 	return conformance.ExitStatus(err, t.failed.Load())
+}
+
+// parallelFlag is Ginkgo's -p (or --procs) among args, as given, or "".
+func parallelFlag(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "p" || name == "procs" || name == "ginkgo.p" || name == "ginkgo.procs") {
+			return a
+		}
+	}
+	return ""
 }
 
 // quietOnInterrupt makes Ctrl-C one line: Ginkgo, which handles the signal
@@ -119,6 +141,33 @@ func quietOnInterrupt(name string, stderr io.Writer) func() {
 		signal.Stop(sig)
 		close(done)
 		formatter.ColorableStdOut = q.w
+	}
+}
+
+// hangupInterrupts makes SIGHUP (the terminal closed) end a run as an
+// interrupt does: the specs left are skipped, the reports written, the run
+// incomplete. Ginkgo and the preflight listen for SIGINT and SIGTERM only,
+// and SIGHUP would kill the process with no report: it is sent on to this
+// process as SIGINT. The returned function stops that.
+func hangupInterrupts() func() {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				if p, err := os.FindProcess(os.Getpid()); err == nil {
+					p.Signal(os.Interrupt)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
 	}
 }
 

@@ -16,7 +16,7 @@ func TestConformsTheBundledSimulator(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	var stdout, stderr bytes.Buffer
-	code := Run("tcmkit conform", []string{"--label-filter", "health || auth", "--report-dir", "out", "--no-color", "--junit-report", filepath.Join(dir, "junit.xml")}, &stdout, &stderr)
+	code := Run("tcmkit conform", []string{"-v", "--label-filter", "health || auth", "--report-dir", "out", "--no-color", "--junit-report", filepath.Join(dir, "junit.xml")}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
@@ -39,15 +39,24 @@ func TestConformsTheBundledSimulator(t *testing.T) {
 }
 
 func TestBadSettingsExit2(t *testing.T) {
+	const key = "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 	// The last ones pass the flags' parse and are refused by the suite
-	// before it declares a spec: one line, the reports written.
+	// before it declares a spec: one line, the reports left alone.
 	dir := t.TempDir()
 	for _, args := range [][]string{{"--prokey", "x"}, {"--max-wait", "soon"}, {"stray"},
 		{"--report-dir", dir, "--max-wait", "-5s"}, {"--report-dir", dir, "--target", "ftp://x", "--pro-key", "k"},
-		{"--report-dir", dir, "--target", "http://127.0.0.1:9", "--pro-key", "", "--run-deadline", "-1s"}} {
+		{"--report-dir", dir, "--target", "http://127.0.0.1:9", "--pro-key", "", "--run-deadline", "-1s"},
+		// a key in the target's URL, as record refuses it: never sent
+		{"--report-dir", dir, "--target", "http://u:" + key + "@127.0.0.1:9", "--pro-key", key},
+		{"--report-dir", dir, "--target", "http://127.0.0.1:9/?key=" + key, "--pro-key", key},
+		{"--report-dir", dir, "--target", "http://127.0.0.1:9/#" + key, "--pro-key", key},
+		{"--report-dir", dir, "--target", "http://" + key + ".localhost:9", "--pro-key", key}} {
 		var stderr bytes.Buffer
 		if code := Run("tcmkit conform", args, &bytes.Buffer{}, &stderr); code != 2 || strings.Count(stderr.String(), "\n") != 1 {
 			t.Errorf("%v: exit %d, %q", args, code, stderr.String())
+		}
+		if strings.Contains(stderr.String(), key[4:12]) {
+			t.Errorf("%v: the key in the message: %q", args, stderr.String())
 		}
 	}
 }
@@ -84,6 +93,50 @@ func TestHelpSaysTheExitStatuses(t *testing.T) {
 	for _, want := range []string{"0 passed:", "1 failed:", "2 refused:", "3 incomplete:", "never passed", "--require-all", "TCM_"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--help does not say %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// TestRefusedRunLeavesTheReports: a refused run (a profile that is none,
+// an empty --pro-key) leaves the report directory byte-identical: the last
+// good report stays.
+func TestRefusedRunLeavesTheReports(t *testing.T) {
+	dir := t.TempDir()
+	good := map[string]string{"conformance-report.json": `{"outcome":"passed"}`, "conformance-report.md": "# passed\n", "conformance-report.html": "<p>passed</p>"}
+	for name, body := range good {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	for _, args := range [][]string{{"--profile", "quik"}, {"--target", "http://127.0.0.1:9", "--pro-key", ""}} {
+		var stderr bytes.Buffer
+		if code := Run("tcmkit conform", append([]string{"--report-dir", dir}, args...), &bytes.Buffer{}, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr.String())
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(good) {
+			t.Errorf("%v: %d entries in the report directory, want %d", args, len(entries), len(good))
+		}
+		for name, body := range good {
+			if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != body {
+				t.Errorf("%v: %s became %.100q", args, name, got)
+			}
+		}
+	}
+	// Nor is a directory made for a refused run.
+	fresh := filepath.Join(t.TempDir(), "reports")
+	Run("tcmkit conform", []string{"--report-dir", fresh, "--profile", "quik"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("a refused run made the report directory")
+	}
+}
+
+// TestParallelFlagSuggestsGinkgo: -p, which needs Ginkgo's own command,
+// is refused in one line that says how to run in parallel.
+func TestParallelFlagSuggestsGinkgo(t *testing.T) {
+	for _, args := range [][]string{{"-p"}, {"--procs=3"}, {"--label-filter", "auth", "-p"}} {
+		var stderr bytes.Buffer
+		code := Run("tcmkit conform", args, &bytes.Buffer{}, &stderr)
+		if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "go tool ginkgo -p ./suites") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr.String())
 		}
 	}
 }

@@ -52,6 +52,8 @@ func TestRecordCommandSettings(t *testing.T) {
 		{[]string{"--target", "ftp://x", "--pro-key", "k"}, 2, "--target"},
 		{[]string{"--target", "http://user:secret@127.0.0.1:9", "--pro-key", "k"}, 2, "without user, query or fragment"},
 		{[]string{"--target", "http://127.0.0.1:9/?a=b", "--pro-key", "k"}, 2, "without user, query or fragment"},
+		// the key in the host goes to the DNS resolver: refused first
+		{[]string{"--target", "http://tcm_secretsecretsecretsecret.localhost:9", "--pro-key", "tcm_secretsecretsecretsecret"}, 2, "its host holds a key"},
 		{[]string{"--target", "http://127.0.0.1:9", "--pro-key", "k", "--max-wait", "-1s"}, 2, "invalid value -1s for --max-wait"},
 		{[]string{"--target", "http://127.0.0.1:9", "--pro-key", "k", "--max-total-wait", "-1m"}, 2, "invalid value -1m0s for --max-total-wait"},
 		{[]string{"--target", "http://127.0.0.1:9", "--pro-key", "k", "--out", ""}, 2, "--out is required"},

@@ -1,8 +1,8 @@
 package simulate
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,56 +64,140 @@ func readWorld(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// maxStreamDepth is the deepest nesting a --world stream may have: the
+// import's (PUT /_control/world decodes with encoding/json, which refuses
+// deeper than 10,000 levels), checked as the bytes come.
+const maxStreamDepth = 10000
+
 // readJSONStream reads one JSON object from r, at most limit bytes, and
-// what follows it up to the end of r, which must be blanks: the bytes are
-// checked by a decoder as they come, so a stream that is no JSON object,
-// or one that does not begin as an export does, ends at its first wrong
-// byte, whatever limit is.
+// what follows it up to the end of r, which must be blanks. The bytes are
+// checked one at a time as they come (strings, nesting, the export's first
+// member), in time and memory linear in what was read: a stream that is no
+// JSON object, one that does not begin as an export does, one nested
+// deeper than the import allows, ends at its first wrong byte, whatever
+// limit is. The import checks the rest of the syntax.
 func readJSONStream(r io.Reader, limit int64) ([]byte, error) {
-	var buf bytes.Buffer
-	lr := &io.LimitedReader{R: r, N: limit + 1}
-	dec := json.NewDecoder(io.TeeReader(lr, &buf))
-	tooLarge := func() error { return fmt.Errorf("more than %d bytes, more than --max-import-bytes allows", limit) }
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		switch {
-		case err == io.EOF:
-			return buf.Bytes(), nil // empty: said by the caller
-		case lr.N <= 0:
-			return nil, tooLarge()
-		case err != nil:
-			return nil, fmt.Errorf("not a JSON object (an export, or a recording): %w", err)
-		}
-		return nil, fmt.Errorf("not a JSON object (an export, or a recording): it begins with %v", t)
+	s := &jsonStream{lr: &io.LimitedReader{R: r, N: limit + 1}}
+	s.br = bufio.NewReader(s.lr)
+	tooLarge := fmt.Errorf("more than %d bytes, more than --max-import-bytes allows", limit)
+	notObject := func(format string, args ...any) error {
+		return fmt.Errorf("not a JSON object (an export, or a recording): "+format, args...)
+	}
+	c, err := s.blanks()
+	switch {
+	case err == io.EOF && s.lr.N <= 0:
+		return nil, tooLarge
+	case err == io.EOF:
+		return s.buf.Bytes(), nil // empty: said by the caller
+	case err != nil:
+		return nil, notObject("%w", err)
+	case c != '{':
+		return nil, notObject("it begins with %q", c)
 	}
 	// As the import wants it: "format" first, and the export's. A JSON
 	// object of anything else ends here, not at the bound.
-	if name, err := dec.Token(); err != nil || name != "format" {
-		return nil, fmt.Errorf("not an export nor a recording: the first member must be \"format\": %q", simulator.ExportFormat)
+	wantFormat := fmt.Errorf("not an export nor a recording: the first member must be \"format\": %q", simulator.ExportFormat)
+	if name, err := s.str(); err != nil || name != "format" {
+		return nil, s.either(err, tooLarge, wantFormat)
 	}
-	if format, err := dec.Token(); err != nil || format != simulator.ExportFormat {
-		return nil, fmt.Errorf("not an export nor a recording: \"format\" must be %q", simulator.ExportFormat)
+	if c, err := s.blanks(); err != nil || c != ':' {
+		return nil, s.either(err, tooLarge, wantFormat)
+	}
+	if format, err := s.str(); err != nil || format != simulator.ExportFormat {
+		return nil, s.either(err, tooLarge, fmt.Errorf("not an export nor a recording: \"format\" must be %q", simulator.ExportFormat))
 	}
 	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if lr.N <= 0 {
-			return nil, tooLarge()
-		}
+		c, err := s.next()
 		if err != nil {
-			return nil, fmt.Errorf("not a JSON object (an export, or a recording): %w", err)
+			return nil, s.either(err, tooLarge, notObject("%w", io.ErrUnexpectedEOF))
 		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
+		switch c {
+		case '"':
+			if err := s.rest(); err != nil {
+				return nil, s.either(err, tooLarge, notObject("%w", io.ErrUnexpectedEOF))
+			}
+		case '{', '[':
+			if depth++; depth > maxStreamDepth {
+				return nil, notObject("nested deeper than %d levels, as the import refuses", maxStreamDepth)
+			}
+		case '}', ']':
 			depth--
 		}
 	}
 	// After the object, blanks only, to the end.
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if lr.N <= 0 {
-			return nil, tooLarge()
-		}
-		return nil, errors.New("data after the end of the JSON object")
+	if _, err := s.blanks(); err != io.EOF {
+		return nil, s.either(err, tooLarge, errors.New("data after the end of the JSON object"))
 	}
-	return buf.Bytes(), nil
+	if s.lr.N <= 0 {
+		return nil, tooLarge
+	}
+	return s.buf.Bytes(), nil
+}
+
+// jsonStream reads a stream a byte at a time, keeping what it read.
+type jsonStream struct {
+	lr  *io.LimitedReader
+	br  *bufio.Reader
+	buf bytes.Buffer
+}
+
+func (s *jsonStream) next() (byte, error) {
+	c, err := s.br.ReadByte()
+	if err == nil {
+		s.buf.WriteByte(c)
+	}
+	return c, err
+}
+
+// blanks reads past JSON's blanks and returns the byte after them.
+func (s *jsonStream) blanks() (byte, error) {
+	for {
+		c, err := s.next()
+		if err != nil || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c, err
+		}
+	}
+}
+
+// str reads a string after blanks: its bytes as written (escapes kept),
+// at most 256 of them are kept for the caller (the format's name).
+func (s *jsonStream) str() (string, error) {
+	c, err := s.blanks()
+	if err != nil {
+		return "", err
+	}
+	if c != '"' {
+		return "", fmt.Errorf("want a string, not %q", c)
+	}
+	start := s.buf.Len()
+	if err := s.rest(); err != nil {
+		return "", err
+	}
+	b := s.buf.Bytes()[start : s.buf.Len()-1]
+	return string(b[:min(len(b), 256)]), nil
+}
+
+// rest reads the rest of a string whose opening quote was read.
+func (s *jsonStream) rest() error {
+	for {
+		c, err := s.next()
+		switch {
+		case err != nil:
+			return err
+		case c == '\\':
+			if _, err := s.next(); err != nil {
+				return err
+			}
+		case c == '"':
+			return nil
+		}
+	}
+}
+
+// either is tooLarge when the read stopped at the bound, else wrong.
+func (s *jsonStream) either(err, tooLarge, wrong error) error {
+	if s.lr.N <= 0 {
+		return tooLarge
+	}
+	return wrong
 }

@@ -271,3 +271,64 @@ func exported(t *testing.T, seed int64) []byte {
 	}
 	return export.Bytes()
 }
+
+// repeat is a stream of s repeated n times, then tail, made as it is read.
+type repeat struct {
+	s    string
+	n    int
+	tail string
+	at   int
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	w := 0
+	for w < len(p) {
+		if r.n == 0 {
+			if r.tail == "" {
+				break
+			}
+			k := copy(p[w:], r.tail)
+			r.tail, w = r.tail[k:], w+k
+			continue
+		}
+		k := copy(p[w:], r.s[r.at:])
+		w += k
+		if r.at += k; r.at == len(r.s) {
+			r.at, r.n = 0, r.n-1
+		}
+	}
+	if w == 0 {
+		return 0, io.EOF
+	}
+	return w, nil
+}
+
+// TestWorldStreamBoundedByWhatItHolds: a --world stream is held to the
+// import's depth as it comes (deep nesting stops at the depth, not at the
+// byte bound), and blanks, however many, cost time linear in their number.
+func TestWorldStreamBoundedByWhatItHolds(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	deep := &repeat{s: "[", n: 64 << 20}
+	_, err := readJSONStream(io.MultiReader(strings.NewReader(`{"format":"tcmkit-simulator/1","a":`), deep), 64<<20)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "nested deeper than 10000") {
+		t.Errorf("deep nesting: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("deep nesting: %d bytes allocated, want it stopped at the import's depth", got)
+	}
+	// Blanks: twice as many take about twice as long, not four times.
+	took := func(n int) time.Duration {
+		start := time.Now()
+		blanks := &repeat{s: "          ", n: n / 10, tail: `{"format":"tcmkit-simulator/1"}`}
+		if _, err := readJSONStream(blanks, 1<<30); err != nil {
+			t.Fatalf("%d blanks: %v", n, err)
+		}
+		return time.Since(start)
+	}
+	small, large := took(4<<20), took(16<<20)
+	if large > 12*small+time.Second {
+		t.Errorf("blanks: 4 MiB in %s, 16 MiB in %s: not linear", small, large)
+	}
+}

@@ -134,6 +134,52 @@ var Layers = []Layer{
 		return each(s, func(c rune) string { return string(c) + "\u200b" })
 	}},
 	{"joined by +", func(_ *rand.Rand, s string) string { return each(s, func(c rune) string { return string(c) + "+" }) }},
+	// What servers and clients really make of a key: Unicode's
+	// compatibility forms (NFKC folds them back), byte arrays, escapes
+	// of eight digits, hex in groups of any size.
+	{"fullwidth", func(_ *rand.Rand, s string) string { return Fullwidth(s) }},
+	{"Node Buffer JSON", func(_ *rand.Rand, s string) string {
+		b, _ := json.Marshal(map[string]any{"type": "Buffer", "data": decimals(s)})
+		return string(b)
+	}},
+	{"decimal bytes, comma-separated", func(_ *rand.Rand, s string) string {
+		return strings.Trim(strings.ReplaceAll(fmt.Sprint(decimals(s)), " ", ", "), "[]")
+	}},
+	{"decimal bytes, space-separated", func(_ *rand.Rand, s string) string { return " " + strings.Trim(fmt.Sprint(decimals(s)), "[]") }},
+	{"\\U every character", func(_ *rand.Rand, s string) string {
+		return each(s, func(c rune) string { return fmt.Sprintf(`\U%08x`, c) })
+	}},
+	{"hex in groups of any size", func(r *rand.Rand, s string) string {
+		h := hex.EncodeToString([]byte(s))
+		var b strings.Builder
+		for h != "" {
+			n := min(len(h), 1+r.IntN(7))
+			b.WriteString(" " + h[:n])
+			h = h[n:]
+		}
+		return b.String()
+	}},
+}
+
+// Fullwidth writes the printable ASCII characters of s in their fullwidth
+// forms, which NFKC folds back (as the suite's explorer sends a key).
+func Fullwidth(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r > ' ' && r < 0x7f {
+			return r - 0x21 + 0xff01
+		}
+		return r
+	}, s)
+}
+
+// decimals is the bytes of s as numbers (a JSON array of them is what
+// Node's Buffer becomes).
+func decimals(s string) []int {
+	out := make([]int, len(s))
+	for i := range len(s) {
+		out[i] = int(s[i])
+	}
+	return out
 }
 
 // dumpContext is the bytes a dump shows before and after the key: a few
@@ -228,7 +274,10 @@ func Stack(r *rand.Rand) []Layer {
 	for i := range out {
 		for {
 			out[i] = Layers[r.IntN(len(Layers))]
-			if i == 0 || !Innermost(out[i]) {
+			// UTF-16 is read as the ASCII text it spells (its every other
+			// byte NUL), not fullwidth letters.
+			utf16Wide := i > 0 && out[0].Name == "fullwidth" && strings.Contains(out[i].Name, "UTF-16")
+			if (i == 0 || !Innermost(out[i])) && !utf16Wide {
 				break
 			}
 		}
@@ -237,9 +286,10 @@ func Stack(r *rand.Rand) []Layer {
 }
 
 // Innermost says whether a layer applies to the key's own characters
-// only (a joiner, a change of case), so that it comes first in a stack.
+// only (a joiner, a change of case, fullwidth letters), so that it comes
+// first in a stack.
 func Innermost(l Layer) bool {
-	return strings.HasPrefix(l.Name, "joined") || strings.HasSuffix(l.Name, " case")
+	return strings.HasPrefix(l.Name, "joined") || strings.HasSuffix(l.Name, " case") || l.Name == "fullwidth"
 }
 
 // Encode applies the stack to s, innermost first.
