@@ -31,6 +31,11 @@ const (
 	Feed   Op = "feed"
 	Videos Op = "videos"
 	Health Op = "health"
+	// FeedHead is HEAD of the feed's path: RFC 9110 §9.3.2 makes it GET
+	// without content, and §9.1 lets a server not implement it (405, 501).
+	// It says nothing of a page, and nothing of the limiter (whether it
+	// counts HEAD is open).
+	FeedHead Op = "feed (HEAD)"
 	// Other is any other method or path: the contract says nothing of it,
 	// beyond what a key grants.
 	Other Op = "other"
@@ -45,6 +50,8 @@ func opOf(method, path string) Op {
 		return Videos
 	case method == http.MethodPost && path == schemas.PathHealth:
 		return Health
+	case method == http.MethodHead && path == schemas.PathFeed:
+		return FeedHead
 	}
 	return Other
 }
@@ -121,19 +128,25 @@ func (k *Keys) credential(req client.Request) (Cred, string) {
 		}
 		return CredMalformed, ""
 	}
-	v := vals[0]
-	if strings.TrimSpace(v) == "" {
+	// RFC 9112 §5.1: the whitespace around a field line's value is no
+	// part of the value (a parser MUST exclude it).
+	v := strings.Trim(vals[0], " \t")
+	if v == "" {
 		return CredMalformed, ""
 	}
+	// RFC 9110 §11.1 and RFC 6750 §2.1 (whose "Bearer" is case-insensitive
+	// by RFC 5234 §2.3): the scheme's case means nothing, so bearer and
+	// BEARER carry the key as Bearer does. The frameworks most servers
+	// stand on fold it too.
 	scheme, rest, _ := strings.Cut(v, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return CredMalformed, "" // another scheme, or a bare key
+		return CredMalformed, "" // another scheme, a tab after it, or a bare key
 	}
-	token := strings.TrimLeft(rest, " \t")
-	exact := scheme == "Bearer" && rest == token // one space, as the contract shows
-	if t := strings.TrimRight(token, " \t"); t != token {
-		exact, token = false, t // optional whitespace HTTP strips from a field value
-	}
+	token := strings.TrimLeft(rest, " ")
+	// RFC 6750 §2.1 allows 1*SP before the token, but common stacks
+	// (passport-http-bearer, FastAPI's HTTPBearer, Spring's resolver)
+	// refuse more than one: left open.
+	exact := rest == token
 	if token == "" || strings.ContainsAny(token, " \t") {
 		return CredMalformed, "" // no token, or more than one
 	}

@@ -229,10 +229,10 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 		m.refusedLongest = m.refusedLongest || j.vb.atLen && !j.vb.atCount
 		m.refusedOne = m.refusedOne || len(j.vb.ids) == schemas.MinVideoIDs && !j.vb.atLen
 	}
-	if statusOK && j.cred == CredEither && j.op != Other && j.op != Health {
+	if statusOK && j.cred == CredEither && (j.op == Feed || j.op == Videos) {
 		m.form(j)
 	}
-	if j.plan == "" || j.cred.bad() || j.op == Other || !statusOK {
+	if j.plan == "" || j.cred.bad() || j.op == Other || j.op == FeedHead || !statusOK {
 		return // only a valid key has a window
 	}
 	m.window(j)

@@ -168,9 +168,23 @@ var breaks = []struct {
 	{catalogue.AuthUnknown, "429 for an unknown key", []ex{{req: feed("", "tcm_nosuchkeynosuchkey"), status: 429, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"5"}}, body: errBody}}},
 	{catalogue.AuthRevoked, "revoked served", []ex{{req: videos(`{"videoIds":["a"]}`, revoked), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.AuthValid, "the Pro key refused", []ex{{req: feed("", pro), status: 401, body: errBody}}},
-	{catalogue.AuthValid, "a lower-case scheme accepted on one operation only", []ex{
-		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 200, body: page("")},
-		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "two spaces after the scheme accepted on one operation only", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer  " + pro}, status: 200, body: page("")},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer  " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	// requests that mean what the plain one means, by the standards
+	{catalogue.AuthValid, "the scheme in lower case refused (RFC 9110 §11.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "whitespace around the field value refused (RFC 9112 §5.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: " Bearer " + pro + "\t"}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "the header name in lower case refused (RFC 9110 §5.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "Bearer " + pro}}}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "HTTP/1.0 refused the key (RFC 9112 §2.3)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro, Framing: client.Framing{HTTP10: true}}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "HEAD of the feed refuses the Pro key (RFC 9110 §9.3.2)", []ex{{req: client.Request{Method: "HEAD", Path: "/api/public-feed", Auth: "Bearer " + pro}, status: 401}}},
+	{catalogue.AuthMissing, "HEAD of the feed served without a key (RFC 9110 §9.3.2)", []ex{{req: client.Request{Method: "HEAD", Path: "/api/public-feed"}, status: 200}}},
+	{catalogue.FeedLimit, "the parameter's name percent-encoded (%6Cimit=5) read as no limit (RFC 3986 §6.2.2.2)", []ex{{req: feed("%6Cimit=5", pro), status: 200, body: page("c", manyEvents(50)...)}}},
+	{catalogue.FeedLimit, "the value percent-encoded (limit=%35) refused (RFC 3986 §2.3)", []ex{{req: feed("limit=%35", pro), status: 400, body: `{"error":"x","message":"y","details":"limit"}`}}},
+	{catalogue.VideosBadBody, "a chunked body refused as invalid (RFC 9112 §7.1)", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a","b"]}`), ContentType: "application/json", Framing: client.Framing{Chunked: true}}, status: 400, body: errBody}}},
+	{catalogue.VideosEntrySchema, "a media type with a parameter, in upper case, refused (RFC 9110 §8.3.1, RFC 8259 §11)", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a","b"]}`), ContentType: "Application/JSON; charset=utf-8"}, status: 415, body: errBody}}},
+	{catalogue.VideosServed, "an id written in JSON escapes not read as the id (RFC 8259 §7)", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["\u0076\u0031"]}`, pro), status: 200, body: videosAnswer([]string{"v1"})}}},
 	{catalogue.ProGate, "free served videos", []ex{{req: videos(`{"videoIds":["a"]}`, free), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.ProGate, "the feed 403", []ex{{req: feed("", free), status: 403, body: errBody}}},
 	{catalogue.FeedPageSchema, "a 500 on the feed", []ex{{req: feed("", pro), status: 500, body: errBody}}},
@@ -395,9 +409,19 @@ var conforming = []struct {
 	{"the free key's bad body: 400 or 403", []ex{
 		{req: videos(`{}`, free), status: 400, body: errBody},
 		{req: videos(`[]`, free), status: 403, body: errBody}}},
-	{"a lower-case scheme refused on both operations", []ex{
-		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 401, body: errBody},
-		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{"two spaces after the scheme refused on both operations", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer  " + pro}, status: 401, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer  " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{"requests written otherwise that mean the same, served alike", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro, Query: "%6Cimit=%32"}, status: 200, body: page("c", manyEvents(2)...)},
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Query: "limit=2", Header: []client.Field{{Name: "authorization", Value: " BEARER " + pro + " "}, {Name: "X-Forwarded-For", Value: "127.0.0.1"}}, Framing: client.Framing{HTTP10: true, Absolute: true}}, status: 200, body: page("c", manyEvents(2)...)},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(` {"videoIds" : [ "\u0061" ] } `), ContentType: "Application/JSON; charset=UTF-8", Framing: client.Framing{Chunked: true}}, status: 200, body: videosAnswer([]string{"a"})}}},
+	{"a chunked body refused for its framing (411), HEAD not implemented or served without content", []ex{
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json", Framing: client.Framing{Chunked: true}}, status: 411, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/health", Body: []byte(`{}`), ContentType: "application/json", Framing: client.Framing{Chunked: true}}, status: 411, body: errBody},
+		{req: client.Request{Method: "HEAD", Path: "/api/public-feed", Auth: "Bearer " + pro}, status: 405, header: http.Header{"Content-Type": {"text/plain"}}},
+		{req: client.Request{Method: "HEAD", Path: "/api/public-feed", Auth: "Bearer " + pro}, status: 200},
+		{req: client.Request{Method: "HEAD", Path: "/api/public-feed"}, status: 401}}},
 	{"a media type the contract does not show: 415 or served", []ex{
 		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "text/plain"}, status: 415, body: errBody},
 		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`)}, status: 200, body: videosAnswer([]string{"a"})}}},
