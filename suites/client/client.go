@@ -141,6 +141,23 @@ func PostJSON(path string, body string, auth string) Request {
 	return Request{Method: http.MethodPost, Path: path, Body: []byte(body), ContentType: "application/json", Auth: auth}
 }
 
+// keyUse is the Authorization a request spends a key's window under, as
+// Bearer <key> however it is written (the scheme's case, whitespace, a
+// header name in another case): what the target counts. "" when it is no
+// single bearer token.
+func (r Request) keyUse() string {
+	vals := r.Values("Authorization")
+	if len(vals) != 1 {
+		return r.Auth
+	}
+	scheme, rest, ok := strings.Cut(strings.Trim(vals[0], " \t"), " ")
+	tok := strings.Trim(rest, " \t")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || strings.ContainsAny(tok, " \t") {
+		return vals[0]
+	}
+	return Bearer(tok)
+}
+
 // Bearer is the Authorization value that carries key.
 func Bearer(key string) string { return "Bearer " + key }
 
@@ -350,7 +367,7 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	}
 	start := time.Now()
 	sent := c.now()
-	seq := c.note(ctx, req.Auth, req.Path, sent)
+	seq := c.note(ctx, req.keyUse(), req.Path, sent)
 	if c.Sending != nil {
 		c.Sending(req, seq)
 	}

@@ -6,8 +6,10 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -26,19 +28,33 @@ func frame(hreq *http.Request, f Framing) {
 	}
 }
 
-// roundTrip sends a request: through net/http, or for HTTP/1.0 on a
-// connection of its own, to the same origin (the key goes nowhere else),
-// bounded by the request's context (the client's Timeout).
+// roundTrip sends a request: through net/http, or on a connection of
+// its own when net/http cannot write it (HTTP/1.0; a field value with
+// whitespace around it, which net/http trims), to the same origin (the
+// key goes nowhere else), bounded by the request's context (the client's
+// Timeout).
 func (c *Client) roundTrip(hreq *http.Request, f Framing) (*http.Response, error) {
-	if !f.HTTP10 {
+	if !f.HTTP10 && !paddedValue(hreq.Header) {
 		return c.hc.Do(hreq)
 	}
-	return sendHTTP10(hreq)
+	return sendRaw(hreq, f)
 }
 
-// sendHTTP10 writes the request with an HTTP/1.0 request line on a new
-// connection and reads one answer; the connection closes with the body.
-func sendHTTP10(hreq *http.Request) (*http.Response, error) {
+// paddedValue reports a header value with whitespace around it.
+func paddedValue(h http.Header) bool {
+	for _, vs := range h {
+		for _, v := range vs {
+			if strings.Trim(v, " \t") != v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sendRaw writes the request itself on a new connection and reads one
+// answer; the connection closes with the body.
+func sendRaw(hreq *http.Request, f Framing) (*http.Response, error) {
 	ctx := hreq.Context()
 	u := hreq.URL
 	addr := u.Host
@@ -58,7 +74,7 @@ func sendHTTP10(hreq *http.Request) (*http.Response, error) {
 	case "http":
 		conn, err = d.DialContext(ctx, "tcp", addr)
 	default:
-		return nil, fmt.Errorf("HTTP/1.0 over %q: only http and https", u.Scheme)
+		return nil, fmt.Errorf("a raw request over %q: only http and https", u.Scheme)
 	}
 	if err != nil {
 		return nil, err
@@ -67,7 +83,7 @@ func sendHTTP10(hreq *http.Request) (*http.Response, error) {
 		_ = conn.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	resp, err := exchange10(conn, hreq)
+	resp, err := exchangeRaw(conn, hreq, f)
 	if err != nil {
 		stop()
 		conn.Close()
@@ -77,8 +93,9 @@ func sendHTTP10(hreq *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// exchange10 writes the request and reads the answer's head.
-func exchange10(conn net.Conn, hreq *http.Request) (*http.Response, error) {
+// exchangeRaw writes the request, its header lines as given (name case
+// and whitespace kept), and reads the answer's head.
+func exchangeRaw(conn net.Conn, hreq *http.Request, f Framing) (*http.Response, error) {
 	var body []byte
 	if hreq.Body != nil {
 		b, err := io.ReadAll(hreq.Body)
@@ -87,16 +104,39 @@ func exchange10(conn net.Conn, hreq *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
-	w := bufio.NewWriter(conn)
-	fmt.Fprintf(w, "%s %s HTTP/1.0\r\nHost: %s\r\n", hreq.Method, hreq.URL.RequestURI(), hreq.URL.Host)
-	if err := hreq.Header.Write(w); err != nil {
-		return nil, err
+	proto := "HTTP/1.1"
+	if f.HTTP10 {
+		proto = "HTTP/1.0"
 	}
-	if hreq.Body != nil {
+	w := bufio.NewWriter(conn)
+	fmt.Fprintf(w, "%s %s %s\r\nHost: %s\r\n", hreq.Method, hreq.URL.RequestURI(), proto, hreq.URL.Host)
+	for _, name := range slices.Sorted(maps.Keys(hreq.Header)) {
+		for _, v := range hreq.Header[name] {
+			if strings.ContainsAny(name+v, "\r\n") {
+				return nil, fmt.Errorf("a header line with a line break")
+			}
+			fmt.Fprintf(w, "%s: %s\r\n", name, v)
+		}
+	}
+	chunked := f.Chunked && !f.HTTP10 && hreq.Body != nil
+	switch {
+	case chunked:
+		w.WriteString("Transfer-Encoding: chunked\r\n")
+	case hreq.Body != nil:
 		fmt.Fprintf(w, "Content-Length: %d\r\n", len(body))
 	}
+	if !f.HTTP10 {
+		w.WriteString("Connection: close\r\n")
+	}
 	w.WriteString("\r\n")
-	w.Write(body)
+	if chunked && len(body) > 0 {
+		fmt.Fprintf(w, "%x\r\n%s\r\n", len(body), body)
+	}
+	if chunked {
+		w.WriteString("0\r\n\r\n")
+	} else {
+		w.Write(body)
+	}
 	if err := w.Flush(); err != nil {
 		return nil, err
 	}

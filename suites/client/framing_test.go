@@ -45,8 +45,8 @@ func rawTarget(t *testing.T) (string, <-chan string) {
 }
 
 // Each framing reaches the target as written: an HTTP/1.0 request line,
-// a chunked body, an absolute-form target, and header names in the case
-// the request gave them.
+// a chunked body, an absolute-form target, header names in the case the
+// request gave them and values with the whitespace around them.
 func TestFramingIsSentAsAsked(t *testing.T) {
 	base, got := rawTarget(t)
 	c := &Client{BaseURL: base, Timeout: 5 * time.Second}
@@ -62,6 +62,8 @@ func TestFramingIsSentAsAsked(t *testing.T) {
 			[]string{"POST /api/public/videos HTTP/1.0\r\n", "Content-Length: 18\r\n", `{"videoIds":["a"]}`}},
 		{"chunked", Request{Method: "POST", Path: "/api/public/videos", Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json", Framing: Framing{Chunked: true}},
 			[]string{"POST /api/public/videos HTTP/1.1\r\n", "Transfer-Encoding: chunked\r\n", `{"videoIds":["a"]}`}},
+		{"whitespace around a value, a chunked body on a connection of its own", Request{Method: "POST", Path: "/api/public/health", Body: []byte(`{}`), Header: []Field{{"content-TYPE", " application/json\t"}}, Framing: Framing{Chunked: true}},
+			[]string{"POST /api/public/health HTTP/1.1\r\n", "\r\ncontent-TYPE:  application/json\t\r\n", "Transfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n"}},
 		{"absolute-form", Request{Method: "GET", Path: "/api/public-feed", Query: "limit=2", Framing: Framing{Absolute: true}},
 			[]string{"GET " + base + "/api/public-feed?limit=2 HTTP/1.1\r\n"}},
 	}
@@ -107,5 +109,26 @@ func TestHTTP10IsBounded(t *testing.T) {
 	_, err = c.Send(context.Background(), Request{Method: "GET", Path: "/", Framing: Framing{HTTP10: true}})
 	if err == nil || time.Since(start) > 2*time.Second {
 		t.Errorf("err %v after %s, want a timeout within the bound", err, time.Since(start))
+	}
+}
+
+// A key's window counts its requests however the Authorization is written.
+func TestKeyUseCountsEveryFormOfTheKey(t *testing.T) {
+	base, got := rawTarget(t)
+	c := &Client{BaseURL: base, Timeout: 5 * time.Second}
+	defer c.Close()
+	for _, r := range []Request{
+		{Method: "GET", Path: "/p", Auth: "Bearer tcm_k"},
+		{Method: "GET", Path: "/p", Auth: "bearer tcm_k"},
+		{Method: "GET", Path: "/p", Header: []Field{{"authorization", " BEARER tcm_k "}}},
+		{Method: "GET", Path: "/p", Auth: "Token tcm_k"},
+	} {
+		if _, err := c.Send(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		<-got
+	}
+	if n := len(c.RecentUses("tcm_k", time.Minute)); n != 3 {
+		t.Errorf("%d uses of the key counted, want 3 (Token is no use of it)", n)
 	}
 }
