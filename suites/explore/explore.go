@@ -36,10 +36,13 @@ const (
 	Accept Family = "accept"
 	Query  Family = "query"
 	Target Family = "method and target"
+	// Equivalence: requests the standards read as a plain one
+	// (Transformations), packed, and split where an answer differs.
+	Equivalence Family = "equivalence"
 )
 
 // Families lists the families, in the order a sample visits them.
-var Families = []Family{Auth, Body, Accept, Query, Target}
+var Families = []Family{Equivalence, Auth, Body, Accept, Query, Target}
 
 // Spend is whose rate window a variant's requests spend.
 type Spend string
@@ -71,7 +74,19 @@ type Variant struct {
 	// Pages > 0 makes it a walk: the request, then its nextCursor, Pages
 	// requests in all.
 	Pages int
+	// Base, when set, makes it the equivalences of a plain request: the
+	// plain request, then each of Packs(Base), split where an answer
+	// differs (Isolate).
+	Base  Base
 	build func(k Keys) (client.Request, bool)
+}
+
+// Cost is the requests a variant sends when nothing differs.
+func (v Variant) Cost() int {
+	if v.Base != "" {
+		return 1 + len(Packs(v.Base))
+	}
+	return max(v.Pages, 1)
 }
 
 // Request builds the variant's (first) request from the keys; false when
@@ -86,6 +101,20 @@ func All() []Variant {
 	out = append(out, acceptVariants()...)
 	out = append(out, queryVariants()...)
 	out = append(out, targetVariants()...)
+	out = append(out, equivalenceVariants()...)
+	return out
+}
+
+func equivalenceVariants() []Variant {
+	var out []Variant
+	for _, b := range Bases {
+		spend := SpendPro
+		if b == BaseHealth {
+			spend = SpendNone
+		}
+		out = append(out, Variant{Family: Equivalence, Name: fmt.Sprintf("%s, and %d transformations of it in %d packed requests", b, len(TransformationsOf(b)), len(Packs(b))),
+			Spend: spend, First: true, Base: b, build: func(k Keys) (client.Request, bool) { return Plain(b, k) }})
+	}
 	return out
 }
 
@@ -120,7 +149,7 @@ func Sample(seed uint64, b Budget) []Variant {
 			for len(vs) > 0 {
 				v := vs[0]
 				vs = vs[1:]
-				cost := max(v.Pages, 1)
+				cost := v.Cost()
 				if unbounded || left[v.Spend] < 0 || left[v.Spend] >= cost {
 					left[v.Spend] -= cost
 					out = append(out, v)
@@ -494,6 +523,12 @@ func targetVariants() []Variant {
 			return client.Request{Method: "GET", Path: schemas.PathVideos}, true
 		}},
 	)
+	// HEAD is GET without content (RFC 9110 §9.3.2): a valid key is never
+	// refused for it, a bad one never served
+	out = append(out, Variant{Family: Target, Name: "HEAD " + schemas.PathFeed + " with the Pro key", Spend: SpendPro,
+		build: func(k Keys) (client.Request, bool) {
+			return client.Request{Method: "HEAD", Path: schemas.PathFeed, Query: "limit=1", Auth: "Bearer " + k.Pro}, true
+		}})
 	for _, p := range []string{schemas.PathFeed + "/", "/" + schemas.PathFeed, schemas.PathFeed + ";x", strings.ToUpper(schemas.PathFeed),
 		strings.Replace(schemas.PathFeed, "-", "%2D", 1), strings.Replace(schemas.PathFeed, "/public", "/./public", 1), "/api/v1/public-feed", "/api/public-feed.json"} {
 		out = append(out, Variant{Family: Target, Name: "GET " + p + " without a key", Spend: SpendNone,
