@@ -276,12 +276,17 @@ func (ex *explorer) outcome(o explore.Outcome) {
 // plain one's: the oracle's problems with it, or another answer
 // (oracle.Equivalent, whose problems join the oracle's of the exchange).
 func (s *suite) differs(plain, got *client.Response, set []explore.Transformation) string {
-	statements := make([]string, len(set))
-	for i, t := range set {
-		statements[i] = t.Statement + " (" + t.Text + ")"
+	var statements []string
+	for _, t := range set {
+		if !slices.Contains(statements, t.Statement) {
+			statements = append(statements, t.Statement)
+		}
 	}
-	why, ps := s.or.Equivalent(plain, got, strings.Join(statements, "; "))
-	s.keep(got, ps)
+	why, ps := s.or.Equivalent(plain, got, strings.Join(statements, ", "))
+	if len(s.ledger.of(got)) == 0 {
+		// a difference the class's rules did not already blame
+		s.keep(got, ps)
+	}
 	if why != "" {
 		return why
 	}

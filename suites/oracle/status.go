@@ -143,7 +143,7 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 		// the plan rule is the most specific of a free key's answers, and
 		// 401 is a valid key refused there for its plan unless its feed
 		// was refused too
-		if st == http.StatusUnauthorized && j.o.m.refused[j.token] {
+		if st == http.StatusUnauthorized && (j.o.m.refused[j.token] || j.otherForm()) {
 			return ok, catalogue.AuthValid
 		}
 		return ok, catalogue.ProGate
@@ -201,6 +201,14 @@ func (j *judging) allowedHealthBody() ([]int, catalogue.ID) {
 	// a valid key: accepted whether or not health wants one; limited only
 	// if the rate limit counts health too (RATE-SCOPE is open)
 	return []int{200, 429}, catalogue.HealthOK
+}
+
+// otherForm reports a valid key written otherwise than the contract's
+// usage shown (Authorization: Bearer <key>): a 401 then refuses the form
+// the standards make the same, not the plan.
+func (j *judging) otherForm() bool {
+	v := j.req.Values("Authorization")
+	return len(v) != 1 || v[0] != "Bearer "+j.token
 }
 
 // detailsText is the answer's details, encoded, for a search of the
