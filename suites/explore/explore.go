@@ -16,6 +16,7 @@ package explore
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -365,6 +366,12 @@ func bodyVariants() []Variant {
 		{"videoIds twice", "application/json", func(k Keys) string {
 			return `{"videoIds":["~explored~a"],"videoIds":["~explored~b"]}`
 		}},
+		{"videoIds twice, the feed's video then an empty list", "application/json", func(k Keys) string {
+			return `{"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `],"videoIds":[]}`
+		}},
+		{"videoIds twice, an empty list then the feed's video", "application/json", func(k Keys) string {
+			return `{"videoIds":[],"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `]}`
+		}},
 		{"the member VideoIds", "application/json", func(k Keys) string { return strings.Replace(one(k), "videoIds", "VideoIds", 1) }},
 		{"the member videoids", "application/json", func(k Keys) string { return strings.Replace(one(k), "videoIds", "videoids", 1) }},
 		{"the member VIDEOIDS", "application/json", func(k Keys) string { return strings.Replace(one(k), "videoIds", "VIDEOIDS", 1) }},
@@ -470,7 +477,7 @@ func queryVariants() []Variant {
 	var out []Variant
 	queries := []string{
 		"limit=5&limit=10", "limit=", "limit=%35", "limit=%2B5", "limit=05", "limit=5.0", "limit=1e1", "limit=0x10",
-		"limit=+5", "limit=%205", "limit=5%20", "limit=010", "limit=-0", "limit=1000", "limit=99999", "limit=2147483648",
+		"limit=+5", "limit=%205", "limit=5%20", "limit=010", "limit=050", "limit=%30%35%30", "limit=-0", "limit=1000", "limit=99999", "limit=2147483648",
 		"limit=9223372036854775808", "limit=184467440737095516160", "LIMIT=5", "limit=5&foo=bar", "cursor=", "cursor=&limit=3",
 		"limit=0&cursor=tcmkit-no-such-cursor", "limit=abc&cursor=tcmkit-no-such-cursor", "limit=3;cursor=x", "limit=3&", "&limit=3", "limit",
 	}
@@ -545,6 +552,11 @@ func targetVariants() []Variant {
 			}})
 	}
 	return out
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func or(s, def string) string {

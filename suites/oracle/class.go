@@ -339,6 +339,9 @@ func classVideos(req client.Request) videosBody {
 	hasBOM := bytes.HasPrefix(raw, bom)
 	raw = bytes.TrimPrefix(raw, bom)
 	b.verdict, b.owner, b.why = readVideos(raw, &b)
+	if first := repeatedMember(raw, "videoIds"); first != nil {
+		b = eitherReading(b, first)
+	}
 	switch {
 	case b.verdict == valid && hasBOM:
 		// RFC 8259: a parser MAY ignore a byte order mark
@@ -379,9 +382,6 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 		ids = append(ids, s)
 	}
 	b.ids = ids
-	if first := repeatedMember(raw, "videoIds"); first != nil {
-		b.alt = first
-	}
 	switch {
 	case len(ids) < schemas.MinVideoIDs:
 		return bad(catalogue.VideosIDsMin, "videoIds is empty")
@@ -431,8 +431,6 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 	switch {
 	case unsure:
 		return either, catalogue.VideosIDLen, "an id of combining marks, past 32 characters as code points and not as characters"
-	case b.alt != nil:
-		return either, catalogue.VideosBadBody, "videoIds given twice (RFC 8259: what a parser keeps is unpredictable)"
 	case len(obj) > 1:
 		return either, catalogue.VideosBadBody, "members besides videoIds (the contract shows none: a server may ignore or refuse them)"
 	}
@@ -462,34 +460,49 @@ func graphemes(s string) int {
 	return n
 }
 
-// repeatedMember returns the first value of a member of the top-level
+// eitherReading classes a body that gives videoIds twice (last is the
+// class of its last value, what encoding/json keeps): RFC 8259 §4 makes
+// what a parser keeps unpredictable, so the first value, the last or a
+// refusal (400) all conform, and a 200 must answer a reading that is a
+// valid body (the partition of its ids).
+func eitherReading(last videosBody, first json.RawMessage) videosBody {
+	var f videosBody
+	f.verdict, f.owner, _ = readVideos([]byte(`{"videoIds":`+string(first)+`}`), &f)
+	out := last
+	switch {
+	case last.verdict != invalid && f.verdict != invalid:
+		out.alt = append([]string{}, f.ids...)
+	case f.verdict != invalid:
+		out = f // only the first reading can be served
+	case last.verdict == invalid:
+		return last
+	}
+	out.verdict, out.why = either, "videoIds given twice (RFC 8259 §4: a parser may keep the first, the last, or refuse it)"
+	return out
+}
+
+// repeatedMember returns the raw first value of a member of the top-level
 // object when the member appears more than once (encoding/json keeps the
-// last), as a list of strings; nil otherwise.
-func repeatedMember(raw []byte, name string) []string {
+// last); nil otherwise.
+func repeatedMember(raw []byte, name string) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
-	var first []string
+	var first json.RawMessage
 	seen := 0
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return nil
 		}
-		var v any
+		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil
 		}
 		if k, _ := t.(string); k == name {
-			seen++
-			if seen == 1 {
-				arr, _ := v.([]any)
-				first = []string{}
-				for _, x := range arr {
-					s, _ := x.(string)
-					first = append(first, s)
-				}
+			if seen++; seen == 1 {
+				first = v
 			}
 		}
 	}

@@ -270,6 +270,9 @@ var breaks = []struct {
 	{catalogue.VideosIDLen, "33 served", []ex{{req: videos(`{"videoIds":["`+strings.Repeat("x", 33)+`"]}`, pro), status: 200, body: videosAnswer([]string{strings.Repeat("x", 33)})}}},
 	{catalogue.VideosBadBody, "a member in another case", []ex{{req: videos(`{"VideoIds":["a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosBadBody, "trailing data", []ex{{req: videos(`{"videoIds":["a"]} x`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.VideosPartition, "videoIds given twice, the answer of neither reading (RFC 8259 §4)", []ex{{req: videos(`{"videoIds":["a"],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"c"})}}},
+	{catalogue.VideosPartition, "videoIds given twice, the invalid reading answered (RFC 8259 §4)", []ex{{req: videos(`{"videoIds":["a"],"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	{catalogue.VideosBadBody, "videoIds given twice, neither reading valid", []ex{{req: videos(`{"videoIds":[],"videoIds":[1]}`, pro), status: 200, body: videosAnswer(nil)}}},
 	{catalogue.VideosBadBody, "form encoded", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte("videoIds=a"), ContentType: "application/x-www-form-urlencoded"}, status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosEntrySchema, "no missingVideoIds", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 200, body: `{"videos":[]}`}}},
 	{catalogue.VideosServed, "a video of the feed missing", []ex{
@@ -429,6 +432,10 @@ var conforming = []struct {
 	{"a byte order mark, and a repeated member, either reading", []ex{
 		{req: videos("\ufeff"+`{"videoIds":["a"]}`, pro), status: 400, body: errBody},
 		{req: videos(`{"videoIds":["a"],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{"videoIds given twice, one reading invalid: the valid one served, or refused (RFC 8259 §4)", []ex{
+		{req: videos(`{"videoIds":["a"],"videoIds":[]}`, pro), status: 200, body: videosAnswer([]string{"a"})},
+		{req: videos(`{"videoIds":[],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"b"})},
+		{req: videos(`{"videoIds":["a"],"videoIds":[1]}`, pro), status: 400, body: errBody}}},
 	{"an id asked twice, answered once", []ex{{req: videos(`{"videoIds":["a","a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{"a charset on the media type and error strings empty", []ex{{req: feed("", ""), status: 401, header: http.Header{"Content-Type": {"application/problem+json; charset=utf-8"}}, body: `{"error":"","message":""}`}}},
 	{"an HTTP-date Retry-After", append(burst(pro, 20), ex{req: feed("", pro), status: 429, header: retryAfter(t0.Add(21 * time.Second).Format(http.TimeFormat)), body: errBody})},
