@@ -313,7 +313,12 @@ func (m *model) window(j *judging) {
 			j.fail(catalogue.RateLimit429, "", "429: the key's feed was throttled at this very moment, and no time passed",
 				fmt.Sprintf("status %d with Authorization %q", st, redactKey(j.req.Auth, j.token)), throttled)
 		}
-		k.admitted = append(k.admitted, at)
+		// counted when it was sent, the nearest the run knows to when the
+		// target counted it (an answer may come long after), in order:
+		// every page, first, cursor or last, is a request the limit counts
+		sent := k.sentAt(j.resp.Seq, at)
+		i, _ := slices.BinarySearchFunc(k.admitted, sent, func(a, b time.Time) int { return a.Compare(b) })
+		k.admitted = slices.Insert(k.admitted, i, sent)
 		m.admittedBound(j, k)
 	}
 }

@@ -71,6 +71,38 @@ func burst(key string, n int) []ex {
 	return out
 }
 
+// walksOf is n walks of two pages (a first page, its cursor's last page)
+// of the same two events, a second apart, then more first pages.
+func walksOf(key string, n, more int) []ex {
+	var out []ex
+	for i := range n {
+		c := fmt.Sprintf("c%d", i)
+		out = append(out,
+			ex{req: feed("limit=1", key), status: 200, body: page(c, ev("e1", ms(1), "v1")), wait: time.Second},
+			ex{req: feed("cursor="+c+"&limit=1", key), status: 200, body: page("", ev("e0", ms(2), "v1")), wait: 500 * time.Millisecond})
+	}
+	for range more {
+		out = append(out, ex{req: feed("limit=1", key), status: 200, body: page("cz", ev("e1", ms(1), "v1")), wait: time.Second})
+	}
+	return out
+}
+
+// afterWait begins exchanges after a wait.
+func afterWait(xs []ex, d time.Duration) []ex {
+	xs[0].wait = d
+	return xs
+}
+
+// sentClose is n feed requests sent a quarter second apart, each answered
+// later than the one before: their answers 1.75 s apart.
+func sentClose(key string, n int) []ex {
+	var out []ex
+	for i := range n {
+		out = append(out, ex{req: feed(fmt.Sprintf("n=%d", i+1), key), status: 200, body: page(""), wait: 1750 * time.Millisecond, out: time.Duration(i) * 1500 * time.Millisecond})
+	}
+	return out
+}
+
 func (w *world) judge(e ex) []Problem {
 	w.now = w.now.Add(e.wait)
 	w.seq++
@@ -301,6 +333,8 @@ var breaks = []struct {
 	{catalogue.RatePerKey, "429 for another key's traffic", append([]ex{{req: feed("n=0", pro), status: 200, body: page(""), wait: 0}},
 		append(burstAfter(free, 20, 62*time.Second), ex{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody})...)},
 	{catalogue.RateLimit429, "41 admitted in a minute", burst(pro, 41)},
+	{catalogue.RateLimit429, "41 admitted in a minute: first pages, cursor pages and last pages alike", walksOf(pro, 20, 1)},
+	{catalogue.RateLimit429, "41 sent within 11 s, their answers spread over 72 s (counted from their send times)", sentClose(pro, 41)},
 	{catalogue.RateLimit429, "throttled, then served at once under another form of the key", append(burst(pro, 20),
 		ex{req: feed("", pro), status: 429, header: retryAfter("40"), body: errBody},
 		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 200, body: page("")})},
@@ -440,6 +474,7 @@ var conforming = []struct {
 	{"a charset on the media type and error strings empty", []ex{{req: feed("", ""), status: 401, header: http.Header{"Content-Type": {"application/problem+json; charset=utf-8"}}, body: `{"error":"","message":""}`}}},
 	{"an HTTP-date Retry-After", append(burst(pro, 20), ex{req: feed("", pro), status: 429, header: retryAfter(t0.Add(21 * time.Second).Format(http.TimeFormat)), body: errBody})},
 	{"a fixed window: 40 admitted across its edge", append(burst(pro, 20), burst(pro, 20)...)},
+	{"10 walks of two pages in a minute, 20 first pages in the next", append(walksOf(pro, 10, 0), afterWait(walksOf(pro, 0, 20), 45*time.Second)...)},
 	{"a title that moved on once the clock moved", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old")), wait: time.Minute}}},
