@@ -37,7 +37,11 @@ func (c *Client) roundTrip(hreq *http.Request, f Framing) (*http.Response, error
 	if !f.HTTP10 && !paddedValue(hreq.Header) {
 		return c.hc.Do(hreq)
 	}
-	return sendRaw(hreq, f)
+	var tc *tls.Config
+	if tr, ok := c.hc.Transport.(*http.Transport); ok && tr.TLSClientConfig != nil {
+		tc = tr.TLSClientConfig.Clone() // the run's own TLS settings (a CA of its own)
+	}
+	return sendRaw(hreq, f, tc)
 }
 
 // paddedValue reports a header value with whitespace around it.
@@ -54,7 +58,7 @@ func paddedValue(h http.Header) bool {
 
 // sendRaw writes the request itself on a new connection and reads one
 // answer; the connection closes with the body.
-func sendRaw(hreq *http.Request, f Framing) (*http.Response, error) {
+func sendRaw(hreq *http.Request, f Framing, tc *tls.Config) (*http.Response, error) {
 	ctx := hreq.Context()
 	u := hreq.URL
 	addr := u.Host
@@ -70,7 +74,13 @@ func sendRaw(hreq *http.Request, f Framing) (*http.Response, error) {
 	var err error
 	switch u.Scheme {
 	case "https":
-		conn, err = (&tls.Dialer{NetDialer: &d, Config: &tls.Config{ServerName: u.Hostname()}}).DialContext(ctx, "tcp", addr)
+		if tc == nil {
+			tc = &tls.Config{}
+		}
+		if tc.ServerName == "" {
+			tc.ServerName = u.Hostname()
+		}
+		conn, err = (&tls.Dialer{NetDialer: &d, Config: tc}).DialContext(ctx, "tcp", addr)
 	case "http":
 		conn, err = d.DialContext(ctx, "tcp", addr)
 	default:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,26 @@ func TestKeyUseCountsEveryFormOfTheKey(t *testing.T) {
 	}
 	if n := len(c.RecentUses("tcm_k", time.Minute)); n != 3 {
 		t.Errorf("%d uses of the key counted, want 3 (Token is no use of it)", n)
+	}
+}
+
+// Over TLS, a request written on a connection of its own uses the run's
+// TLS settings (here the test server's own CA).
+func TestRawRequestOverTLS(t *testing.T) {
+	var got string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Proto + " " + r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, HTTP: srv.Client(), Timeout: 5 * time.Second}
+	defer c.Close()
+	resp, err := c.Send(context.Background(), Request{Method: "GET", Path: "/", Framing: Framing{HTTP10: true}, Header: []Field{{"Authorization", " Bearer k "}}})
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	if got != "HTTP/1.0 Bearer k" {
+		t.Errorf("the server read %q", got)
 	}
 }

@@ -6,7 +6,9 @@
 // member names in another case or escaped, ids that differ only by case),
 // other Accept headers, other query forms (repeated, empty, encoded
 // parameters, limits across the integer line, a walk at a limit past the
-// cap), other methods and request targets.
+// cap), other methods and request targets; and equivalences of the
+// standards as transformations of a plain request, packed and split
+// (transform.go, isolate.go).
 //
 // A variant says nothing of what the answer must be: the suite's contract
 // oracle judges every answer by the request's class, so a new variant
