@@ -278,6 +278,12 @@ func authVariants() []Variant {
 				build: func(k Keys) (client.Request, bool) { return e.place(op.req("", k), k.Pro), true }})
 		}
 	}
+	// no key, from the loopback address by the forwarding fields (RFC 7239
+	// §8.1: any client can write them): still a missing key
+	for _, op := range ops {
+		out = append(out, Variant{Family: Auth, Name: op.name + " without a key, forwarded for 127.0.0.1 (X-Forwarded-For, X-Real-IP, Forwarded)", Spend: SpendNone, First: true,
+			build: func(k Keys) (client.Request, bool) { return with(op.req("", k), proxyFields...), true }})
+	}
 	// two Authorization headers
 	twice := []struct {
 		name  string
