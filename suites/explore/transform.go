@@ -97,6 +97,8 @@ func Transformations() []Transformation {
 			func(d *draft) { d.query(true, percentUpper) }},
 		{"query-percent-lower-case-hex", "RFC 3986 §6.2.2.1", "the hexadecimal digits of a percent-encoding are case-insensitive", "query-name", feedOnly,
 			func(d *draft) { d.query(true, percentLower) }},
+		{"expect-100-continue", "RFC 9110 §10.1.1", "a client may send Expect: 100-continue before its content: the server answers the request (a 100 first, or the final answer at once)", "expect", withBody,
+			func(d *draft) { d.add("Expect", "100-continue") }},
 		{"media-type-charset", "RFC 8259 §11", "no charset parameter is defined for application/json: adding one has no effect", "media", withBody,
 			func(d *draft) { d.set("Content-Type", "application/json; charset=utf-8") }},
 		{"media-type-case", "RFC 9110 §8.3.1", "the type and subtype of a media type are case-insensitive", "media", withBody,
