@@ -305,13 +305,13 @@ func (m *model) window(j *judging) {
 		return
 	}
 	if j.op == Feed && st == http.StatusOK {
-		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && throttled.Request.Auth != j.req.Auth && !k.exceeded && !j.o.drifted() {
+		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && !slices.Equal(throttled.Request.Values("Authorization"), j.req.Values("Authorization")) && !k.exceeded && !j.o.drifted() {
 			// no time passed since the key's feed 429, and the key came
 			// in another form of its Authorization: a limiter that serves
 			// it now counts the forms apart
 			k.exceeded = true
 			j.fail(catalogue.RateLimit429, "", "429: the key's feed was throttled at this very moment, and no time passed",
-				fmt.Sprintf("status %d with Authorization %q", st, redactKey(j.req.Auth, j.token)), throttled)
+				fmt.Sprintf("status %d with Authorization %q", st, redactKey(strings.Join(j.req.Values("Authorization"), ", "), j.token)), throttled)
 		}
 		// counted when it was sent, the nearest the run knows to when the
 		// target counted it (an answer may come long after), in order:

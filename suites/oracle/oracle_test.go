@@ -338,6 +338,9 @@ var breaks = []struct {
 	{catalogue.RateLimit429, "throttled, then served at once under another form of the key", append(burst(pro, 20),
 		ex{req: feed("", pro), status: 429, header: retryAfter("40"), body: errBody},
 		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 200, body: page("")})},
+	{catalogue.RateLimit429, "throttled, then served at once under another form, both written as header lines", append(burst(pro, 20),
+		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "Bearer " + pro}}}, status: 429, header: retryAfter("40"), body: errBody},
+		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "BEARER " + pro}}}, status: 200, body: page("")})},
 	{catalogue.ErrorBody, "message a number", []ex{{req: feed("", ""), status: 401, body: `{"error":"x","message":5}`}}},
 	{catalogue.ContentTypeJSON, "text/html for Accept text/html", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro, Accept: "text/html"}, status: 200, header: http.Header{"Content-Type": {"text/html"}}, body: page("")}}},
 }
