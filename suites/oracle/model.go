@@ -35,6 +35,10 @@ type model struct {
 	byKey  map[string]map[string]*issue
 	// served and refused: a valid key's feed answered 200, or 401.
 	served, refused map[string]bool
+	// planAnswer: a free key's tracked videos, asked in the form the
+	// contract shows (Bearer <key>), answered this status: whether a 401
+	// to another form of it refuses the form or the plan.
+	planAnswer map[string]int
 	// refusedAlone: a parameter=value the target refused with 400 when it
 	// was the only open one.
 	refusedAlone map[string]bool
@@ -196,6 +200,7 @@ func (m *model) init() {
 	m.issued = map[string]*issue{}
 	m.byKey = map[string]map[string]*issue{}
 	m.served, m.refused, m.refusedAlone = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	m.planAnswer = map[string]int{}
 	m.events, m.videosSeen = map[string]seenEvent{}, map[string]bool{}
 	m.keys, m.forms = map[string]*keyState{}, map[string]map[Op]formChoice{}
 }
@@ -224,6 +229,9 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	}
 	if statusOK && j.op == Feed && st == http.StatusBadRequest && len(j.q.open) == 1 && strings.Contains(j.detailsText(), j.q.open[0]) {
 		m.refusedAlone[paramValue(j.req.Query, j.q.open[0])] = true
+	}
+	if j.op == Videos && j.plan == PlanFree && !j.otherForm() && (st == http.StatusForbidden || st == http.StatusUnauthorized) {
+		m.planAnswer[j.token] = st
 	}
 	if j.op == Videos && j.plan == PlanPro && st == http.StatusBadRequest && j.vb.verdict == valid {
 		m.refusedLongest = m.refusedLongest || j.vb.atLen && !j.vb.atCount

@@ -204,7 +204,11 @@ var breaks = []struct {
 		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer  " + pro}, status: 200, body: page("")},
 		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer  " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
 	// requests that mean what the plain one means, by the standards
-	{catalogue.AuthValid, "the free key's scheme in lower case refused on tracked videos (the form, not the plan)", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + free, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "the free key's scheme in lower case refused on tracked videos, its plain form 403 (the form, not the plan)", []ex{
+		{req: videos(`{"videoIds":["a"]}`, free), status: 403, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + free, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{catalogue.ProGate, "the free key refused 401 on tracked videos in every form (the plan, not the form)", []ex{
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + free, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
 	{catalogue.AuthValid, "the scheme in lower case refused (RFC 9110 §11.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 401, body: errBody}}},
 	{catalogue.AuthValid, "whitespace around the field value refused (RFC 9112 §5.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: " Bearer " + pro + "\t"}, status: 401, body: errBody}}},
 	{catalogue.AuthValid, "the header name in lower case refused (RFC 9110 §5.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "Bearer " + pro}}}, status: 401, body: errBody}}},

@@ -143,7 +143,9 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 		// the plan rule is the most specific of a free key's answers, and
 		// 401 is a valid key refused there for its plan unless its feed
 		// was refused too
-		if st == http.StatusUnauthorized && (j.o.m.refused[j.token] || j.otherForm()) {
+		// (or, for another form of the key, when the form the contract
+		// shows was answered 403: the form was refused, not the plan)
+		if st == http.StatusUnauthorized && (j.o.m.refused[j.token] || j.otherForm() && j.o.m.planAnswer[j.token] == http.StatusForbidden) {
 			return ok, catalogue.AuthValid
 		}
 		return ok, catalogue.ProGate
