@@ -329,7 +329,7 @@ func (ex *explorer) reportEquivalences() {
 		for _, t := range explore.TransformationsOf(b) {
 			all++
 			if name := fmt.Sprintf("%s on %s", t.Name, b); !seen[name] {
-				left = append(left, fmt.Sprintf("%s (not picked under --profile %s)", name, ex.s.profile()))
+				left = append(left, fmt.Sprintf("%s (not picked under --profile %s: no room for it in its key's share of the window; --profile thorough, or a simulator's clock, sends it)", name, ex.s.profile()))
 			}
 		}
 	}

@@ -263,16 +263,23 @@ func (d *draft) query(names bool, enc func(string) string) {
 func percentUpper(s string) string { return percent(s, "%%%02X") }
 func percentLower(s string) string { return percent(s, "%%%02x") }
 
-// percent encodes every byte not yet in a percent-encoding.
+// percent encodes the unreserved characters (RFC 3986 §2.3: ALPHA,
+// DIGIT, "-", ".", "_", "~"), the only ones whose encoding means the
+// same; the rest, percent-encodings included, stay as they are.
 func percent(s, format string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			b.WriteString(s[i : i+3])
+		c := s[i]
+		if c == '%' && i+2 < len(s) {
+			b.WriteString(s[i : i+3]) // already a percent-encoding
 			i += 2
 			continue
 		}
-		fmt.Fprintf(&b, format, s[i])
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			fmt.Fprintf(&b, format, c)
+			continue
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
 }

@@ -181,3 +181,13 @@ func firstVideo(ctx context.Context, c *client.Client, key string) string {
 	}
 	return ""
 }
+
+// Only unreserved characters are percent-encoded: an encoded reserved
+// character (a "+" or "/" in a cursor) would mean something else.
+func TestPercentEncodesUnreservedOnly(t *testing.T) {
+	for in, want := range map[string]string{"5": "%35", "a+b/c%2Fd": "%61+%62/%63%2F%64", "x-._~": "%78%2D%2E%5F%7E"} {
+		if got := percentUpper(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
