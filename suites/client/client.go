@@ -52,6 +52,39 @@ type Request struct {
 	// Accept is the Accept header's value; "" sends application/json and
 	// NoAccept sends none.
 	Accept string
+	// Framing is how the message is written where HTTP's grammar allows
+	// several ways to write the same request (the zero value: HTTP/1.1, a
+	// Content-Length, the origin-form target).
+	Framing Framing
+}
+
+// Framing is a way of writing a request message that HTTP/1.1 reads as
+// the same request (RFC 9112): the explored equivalences send it.
+type Framing struct {
+	// HTTP10 writes the request line with HTTP/1.0 (RFC 9112 §2.3: a
+	// server reads a 1.0 request of the same major version).
+	HTTP10 bool
+	// Chunked sends the body in the chunked transfer coding, without a
+	// Content-Length (RFC 9112 §7.1); not with HTTP10.
+	Chunked bool
+	// Absolute writes the request-target in absolute-form,
+	// http://host/path?query (RFC 9112 §3.2.2: a server MUST accept it).
+	Absolute bool
+}
+
+// String names the framing for a transcript ("" for the usual one).
+func (f Framing) String() string {
+	var out []string
+	if f.HTTP10 {
+		out = append(out, "HTTP/1.0")
+	}
+	if f.Chunked {
+		out = append(out, "a chunked body")
+	}
+	if f.Absolute {
+		out = append(out, "an absolute-form request-target")
+	}
+	return strings.Join(out, ", ")
 }
 
 // Field is one request header line.
@@ -108,6 +141,23 @@ func PostJSON(path string, body string, auth string) Request {
 	return Request{Method: http.MethodPost, Path: path, Body: []byte(body), ContentType: "application/json", Auth: auth}
 }
 
+// keyUse is the Authorization a request spends a key's window under, as
+// Bearer <key> however it is written (the scheme's case, whitespace, a
+// header name in another case): what the target counts. "" when it is no
+// single bearer token.
+func (r Request) keyUse() string {
+	vals := r.Values("Authorization")
+	if len(vals) != 1 {
+		return r.Auth
+	}
+	scheme, rest, ok := strings.Cut(strings.Trim(vals[0], " \t"), " ")
+	tok := strings.Trim(rest, " \t")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || strings.ContainsAny(tok, " \t") {
+		return vals[0]
+	}
+	return Bearer(tok)
+}
+
 // Bearer is the Authorization value that carries key.
 func Bearer(key string) string { return "Bearer " + key }
 
@@ -128,7 +178,7 @@ func (r Request) key() string {
 	for _, f := range r.Header {
 		fmt.Fprintf(h, "\x00%s: %s", f.Name, f.Value)
 	}
-	return fmt.Sprintf("%s %s?%s %x %s %q %q", r.Method, r.Path, r.Query, h.Sum(nil)[:8], r.ContentType, r.Body, r.Accept)
+	return fmt.Sprintf("%s %s?%s %x %s %q %q %v", r.Method, r.Path, r.Query, h.Sum(nil)[:8], r.ContentType, r.Body, r.Accept, r.Framing)
 }
 
 // Defaults of a Client.
@@ -311,16 +361,17 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		// as given: a name may repeat, and its case is kept
 		hreq.Header[f.Name] = append(hreq.Header[f.Name], f.Value)
 	}
+	frame(hreq, req.Framing)
 	if c.Gate != nil {
 		defer c.Gate(ctx)()
 	}
 	start := time.Now()
 	sent := c.now()
-	seq := c.note(ctx, req.Auth, req.Path, sent)
+	seq := c.note(ctx, req.keyUse(), req.Path, sent)
 	if c.Sending != nil {
 		c.Sending(req, seq)
 	}
-	hresp, err := c.hc.Do(hreq)
+	hresp, err := c.roundTrip(hreq, req.Framing)
 	if err != nil {
 		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)
 		c.record(ctx, req, nil, time.Since(start), err)

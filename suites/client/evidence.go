@@ -124,6 +124,9 @@ func (c *Client) Curl(req Request) string {
 		}
 		fmt.Fprintf(&b, " --data-raw %s", shellQuote(c.redact(string(req.Body))))
 	}
+	if f := curlFraming(req.Framing, c.url(req)); f != "" {
+		b.WriteString(" " + f)
+	}
 	return b.String()
 }
 

@@ -122,6 +122,7 @@ func (c *Client) Claim(name string) {
 func (c *Client) block(req Request, resp *Response, took time.Duration, err error) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== %s\n", req)
+	b.WriteString(framingNote(req.Framing))
 	if resp != nil && resp.Reused {
 		b.WriteString("# the response of an earlier spec, reused (fetch once, check many)\n")
 	}

@@ -101,7 +101,7 @@ var profileCost = func() func(probe.Profile) (probe.Cost, bool) {
 		keys := explore.Keys{Pro: "pro", Free: "free", Video: "video"}
 		role := map[explore.Spend]probe.Role{explore.SpendPro: probe.Pro, explore.SpendFree: probe.Free}
 		for _, v := range explore.Sample(0, b) { // the seed moves which, not how many
-			n := max(v.Pages, 1)
+			n := v.Cost()
 			r, keyed := role[v.Spend]
 			if !keyed {
 				out.Unkeyed += n

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/explore"
@@ -47,6 +49,7 @@ type explorer struct {
 	left       map[explore.Family]int
 	done       map[explore.Family]chan struct{}
 	said       map[explore.Family][]string // what each family's requests met
+	outcomes   []explore.Outcome           // what each transformation met
 }
 
 func (s *suite) exploreSpecs() {
@@ -78,7 +81,7 @@ func (ex *explorer) decide(roomPro, roomFree int, realTime bool) map[explore.Spe
 	})
 	spent := map[explore.Spend]int{}
 	for _, v := range ex.picked {
-		spent[v.Spend] += max(v.Pages, 1)
+		spent[v.Spend] += v.Cost()
 	}
 	return spent
 }
@@ -144,7 +147,7 @@ func (ex *explorer) soonest(key string, keys explore.Keys, vs []explore.Variant)
 		if !ok {
 			return i // sent at once: it is not sent
 		}
-		if d := ex.s.roomIn(key, req.Path, max(v.Pages, 1)); wait < 0 || d < wait {
+		if d := ex.s.roomIn(key, req.Path, v.Cost()); wait < 0 || d < wait {
 			best, wait = i, d
 		}
 	}
@@ -162,6 +165,9 @@ func (ex *explorer) send(ctx context.Context, key string, keys explore.Keys, v e
 	req, ok := v.Request(keys)
 	if !ok {
 		note("%s: not sent (a key or a video it needs is not known)", v.Name)
+		if v.Base != "" {
+			ex.leftAll(v.Base, "a key it needs is not known")
+		}
 		return
 	}
 	if key != "" {
@@ -172,29 +178,14 @@ func (ex *explorer) send(ctx context.Context, key string, keys explore.Keys, v e
 		}
 		defer release()
 	}
+	if v.Base != "" {
+		ex.equivalences(ctx, key, keys, v, note)
+		return
+	}
 	for page := 0; page < max(v.Pages, 1); page++ {
-		if key != "" {
-			if d := s.roomIn(key, req.Path, 1); d > 0 {
-				if s.profile() == probe.Quick && !s.virtualClock() {
-					// quick in real time waits for no window
-					note("%s: not sent (the key's window had no room, and quick waits for none)", v.Name)
-					return
-				}
-				if err := s.wait(ctx, d, "so that the key has room in its window"); err != nil {
-					return
-				}
-			}
-		}
-		send := s.c.Do
-		if key == "" {
-			// no valid key: a 429 is an answer to judge, not to wait out
-			send = s.c.Send
-		}
-		resp, err := send(ctx, req)
-		if err != nil {
-			// no answer to judge (a target that closes the connection on
-			// a request HTTP allows): nothing the contract rules
-			note("%s: no answer: %v", v.Name, err)
+		resp, why := ex.sendOne(ctx, key, req)
+		if resp == nil {
+			note("%s: %s", v.Name, why)
 			return
 		}
 		doc, _ := resp.JSON()
@@ -206,6 +197,151 @@ func (ex *explorer) send(ctx context.Context, key string, keys explore.Keys, v e
 		q.Set("cursor", next)
 		req.Query = q.Encode()
 	}
+}
+
+// sendOne sends one request of a variant once its key's window has room
+// (quick in real time waits for none); without an answer it says why.
+func (ex *explorer) sendOne(ctx context.Context, key string, req client.Request) (*client.Response, string) {
+	s := ex.s
+	if key != "" {
+		if d := s.roomIn(key, req.Path, 1); d > 0 {
+			if s.profile() == probe.Quick && !s.virtualClock() {
+				return nil, "not sent (the key's window had no room, and quick waits for none)"
+			}
+			if err := s.wait(ctx, d, "so that the key has room in its window"); err != nil {
+				return nil, "not sent: " + err.Error()
+			}
+		}
+	}
+	send := s.c.Do
+	if key == "" {
+		// no valid key: a 429 is an answer to judge, not to wait out
+		send = s.c.Send
+	}
+	resp, err := send(ctx, req)
+	if err != nil {
+		// no answer to judge (a target that closes the connection on
+		// a request HTTP allows): nothing the contract rules
+		return nil, fmt.Sprintf("no answer: %v", err)
+	}
+	return resp, ""
+}
+
+// equivalences sends a plain request, then its transformations packed,
+// each pack split where its answer differs from the plain one's
+// (explore.Isolate); the oracle judges every answer by its class, and
+// what differs beyond time by oracle.Equivalent.
+func (ex *explorer) equivalences(ctx context.Context, key string, keys explore.Keys, v explore.Variant, note func(string, ...any)) {
+	left := func(why string) { ex.leftAll(v.Base, why) }
+	req, _ := explore.Plain(v.Base, keys)
+	plain, why := ex.sendOne(ctx, key, req)
+	switch {
+	case plain == nil:
+		left("the plain request: " + why)
+		return
+	case plain.Status != 200:
+		left(fmt.Sprintf("the plain request was answered %d: no answer to compare with", plain.Status))
+		return
+	}
+	for _, pack := range explore.Packs(v.Base) {
+		for _, o := range explore.Isolate(v.Base, pack, func(set []explore.Transformation) (string, string) {
+			req, _ := explore.Transformed(v.Base, keys, set)
+			got, why := ex.sendOne(ctx, key, req)
+			if got == nil {
+				return "", why
+			}
+			return ex.s.differs(plain, got, set), ""
+		}) {
+			ex.outcome(o)
+			if o.Differs != "" {
+				note("%s, %s (%s): answered otherwise than the plain request: %s", v.Base, o.Transformation.Name, o.Transformation.Statement, o.Differs)
+			}
+		}
+	}
+}
+
+func (ex *explorer) leftAll(b explore.Base, why string) {
+	for _, t := range explore.TransformationsOf(b) {
+		ex.outcome(explore.Outcome{Base: b, Transformation: t, Left: why})
+	}
+}
+
+func (ex *explorer) outcome(o explore.Outcome) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.outcomes = append(ex.outcomes, o)
+}
+
+// differs says how an answer to a transformed request differs from the
+// plain one's: the oracle's problems with it, or another answer
+// (oracle.Equivalent, whose problems join the oracle's of the exchange).
+func (s *suite) differs(plain, got *client.Response, set []explore.Transformation) string {
+	var statements []string
+	for _, t := range set {
+		if !slices.Contains(statements, t.Statement) {
+			statements = append(statements, t.Statement)
+		}
+	}
+	why, ps := s.or.Equivalent(plain, got, strings.Join(statements, ", "))
+	if len(s.ledger.of(got)) == 0 {
+		// a difference the class's rules did not already blame
+		s.keep(got, ps)
+	}
+	if why != "" {
+		return why
+	}
+	// a rule the transformed answer breaks and the plain one did not
+	var had []catalogue.ID
+	for _, p := range s.ledger.of(plain) {
+		had = append(had, p.Requirement)
+	}
+	for _, p := range s.ledger.of(got) {
+		if !slices.Contains(had, p.Requirement) {
+			return fmt.Sprintf("%s: %s", p.Requirement, p.Actual)
+		}
+	}
+	return ""
+}
+
+// reportEquivalences says which transformations the run reached, on
+// which plain request, and which it left and why: in the spec's output,
+// the report and the run's log.
+func (ex *explorer) reportEquivalences() {
+	ex.mu.Lock()
+	seen := map[string]bool{}
+	var reached, differed, left []string
+	for _, o := range ex.outcomes {
+		name := fmt.Sprintf("%s on %s", o.Transformation.Name, o.Base)
+		seen[name] = true
+		switch {
+		case o.Left != "":
+			left = append(left, fmt.Sprintf("%s (%s)", name, o.Left))
+		case o.Differs != "":
+			differed = append(differed, name)
+			reached = append(reached, name)
+		default:
+			reached = append(reached, name)
+		}
+	}
+	ex.mu.Unlock()
+	all := 0
+	for _, b := range explore.Bases {
+		for _, t := range explore.TransformationsOf(b) {
+			all++
+			if name := fmt.Sprintf("%s on %s", t.Name, b); !seen[name] {
+				left = append(left, fmt.Sprintf("%s (not picked under --profile %s: no room for it in its key's share of the window; --profile thorough, or a simulator's clock, sends it)", name, ex.s.profile()))
+			}
+		}
+	}
+	line := fmt.Sprintf("equivalences: %d of %d transformations reached, %d answered otherwise than their plain request", len(reached), all, len(differed))
+	if len(left) > 0 {
+		line += fmt.Sprintf("; left %d: %s", len(left), strings.Join(left, "; "))
+	}
+	fmt.Fprintln(GinkgoWriter, line)
+	fmt.Fprintln(GinkgoWriter, "reached: "+strings.Join(reached, ", "))
+	AddReportEntry("equivalences", line+"\nreached: "+strings.Join(reached, ", "), ReportEntryVisibilityNever)
+	fmt.Fprintln(ex.s.logWriter(), line)
+	ex.s.logWriter().Flush()
 }
 
 // judge waits for a family's variants and takes their exchanges: the
@@ -224,6 +360,9 @@ func (ex *explorer) judge(ctx context.Context, f explore.Family) {
 	ex.mu.Unlock()
 	for _, line := range said {
 		fmt.Fprintln(GinkgoWriter, ex.s.Redactor().String(line))
+	}
+	if f == explore.Equivalence {
+		ex.reportEquivalences()
 	}
 	AddReportEntry("explored", fmt.Sprintf("--explore-seed %d: %d %s variant(s) under --profile %s", ex.s.cfg.ExploreSeed, n, f, ex.s.profile()), ReportEntryVisibilityNever)
 	if n == 0 {

@@ -36,7 +36,11 @@ type logged struct {
 
 // judged hands an answer to the oracle and keeps what it finds.
 func (s *Session) judged(or *oracle.Oracle, resp *client.Response) {
-	ps := or.Judge(resp)
+	s.keep(resp, or.Judge(resp))
+}
+
+// keep keeps the oracle's problems of an exchange.
+func (s *Session) keep(resp *client.Response, ps []oracle.Problem) {
 	if len(ps) == 0 {
 		return
 	}

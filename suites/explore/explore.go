@@ -6,7 +6,9 @@
 // member names in another case or escaped, ids that differ only by case),
 // other Accept headers, other query forms (repeated, empty, encoded
 // parameters, limits across the integer line, a walk at a limit past the
-// cap), other methods and request targets.
+// cap), other methods and request targets; and equivalences of the
+// standards as transformations of a plain request, packed and split
+// (transform.go, isolate.go).
 //
 // A variant says nothing of what the answer must be: the suite's contract
 // oracle judges every answer by the request's class, so a new variant
@@ -16,6 +18,7 @@ package explore
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -36,10 +39,13 @@ const (
 	Accept Family = "accept"
 	Query  Family = "query"
 	Target Family = "method and target"
+	// Equivalence: requests the standards read as a plain one
+	// (Transformations), packed, and split where an answer differs.
+	Equivalence Family = "equivalence"
 )
 
 // Families lists the families, in the order a sample visits them.
-var Families = []Family{Auth, Body, Accept, Query, Target, Corpus}
+var Families = []Family{Equivalence, Auth, Body, Accept, Query, Target, Corpus}
 
 // Spend is whose rate window a variant's requests spend.
 type Spend string
@@ -71,7 +77,19 @@ type Variant struct {
 	// Pages > 0 makes it a walk: the request, then its nextCursor, Pages
 	// requests in all.
 	Pages int
+	// Base, when set, makes it the equivalences of a plain request: the
+	// plain request, then each of Packs(Base), split where an answer
+	// differs (Isolate).
+	Base  Base
 	build func(k Keys) (client.Request, bool)
+}
+
+// Cost is the requests a variant sends when nothing differs.
+func (v Variant) Cost() int {
+	if v.Base != "" {
+		return 1 + len(Packs(v.Base))
+	}
+	return max(v.Pages, 1)
 }
 
 // Request builds the variant's (first) request from the keys; false when
@@ -87,6 +105,20 @@ func All() []Variant {
 	out = append(out, queryVariants()...)
 	out = append(out, targetVariants()...)
 	out = append(out, corpusVariants()...)
+	out = append(out, equivalenceVariants()...)
+	return out
+}
+
+func equivalenceVariants() []Variant {
+	var out []Variant
+	for _, b := range Bases {
+		spend := SpendPro
+		if b == BaseHealth {
+			spend = SpendNone
+		}
+		out = append(out, Variant{Family: Equivalence, Name: fmt.Sprintf("%s, and %d transformations of it in %d packed requests", b, len(TransformationsOf(b)), len(Packs(b))),
+			Spend: spend, First: true, Base: b, build: func(k Keys) (client.Request, bool) { return Plain(b, k) }})
+	}
 	return out
 }
 
@@ -121,7 +153,7 @@ func Sample(seed uint64, b Budget) []Variant {
 			for len(vs) > 0 {
 				v := vs[0]
 				vs = vs[1:]
-				cost := max(v.Pages, 1)
+				cost := v.Cost()
 				if unbounded || left[v.Spend] < 0 || left[v.Spend] >= cost {
 					left[v.Spend] -= cost
 					out = append(out, v)
@@ -247,6 +279,12 @@ func authVariants() []Variant {
 				build: func(k Keys) (client.Request, bool) { return e.place(op.req("", k), k.Pro), true }})
 		}
 	}
+	// no key, from the loopback address by the forwarding fields (RFC 7239
+	// §8.1: any client can write them): still a missing key
+	for _, op := range ops {
+		out = append(out, Variant{Family: Auth, Name: op.name + " without a key, forwarded for 127.0.0.1 (X-Forwarded-For, X-Real-IP, Forwarded)", Spend: SpendNone, First: true,
+			build: func(k Keys) (client.Request, bool) { return with(op.req("", k), proxyFields...), true }})
+	}
 	// two Authorization headers
 	twice := []struct {
 		name  string
@@ -336,6 +374,12 @@ func bodyVariants() []Variant {
 		{"a byte order mark first", "application/json", func(k Keys) string { return "\ufeff" + one(k) }},
 		{"videoIds twice", "application/json", func(k Keys) string {
 			return `{"videoIds":["~explored~a"],"videoIds":["~explored~b"]}`
+		}},
+		{"videoIds twice, the feed's video then an empty list", "application/json", func(k Keys) string {
+			return `{"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `],"videoIds":[]}`
+		}},
+		{"videoIds twice, an empty list then the feed's video", "application/json", func(k Keys) string {
+			return `{"videoIds":[],"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `]}`
 		}},
 		{"the member VideoIds", "application/json", func(k Keys) string { return strings.Replace(one(k), "videoIds", "VideoIds", 1) }},
 		{"the member videoids", "application/json", func(k Keys) string { return strings.Replace(one(k), "videoIds", "videoids", 1) }},
@@ -442,7 +486,7 @@ func queryVariants() []Variant {
 	var out []Variant
 	queries := []string{
 		"limit=5&limit=10", "limit=", "limit=%35", "limit=%2B5", "limit=05", "limit=5.0", "limit=1e1", "limit=0x10",
-		"limit=+5", "limit=%205", "limit=5%20", "limit=010", "limit=-0", "limit=1000", "limit=99999", "limit=2147483648",
+		"limit=+5", "limit=%205", "limit=5%20", "limit=010", "limit=050", "limit=%30%35%30", "limit=-0", "limit=1000", "limit=99999", "limit=2147483648",
 		"limit=9223372036854775808", "limit=184467440737095516160", "LIMIT=5", "limit=5&foo=bar", "cursor=", "cursor=&limit=3",
 		"limit=0&cursor=tcmkit-no-such-cursor", "limit=abc&cursor=tcmkit-no-such-cursor", "limit=3;cursor=x", "limit=3&", "&limit=3", "limit",
 	}
@@ -495,6 +539,12 @@ func targetVariants() []Variant {
 			return client.Request{Method: "GET", Path: schemas.PathVideos}, true
 		}},
 	)
+	// HEAD is GET without content (RFC 9110 §9.3.2): a valid key is never
+	// refused for it, a bad one never served
+	out = append(out, Variant{Family: Target, Name: "HEAD " + schemas.PathFeed + " with the Pro key", Spend: SpendPro,
+		build: func(k Keys) (client.Request, bool) {
+			return client.Request{Method: "HEAD", Path: schemas.PathFeed, Query: "limit=1", Auth: "Bearer " + k.Pro}, true
+		}})
 	for _, p := range []string{schemas.PathFeed + "/", "/" + schemas.PathFeed, schemas.PathFeed + ";x", strings.ToUpper(schemas.PathFeed),
 		strings.Replace(schemas.PathFeed, "-", "%2D", 1), strings.Replace(schemas.PathFeed, "/public", "/./public", 1), "/api/v1/public-feed", "/api/public-feed.json"} {
 		out = append(out, Variant{Family: Target, Name: "GET " + p + " without a key", Spend: SpendNone,
@@ -511,6 +561,11 @@ func targetVariants() []Variant {
 			}})
 	}
 	return out
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func or(s, def string) string {

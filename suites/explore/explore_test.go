@@ -35,7 +35,7 @@ func TestSampleKeepsItsBudget(t *testing.T) {
 	families := map[Family]bool{}
 	lastFirst := map[Family]bool{}
 	for _, v := range Sample(3, b) {
-		spent[v.Spend] += max(v.Pages, 1)
+		spent[v.Spend] += v.Cost()
 		families[v.Family] = true
 		if v.First && lastFirst[v.Family] {
 			t.Errorf("%s: a variant marked first comes after others of its family", v.Name)

@@ -22,7 +22,7 @@ const maxPerRule = 20
 // headers judges the media type of every answer of the three operations,
 // and the Retry-After of every 429.
 func (j *judging) headers() {
-	if j.op == Other {
+	if j.op == Other || j.op == FeedHead {
 		return
 	}
 	ct := j.resp.Header.Values("Content-Type")
@@ -60,6 +60,8 @@ func (j *judging) jsonMedia() bool {
 func (j *judging) body() {
 	st := j.resp.Status
 	switch {
+	case j.op == FeedHead:
+		// no content (RFC 9110 §9.3.2): its status was all it could say
 	case j.op == Other:
 		if j.cred.bad() {
 			j.noAccountData(j.cred.requirement())

@@ -31,6 +31,11 @@ const (
 	Feed   Op = "feed"
 	Videos Op = "videos"
 	Health Op = "health"
+	// FeedHead is HEAD of the feed's path: RFC 9110 §9.3.2 makes it GET
+	// without content, and §9.1 lets a server not implement it (405, 501).
+	// It says nothing of a page, and nothing of the limiter (whether it
+	// counts HEAD is open).
+	FeedHead Op = "feed (HEAD)"
 	// Other is any other method or path: the contract says nothing of it,
 	// beyond what a key grants.
 	Other Op = "other"
@@ -45,6 +50,8 @@ func opOf(method, path string) Op {
 		return Videos
 	case method == http.MethodPost && path == schemas.PathHealth:
 		return Health
+	case method == http.MethodHead && path == schemas.PathFeed:
+		return FeedHead
 	}
 	return Other
 }
@@ -121,19 +128,25 @@ func (k *Keys) credential(req client.Request) (Cred, string) {
 		}
 		return CredMalformed, ""
 	}
-	v := vals[0]
-	if strings.TrimSpace(v) == "" {
+	// RFC 9112 §5.1: the whitespace around a field line's value is no
+	// part of the value (a parser MUST exclude it).
+	v := strings.Trim(vals[0], " \t")
+	if v == "" {
 		return CredMalformed, ""
 	}
+	// RFC 9110 §11.1 and RFC 6750 §2.1 (whose "Bearer" is case-insensitive
+	// by RFC 5234 §2.3): the scheme's case means nothing, so bearer and
+	// BEARER carry the key as Bearer does. The frameworks most servers
+	// stand on fold it too.
 	scheme, rest, _ := strings.Cut(v, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return CredMalformed, "" // another scheme, or a bare key
+		return CredMalformed, "" // another scheme, a tab after it, or a bare key
 	}
-	token := strings.TrimLeft(rest, " \t")
-	exact := scheme == "Bearer" && rest == token // one space, as the contract shows
-	if t := strings.TrimRight(token, " \t"); t != token {
-		exact, token = false, t // optional whitespace HTTP strips from a field value
-	}
+	token := strings.TrimLeft(rest, " ")
+	// RFC 6750 §2.1 allows 1*SP before the token, but common stacks
+	// (passport-http-bearer, FastAPI's HTTPBearer, Spring's resolver)
+	// refuse more than one: left open.
+	exact := rest == token
 	if token == "" || strings.ContainsAny(token, " \t") {
 		return CredMalformed, "" // no token, or more than one
 	}
@@ -326,6 +339,9 @@ func classVideos(req client.Request) videosBody {
 	hasBOM := bytes.HasPrefix(raw, bom)
 	raw = bytes.TrimPrefix(raw, bom)
 	b.verdict, b.owner, b.why = readVideos(raw, &b)
+	if first := repeatedMember(raw, "videoIds"); first != nil {
+		b = eitherReading(b, first)
+	}
 	switch {
 	case b.verdict == valid && hasBOM:
 		// RFC 8259: a parser MAY ignore a byte order mark
@@ -366,9 +382,6 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 		ids = append(ids, s)
 	}
 	b.ids = ids
-	if first := repeatedMember(raw, "videoIds"); first != nil {
-		b.alt = first
-	}
 	switch {
 	case len(ids) < schemas.MinVideoIDs:
 		return bad(catalogue.VideosIDsMin, "videoIds is empty")
@@ -418,8 +431,6 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 	switch {
 	case unsure:
 		return either, catalogue.VideosIDLen, "an id of combining marks, past 32 characters as code points and not as characters"
-	case b.alt != nil:
-		return either, catalogue.VideosBadBody, "videoIds given twice (RFC 8259: what a parser keeps is unpredictable)"
 	case len(obj) > 1:
 		return either, catalogue.VideosBadBody, "members besides videoIds (the contract shows none: a server may ignore or refuse them)"
 	}
@@ -449,34 +460,49 @@ func graphemes(s string) int {
 	return n
 }
 
-// repeatedMember returns the first value of a member of the top-level
+// eitherReading classes a body that gives videoIds twice (last is the
+// class of its last value, what encoding/json keeps): RFC 8259 §4 makes
+// what a parser keeps unpredictable, so the first value, the last or a
+// refusal (400) all conform, and a 200 must answer a reading that is a
+// valid body (the partition of its ids).
+func eitherReading(last videosBody, first json.RawMessage) videosBody {
+	var f videosBody
+	f.verdict, f.owner, _ = readVideos([]byte(`{"videoIds":`+string(first)+`}`), &f)
+	out := last
+	switch {
+	case last.verdict != invalid && f.verdict != invalid:
+		out.alt = append([]string{}, f.ids...)
+	case f.verdict != invalid:
+		out = f // only the first reading can be served
+	case last.verdict == invalid:
+		return last
+	}
+	out.verdict, out.why = either, "videoIds given twice (RFC 8259 §4: a parser may keep the first, the last, or refuse it)"
+	return out
+}
+
+// repeatedMember returns the raw first value of a member of the top-level
 // object when the member appears more than once (encoding/json keeps the
-// last), as a list of strings; nil otherwise.
-func repeatedMember(raw []byte, name string) []string {
+// last); nil otherwise.
+func repeatedMember(raw []byte, name string) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
-	var first []string
+	var first json.RawMessage
 	seen := 0
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return nil
 		}
-		var v any
+		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil
 		}
 		if k, _ := t.(string); k == name {
-			seen++
-			if seen == 1 {
-				arr, _ := v.([]any)
-				first = []string{}
-				for _, x := range arr {
-					s, _ := x.(string)
-					first = append(first, s)
-				}
+			if seen++; seen == 1 {
+				first = v
 			}
 		}
 	}

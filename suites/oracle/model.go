@@ -35,6 +35,10 @@ type model struct {
 	byKey  map[string]map[string]*issue
 	// served and refused: a valid key's feed answered 200, or 401.
 	served, refused map[string]bool
+	// planAnswer: a free key's tracked videos, asked in the form the
+	// contract shows (Bearer <key>), answered this status: whether a 401
+	// to another form of it refuses the form or the plan.
+	planAnswer map[string]int
 	// refusedAlone: a parameter=value the target refused with 400 when it
 	// was the only open one.
 	refusedAlone map[string]bool
@@ -210,6 +214,7 @@ func (m *model) init() {
 	m.issued = map[string]*issue{}
 	m.byKey = map[string]map[string]*issue{}
 	m.served, m.refused, m.refusedAlone = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	m.planAnswer = map[string]int{}
 	m.events, m.videosSeen, m.published = map[string]seenEvent{}, map[string]bool{}, map[string]published{}
 	m.keys, m.forms = map[string]*keyState{}, map[string]map[Op]formChoice{}
 }
@@ -239,14 +244,17 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	if statusOK && j.op == Feed && st == http.StatusBadRequest && len(j.q.open) == 1 && strings.Contains(j.detailsText(), j.q.open[0]) {
 		m.refusedAlone[paramValue(j.req.Query, j.q.open[0])] = true
 	}
+	if j.op == Videos && j.plan == PlanFree && !j.otherForm() && (st == http.StatusForbidden || st == http.StatusUnauthorized) {
+		m.planAnswer[j.token] = st
+	}
 	if j.op == Videos && j.plan == PlanPro && st == http.StatusBadRequest && j.vb.verdict == valid {
 		m.refusedLongest = m.refusedLongest || j.vb.atLen && !j.vb.atCount
 		m.refusedOne = m.refusedOne || len(j.vb.ids) == schemas.MinVideoIDs && !j.vb.atLen
 	}
-	if statusOK && j.cred == CredEither && j.op != Other && j.op != Health {
+	if statusOK && j.cred == CredEither && (j.op == Feed || j.op == Videos) {
 		m.form(j)
 	}
-	if j.plan == "" || j.cred.bad() || j.op == Other || !statusOK {
+	if j.plan == "" || j.cred.bad() || j.op == Other || j.op == FeedHead || !statusOK {
 		return // only a valid key has a window
 	}
 	m.window(j)
@@ -319,15 +327,20 @@ func (m *model) window(j *judging) {
 		return
 	}
 	if j.op == Feed && st == http.StatusOK {
-		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && throttled.Request.Auth != j.req.Auth && !k.exceeded && !j.o.drifted() {
+		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && !slices.Equal(throttled.Request.Values("Authorization"), j.req.Values("Authorization")) && !k.exceeded && !j.o.drifted() {
 			// no time passed since the key's feed 429, and the key came
 			// in another form of its Authorization: a limiter that serves
 			// it now counts the forms apart
 			k.exceeded = true
 			j.fail(catalogue.RateLimit429, "", "429: the key's feed was throttled at this very moment, and no time passed",
-				fmt.Sprintf("status %d with Authorization %q", st, redactKey(j.req.Auth, j.token)), throttled)
+				fmt.Sprintf("status %d with Authorization %q", st, redactKey(strings.Join(j.req.Values("Authorization"), ", "), j.token)), throttled)
 		}
-		k.admitted = append(k.admitted, at)
+		// counted when it was sent, the nearest the run knows to when the
+		// target counted it (an answer may come long after), in order:
+		// every page, first, cursor or last, is a request the limit counts
+		sent := k.sentAt(j.resp.Seq, at)
+		i, _ := slices.BinarySearchFunc(k.admitted, sent, func(a, b time.Time) int { return a.Compare(b) })
+		k.admitted = slices.Insert(k.admitted, i, sent)
 		m.admittedBound(j, k)
 	}
 }

@@ -71,6 +71,38 @@ func burst(key string, n int) []ex {
 	return out
 }
 
+// walksOf is n walks of two pages (a first page, its cursor's last page)
+// of the same two events, a second apart, then more first pages.
+func walksOf(key string, n, more int) []ex {
+	var out []ex
+	for i := range n {
+		c := fmt.Sprintf("c%d", i)
+		out = append(out,
+			ex{req: feed("limit=1", key), status: 200, body: page(c, ev("e1", ms(1), "v1")), wait: time.Second},
+			ex{req: feed("cursor="+c+"&limit=1", key), status: 200, body: page("", ev("e0", ms(2), "v1")), wait: 500 * time.Millisecond})
+	}
+	for range more {
+		out = append(out, ex{req: feed("limit=1", key), status: 200, body: page("cz", ev("e1", ms(1), "v1")), wait: time.Second})
+	}
+	return out
+}
+
+// afterWait begins exchanges after a wait.
+func afterWait(xs []ex, d time.Duration) []ex {
+	xs[0].wait = d
+	return xs
+}
+
+// sentClose is n feed requests sent a quarter second apart, each answered
+// later than the one before: their answers 1.75 s apart.
+func sentClose(key string, n int) []ex {
+	var out []ex
+	for i := range n {
+		out = append(out, ex{req: feed(fmt.Sprintf("n=%d", i+1), key), status: 200, body: page(""), wait: 1750 * time.Millisecond, out: time.Duration(i) * 1500 * time.Millisecond})
+	}
+	return out
+}
+
 func (w *world) judge(e ex) []Problem {
 	w.now = w.now.Add(e.wait)
 	w.seq++
@@ -185,9 +217,28 @@ var breaks = []struct {
 	{catalogue.AuthUnknown, "429 for an unknown key", []ex{{req: feed("", "tcm_nosuchkeynosuchkey"), status: 429, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"5"}}, body: errBody}}},
 	{catalogue.AuthRevoked, "revoked served", []ex{{req: videos(`{"videoIds":["a"]}`, revoked), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.AuthValid, "the Pro key refused", []ex{{req: feed("", pro), status: 401, body: errBody}}},
-	{catalogue.AuthValid, "a lower-case scheme accepted on one operation only", []ex{
-		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 200, body: page("")},
-		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "two spaces after the scheme accepted on one operation only", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer  " + pro}, status: 200, body: page("")},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer  " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	// requests that mean what the plain one means, by the standards
+	{catalogue.AuthValid, "the free key's scheme in lower case refused on tracked videos, its plain form 403 (the form, not the plan)", []ex{
+		{req: videos(`{"videoIds":["a"]}`, free), status: 403, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + free, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{catalogue.ProGate, "the free key refused 401 on tracked videos in every form (the plan, not the form)", []ex{
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + free, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "the scheme in lower case refused (RFC 9110 §11.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "whitespace around the field value refused (RFC 9112 §5.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: " Bearer " + pro + "\t"}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "the header name in lower case refused (RFC 9110 §5.1)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "Bearer " + pro}}}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "HTTP/1.0 refused the key (RFC 9112 §2.3)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro, Framing: client.Framing{HTTP10: true}}, status: 401, body: errBody}}},
+	{catalogue.AuthValid, "HEAD of the feed refuses the Pro key (RFC 9110 §9.3.2)", []ex{{req: client.Request{Method: "HEAD", Path: "/api/public-feed", Auth: "Bearer " + pro}, status: 401}}},
+	{catalogue.AuthMissing, "HEAD of the feed served without a key (RFC 9110 §9.3.2)", []ex{{req: client.Request{Method: "HEAD", Path: "/api/public-feed"}, status: 200}}},
+	{catalogue.FeedLimit, "the parameter's name percent-encoded (%6Cimit=5) read as no limit (RFC 3986 §6.2.2.2)", []ex{{req: feed("%6Cimit=5", pro), status: 200, body: page("c", manyEvents(50)...)}}},
+	{catalogue.FeedLimit, "the value percent-encoded (limit=%35) refused (RFC 3986 §2.3)", []ex{{req: feed("limit=%35", pro), status: 400, body: `{"error":"x","message":"y","details":"limit"}`}}},
+	{catalogue.VideosBadBody, "a chunked body refused as invalid (RFC 9112 §7.1)", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a","b"]}`), ContentType: "application/json", Framing: client.Framing{Chunked: true}}, status: 400, body: errBody}}},
+	{catalogue.VideosEntrySchema, "a media type with a parameter, in upper case, refused (RFC 9110 §8.3.1, RFC 8259 §11)", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a","b"]}`), ContentType: "Application/JSON; charset=utf-8"}, status: 415, body: errBody}}},
+	{catalogue.VideosServed, "an id written in JSON escapes not read as the id (RFC 8259 §7)", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["\u0076\u0031"]}`, pro), status: 200, body: videosAnswer([]string{"v1"})}}},
 	{catalogue.ProGate, "free served videos", []ex{{req: videos(`{"videoIds":["a"]}`, free), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.ProGate, "the feed 403", []ex{{req: feed("", free), status: 403, body: errBody}}},
 	{catalogue.FeedPageSchema, "a 500 on the feed", []ex{{req: feed("", pro), status: 500, body: errBody}}},
@@ -285,6 +336,9 @@ var breaks = []struct {
 	{catalogue.VideosIDLen, "33 served", []ex{{req: videos(`{"videoIds":["`+strings.Repeat("x", 33)+`"]}`, pro), status: 200, body: videosAnswer([]string{strings.Repeat("x", 33)})}}},
 	{catalogue.VideosBadBody, "a member in another case", []ex{{req: videos(`{"VideoIds":["a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosBadBody, "trailing data", []ex{{req: videos(`{"videoIds":["a"]} x`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{catalogue.VideosPartition, "videoIds given twice, the answer of neither reading (RFC 8259 §4)", []ex{{req: videos(`{"videoIds":["a"],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"c"})}}},
+	{catalogue.VideosPartition, "videoIds given twice, the invalid reading answered (RFC 8259 §4)", []ex{{req: videos(`{"videoIds":["a"],"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	{catalogue.VideosBadBody, "videoIds given twice, neither reading valid", []ex{{req: videos(`{"videoIds":[],"videoIds":[1]}`, pro), status: 200, body: videosAnswer(nil)}}},
 	{catalogue.VideosBadBody, "form encoded", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte("videoIds=a"), ContentType: "application/x-www-form-urlencoded"}, status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosEntrySchema, "no missingVideoIds", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 200, body: `{"videos":[]}`}}},
 	{catalogue.VideosServed, "a video of the feed missing", []ex{
@@ -313,9 +367,14 @@ var breaks = []struct {
 	{catalogue.RatePerKey, "429 for another key's traffic", append([]ex{{req: feed("n=0", pro), status: 200, body: page(""), wait: 0}},
 		append(burstAfter(free, 20, 62*time.Second), ex{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody})...)},
 	{catalogue.RateLimit429, "41 admitted in a minute", burst(pro, 41)},
+	{catalogue.RateLimit429, "41 admitted in a minute: first pages, cursor pages and last pages alike", walksOf(pro, 20, 1)},
+	{catalogue.RateLimit429, "41 sent within 11 s, their answers spread over 72 s (counted from their send times)", sentClose(pro, 41)},
 	{catalogue.RateLimit429, "throttled, then served at once under another form of the key", append(burst(pro, 20),
 		ex{req: feed("", pro), status: 429, header: retryAfter("40"), body: errBody},
 		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 200, body: page("")})},
+	{catalogue.RateLimit429, "throttled, then served at once under another form, both written as header lines", append(burst(pro, 20),
+		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "Bearer " + pro}}}, status: 429, header: retryAfter("40"), body: errBody},
+		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "BEARER " + pro}}}, status: 200, body: page("")})},
 	{catalogue.ErrorBody, "message a number", []ex{{req: feed("", ""), status: 401, body: `{"error":"x","message":5}`}}},
 	{catalogue.ContentTypeJSON, "text/html for Accept text/html", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro, Accept: "text/html"}, status: 200, header: http.Header{"Content-Type": {"text/html"}}, body: page("")}}},
 }
@@ -440,19 +499,34 @@ var conforming = []struct {
 	{"the free key's bad body: 400 or 403", []ex{
 		{req: videos(`{}`, free), status: 400, body: errBody},
 		{req: videos(`[]`, free), status: 403, body: errBody}}},
-	{"a lower-case scheme refused on both operations", []ex{
-		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro}, status: 401, body: errBody},
-		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{"two spaces after the scheme refused on both operations", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer  " + pro}, status: 401, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer  " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json"}, status: 401, body: errBody}}},
+	{"requests written otherwise that mean the same, served alike", []ex{
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "bearer " + pro, Query: "%6Cimit=%32"}, status: 200, body: page("c", manyEvents(2)...)},
+		{req: client.Request{Method: "GET", Path: "/api/public-feed", Query: "limit=2", Header: []client.Field{{Name: "authorization", Value: " BEARER " + pro + " "}, {Name: "X-Forwarded-For", Value: "127.0.0.1"}}, Framing: client.Framing{HTTP10: true, Absolute: true}}, status: 200, body: page("c", manyEvents(2)...)},
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(` {"videoIds" : [ "\u0061" ] } `), ContentType: "Application/JSON; charset=UTF-8", Framing: client.Framing{Chunked: true}}, status: 200, body: videosAnswer([]string{"a"})}}},
+	{"a chunked body refused for its framing (411), HEAD not implemented or served without content", []ex{
+		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "application/json", Framing: client.Framing{Chunked: true}}, status: 411, body: errBody},
+		{req: client.Request{Method: "POST", Path: "/api/public/health", Body: []byte(`{}`), ContentType: "application/json", Framing: client.Framing{Chunked: true}}, status: 411, body: errBody},
+		{req: client.Request{Method: "HEAD", Path: "/api/public-feed", Auth: "Bearer " + pro}, status: 405, header: http.Header{"Content-Type": {"text/plain"}}},
+		{req: client.Request{Method: "HEAD", Path: "/api/public-feed", Auth: "Bearer " + pro}, status: 200},
+		{req: client.Request{Method: "HEAD", Path: "/api/public-feed"}, status: 401}}},
 	{"a media type the contract does not show: 415 or served", []ex{
 		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`), ContentType: "text/plain"}, status: 415, body: errBody},
 		{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte(`{"videoIds":["a"]}`)}, status: 200, body: videosAnswer([]string{"a"})}}},
 	{"a byte order mark, and a repeated member, either reading", []ex{
 		{req: videos("\ufeff"+`{"videoIds":["a"]}`, pro), status: 400, body: errBody},
 		{req: videos(`{"videoIds":["a"],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
+	{"videoIds given twice, one reading invalid: the valid one served, or refused (RFC 8259 §4)", []ex{
+		{req: videos(`{"videoIds":["a"],"videoIds":[]}`, pro), status: 200, body: videosAnswer([]string{"a"})},
+		{req: videos(`{"videoIds":[],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"b"})},
+		{req: videos(`{"videoIds":["a"],"videoIds":[1]}`, pro), status: 400, body: errBody}}},
 	{"an id asked twice, answered once", []ex{{req: videos(`{"videoIds":["a","a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{"a charset on the media type and error strings empty", []ex{{req: feed("", ""), status: 401, header: http.Header{"Content-Type": {"application/problem+json; charset=utf-8"}}, body: `{"error":"","message":""}`}}},
 	{"an HTTP-date Retry-After", append(burst(pro, 20), ex{req: feed("", pro), status: 429, header: retryAfter(t0.Add(21 * time.Second).Format(http.TimeFormat)), body: errBody})},
 	{"a fixed window: 40 admitted across its edge", append(burst(pro, 20), burst(pro, 20)...)},
+	{"10 walks of two pages in a minute, 20 first pages in the next", append(walksOf(pro, 10, 0), afterWait(walksOf(pro, 0, 20), 45*time.Second)...)},
 	{"a title that moved on once the clock moved", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old")), wait: time.Minute}}},

@@ -51,8 +51,24 @@ func (j *judging) allowed() ([]int, catalogue.ID) {
 		return j.allowedVideos(st)
 	case Health:
 		return j.allowedHealth()
+	case FeedHead:
+		return j.allowedFeedHead(st)
 	}
 	return nil, ""
+}
+
+// allowedFeedHead: HEAD is GET without content (RFC 9110 §9.3.2), or a
+// method the server does not implement (§9.1: 405 or 501; a router's 404
+// or 400): whatever it answers, a bad key is never served and a valid
+// one never refused for the key. Whether HEAD counts against the limit
+// is open.
+func (j *judging) allowedFeedHead(st int) ([]int, catalogue.ID) {
+	ok, owner := j.allowedFeed(st)
+	ok = append(ok, 400, 404, 405, 429, 501)
+	if slices.Contains(ok, st) {
+		owner = ""
+	}
+	return ok, owner
 }
 
 func (j *judging) allowedFeed(st int) ([]int, catalogue.ID) {
@@ -109,6 +125,9 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 	if !vb.mediaOK {
 		add(415) // a media type the contract does not show: HTTP's answer to it conforms too
 	}
+	if j.req.Framing.Chunked {
+		add(411) // RFC 9112 §6.3: a server MAY refuse a body without a Content-Length
+	}
 	switch {
 	case j.cred.bad():
 		add(401)
@@ -124,7 +143,9 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 		// the plan rule is the most specific of a free key's answers, and
 		// 401 is a valid key refused there for its plan unless its feed
 		// was refused too
-		if st == http.StatusUnauthorized && j.o.m.refused[j.token] {
+		// (or, for another form of the key, when the form the contract
+		// shows was answered 403: the form was refused, not the plan)
+		if st == http.StatusUnauthorized && (j.o.m.refused[j.token] || j.otherForm() && j.o.m.planAnswer[j.token] == http.StatusForbidden) {
 			return ok, catalogue.AuthValid
 		}
 		return ok, catalogue.ProGate
@@ -158,6 +179,14 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 }
 
 func (j *judging) allowedHealth() ([]int, catalogue.ID) {
+	ok, owner := j.allowedHealthBody()
+	if ok != nil && j.req.Framing.Chunked {
+		ok = append(ok, 411) // RFC 9112 §6.3: a server MAY refuse a body without a Content-Length
+	}
+	return ok, owner
+}
+
+func (j *judging) allowedHealthBody() ([]int, catalogue.ID) {
 	switch {
 	case !j.healthOK:
 		return nil, "" // a body other than the usage shown: what health answers is open
@@ -174,6 +203,14 @@ func (j *judging) allowedHealth() ([]int, catalogue.ID) {
 	// a valid key: accepted whether or not health wants one; limited only
 	// if the rate limit counts health too (RATE-SCOPE is open)
 	return []int{200, 429}, catalogue.HealthOK
+}
+
+// otherForm reports a valid key written otherwise than the contract's
+// usage shown (Authorization: Bearer <key>): a 401 then refuses the form
+// the standards make the same, not the plan.
+func (j *judging) otherForm() bool {
+	v := j.req.Values("Authorization")
+	return len(v) != 1 || v[0] != "Bearer "+j.token
 }
 
 // detailsText is the answer's details, encoded, for a search of the
