@@ -126,12 +126,12 @@ run "go test ./..." go test ./...
 run "the suite against every hostile target, the slow ones too: bounded in memory and time (TCM_HOSTILE=all)" env TCM_HOSTILE=all go test -count=1 -run TestHostileTargets ./suites/selftest
 # The whole sweep (every named fault through every spec, about 5 min on 2
 # busy cores) is TCM_BLAME=all, by hand; CI runs its stratified part.
-run "every failure against a named fault of each requirement, and every fault ever misblamed, blames that fault's requirement alone, with its evidence (TCM_BLAME=sample; reports/blame.md)" env TCM_BLAME=sample go test -count=1 -run TestFailuresBlameTheFaultAlone ./suites/selftest
+run "every failure against a named fault of each requirement, the ten faults hardest to blame, and every fault ever misblamed, blames that fault's requirement alone, with its evidence (TCM_BLAME=sample; go test ./... runs one; reports/blame.md)" env TCM_BLAME=sample go test -count=1 -run TestFailuresBlameTheFaultAlone ./suites/selftest
 run "the seed loop judges its client: a silent client, one that erases its verdicts, one that never ends (TCM_SCRIPTS=1)" env TCM_SCRIPTS=1 go test -count=1 ./ci/fuzzseeds
 run "the kill matrix's hand-written and derived faults, all of them (TCM_KILLMATRIX=named; go test ./... ran one a requirement and the new ones)" env TCM_KILLMATRIX=named go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the kill matrix's generated faults (TCM_KILLMATRIX=generated; the step above and go test ./... ran the others)" env TCM_KILLMATRIX=generated go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the suite against 50 conforming servers drawn at random (every tenth heavy: long Unicode titles, channel events in VideoEntries, hourly samples, extra members), each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
-run "the generated probes under --profile thorough against 10 conforming draws, in-process: no false failure (go test ./... judges none: TCM_THOROUGH_DRAWS)" env TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run TestConformingDrawsPassThorough ./suites/selftest
+run "the generated probes under --profile thorough against 10 conforming draws and the simulator, the whole suite against draws 2 to 4 (4 heavy), in-process: no false failure (go test ./... judges draw 1 and quick alone: TCM_DRAWS, TCM_THOROUGH_DRAWS)" env TCM_DRAWS=2-4 TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run 'TestConformingDrawsPass$|TestConformingDrawsPassThorough|TestProfiles' ./suites/selftest
 run "both profiles against a simulator process on its manual clock: requests, and what quick leaves untried (ci/profiles.sh)" ci/profiles.sh
 run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
