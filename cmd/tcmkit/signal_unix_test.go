@@ -211,37 +211,8 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 	})
 	t.Run("conform against a target that never answers", func(t *testing.T) {
 		t.Parallel()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		var mu sync.Mutex
-		var conns []net.Conn
-		accepted := make(chan struct{}, 1)
-		go func() {
-			for {
-				conn, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				conns = append(conns, conn) // held open, never answered
-				mu.Unlock()
-				select {
-				case accepted <- struct{}{}:
-				default:
-				}
-			}
-		}()
-		defer func() {
-			mu.Lock()
-			for _, c := range conns {
-				c.Close()
-			}
-			mu.Unlock()
-		}()
-		c := start(t, "conform", "--target", "http://"+ln.Addr().String(), "--pro-key", "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
+		addr, accepted := silentTarget(t)
+		c := start(t, "conform", "--target", "http://"+addr, "--pro-key", "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
 			"--report-dir", t.TempDir(), "--no-color")
 		select {
 		case <-accepted:
@@ -250,6 +221,42 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 		}
 		c.stops(t, syscall.SIGINT, 3) // incomplete: an interrupted run never passes nor fails
 	})
+}
+
+// silentTarget listens on 127.0.0.1 and holds every connection open,
+// never answering, until the test ends; accepted says a connection came.
+func silentTarget(t *testing.T) (addr string, accepted <-chan struct{}) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	came := make(chan struct{}, 1)
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn) // held open, never answered
+			mu.Unlock()
+			select {
+			case came <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String(), came
 }
 
 // busy waits until the process has used cpu of processor time: it is at
