@@ -157,6 +157,14 @@ type keyState struct {
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
 	// events, more than asked
 	ignoresLimit bool
+	// shortBy: a cursor → the short pages that handed it out, not yet
+	// judged; continued: cursors a page of events followed, its walk in no
+	// trouble. A cursor is a position: two pages (of two limits) may hand
+	// out the same one, and the chain follows the first; a short page
+	// whose cursor led on to events was not the last, whichever chain the
+	// page read with it joined.
+	shortBy   map[string][]*shortPage
+	continued map[string]bool
 }
 
 type send struct {
@@ -203,7 +211,8 @@ func (m *model) init() {
 func (m *model) key(token string) *keyState {
 	k := m.keys[token]
 	if k == nil {
-		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{}}
+		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{},
+			shortBy: map[string][]*shortPage{}, continued: map[string]bool{}}
 		m.keys[token] = k
 	}
 	return k
@@ -516,6 +525,14 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 			nd.short = short
 		}
 	}
+	m.continues(j, k, q.cursor, evs, nd.troubled)
+	if short != nil && hasNext && next != "" {
+		if k.continued[next] {
+			j.failShort(short)
+		} else {
+			k.shortBy[next] = append(k.shortBy[next], short)
+		}
+	}
 	switch {
 	case hasNext && next != "":
 		is := &issue{token: j.token, resp: j.resp, chain: nd, events: len(evs)}
@@ -546,6 +563,20 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	}
 }
 
+// continues notes that the page read with cursor (none: a first page)
+// showed events, its walk in no trouble: every short page that handed out
+// that cursor was not the last.
+func (m *model) continues(j *judging, k *keyState, cursor string, evs []event, troubled bool) {
+	if cursor == "" || len(evs) == 0 || troubled {
+		return
+	}
+	k.continued[cursor] = true
+	for _, sp := range k.shortBy[cursor] {
+		j.failShort(sp)
+	}
+	delete(k.shortBy, cursor)
+}
+
 // shortPage is a page that held fewer events than its limit asked for and
 // handed out a cursor: FEED-LIMIT's unless its walk's cursors are in
 // trouble (they skip or repeat events), which explains it.
@@ -554,9 +585,14 @@ type shortPage struct {
 	rule     catalogue.ID
 	expected string
 	actual   string
+	judged   bool // its problem is found (by its chain or its cursor)
 }
 
 func (j *judging) failShort(sp *shortPage) {
+	if sp.judged {
+		return
+	}
+	sp.judged = true
 	j.problems = append(j.problems, Problem{Requirement: sp.rule, Request: sp.resp.Request.String(), Pointer: "/events",
 		Expected: sp.expected, Actual: sp.actual, Evidence: []*client.Response{sp.resp, j.resp}})
 }
