@@ -158,13 +158,37 @@ type keyState struct {
 	// events, more than asked
 	ignoresLimit bool
 	// shortBy: a cursor → the short pages that handed it out, not yet
-	// judged; continued: cursors a page of events followed, its walk in no
-	// trouble. A cursor is a position: two pages (of two limits) may hand
-	// out the same one, and the chain follows the first; a short page
-	// whose cursor led on to events was not the last, whichever chain the
-	// page read with it joined.
-	shortBy   map[string][]*shortPage
-	continued map[string]bool
+	// judged; continued: a cursor → the events of the first page read with
+	// it that showed events, its walk in no trouble. A cursor is a
+	// position: two pages (of two limits) may hand out the same one, and
+	// the chain follows the first; a short page whose cursor led on to
+	// events its own walk had not shown was not the last, whichever chain
+	// the page read with it joined.
+	shortBy   map[string][]pendingShort
+	continued map[string][]string
+}
+
+// pendingShort is a short page that handed out a cursor, and its page in
+// its walk's chain.
+type pendingShort struct {
+	short *shortPage
+	page  *node
+}
+
+// leadsOn reports whether events ids (shown by a page read with the short
+// page's cursor) continue its walk: some, none of them shown by its
+// chain (a cursor that leads back to them is the walk's trouble, not the
+// page's size).
+func (ps pendingShort) leadsOn(ids []string) bool {
+	if ps.page.troubled || len(ids) == 0 {
+		return false
+	}
+	for _, id := range ids {
+		if ps.page.has(id) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 type send struct {
@@ -212,7 +236,7 @@ func (m *model) key(token string) *keyState {
 	k := m.keys[token]
 	if k == nil {
 		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{},
-			shortBy: map[string][]*shortPage{}, continued: map[string]bool{}}
+			shortBy: map[string][]pendingShort{}, continued: map[string][]string{}}
 		m.keys[token] = k
 	}
 	return k
@@ -527,10 +551,13 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	}
 	m.continues(j, k, q.cursor, evs, nd.troubled)
 	if short != nil && hasNext && next != "" {
-		if k.continued[next] {
-			j.failShort(short)
+		ps := pendingShort{short: short, page: nd}
+		if ids, ok := k.continued[next]; ok {
+			if ps.leadsOn(ids) {
+				j.failShort(short)
+			}
 		} else {
-			k.shortBy[next] = append(k.shortBy[next], short)
+			k.shortBy[next] = append(k.shortBy[next], ps)
 		}
 	}
 	switch {
@@ -563,16 +590,27 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	}
 }
 
-// continues notes that the page read with cursor (none: a first page)
-// showed events, its walk in no trouble: every short page that handed out
-// that cursor was not the last.
+// continues notes the events of the page read with cursor (none: a first
+// page), its walk in no trouble: a short page that handed out that cursor
+// was not the last if they continue its walk.
 func (m *model) continues(j *judging, k *keyState, cursor string, evs []event, troubled bool) {
 	if cursor == "" || len(evs) == 0 || troubled {
 		return
 	}
-	k.continued[cursor] = true
-	for _, sp := range k.shortBy[cursor] {
-		j.failShort(sp)
+	if _, ok := k.continued[cursor]; ok {
+		return // the first page read with it speaks for the position
+	}
+	var ids []string
+	for _, e := range evs {
+		if e.id != "" {
+			ids = append(ids, e.id)
+		}
+	}
+	k.continued[cursor] = ids
+	for _, ps := range k.shortBy[cursor] {
+		if ps.leadsOn(ids) {
+			j.failShort(ps.short)
+		}
 	}
 	delete(k.shortBy, cursor)
 }
