@@ -145,6 +145,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		{"a simulator that echoes the key and fails specs", startTarget(t, simulator.Config{}, echo), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := runSearched(t, tc.target, "--ginkgo.v")
 			if r.exitCode == 0 {
 				t.Fatalf("the suite passed a target that echoes keys")
