@@ -131,7 +131,7 @@ run "the suite against every hostile target, the slow ones too: bounded in memor
 # The whole sweep (every named fault through every spec, about 5 min on 2
 # busy cores) is TCM_BLAME=all, by hand; CI runs its stratified part.
 run "every failure against a named fault of each requirement, the ten faults hardest to blame, and every fault ever misblamed, blames that fault's requirement alone, with its evidence (TCM_BLAME=sample; go test ./... runs one; reports/blame.md)" env TCM_BLAME=sample go test -count=1 -run TestFailuresBlameTheFaultAlone ./suites/selftest
-run "the seed loop judges its client: a silent client, one that erases its verdicts, one that never ends (TCM_SCRIPTS=1)" env TCM_SCRIPTS=1 go test -count=1 ./ci/fuzzseeds
+run "the seed loop judges its client: a silent client, one that erases its verdicts, one that never ends; ci/examples/with-simulator.sh builds tcmkit from a checkout (TCM_SCRIPTS=1)" env TCM_SCRIPTS=1 go test -count=1 ./ci/fuzzseeds ./ci/examples
 run "the kill matrix's hand-written and derived faults, all of them (TCM_KILLMATRIX=named; go test ./... ran one a requirement and the new ones)" env TCM_KILLMATRIX=named go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the kill matrix's generated faults (TCM_KILLMATRIX=generated; the step above and go test ./... ran the others)" env TCM_KILLMATRIX=generated go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the suite against 50 conforming servers drawn at random (every tenth heavy: long Unicode titles, channel events in VideoEntries, hourly samples, extra members), each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
