@@ -59,7 +59,8 @@ func TestConformingDrawsPass(t *testing.T) {
 // failed it (false failures, fixed in the suite), their choices written
 // out here: a draw keeps its choices when dimensions are added
 // (simulator/variant TestDrawsArePinned), not when a dimension's list of
-// values changes.
+// values changes. A whole run: its choices once failed specs across the
+// suite (29 on the error bodies alone).
 func TestConformingDrawRegressions(t *testing.T) {
 	t.Parallel()
 	// A live world (the clock moves 1 s a request) of 9 channels and a

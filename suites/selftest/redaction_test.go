@@ -126,7 +126,8 @@ func refuseEverything() http.Handler {
 }
 
 // TestNoKeyInAnyOutput runs the suite against targets that echo the keys
-// and searches everything the run wrote for any fragment of a key.
+// and searches everything the run wrote for any fragment of a key. A whole
+// run, -v and JUnit: every spec and every writer of output may leak one.
 func TestNoKeyInAnyOutput(t *testing.T) {
 	t.Parallel()
 	refusing := httptest.NewServer(refuseEverything())

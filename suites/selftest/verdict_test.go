@@ -102,7 +102,8 @@ func TestExitStatusSaysTheOutcome(t *testing.T) {
 // TestAMissingKeyIsSkippedFirst: a run given the Pro key alone says first,
 // before its counts, which must requirements it did not verify, each
 // skipped for the flag that would verify it; no spec is blocked for a key
-// not given, and no budget counts one.
+// not given, and no budget counts one. A whole run: every spec that needs
+// another key must say so.
 func TestAMissingKeyIsSkippedFirst(t *testing.T) {
 	t.Parallel()
 	tg := startTarget(t, simulator.Config{}, nil)
