@@ -115,6 +115,10 @@ run "go version" go version
 background "the suite in field conditions: re-run at once, a shared key, a live world (ci/field-runs.sh)" ci/field-runs.sh
 background "record and replay in real time: tcmkit record of a simulator and of a conforming draw, served by tcmkit simulate --world, answers as the original did (ci/record.sh)" ci/record.sh
 background "real clients judged by the simulator: the rude example fails each client rule once, the polite one passes in real time at 20 requests a minute; the client reports in Chromium (ci/clients.sh)" ci/clients.sh
+# The browser steps wait on Chromium (and on apt-get the first time, one
+# install at a time: ci/apt-install.sh takes a lock) more than they work.
+background "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
+background "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" ci/ui.sh
 run "go vet ./..." go vet ./...
 run "gofmt -l" gofmt_check
 run "OpenAPI examples (ci/check-examples.sh)" ci/check-examples.sh
@@ -126,14 +130,13 @@ run "go test ./..." go test ./...
 run "the suite against every hostile target, the slow ones too: bounded in memory and time (TCM_HOSTILE=all)" env TCM_HOSTILE=all go test -count=1 -run TestHostileTargets ./suites/selftest
 # The whole sweep (every named fault through every spec, about 5 min on 2
 # busy cores) is TCM_BLAME=all, by hand; CI runs its stratified part.
-run "every failure against a named fault of each requirement, and every fault ever misblamed, blames that fault's requirement alone, with its evidence (TCM_BLAME=sample; reports/blame.md)" env TCM_BLAME=sample go test -count=1 -run TestFailuresBlameTheFaultAlone ./suites/selftest
-run "the seed loop judges its client: a silent client, one that erases its verdicts, one that never ends (TCM_SCRIPTS=1)" env TCM_SCRIPTS=1 go test -count=1 ./ci/fuzzseeds
+run "every failure against a named fault of each requirement, the ten faults hardest to blame, and every fault ever misblamed, blames that fault's requirement alone, with its evidence (TCM_BLAME=sample; go test ./... runs one; reports/blame.md)" env TCM_BLAME=sample go test -count=1 -run TestFailuresBlameTheFaultAlone ./suites/selftest
+run "the seed loop judges its client: a silent client, one that erases its verdicts, one that never ends; ci/examples/with-simulator.sh builds tcmkit from a checkout (TCM_SCRIPTS=1)" env TCM_SCRIPTS=1 go test -count=1 ./ci/fuzzseeds ./ci/examples
 run "the kill matrix's hand-written and derived faults, all of them (TCM_KILLMATRIX=named; go test ./... ran one a requirement and the new ones)" env TCM_KILLMATRIX=named go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the kill matrix's generated faults (TCM_KILLMATRIX=generated; the step above and go test ./... ran the others)" env TCM_KILLMATRIX=generated go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the suite against 50 conforming servers drawn at random (every tenth heavy: long Unicode titles, channel events in VideoEntries, hourly samples, extra members), each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
-run "the generated probes under --profile thorough against 10 conforming draws, in-process: no false failure (go test ./... judges none: TCM_THOROUGH_DRAWS)" env TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run TestConformingDrawsPassThorough ./suites/selftest
+run "the generated probes under --profile thorough against 10 conforming draws and the simulator, the whole suite against draws 2 to 4 (4 heavy), in-process: no false failure (go test ./... judges draw 1 and quick alone: TCM_DRAWS, TCM_THOROUGH_DRAWS)" env TCM_DRAWS=2-4 TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run 'TestConformingDrawsPass$|TestConformingDrawsPassThorough|TestProfiles' ./suites/selftest
 run "both profiles against a simulator process on its manual clock: requests, and what quick leaves untried (ci/profiles.sh)" ci/profiles.sh
-run "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
 run "go install …/cmd/tcmkit@VERSION from a local module proxy on an empty module cache; the installed binary judges what it serves (ci/install.sh)" env KEEP_GOCACHE=1 ci/install.sh
 collect
@@ -147,7 +150,6 @@ collect
 # whose builds reuse its build cache (-trimpath, CGO_ENABLED=0).
 run "a release: six static binaries, the image (built twice: the same bytes), SHA256SUMS; the linux/amd64 one judges its own simulator (ci/release.sh)" env REPRO=1 ci/release.sh v0.0.0-ci
 run "the README's first screen and runnable examples, as written, in a fresh clone (ci/readme.sh)" ci/readme.sh
-run "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" ci/ui.sh
 
 run "nothing this run started still runs: no process with its TCM_CI_RUN, no podman container with its label" nothing_left
 

@@ -13,7 +13,7 @@
 #   bash ci/draws.sh            # draws 101 to 150
 #   bash ci/draws.sh 1 20       # draws 1 to 20
 #
-# (suites/selftest runs draws 1 to 8 in-process in go test, the last heavy; TCM_DRAWS=1-50 more.)
+# (suites/selftest runs draw 1 in-process in go test, CI draws 2 to 4 there, the last heavy; TCM_DRAWS=1-50 more.)
 source "$(dirname "${BASH_SOURCE[0]}")/simulators.sh"
 first="${1:-101}" count="${2:-50}"
 go build -o "$work/simulator" ./cmd/simulator

@@ -221,50 +221,55 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 // stops it with sig (SIGHUP: the terminal closed) once a request came:
 // the run is incomplete, and its reports are written.
 func conformStops(t *testing.T, sig syscall.Signal) {
-	{
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		var mu sync.Mutex
-		var conns []net.Conn
-		accepted := make(chan struct{}, 1)
-		go func() {
-			for {
-				conn, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				conns = append(conns, conn) // held open, never answered
-				mu.Unlock()
-				select {
-				case accepted <- struct{}{}:
-				default:
-				}
-			}
-		}()
-		defer func() {
-			mu.Lock()
-			for _, c := range conns {
-				c.Close()
-			}
-			mu.Unlock()
-		}()
-		reports := t.TempDir()
-		c := start(t, "conform", "--target", "http://"+ln.Addr().String(), "--pro-key", "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
-			"--report-dir", reports, "--no-color")
-		select {
-		case <-accepted:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no request came; stderr:\n%s", c.stderr.String())
-		}
-		c.stops(t, sig, 3) // incomplete: an interrupted run never passes nor fails
-		if _, err := os.Stat(filepath.Join(reports, "conformance-report.json")); err != nil {
-			t.Errorf("after %v: no report: %v", sig, err)
-		}
+	addr, accepted := silentTarget(t)
+	reports := t.TempDir()
+	c := start(t, "conform", "--target", "http://"+addr, "--pro-key", "tcm_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
+		"--report-dir", reports, "--no-color")
+	select {
+	case <-accepted:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no request came; stderr:\n%s", c.stderr.String())
 	}
+	c.stops(t, sig, 3) // incomplete: an interrupted run never passes nor fails
+	if _, err := os.Stat(filepath.Join(reports, "conformance-report.json")); err != nil {
+		t.Errorf("after %v: no report: %v", sig, err)
+	}
+}
+
+// silentTarget listens on 127.0.0.1 and holds every connection open,
+// never answering, until the test ends; accepted says a connection came.
+func silentTarget(t *testing.T) (addr string, accepted <-chan struct{}) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	came := make(chan struct{}, 1)
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn) // held open, never answered
+			mu.Unlock()
+			select {
+			case came <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String(), came
 }
 
 // busy waits until the process has used cpu of processor time: it is at

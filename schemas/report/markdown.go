@@ -48,10 +48,23 @@ func (r Report) Markdown() ([]byte, error) {
 func (r Report) markdown(shape mdShape) []byte {
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	prefix := r.commonPrefix()
+	short := func(name string) string { return strings.TrimPrefix(name, prefix) }
+	r.mdHead(p, shape)
+	// Failures first: what to fix, with what to send again, comes before
+	// the tables.
+	r.mdFailures(p, shape, short)
+	r.mdRequirements(p, short)
+	r.mdSpecs(p, shape, prefix, short)
+	r.mdConfig(p)
+	return b.Bytes()
+}
 
+// mdHead is the outcome, what it does not vouch for (first), the
+// requirements not met, the run's summary table and its errors.
+func (r Report) mdHead(p func(string, ...any), shape mdShape) {
 	p("# %s: %s\n\n", r.Title(), strings.ToUpper(string(r.Outcome)))
 	p("**%s** %s\n\n", outcomeMark(r.Outcome), r.Headline())
-	// What the outcome does not vouch for comes first.
 	if head := r.UnverifiedHead(); head != "" {
 		p("**%s**\n\n", head)
 		for _, g := range r.UnverifiedGroups() {
@@ -76,8 +89,6 @@ func (r Report) markdown(shape mdShape) []byte {
 	if len(notMet) > 0 {
 		p("Not met: %s (see [Failures](#failures)).\n\n", strings.Join(notMet, ", "))
 	}
-	prefix := r.commonPrefix()
-	short := func(name string) string { return strings.TrimPrefix(name, prefix) }
 	p("| | |\n|---|---|\n")
 	p("| Target | %s |\n", cell(r.Target))
 	p("| Date | %s |\n", cell(r.Started.Format(time.RFC3339)))
@@ -96,57 +107,64 @@ func (r Report) markdown(shape mdShape) []byte {
 	if len(r.UnknownRequirements) > 0 {
 		p("## Unknown requirement ids\n\nSpecs name ids the catalogue does not hold: %s\n\n", cell(strings.Join(r.UnknownRequirements, ", ")))
 	}
+}
 
-	// Failures first: what to fix, with what to send again, comes before
-	// the tables.
+// mdFailures is each failure: what it breaks, where, its rerun line, its
+// message and the requests it rests on (as many as the shape keeps).
+func (r Report) mdFailures(p func(string, ...any), shape mdShape, short func(string) string) {
 	failures := r.Failures()
-	if len(failures) > 0 {
-		p("## Failures\n\n")
-		for i, s := range failures {
-			if shape.failures > 0 && i == shape.failures {
-				p("And %d more failures, named in the table of specs below.\n\n", len(failures)-i)
-				break
+	if len(failures) == 0 {
+		return
+	}
+	p("## Failures\n\n")
+	for i, s := range failures {
+		if shape.failures > 0 && i == shape.failures {
+			p("And %d more failures, named in the table of specs below.\n\n", len(failures)-i)
+			break
+		}
+		p("### %s\n\n", cell(short(s.Name)))
+		if blamed := s.Failure.Blamed(); len(blamed) > 0 {
+			p("- Breaks: %s\n", cell(strings.Join(blamed, ", ")))
+		} else if len(s.Requirements) > 0 {
+			p("- Requirements: %s\n", cell(strings.Join(s.Requirements, ", ")))
+		}
+		if s.Node != "" {
+			p("- Node: %s\n", cell(s.Node))
+		}
+		if s.Failure.Location != "" {
+			p("- Location: `%s`\n", s.Failure.Location)
+		}
+		if n := len(s.Failure.Evidence); n > 0 {
+			p("- Requests: %d sent by the spec; the %d it rests on below (a shared walk's pages too)\n", s.Requests, n)
+		} else {
+			p("- Requests: %d\n", s.Requests)
+		}
+		if s.Failure.Rerun != "" {
+			p("- Rerun: `%s`\n", strings.ReplaceAll(s.Failure.Rerun, "`", "'"))
+		}
+		p("\n%s\n", fence(headLines(s.Failure.Message, shape.lines)))
+		for i, x := range s.Failure.Evidence {
+			if shape.transcript == 0 && i > 0 {
+				break // shortened: the first request's curl line only
 			}
-			p("### %s\n\n", cell(short(s.Name)))
-			if blamed := s.Failure.Blamed(); len(blamed) > 0 {
-				p("- Breaks: %s\n", cell(strings.Join(blamed, ", ")))
-			} else if len(s.Requirements) > 0 {
-				p("- Requirements: %s\n", cell(strings.Join(s.Requirements, ", ")))
+			if x.Curl != "" {
+				p("%s\n", fence(x.Curl))
 			}
-			if s.Node != "" {
-				p("- Node: %s\n", cell(s.Node))
-			}
-			if s.Failure.Location != "" {
-				p("- Location: `%s`\n", s.Failure.Location)
-			}
-			if n := len(s.Failure.Evidence); n > 0 {
-				p("- Requests: %d sent by the spec; the %d it rests on below (a shared walk's pages too)\n", s.Requests, n)
-			} else {
-				p("- Requests: %d\n", s.Requests)
-			}
-			if s.Failure.Rerun != "" {
-				p("- Rerun: `%s`\n", strings.ReplaceAll(s.Failure.Rerun, "`", "'"))
-			}
-			p("\n%s\n", fence(headLines(s.Failure.Message, shape.lines)))
-			for i, x := range s.Failure.Evidence {
-				if shape.transcript == 0 && i > 0 {
-					break // shortened: the first request's curl line only
-				}
-				if x.Curl != "" {
-					p("%s\n", fence(x.Curl))
-				}
-				if x.Transcript != "" && shape.transcript > 0 {
-					p("<details><summary>%s (keys redacted)</summary>\n\n%s\n</details>\n\n", cell(x.Request), fence(lastLines(x.Transcript, shape.transcript)))
-				}
-			}
-			if s.Failure.Transcript != "" && shape.transcript > 0 {
-				// Folded: a summary page with many failures stays readable.
-				p("<details><summary>HTTP transcript, %d %s (keys redacted)</summary>\n\n%s\n</details>\n\n",
-					s.Requests, plural(s.Requests, "request", "requests"), fence(lastLines(s.Failure.Transcript, shape.transcript)))
+			if x.Transcript != "" && shape.transcript > 0 {
+				p("<details><summary>%s (keys redacted)</summary>\n\n%s\n</details>\n\n", cell(x.Request), fence(lastLines(x.Transcript, shape.transcript)))
 			}
 		}
+		if s.Failure.Transcript != "" && shape.transcript > 0 {
+			// Folded: a summary page with many failures stays readable.
+			p("<details><summary>HTTP transcript, %d %s (keys redacted)</summary>\n\n%s\n</details>\n\n",
+				s.Requests, plural(s.Requests, "request", "requests"), fence(lastLines(s.Failure.Transcript, shape.transcript)))
+		}
 	}
+}
 
+// mdRequirements is the table of requirements and the specs that checked
+// each.
+func (r Report) mdRequirements(p func(string, ...any), short func(string) string) {
 	p("## Requirements\n\n")
 	p("Each id is a heading of [the contract, in the kit's words](%s): its id in lower case is its anchor.\n\n", catalogue.DocURL)
 	p("| Result | Id | Requirement | Section | Checked by |\n|---|---|---|---|---|\n")
@@ -165,7 +183,11 @@ func (r Report) markdown(shape mdShape) []byte {
 		p("| %s %s | `%s` | %s | %s | %s |\n", resultMark(q.Result), q.Result, q.ID, cell(text), cell(q.Section), cell(strings.Join(checked, "; ")))
 	}
 	p("\n")
+}
 
+// mdSpecs is the table of features and the table of specs (those that did
+// not pass or skip, when the shape is short).
+func (r Report) mdSpecs(p func(string, ...any), shape mdShape, prefix string, short func(string) string) {
 	if len(r.Features) > 0 {
 		p("## Features\n\n| Feature | Specs | Passed | Failed | Skipped | Requests |\n|---|---|---|---|---|---|\n")
 		for _, f := range r.Features {
@@ -193,20 +215,23 @@ func (r Report) markdown(shape mdShape) []byte {
 		p("| %s %s | %s | %s | %.3f s | %d | %s |\n", resultMark(s.State), s.State, cell(short(s.Name)), cell(strings.Join(s.Requirements, ", ")), s.DurationSeconds, s.Requests, cell(note))
 	}
 	p("\n")
+}
 
-	if len(r.Config) > 0 {
-		p("## Configuration\n\nKeys are redacted.\n\n| Setting | Value |\n|---|---|\n")
-		keys := make([]string, 0, len(r.Config))
-		for k := range r.Config {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			p("| %s | %s |\n", cell(k), cell(r.Config[k]))
-		}
-		p("\n")
+// mdConfig is the run's settings, keys redacted.
+func (r Report) mdConfig(p func(string, ...any)) {
+	if len(r.Config) == 0 {
+		return
 	}
-	return b.Bytes()
+	p("## Configuration\n\nKeys are redacted.\n\n| Setting | Value |\n|---|---|\n")
+	keys := make([]string, 0, len(r.Config))
+	for k := range r.Config {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p("| %s | %s |\n", cell(k), cell(r.Config[k]))
+	}
+	p("\n")
 }
 
 // headLines keeps the first n lines of s (all when n is 0), saying how

@@ -534,7 +534,6 @@ func request(in probe.Input, auth, cursor string) client.Request {
 
 // send makes the sequence of the probe's shape.
 func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
-	s := pr.s
 	auth, skip := pr.auth(p)
 	if skip != "" {
 		r.blocked = skip
@@ -549,44 +548,6 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		}
 		in.IDs, in.Body, r.ids = ids, string(videosRequest(ids, "").Body), ids
 	}
-	fail := func(err error) { r.blocked = "the target gave no answer to judge: " + s.Redactor().String(err.Error()) }
-	// In a lane, a request that waits out a 429 first waits for its key's
-	// room (pace); a burst (Send) does not.
-	cached := func(req client.Request) *client.Response {
-		if !s.c.Known(req) {
-			if err := pr.pace(ctx, req, 1); err != nil {
-				fail(err)
-				return nil
-			}
-		}
-		resp, err := s.c.Cached(ctx, req)
-		if err != nil {
-			fail(err)
-		}
-		return resp
-	}
-	sendIn := func(ctx context.Context, req client.Request, wait bool) *client.Response {
-		send := s.c.Send
-		if wait {
-			if err := pr.pace(ctx, req, 1); err != nil {
-				fail(err)
-				return nil
-			}
-			send = s.c.Do
-		}
-		resp, err := send(ctx, req)
-		if err != nil {
-			fail(err)
-		}
-		return resp
-	}
-	sent := func(req client.Request, wait bool) *client.Response { return sendIn(ctx, req, wait) }
-	// The key whose walk hands the cursors: the role's own, or the Pro
-	// key's for a key that has no feed.
-	owner := auth
-	if p.Role.Bad() {
-		owner = client.Bearer(s.tg.Pro)
-	}
 	if p.Oracle == probe.OracleRate {
 		r.rate = pr.rateSequence(ctx, p)
 		if r.rate.blocked != "" {
@@ -594,151 +555,251 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 		}
 		return
 	}
+	q := &sequence{pr: pr, ctx: ctx, p: p, r: r, in: in, auth: auth, owner: auth}
+	if p.Role.Bad() {
+		// the key whose walk hands the cursors: the Pro key's for a key
+		// that has no feed
+		q.owner = client.Bearer(pr.s.tg.Pro)
+	}
 	switch p.Shape {
 	case probe.FirstPage:
-		if resp := cached(request(in, auth, "")); resp != nil {
+		if resp := q.cached(request(in, auth, "")); resp != nil {
 			r.judged = []*client.Response{resp}
 		}
-	case probe.CursorPage, probe.DeepPage:
-		depth := 1
-		if p.Shape == probe.DeepPage {
-			depth = 3
-		}
-		lead := in
-		if p.Role.Bad() {
-			lead = probe.DefaultInput(probe.Feed)
-		}
-		cursor := ""
-		for range depth {
-			page := cached(request(lead, owner, cursor))
-			if page == nil {
-				return
-			}
-			if page.Status != http.StatusOK {
-				r.blocked = fmt.Sprintf("%s answered %d: no cursor to follow", page.Request, page.Status)
-				return
-			}
-			r.context = append(r.context, page)
-			if _, cursor = pageShape(page); cursor == "" {
-				r.blocked = fmt.Sprintf("the feed ends after %d page(s) at %s: no page %d to ask for", len(r.context), lead.Name, depth+1)
-				return
-			}
-		}
-		// the page the cursor leads to, and the one after it (a fault of
-		// deep pages shows across their boundary); to the end for the
-		// probes of where a walk ends
-		for n := 0; cursor != "" && (n < 2 || p.Sequence() != string(p.Shape) && n < s.cfg.MaxPages); n++ {
-			resp := cached(request(in, auth, cursor))
-			if resp == nil {
-				return
-			}
-			r.judged = append(r.judged, resp)
-			if resp.Status != http.StatusOK {
-				break
-			}
-			_, cursor = pageShape(resp)
-		}
+	case probe.CursorPage:
+		q.cursorPages(1)
+	case probe.DeepPage:
+		q.cursorPages(3)
 	case probe.LiveHead:
-		if !s.virtualClock() {
-			r.blocked = liveHeadNeeds
-			return
-		}
-		first := sent(request(in, auth, ""), true)
-		if first == nil {
-			return
-		}
-		if err := s.targetClock().Wait(ctx, growth); err != nil {
-			fail(err)
-			return
-		}
-		r.context = []*client.Response{first}
-		if head := sent(request(in, auth, ""), true); head != nil {
-			r.judged = append(r.judged, head)
-		}
-		if _, next := pageShape(first); next != "" && first.Status == http.StatusOK {
-			if resp := sent(request(in, auth, next), true); resp != nil {
-				r.judged = append(r.judged, resp)
-			}
-		}
+		q.liveHead()
 	case probe.LongWalk:
-		cursor := ""
-		for range probe.LongWalkCursors + 1 {
-			page := cached(request(in, auth, cursor))
-			if page == nil {
-				return
-			}
-			r.judged = append(r.judged, page)
-			if page.Status != http.StatusOK {
-				return
-			}
-			if _, cursor = pageShape(page); cursor == "" {
-				return
-			}
-		}
+		q.longWalk()
 	case probe.BothOps:
-		feed := probe.DefaultInput(probe.Feed)
-		first := sent(request(feed, auth, ""), !p.Role.Bad())
-		if first == nil {
-			return
-		}
-		body := probe.DefaultInput(probe.Videos)
-		if ids := videoIDsOf(first); len(ids) > 0 && !p.Role.Bad() {
-			body.IDs, body.Body = ids[:1], string(videosRequest(ids[:1], "").Body)
-		}
-		videos := sent(request(body, auth, ""), !p.Role.Bad())
-		again := sent(request(feed, auth, ""), !p.Role.Bad())
-		for _, resp := range []*client.Response{first, videos, again} {
-			if resp != nil {
-				r.judged = append(r.judged, resp)
-			}
-		}
+		q.bothOps()
 	case probe.AfterBurst:
-		// As fast as the target answers: past 20 in a minute, a limiter
-		// that runs before authentication shows. A valid key's 20 from a
-		// window with room for them.
-		if err := pr.pace(ctx, request(in, auth, ""), schemas.FeedRequestsPerMinute); err != nil {
-			fail(err)
+		q.afterBurst()
+	case probe.ReadByKey:
+		q.readByKey()
+	}
+}
+
+// sequence is one probe's requests as send makes them: its input (the ids
+// made for it, if any), its Authorization value, and the one of the key
+// whose walk hands out its cursors.
+type sequence struct {
+	pr          *prober
+	ctx         context.Context
+	p           probe.Probe
+	r           *probeRun
+	in          probe.Input
+	auth, owner string
+}
+
+// fail blocks the run on a request the target gave no answer to.
+func (q *sequence) fail(err error) {
+	q.r.blocked = "the target gave no answer to judge: " + q.pr.s.Redactor().String(err.Error())
+}
+
+// cached sends a request the session may have sent already (its answer
+// then, at no cost). In a lane, a request that waits out a 429 first waits
+// for its key's room (pace); a burst (send) does not.
+func (q *sequence) cached(req client.Request) *client.Response {
+	s := q.pr.s
+	if !s.c.Known(req) {
+		if err := q.pr.pace(q.ctx, req, 1); err != nil {
+			q.fail(err)
+			return nil
+		}
+	}
+	resp, err := s.c.Cached(q.ctx, req)
+	if err != nil {
+		q.fail(err)
+	}
+	return resp
+}
+
+// sendIn sends a request anew, waiting out a 429 (after its key's room)
+// when wait says so.
+func (q *sequence) sendIn(ctx context.Context, req client.Request, wait bool) *client.Response {
+	send := q.pr.s.c.Send
+	if wait {
+		if err := q.pr.pace(ctx, req, 1); err != nil {
+			q.fail(err)
+			return nil
+		}
+		send = q.pr.s.c.Do
+	}
+	resp, err := send(ctx, req)
+	if err != nil {
+		q.fail(err)
+	}
+	return resp
+}
+
+func (q *sequence) send(req client.Request, wait bool) *client.Response {
+	return q.sendIn(q.ctx, req, wait)
+}
+
+// cursorPages walks depth pages of the owner's feed (a key without a feed
+// follows the Pro key's walk at the default input), then asks for the
+// page its cursor leads to and the one after it (a fault of deep pages
+// shows across their boundary); to the end for the probes of where a
+// walk ends.
+func (q *sequence) cursorPages(depth int) {
+	p, r := q.p, q.r
+	lead := q.in
+	if p.Role.Bad() {
+		lead = probe.DefaultInput(probe.Feed)
+	}
+	cursor := ""
+	for range depth {
+		page := q.cached(request(lead, q.owner, cursor))
+		if page == nil {
 			return
 		}
-		for range schemas.FeedRequestsPerMinute + 1 {
-			resp := sent(request(in, auth, ""), false)
-			if resp == nil {
-				return
-			}
+		if page.Status != http.StatusOK {
+			r.blocked = fmt.Sprintf("%s answered %d: no cursor to follow", page.Request, page.Status)
+			return
+		}
+		r.context = append(r.context, page)
+		if _, cursor = pageShape(page); cursor == "" {
+			r.blocked = fmt.Sprintf("the feed ends after %d page(s) at %s: no page %d to ask for", len(r.context), lead.Name, depth+1)
+			return
+		}
+	}
+	for n := 0; cursor != "" && (n < 2 || p.Sequence() != string(p.Shape) && n < q.pr.s.cfg.MaxPages); n++ {
+		resp := q.cached(request(q.in, q.auth, cursor))
+		if resp == nil {
+			return
+		}
+		r.judged = append(r.judged, resp)
+		if resp.Status != http.StatusOK {
+			break
+		}
+		_, cursor = pageShape(resp)
+	}
+}
+
+// liveHead reads the first page, makes events arrive at the head (the
+// manual clock moves), then reads the head again and the first page's
+// cursor page.
+func (q *sequence) liveHead() {
+	s, r := q.pr.s, q.r
+	if !s.virtualClock() {
+		r.blocked = liveHeadNeeds
+		return
+	}
+	first := q.send(request(q.in, q.auth, ""), true)
+	if first == nil {
+		return
+	}
+	if err := s.targetClock().Wait(q.ctx, growth); err != nil {
+		q.fail(err)
+		return
+	}
+	r.context = []*client.Response{first}
+	if head := q.send(request(q.in, q.auth, ""), true); head != nil {
+		r.judged = append(r.judged, head)
+	}
+	if _, next := pageShape(first); next != "" && first.Status == http.StatusOK {
+		if resp := q.send(request(q.in, q.auth, next), true); resp != nil {
 			r.judged = append(r.judged, resp)
 		}
-	case probe.ReadByKey:
-		pro := client.Bearer(s.tg.Pro)
-		urls := []client.Request{request(in, auth, "")}
-		if in.Op == probe.Feed {
-			if first := cached(request(probe.DefaultInput(probe.Feed), pro, "")); first != nil {
-				if _, next := pageShape(first); next != "" {
-					urls = append(urls, request(in, auth, next))
-				}
+	}
+}
+
+// longWalk follows the feed's cursors past the 100th, to its end or
+// probe.LongWalkCursors.
+func (q *sequence) longWalk() {
+	cursor := ""
+	for range probe.LongWalkCursors + 1 {
+		page := q.cached(request(q.in, q.auth, cursor))
+		if page == nil {
+			return
+		}
+		q.r.judged = append(q.r.judged, page)
+		if page.Status != http.StatusOK {
+			return
+		}
+		if _, cursor = pageShape(page); cursor == "" {
+			return
+		}
+	}
+}
+
+// bothOps reads a feed page, tracked videos for its first video, and the
+// feed page again.
+func (q *sequence) bothOps() {
+	wait := !q.p.Role.Bad()
+	feed := probe.DefaultInput(probe.Feed)
+	first := q.send(request(feed, q.auth, ""), wait)
+	if first == nil {
+		return
+	}
+	body := probe.DefaultInput(probe.Videos)
+	if ids := videoIDsOf(first); len(ids) > 0 && wait {
+		body.IDs, body.Body = ids[:1], string(videosRequest(ids[:1], "").Body)
+	}
+	videos := q.send(request(body, q.auth, ""), wait)
+	again := q.send(request(feed, q.auth, ""), wait)
+	for _, resp := range []*client.Response{first, videos, again} {
+		if resp != nil {
+			q.r.judged = append(q.r.judged, resp)
+		}
+	}
+}
+
+// afterBurst sends 21 requests as fast as the target answers: past 20 in
+// a minute, a limiter that runs before authentication shows. A valid
+// key's 20 from a window with room for them.
+func (q *sequence) afterBurst() {
+	if err := q.pr.pace(q.ctx, request(q.in, q.auth, ""), schemas.FeedRequestsPerMinute); err != nil {
+		q.fail(err)
+		return
+	}
+	for range schemas.FeedRequestsPerMinute + 1 {
+		resp := q.send(request(q.in, q.auth, ""), false)
+		if resp == nil {
+			return
+		}
+		q.r.judged = append(q.r.judged, resp)
+	}
+}
+
+// readByKey has the Pro key read a URL (the input's, and for the feed its
+// first page's cursor page too) and the probe's role ask for it at once.
+func (q *sequence) readByKey() {
+	s, in := q.pr.s, q.in
+	pro := client.Bearer(s.tg.Pro)
+	urls := []client.Request{request(in, q.auth, "")}
+	if in.Op == probe.Feed {
+		if first := q.cached(request(probe.DefaultInput(probe.Feed), pro, "")); first != nil {
+			if _, next := pageShape(first); next != "" {
+				urls = append(urls, request(in, q.auth, next))
 			}
 		}
-		for _, req := range urls {
-			read := req
-			read.Auth = pro
-			// the Pro key reads it, and the role asks for it at once: with
-			// room for both first, and no other request between them
-			n := 1
-			if req.Auth == pro {
-				n = 2
-			}
-			if err := errors.Join(pr.pace(ctx, read, n), pr.pace(ctx, req, 1)); err != nil {
-				fail(err)
-				return
-			}
-			s.pace.Alone(ctx, func(ctx context.Context) {
-				if got := sendIn(ctx, read, true); got != nil {
-					r.context = append(r.context, got)
-				}
-				if resp := sendIn(ctx, req, !p.Role.Bad()); resp != nil {
-					r.judged = append(r.judged, resp)
-				}
-			})
+	}
+	for _, req := range urls {
+		read := req
+		read.Auth = pro
+		// the Pro key reads it, and the role asks for it at once: with
+		// room for both first, and no other request between them
+		n := 1
+		if req.Auth == pro {
+			n = 2
 		}
+		if err := errors.Join(q.pr.pace(q.ctx, read, n), q.pr.pace(q.ctx, req, 1)); err != nil {
+			q.fail(err)
+			return
+		}
+		s.pace.Alone(q.ctx, func(ctx context.Context) {
+			if got := q.sendIn(ctx, read, true); got != nil {
+				q.r.context = append(q.r.context, got)
+			}
+			if resp := q.sendIn(ctx, req, !q.p.Role.Bad()); resp != nil {
+				q.r.judged = append(q.r.judged, resp)
+			}
+		})
 	}
 }
 

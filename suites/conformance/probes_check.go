@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
@@ -18,9 +17,12 @@ import (
 // The oracles of the generated probes. What an answer's status, headers
 // and body must be is the contract oracle's (package oracle), which judges
 // every exchange, a probe's too: a probe spec fails with the problems of its
-// own requirement it found there. What is left here is what a probe's
-// scenario adds beyond one answer: page sizes against whole walks, walks,
-// tenants, the partition of ids against the feed, the limiter's windows.
+// own requirement it found there, and so are the rules of a chain of pages
+// (each event once, a handed-out cursor honoured, no empty end). What is
+// left here is what a probe's scenario adds beyond the answers the oracle
+// saw before them: a first page and a long walk against the role's whole
+// walk (which the probe asks for, maybe after its own), tenants, the
+// partition of ids against the feed, the limiter's windows.
 // Each returns the problems, or why the probe could not be judged.
 
 func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
@@ -142,31 +144,25 @@ func (pr *prober) olderThan(ctx context.Context, role probe.Role, resp *client.R
 	return n
 }
 
+// checkPageSize judges what one answer cannot show: a first page that ends
+// the feed (a null nextCursor) with fewer events than asked, while the
+// role's whole walk saw older ones. A page's size against its limit, a
+// short page that hands out a cursor, and a status that is no page are
+// the contract oracle's, as are the walks compared once both are whole.
 func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
+	if p.Shape != probe.FirstPage {
+		return nil, ""
+	}
 	in := p.Input
 	var out []string
 	for _, resp := range r.judged {
-		switch {
-		case limited(resp):
-			continue
-		case resp.Status == http.StatusBadRequest && in.Verdict == probe.Either:
-			continue // a number past what the server's integers hold may be refused
-		case cursorRefused(resp) != "":
-			return nil, cursorRefused(resp)
-		case resp.Status != http.StatusOK:
-			out = append(out, fmt.Sprintf("%s: status %d, want a page of %d events (%s)\n    response body: %s", resp.Request, resp.Status, in.Size, in.Name, resp.Excerpt()))
+		if resp.Status != http.StatusOK {
 			continue
 		}
-		size, next := pageShape(resp)
-		switch {
-		case size > in.Size:
-			out = append(out, fmt.Sprintf("%s: %d events, want at most %d (%s)", resp.Request, size, in.Size, in.Name))
-		case size < in.Size && next != "":
-			out = append(out, fmt.Sprintf("%s: %d events and a nextCursor, want %d (%s; fewer only on the last page)", resp.Request, size, in.Size, in.Name))
-		case size < in.Size && p.Shape == probe.FirstPage:
-			// A first page that ends the feed must hold all of it: the
-			// role's whole walk may show newer events (a live feed grows at
-			// its head), never older ones the page left out.
+		// A first page that ends the feed must hold all of it: the
+		// role's whole walk may show newer events (a live feed grows at
+		// its head), never older ones the page left out.
+		if size, next := pageShape(resp); size < in.Size && next == "" {
 			if older := pr.olderThan(ctx, p.Role, resp); older > 0 {
 				out = append(out, fmt.Sprintf("%s: %d events and a null nextCursor, want %d: %s's walk at limit=%d saw %d event(s) older than this page's last, which the feed's last page must hold", resp.Request, size, in.Size, roleSays[p.Role], schemas.MaxPageSize, older))
 			}
@@ -175,78 +171,38 @@ func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun)
 	return out, ""
 }
 
-// eventsOf are the events of feed pages with their encoding, in order.
-func (pr *prober) eventsOf(resps []*client.Response) (ids []string, enc []string, where []string) {
-	for _, resp := range ok200(resps) {
-		doc, err := resp.JSON()
-		if err != nil || !pr.facts.of(resp).pageOK {
-			continue
-		}
-		for i, ev := range jsondoc.Items(doc, "/events") {
-			id, _ := jsondoc.String(ev, "/id")
-			ids, enc = append(ids, id), append(enc, string(jsondoc.Encode(ev)))
-			where = append(where, fmt.Sprintf("%s /events/%d", resp.Request, i))
-		}
-	}
-	return ids, enc, where
-}
-
+// checkWalk judges what a walk's answers cannot show alone: a long walk
+// that ends (a null nextCursor) before events the role's whole walk saw,
+// or stops on a page that still hands out a cursor. Each event once, a
+// handed-out cursor honoured, no empty end, an id for one event: the
+// contract oracle's, on every chain of pages.
 func (pr *prober) checkWalk(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
-	pages := slices.Concat(r.context, r.judged)
-	if p.Shape == probe.LiveHead {
-		// the first page and its cursor page, across the growth; the new
-		// head shows the first page's events again, as it should
-		if len(r.judged) < 2 {
-			return nil, "the first page had no nextCursor to follow once new events arrived"
-		}
-		pages = []*client.Response{r.context[0], r.judged[1]}
+	if p.Shape == probe.LiveHead && len(r.judged) < 2 {
+		return nil, "the first page had no nextCursor to follow once new events arrived"
 	}
+	if p.Shape != probe.LongWalk || len(r.judged) == 0 {
+		return nil, ""
+	}
+	last := r.judged[len(r.judged)-1]
+	_, next := pageShape(last)
+	stopped := last.Status == http.StatusOK && next != "" && len(r.judged) <= probe.LongWalkCursors
 	var out []string
 	switch p.Requirement {
 	case catalogue.FeedCursorWalk:
-		for _, resp := range r.judged {
-			if resp.Status != http.StatusOK && !limited(resp) && resp.Request.Query != "" && strings.Contains(resp.Request.Query, "cursor=") {
-				out = append(out, fmt.Sprintf("%s: status %d: a cursor the server handed out is refused\n    response body: %s", resp.Request, resp.Status, resp.Excerpt()))
-			}
+		seen := 0
+		for _, resp := range ok200(r.judged) {
+			size, _ := pageShape(resp)
+			seen += size
 		}
-		ids, enc, where := pr.eventsOf(pages)
-		first := map[string]int{}
-		for i, id := range ids {
-			if j, ok := first[id]; ok && id != "" && enc[i] == enc[j] {
-				out = append(out, fmt.Sprintf("%s repeats the event of %s (id %q)", where[i], where[j], id))
-			} else if !ok {
-				first[id] = i
-			}
+		if n := pr.knownEvents(ctx, p.Role); last.Status == http.StatusOK && next == "" && n > seen {
+			out = append(out, fmt.Sprintf("%s: the walk at limit=1 ends after %d events (a null nextCursor), but the feed holds at least %d (the walk at limit=%d saw them)", last.Request, seen, n, schemas.MaxPageSize))
 		}
-		if p.Shape == probe.LongWalk && len(r.judged) > 0 {
-			last := r.judged[len(r.judged)-1]
-			_, next := pageShape(last)
-			if n := pr.knownEvents(ctx, p.Role); last.Status == http.StatusOK && next == "" && n > len(ids) {
-				out = append(out, fmt.Sprintf("%s: the walk at limit=1 ends after %d events (a null nextCursor), but the feed holds at least %d (the walk at limit=%d saw them)", last.Request, len(ids), n, schemas.MaxPageSize))
-			}
-			if len(r.judged) <= probe.LongWalkCursors && len(out) == 0 && next != "" {
-				return nil, "the walk stopped early: " + last.String()
-			}
+		if stopped && len(out) == 0 {
+			return nil, "the walk stopped early: " + last.String()
 		}
 	case catalogue.FeedCursorEnd:
-		for i, resp := range pages {
-			size, next := pageShape(resp)
-			if i > 0 && resp.Status == http.StatusOK && size == 0 {
-				out = append(out, fmt.Sprintf("%s: an empty page: the nextCursor of the page before should have been null", resp.Request))
-			}
-			if resp.Status == http.StatusOK && next != "" && i == len(pages)-1 && p.Shape == probe.LongWalk && len(pages) <= probe.LongWalkCursors {
-				out = append(out, fmt.Sprintf("%s: the walk stopped on a page with a nextCursor", resp.Request))
-			}
-		}
-	case catalogue.EventIDUnique:
-		ids, enc, where := pr.eventsOf(pages)
-		first := map[string]int{}
-		for i, id := range ids {
-			if j, ok := first[id]; ok && id != "" && enc[i] != enc[j] {
-				out = append(out, fmt.Sprintf("%s has the id %q of another event, %s", where[i], id, where[j]))
-			} else if !ok {
-				first[id] = i
-			}
+		if stopped {
+			out = append(out, fmt.Sprintf("%s: the walk stopped on a page with a nextCursor", last.Request))
 		}
 	}
 	return out, ""

@@ -175,6 +175,38 @@ type keyState struct {
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
 	// events, more than asked
 	ignoresLimit bool
+	// shortBy: a cursor → the short pages that handed it out, not yet
+	// judged; continued: a cursor → the events of the first page read with
+	// it that showed events, its walk in no trouble. A cursor is a
+	// position: two pages (of two limits) may hand out the same one, and
+	// the chain follows the first; a short page whose cursor led on to
+	// events its own walk had not shown was not the last, whichever chain
+	// the page read with it joined.
+	shortBy   map[string][]pendingShort
+	continued map[string][]string
+}
+
+// pendingShort is a short page that handed out a cursor, and its page in
+// its walk's chain.
+type pendingShort struct {
+	short *shortPage
+	page  *node
+}
+
+// leadsOn reports whether events ids (shown by a page read with the short
+// page's cursor) continue its walk: some, none of them shown by its
+// chain (a cursor that leads back to them is the walk's trouble, not the
+// page's size).
+func (ps pendingShort) leadsOn(ids []string) bool {
+	if ps.page.troubled || len(ids) == 0 {
+		return false
+	}
+	for _, id := range ids {
+		if ps.page.has(id) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 type send struct {
@@ -222,7 +254,8 @@ func (m *model) init() {
 func (m *model) key(token string) *keyState {
 	k := m.keys[token]
 	if k == nil {
-		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{}}
+		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{},
+			shortBy: map[string][]pendingShort{}, continued: map[string][]string{}}
 		m.keys[token] = k
 	}
 	return k
@@ -549,6 +582,17 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 			nd.short = short
 		}
 	}
+	m.continues(j, k, q.cursor, evs, nd.troubled)
+	if short != nil && hasNext && next != "" {
+		ps := pendingShort{short: short, page: nd}
+		if ids, ok := k.continued[next]; ok {
+			if ps.leadsOn(ids) {
+				j.failShort(short)
+			}
+		} else {
+			k.shortBy[next] = append(k.shortBy[next], ps)
+		}
+	}
 	switch {
 	case hasNext && next != "":
 		is := &issue{token: j.token, resp: j.resp, chain: nd, events: len(evs)}
@@ -579,6 +623,31 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	}
 }
 
+// continues notes the events of the page read with cursor (none: a first
+// page), its walk in no trouble: a short page that handed out that cursor
+// was not the last if they continue its walk.
+func (m *model) continues(j *judging, k *keyState, cursor string, evs []event, troubled bool) {
+	if cursor == "" || len(evs) == 0 || troubled {
+		return
+	}
+	if _, ok := k.continued[cursor]; ok {
+		return // the first page read with it speaks for the position
+	}
+	var ids []string
+	for _, e := range evs {
+		if e.id != "" {
+			ids = append(ids, e.id)
+		}
+	}
+	k.continued[cursor] = ids
+	for _, ps := range k.shortBy[cursor] {
+		if ps.leadsOn(ids) {
+			j.failShort(ps.short)
+		}
+	}
+	delete(k.shortBy, cursor)
+}
+
 // shortPage is a page that held fewer events than its limit asked for and
 // handed out a cursor: FEED-LIMIT's unless its walk's cursors are in
 // trouble (they skip or repeat events), which explains it.
@@ -587,9 +656,14 @@ type shortPage struct {
 	rule     catalogue.ID
 	expected string
 	actual   string
+	judged   bool // its problem is found (by its chain or its cursor)
 }
 
 func (j *judging) failShort(sp *shortPage) {
+	if sp.judged {
+		return
+	}
+	sp.judged = true
 	j.problems = append(j.problems, Problem{Requirement: sp.rule, Request: sp.resp.Request.String(), Pointer: "/events",
 		Expected: sp.expected, Actual: sp.actual, Evidence: []*client.Response{sp.resp, j.resp}})
 }

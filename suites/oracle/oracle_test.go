@@ -294,6 +294,12 @@ var breaks = []struct {
 	{catalogue.FeedLimit, "a short last page above events a walk showed", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))},
 		{req: feed("limit=3", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))}}},
+	{catalogue.FeedLimit, "a short page whose cursor, handed out first at another limit, leads on to events", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("c2", ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c2&limit=1", pro), status: 200, body: page("c3", ev("e3", ms(3), "v1"))},
+		{req: feed("cursor=c2&limit=2", pro), status: 200, body: page("c3", ev("e3", ms(3), "v1"))},
+		{req: feed("cursor=c3&limit=1", pro), status: 200, body: page("", ev("e4", ms(4), "v1"))}}},
 	{catalogue.FeedPageDefault, "a short default page that ends above events a walk showed", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", manyEvents(60)...)},
 		{req: feed("", pro), status: 200, body: page("", manyEvents(30)...)}}},

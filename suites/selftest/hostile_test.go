@@ -233,6 +233,9 @@ var expectations = map[string]hostileRun{
 // (4 s of real time).
 var slow = map[string]bool{"invalid-json": true, "huge-body": true, "drip": true}
 
+// TestHostileTargets runs the suite once against each hostile target,
+// with small bounds. A whole run each: any spec may meet the hostility, and
+// the bounds of time and memory hold for the run, not for one spec.
 func TestHostileTargets(t *testing.T) {
 	t.Parallel()
 	c := newCatcher(t)

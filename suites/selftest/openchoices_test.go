@@ -23,7 +23,7 @@ import (
 // error bodies are application/problem+json; feed 400s say which parameter
 // in another shape of details; cursors are opaque strings of another form;
 // every 200 body has an extra member; an id asked twice is answered twice;
-// health wants a key.
+// health wants a key. A whole run: any spec may meet any of these answers.
 func TestOpenChoicesPass(t *testing.T) {
 	t.Parallel()
 	r := runSuite(t, startTarget(t, simulator.Config{}, openChoices))

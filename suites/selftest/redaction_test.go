@@ -126,7 +126,8 @@ func refuseEverything() http.Handler {
 }
 
 // TestNoKeyInAnyOutput runs the suite against targets that echo the keys
-// and searches everything the run wrote for any fragment of a key.
+// and searches everything the run wrote for any fragment of a key. A whole
+// run, -v and JUnit: every spec and every writer of output may leak one.
 func TestNoKeyInAnyOutput(t *testing.T) {
 	t.Parallel()
 	refusing := httptest.NewServer(refuseEverything())
@@ -145,6 +146,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		{"a simulator that echoes the key and fails specs", startTarget(t, simulator.Config{}, echo), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := runSearched(t, tc.target, "--ginkgo.v")
 			if r.exitCode == 0 {
 				t.Fatalf("the suite passed a target that echoes keys")

@@ -134,7 +134,8 @@ func TestBodyNotJSONFailsItsRequirement(t *testing.T) {
 
 // TestLimiterThatDoesNotRelease: a key whose 429 does not end when its
 // Retry-After said stops the run with that finding (incomplete), instead of
-// failing the requirements whose specs use the key.
+// failing the requirements whose specs use the key. A whole run: no spec
+// whose key is locked out may fail for it.
 func TestLimiterThatDoesNotRelease(t *testing.T) {
 	t.Parallel()
 	tg := startTarget(t, simulator.Config{}, func(h http.Handler, keys *bundled.Keys) http.Handler {

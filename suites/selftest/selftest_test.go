@@ -13,13 +13,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -40,6 +43,16 @@ func TestMain(m *testing.M) {
 	// The simulators of this process: a fifth less CPU with a larger GC
 	// target. (A child's peak memory, VmHWM after its exec, is its own.)
 	debug.SetGCPercent(400)
+	// Most tests wait: on a suite run in a child process, on a deadline or
+	// a Retry-After in real time. Twice as many at once as there are cores
+	// keep the cores busy while some wait (go test's default is as many;
+	// -parallel given wins).
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	var err error
 	// built where an unchanged suite is not linked again (package testbin)
 	if suiteBinary, err = testbin.Test("./suites"); err != nil {
