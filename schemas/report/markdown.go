@@ -76,6 +76,9 @@ func (r Report) mdHead(p func(string, ...any), shape mdShape) {
 		}
 		p("\n")
 	}
+	if line := r.LedgerLine(); line != "" {
+		p("%s\n\n", line)
+	}
 	if shape.note != "" {
 		files := r.files()
 		p("> Shortened to fit a merge-request comment: %s. The HTML and JSON reports (%s, %s) hold everything.\n\n", shape.note, files[2].name, files[0].name)

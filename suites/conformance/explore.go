@@ -334,6 +334,7 @@ func (ex *explorer) reportEquivalences() {
 		}
 	}
 	line := fmt.Sprintf("equivalences: %d of %d transformations reached, %d answered otherwise than their plain request", len(reached), all, len(differed))
+	line += "; " + ledgerReach(reached)
 	if len(left) > 0 {
 		line += fmt.Sprintf("; left %d: %s", len(left), strings.Join(left, "; "))
 	}
@@ -382,4 +383,34 @@ func (s *suite) profile() probe.Profile {
 func (s *suite) explores() bool {
 	sc, _ := GinkgoConfiguration()
 	return withoutStrict(sc.LabelFilter) == withoutStrict("") && len(sc.FocusStrings) == 0 && len(sc.SkipStrings) == 0 && len(sc.FocusFiles) == 0
+}
+
+// ledgerReach says which of the ledger's statements judged by a
+// transformation the run reached: one of its transformations was sent.
+func ledgerReach(reached []string) string {
+	l, err := catalogue.LoadLedger()
+	if err != nil {
+		return "the ledger: " + err.Error()
+	}
+	sent := map[string]bool{}
+	for _, r := range reached {
+		name, _, _ := strings.Cut(r, " on ")
+		sent[name] = true
+	}
+	var in, out []string
+	for _, st := range l.Statements {
+		if st.Judged != catalogue.ByTransformation {
+			continue
+		}
+		if slices.ContainsFunc(st.Transformations, func(t string) bool { return sent[t] }) {
+			in = append(in, st.ID)
+		} else {
+			out = append(out, st.ID)
+		}
+	}
+	says := fmt.Sprintf("ledger statements reached %d of %d", len(in), len(in)+len(out))
+	if len(out) > 0 {
+		says += " (left: " + strings.Join(out, ", ") + ")"
+	}
+	return says
 }

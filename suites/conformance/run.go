@@ -533,6 +533,9 @@ func (r *run) summary(rep report.Report) {
 			fmt.Fprintf(&b, "    %s: %s\n", strings.Join(g.IDs, ", "), g.Line)
 		}
 	}
+	if line := rep.LedgerLine(); line != "" {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
 	fmt.Fprintf(&b, "  %s\n", rep.SpecLine())
 	fmt.Fprintf(&b, "  %-12s %6s %6s %6s %7s %6s %8s\n", "label", "specs", "passed", "failed", "blocked", "skipped", "requests")
 	for _, f := range rep.Features {
