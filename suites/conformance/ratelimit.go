@@ -118,7 +118,7 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 				return b
 			}
 		}
-		resp, err := s.c.Send(ctx, burstRequest(b.sent, key, last))
+		resp, err := s.c.Send(ctx, forwardedFrom(burstRequest(b.sent, key, last), len(b.sent)))
 		if err != nil {
 			b.err = err
 			return b
@@ -229,10 +229,21 @@ func (s *suite) runBursts(ctx context.Context) *burst {
 	return b
 }
 
+// forwardedFrom claims that the i-th request of a burst was forwarded for
+// another client address (RFC 7239 §8.1: anyone can write these fields;
+// the limit is per API key, not per address): a limiter that counts per
+// claimed address gives each request a fresh budget, and shows.
+func forwardedFrom(r client.Request, i int) client.Request {
+	addr := fmt.Sprintf("192.0.2.%d", i%250+1) // TEST-NET-1 (RFC 5737): no one's address
+	r.Header = append(slices.Clone(r.Header), client.Field{Name: "X-Forwarded-For", Value: addr}, client.Field{Name: "Forwarded", Value: "for=" + addr})
+	return r
+}
+
 // lastPage is the request of a last page of the key's feed (a cursor page
 // whose nextCursor was null) from a walk the run makes anyway (the Pro
 // key's at the largest page size, the free key's; on a virtual clock, where
-// it costs no window, any key's), or nil: a feed of one page.
+// it costs no window, any key's), or nil. On a feed of one page it is the
+// first page: a last page too.
 func (s *suite) lastPage(ctx context.Context, key string) *client.Request {
 	var w *walk
 	switch key {
@@ -246,10 +257,10 @@ func (s *suite) lastPage(ctx context.Context, key string) *client.Request {
 		}
 		w = s.walkOnce(ctx, key, strconv.Itoa(schemas.MaxPageSize))
 	}
-	if !w.Complete || len(w.Pages) < 2 {
+	if !w.Complete || len(w.Pages) == 0 {
 		return nil
 	}
-	r := w.Pages[len(w.Pages)-1].Resp.Request
+	r := w.Pages[len(w.Pages)-1].Resp.Request // a feed of one page: its first
 	return &r
 }
 
