@@ -150,8 +150,47 @@ func exchangeRaw(conn net.Conn, hreq *http.Request, f Framing) (*http.Response, 
 	if err := w.Flush(); err != nil {
 		return nil, err
 	}
-	return http.ReadResponse(bufio.NewReaderSize(conn, maxHeaderBytes), hreq)
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, maxHeaderBytes), hreq)
+	if err == nil && f.HTTP10 && slices.Contains(resp.TransferEncoding, "chunked") {
+		// RFC 9112 §6.1: no Transfer-Encoding in an answer to a 1.0
+		// request. A 1.0 recipient reads to the close: the chunks' framing
+		// is its body, and the answer is judged by what it reads.
+		resp.Body = &asChunked{r: resp.Body}
+		resp.Header.Set("Transfer-Encoding", "chunked")
+	}
+	return resp, err
 }
+
+// asChunked gives back a decoded chunked body with its framing, as a
+// recipient that does not know the coding reads it.
+type asChunked struct {
+	r    io.ReadCloser
+	buf  []byte
+	done bool
+}
+
+func (c *asChunked) Read(p []byte) (int, error) {
+	for len(c.buf) == 0 {
+		if c.done {
+			return 0, io.EOF
+		}
+		chunk := make([]byte, 4096)
+		n, err := c.r.Read(chunk)
+		if n > 0 {
+			c.buf = fmt.Appendf(nil, "%x\r\n%s\r\n", n, chunk[:n])
+		}
+		if err == io.EOF {
+			c.buf, c.done = append(c.buf, "0\r\n\r\n"...), true
+		} else if err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, c.buf)
+	c.buf = c.buf[n:]
+	return n, nil
+}
+
+func (c *asChunked) Close() error { return c.r.Close() }
 
 // connBody closes the connection with the body.
 type connBody struct {

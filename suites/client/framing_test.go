@@ -154,3 +154,44 @@ func TestRawRequestOverTLS(t *testing.T) {
 		t.Errorf("the server read %q", got)
 	}
 }
+
+// An answer to an HTTP/1.0 request in the chunked coding (RFC 9112 §6.1
+// forbids it) is read as a 1.0 recipient reads it, framing and all; the
+// same answer to an HTTP/1.1 request is its JSON.
+func TestChunkedAnswerToHTTP10IsReadAsIs(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				conn.SetDeadline(time.Now().Add(5 * time.Second))
+				if req, err := http.ReadRequest(bufio.NewReader(conn)); err == nil {
+					io.ReadAll(req.Body)
+				}
+				io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+			}()
+		}
+	}()
+	c := &Client{BaseURL: "http://" + ln.Addr().String()}
+	defer c.Close()
+	for _, tc := range []struct {
+		framing Framing
+		body    string
+	}{{Framing{HTTP10: true}, "2\r\n{}\r\n0\r\n\r\n"}, {Framing{Absolute: true}, "{}"}} {
+		resp, err := c.Send(context.Background(), Request{Method: "GET", Path: "/api/public-feed", Framing: tc.framing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(resp.Body) != tc.body {
+			t.Errorf("%v: body %q, want %q", tc.framing, resp.Body, tc.body)
+		}
+	}
+}
