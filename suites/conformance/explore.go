@@ -110,6 +110,9 @@ func (ex *explorer) start() {
 		if ids := s.knownVideoIDs(s.runCtx, 1); len(ids) > 0 {
 			keys.Video = ids[0]
 		}
+		if w := s.fullWalk(s.runCtx); len(w.Pages) > 0 {
+			keys.Cursor = w.Pages[0].Next
+		}
 		for _, spend := range []explore.Spend{explore.SpendPro, explore.SpendFree, explore.SpendNone} {
 			vs := bySpend[spend]
 			if len(vs) == 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,6 +74,37 @@ func TestVariantsFindANormalizingEcho(t *testing.T) {
 	}
 }
 
+// A server that reads the cursor's value without decoding its percent-
+// encoding finds no such cursor: the transformations of the feed's page
+// find it.
+func TestVariantsFindACursorReadUndecoded(t *testing.T) {
+	raw := simulator.Layer{Name: "cursor read raw", Wrap: func(_ *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+		if op != simulator.OpFeed {
+			return next
+		}
+		return func(r *http.Request) simulator.Answer {
+			var parts []string
+			for _, p := range strings.Split(r.URL.RawQuery, "&") {
+				name, value, ok := strings.Cut(p, "=")
+				if n, err := url.QueryUnescape(name); ok && err == nil && n == "cursor" {
+					p = "cursor=" + url.QueryEscape(value) // the value as written, not as meant
+				}
+				parts = append(parts, p)
+			}
+			r = r.Clone(r.Context())
+			r.URL.RawQuery = strings.Join(parts, "&")
+			return next(r)
+		}
+	}}
+	found := false
+	for _, p := range sendAll(t, []simulator.Layer{raw}) {
+		found = found || strings.Contains(p, "(equivalence)") && strings.Contains(p, "FEED-CURSOR-WALK")
+	}
+	if !found {
+		t.Error("no variant found the server that reads a cursor undecoded")
+	}
+}
+
 // lenient reads a tracked-videos body as a forgiving parser would: what is
 // no JSON is mended (comments dropped, a comma before a bracket dropped,
 // single quotes made double) and served if that makes it JSON.
@@ -119,27 +151,67 @@ func sendAll(t *testing.T, layers []simulator.Layer) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := explore.Keys{Pro: keys.Pro, Free: keys.Free, Revoked: keys.Revoked, Video: firstVideo(first.Body)}
+	var page struct{ NextCursor string }
+	json.Unmarshal(first.Body, &page)
+	k := explore.Keys{Pro: keys.Pro, Free: keys.Free, Revoked: keys.Revoked, Video: firstVideo(first.Body), Cursor: page.NextCursor}
+	if k.Cursor == "" {
+		t.Fatal("the feed's first page handed out no cursor")
+	}
+	or.Sending(first.Request, 1)
+	first.Seq = 1
+	or.Judge(first) // its cursor is the key's: a page of it is judged as one
 	sent := 0
 	var problems []string
-	for seq, v := range explore.All() {
+	judge := func(name string, fam explore.Family, resp *client.Response, extra []oracle.Problem) {
+		for _, p := range append(or.Judge(resp), extra...) {
+			if !strings.HasPrefix(string(p.Requirement), "RATE-") {
+				problems = append(problems, fmt.Sprintf("%s (%s): %s %s: want %s; got %s", name, fam, p.Requirement, p.Pointer, p.Expected, p.Actual))
+			}
+		}
+	}
+	seq := 1
+	for _, b := range explore.Bases {
+		plainReq, ok := explore.Plain(b, k)
+		if !ok {
+			continue
+		}
+		seq++
+		or.Sending(plainReq, seq)
+		plain, err := c.Do(ctx, plainReq)
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		plain.Seq = seq
+		judge(string(b), explore.Equivalence, plain, nil)
+		for _, pack := range explore.Packs(b) {
+			req, _ := explore.Transformed(b, k, pack)
+			seq++
+			or.Sending(req, seq)
+			resp, err := c.Do(ctx, req)
+			if err != nil {
+				t.Errorf("%s, %d transformations: %v", b, len(pack), err)
+				continue
+			}
+			resp.Seq = seq
+			_, extra := or.Equivalent(plain, resp, pack[0].Statement)
+			judge(fmt.Sprintf("%s, transformed (%s…)", b, pack[0].Name), explore.Equivalence, resp, extra)
+		}
+	}
+	for _, v := range explore.All() {
+		seq++
 		req, ok := v.Request(k)
 		if !ok {
 			continue
 		}
-		or.Sending(req, seq+1)
+		or.Sending(req, seq)
 		resp, err := c.Do(ctx, req)
 		if err != nil {
 			t.Errorf("%s: %v", v.Name, err)
 			continue
 		}
-		resp.Seq = seq + 1
+		resp.Seq = seq
 		sent++
-		for _, p := range or.Judge(resp) {
-			if !strings.HasPrefix(string(p.Requirement), "RATE-") {
-				problems = append(problems, fmt.Sprintf("%s (%s): %s %s: want %s; got %s", v.Name, v.Family, p.Requirement, p.Pointer, p.Expected, p.Actual))
-			}
-		}
+		judge(v.Name, v.Family, resp, nil)
 	}
 	if sent < len(explore.All())/2 {
 		t.Errorf("%d of %d variants sent", sent, len(explore.All()))

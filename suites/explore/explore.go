@@ -63,6 +63,9 @@ type Keys struct {
 	Pro, Free, Revoked string
 	// Video is an id of a video the Pro key's feed shows ("" when none).
 	Video string
+	// Cursor is a nextCursor the Pro key was handed ("" when none): the
+	// equivalences of the feed are those of a page of its walk.
+	Cursor string
 }
 
 // Variant is one explored request, or a short sequence (a walk).

@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -179,6 +180,10 @@ func plainDraft(b Base, k Keys) (*draft, bool) {
 	case BaseFeed:
 		d.method, d.path = "GET", schemas.PathFeed
 		d.pairs = [][2]string{{"limit", plainLimit}}
+		if k.Cursor != "" {
+			// a page of the key's walk: its cursor is a query value too
+			d.pairs = append(d.pairs, [2]string{"cursor", url.QueryEscape(k.Cursor)})
+		}
 		d.add("Authorization", "Bearer "+k.Pro)
 	case BaseVideos:
 		d.method, d.path = "POST", schemas.PathVideos
