@@ -255,11 +255,16 @@ func (d *draft) scheme(s string) {
 }
 
 // query percent-encodes the names or the values of the pairs.
+//
+// Only limit's name is encoded: a server that reads no encoded name then
+// loses one parameter, not two, and one requirement says so.
 func (d *draft) query(names bool, enc func(string) string) {
 	for i, p := range d.pairs {
-		if names {
+		switch {
+		case names && p[0] == "limit":
 			d.pairs[i][0] = enc(p[0])
-		} else {
+		case names:
+		default:
 			d.pairs[i][1] = enc(p[1])
 		}
 	}
