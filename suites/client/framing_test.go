@@ -16,6 +16,13 @@ import (
 // bytes of each request head and body it read to got.
 func rawTarget(t *testing.T) (string, <-chan string) {
 	t.Helper()
+	return answeringTarget(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+}
+
+// answeringTarget answers every request with the bytes of answer and
+// hands the bytes of each request head and body it read to got.
+func answeringTarget(t *testing.T, answer string) (string, <-chan string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -37,8 +44,11 @@ func rawTarget(t *testing.T) (string, <-chan string) {
 				if err == nil {
 					io.ReadAll(req.Body)
 				}
-				got <- raw.String()
-				io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+				select {
+				case got <- raw.String():
+				default:
+				}
+				io.WriteString(conn, answer)
 			}()
 		}
 	}()
@@ -159,28 +169,8 @@ func TestRawRequestOverTLS(t *testing.T) {
 // forbids it) is read as a 1.0 recipient reads it, framing and all; the
 // same answer to an HTTP/1.1 request is its JSON.
 func TestChunkedAnswerToHTTP10IsReadAsIs(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				conn.SetDeadline(time.Now().Add(5 * time.Second))
-				if req, err := http.ReadRequest(bufio.NewReader(conn)); err == nil {
-					io.ReadAll(req.Body)
-				}
-				io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
-			}()
-		}
-	}()
-	c := &Client{BaseURL: "http://" + ln.Addr().String()}
+	target, _ := answeringTarget(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+	c := &Client{BaseURL: target}
 	defer c.Close()
 	for _, tc := range []struct {
 		framing Framing
