@@ -47,6 +47,12 @@ func TestEquivalencesCatchAServerThatReadsOtherwise(t *testing.T) {
 
 func failedRequirements(t *testing.T, r result) []string {
 	t.Helper()
+	return failedIn(readReport(t, r))
+}
+
+// readReport reads the run's conformance-report.json.
+func readReport(t *testing.T, r result) conformance.Report {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(r.dir, "reports", "conformance-report.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +61,11 @@ func failedRequirements(t *testing.T, r result) []string {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
+	return rep
+}
+
+// failedIn are the requirements a report says failed, in its order.
+func failedIn(rep conformance.Report) []string {
 	var failed []string
 	for _, req := range rep.Requirements {
 		if req.Result == conformance.ResultFailed {

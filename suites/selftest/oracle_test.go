@@ -1,16 +1,12 @@
 package selftest
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
-	conformance "github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/bundled"
 )
@@ -24,20 +20,8 @@ import (
 func TestOracleJudgesWhatNoSpecAsserts(t *testing.T) {
 	t.Parallel()
 	r := runSuite(t, startTarget(t, simulator.Config{}, brokenURIOnLimit1), "--ginkgo.label-filter=FEED-LIMIT || URI-FORMAT")
-	raw, err := os.ReadFile(filepath.Join(r.dir, "reports", "conformance-report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep conformance.Report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
-	var failed []string
-	for _, req := range rep.Requirements {
-		if req.Result == conformance.ResultFailed {
-			failed = append(failed, req.ID)
-		}
-	}
+	rep := readReport(t, r)
+	failed := failedIn(rep)
 	if !slices.Equal(failed, []string{"URI-FORMAT"}) {
 		t.Fatalf("requirements failed: %v, want URI-FORMAT alone\n%s", failed, failures(r))
 	}
