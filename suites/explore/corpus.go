@@ -26,11 +26,13 @@ const corpusIDsPerRequest = schemas.MaxVideoIDs
 // maps the Ångström and Ohm signs to letters): a server that normalizes
 // what it echoes lists another id as missing than the one asked. Each
 // begins with ~, which no video id has; they are spelled as JSON escapes.
-var normalForms = []string{`~e\u0301`, `~\u00e9`, `~\uff21`, `~\ufb01`, `~\ud835\udc00`, `~\u212b`, `~A\u030a`, `~\u2126`, `~\u1e9b\u0323`, `~\u0071\u0307\u0323`}
+// The first holds what HTML escapes (<, >, &, quotes): an echo written for
+// a page (&lt;, \u003c is the same JSON) shows too.
+var normalForms = []string{`~<b>&amp;\u0027\"`, `~e\u0301`, `~\u00e9`, `~\uff21`, `~\ufb01`, `~\ud835\udc00`, `~\u212b`, `~A\u030a`, `~\u2126`, `~\u1e9b\u0323`, `~\u0071\u0307\u0323`}
 
 func corpusVariants() []Variant {
 	normal := `{"videoIds":["` + strings.Join(normalForms, `","`) + `"]}`
-	out := []Variant{{Family: Corpus, Name: fmt.Sprintf("tracked videos with the Pro key, %d ids whose Unicode normal forms differ (each must come back as sent)", len(normalForms)),
+	out := []Variant{{Family: Corpus, Name: fmt.Sprintf("tracked videos with the Pro key, %d ids whose Unicode normal forms differ, and one of what HTML escapes (each must come back as sent)", len(normalForms)),
 		Spend: SpendPro, First: true, build: func(k Keys) (client.Request, bool) {
 			return client.Request{Method: "POST", Path: schemas.PathVideos, Body: []byte(normal), ContentType: "application/json", Auth: "Bearer " + k.Pro}, true
 		}}}

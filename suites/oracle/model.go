@@ -604,13 +604,13 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 		if m.byKey[next] == nil {
 			m.byKey[next] = map[string]*issue{}
 		}
-		if len(m.byKey[next]) > 0 {
+		for tok, other := range m.byKey[next] {
+			if tok == j.token {
+				continue // the key's own again: a cursor by position comes from walks of any page size
+			}
 			// the same cursor handed to two keys: a page one of them got
 			// may be the other's, and its cursor refused for that
-			is.shared = true
-			for _, other := range m.byKey[next] {
-				other.shared = true
-			}
+			is.shared, other.shared = true, true
 		}
 		if _, ok := m.byKey[next][j.token]; !ok {
 			m.byKey[next][j.token] = is

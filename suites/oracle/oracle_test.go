@@ -322,6 +322,11 @@ var breaks = []struct {
 	{catalogue.EventIDUnique, "an id reused for another event", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(5), "v1"))},
 		{req: feed("limit=199", pro), status: 200, body: page("", evOn("e1", ms(1), "v2", channel, "x", "y"))}}},
+	{catalogue.FeedCursorWalk, "the key's own cursor, handed out by walks of two page sizes, refused", []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c2", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("c2", ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c2&limit=5", pro), status: 400, body: `{"error":"bad","message":"cursor","details":["cursor"]}`}}},
 	{catalogue.EventChangeDiffers, "a title rewritten to itself", []ex{{req: feed("", pro), status: 200, body: page("", evOn("e1", ms(1), "v1", channel, "Same", "Same"))}}},
 	{catalogue.EventChangeDiffers, "a channel renamed to its name, in a VideoEntry", []ex{{req: videos(`{"videoIds":["v1"]}`, pro), status: 200,
 		body: videosAnswer(nil, strings.Replace(entry("v1", channel, "t"), `"events":[]`, `"events":[`+channelEv("e1", "channel_renamed", `"oldChannelTitle":"A","newChannelTitle":"A"`)+`]`, 1))}}},
