@@ -25,11 +25,11 @@ import (
 // SharedContract is the API owner's document beside a clone, which the copy
 // must equal.
 const (
-	ContractPath   = "schemas/catalogue/contract.md"
+	ContractPath   = "schemas/catalogue/tracked-channel-monitoring-api.md"
 	SharedContract = "../shared/spec/tracked-channel-monitoring-api.md"
 )
 
-//go:embed contract.md
+//go:embed tracked-channel-monitoring-api.md
 var contractText []byte
 
 //go:embed ledger.json

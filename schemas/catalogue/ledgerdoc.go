@@ -40,7 +40,7 @@ func (l Ledger) doc() []byte {
 	p("Every sentence and table row of the contract, and the statements of the standards it names that bear\n")
 	p("on a request or an answer of its three operations, %d in all, each with an id and how the kit judges it\n", len(l.Statements))
 	p("(from [`ledger.json`](ledger.json); `go test ./schemas/catalogue` fails while a sentence or row of the\n")
-	p("contract, in its copy [`contract.md`](contract.md), has no statement here):\n\n")
+	p("contract, in its copy [`tracked-channel-monitoring-api.md`](tracked-channel-monitoring-api.md), has no statement here):\n\n")
 	for _, j := range []string{ByRule, ByTransformation, ByOpen, ByClient, OutOfScope} {
 		p("- **%s** (%d): %s\n", judgedTitles[j], count[j], judgedSays[j])
 	}
