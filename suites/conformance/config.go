@@ -60,14 +60,14 @@ type Config struct {
 	// its reports written, naming the specs left undone. Zero is the
 	// profile's: 1.5 times its estimate against the target, at least
 	// DefaultRunDeadline (estimate.go).
-	RunDeadline time.Duration `ff:"long=run-deadline, nodefault, usage='longest the whole run may take; past it the run is incomplete (exit 3), reports written (default: 1.5 times the estimate of the profile, at least 10m: 32m for thorough against a 20-a-minute server; --list prints both)'"`
+	RunDeadline time.Duration `ff:"long=run-deadline, nodefault, usage='longest the whole run may take; past it the run is incomplete (exit 3), reports written (default: 1.5 times the estimate of the profile, at least 10m: 33m for thorough against a 20-a-minute server; --list prints both)'"`
 	// ControlClock says the target is a tcmkit simulator in manual mode:
 	// the suite moves its clock through /_control/clock/advance instead of
 	// sleeping (used when Clock is nil).
 	ControlClock bool `ff:"long=control-clock, usage='the target is a tcmkit simulator in manual mode: advance its clock through /_control/ instead of sleeping'"`
 	// Profile is how much of the generated probe grid a run spends its
 	// requests on (package suites/probe): quick, the default, or thorough.
-	Profile string `ff:"placeholder=NAME, long=profile, usage='quick (default: the generated probes get one window of each key) or thorough (every generated probe; 14 to 21 minutes against a 20-a-minute server, for nightly CI)'"`
+	Profile string `ff:"placeholder=NAME, long=profile, usage='quick (default: the generated probes get one window of each key) or thorough (every generated probe; 15 to 22 minutes against a 20-a-minute server, for nightly CI)'"`
 	// ExploreSeed picks the requests explored from HTTP's grammar (package
 	// suites/explore): the same seed, the same requests.
 	ExploreSeed uint64 `ff:"placeholder=N, long=explore-seed, usage='seed of the requests explored from HTTP grammar (other key forms, bodies, Accept, queries, methods); the report and a rerun line name it'"`

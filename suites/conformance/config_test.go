@@ -215,7 +215,7 @@ func TestZeroIsTheDefault(t *testing.T) {
 
 // TestDeadlineFollowsTheProfile: the default run deadline is at least 1.5
 // times the profile's estimate for the target (thorough against a
-// 20-a-minute server waits 14 to 21 minutes for rate windows), never less
+// 20-a-minute server waits 15 to 22 minutes for rate windows), never less
 // than DefaultRunDeadline; the list prints both and they agree; a deadline
 // given is kept, and one shorter than the estimate is said to be.
 func TestDeadlineFollowsTheProfile(t *testing.T) {

@@ -34,10 +34,11 @@ const exploreLabel = "explore"
 // key's window has room for), the variants the contract decides first.
 var quickExplore = explore.Budget{Pro: 20, Free: 16, None: -1}
 
-// Thorough sends every variant without a valid key, and on each key about
-// a window's worth (the feed's and tracked videos' windows side by side),
-// after the probes: a window or two more.
-var thoroughExplore = explore.Budget{Pro: 30, Free: 30, None: -1}
+// Thorough sends every variant without a valid key, and on the Pro key
+// three windows' worth (its bodies and the corpus's texts are many), on
+// the free key one and a half (the feed's and tracked videos' windows side
+// by side), after the probes: a few windows more.
+var thoroughExplore = explore.Budget{Pro: 60, Free: 30, None: -1}
 
 type explorer struct {
 	s          *suite
