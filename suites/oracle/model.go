@@ -337,7 +337,9 @@ func (m *model) window(j *judging) {
 		// the first request of the key since its 429, sent (not only
 		// answered: the clock moves while a request is out) after
 		// waiting what Retry-After said
-		if st == http.StatusTooManyRequests && !j.o.drifted() {
+		if st == http.StatusTooManyRequests && !j.o.drifted() && !m.limiterAcrossKeys(j) {
+			// (a limiter across keys may hold the key for others' traffic:
+			// RATE-PER-KEY's to judge)
 			j.fail(catalogue.RateRetryAfter, "", fmt.Sprintf("not 429: the key waited %s, what the 429 before said, and sent nothing meanwhile", p.after.Sub(p.resp.Sent).Round(time.Millisecond)),
 				"status 429 again", p.resp)
 		}
@@ -436,9 +438,6 @@ const slack = time.Second
 // filled a minute.
 func (m *model) allows20(j *judging, k *keyState) {
 	from := j.at.Add(-schemas.RateWindow - slack)
-	if k.firstAt.After(from) {
-		return // the key's window may still hold what was sent before the run (a run just before)
-	}
 	n := countSince(k.sends, from)
 	if n >= schemas.FeedRequestsPerMinute {
 		return
@@ -452,6 +451,15 @@ func (m *model) allows20(j *judging, k *keyState) {
 	if j.o.drifted() {
 		return // the target's clock moved by itself: its windows are not the run's
 	}
+	if n+others >= schemas.FeedRequestsPerMinute {
+		// all keys' traffic fills a window: a 429 to a request of no key in
+		// the minute after may be the same limiter's (so even when the
+		// key's own window may hold what was sent before the run)
+		m.sharedAt = j.at
+	}
+	if k.firstAt.After(from) {
+		return // the key's window may still hold what was sent before the run (a run just before)
+	}
 	switch {
 	case n == 0 && others >= schemas.FeedRequestsPerMinute:
 		// a key that sent nothing in a minute throttled while others
@@ -463,9 +471,7 @@ func (m *model) allows20(j *judging, k *keyState) {
 	case n+others >= schemas.FeedRequestsPerMinute:
 		// the key's own traffic does not fill a window, all keys' does: a
 		// limiter shared across keys, or one that counts too much; the
-		// rate-limit specs tell which. A 429 to a request of no key in the
-		// minute after may be the same limiter's.
-		m.sharedAt = j.at
+		// rate-limit specs tell which
 		return
 	}
 	j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no key of the run filled a minute", n, schemas.FeedRequestsPerMinute),
