@@ -115,19 +115,7 @@ func check(simBin, chromium, shot string) error {
 	})
 	go func() { _ = http.Serve(pageLn, mux) }()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(work, "profile")),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	actx, acancel := chromedp.NewExecAllocator(ctx, chromiumOptions(chromium, filepath.Join(work, "profile"), chromedp.Flag("disable-quic", true))...)
 	defer acancel()
 	bctx, bcancel := chromedp.NewContext(actx)
 	defer bcancel()
@@ -197,4 +185,21 @@ func judge(got map[string]seen) error {
 		return fmt.Errorf("%d check(s) failed", failed)
 	}
 	return nil
+}
+
+// chromiumOptions start headless Chromium as this closed machine needs it
+// (no sandbox as root, no GPU, none of the background connections that
+// the network refuses), with a profile of its own and the extra options.
+func chromiumOptions(chromium, profile string, extra ...chromedp.ExecAllocatorOption) []chromedp.ExecAllocatorOption {
+	return append(append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+	), extra...)
 }

@@ -55,19 +55,7 @@ func checkUI(simBin, chromium, shot string) error {
 		return err
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1360, 1000),
-		chromedp.UserDataDir(filepath.Join(work, "profile")),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	actx, acancel := chromedp.NewExecAllocator(ctx, chromiumOptions(chromium, filepath.Join(work, "profile"), chromedp.WindowSize(1360, 1000))...)
 	defer acancel()
 	bctx, bcancel := chromedp.NewContext(actx)
 	defer bcancel()

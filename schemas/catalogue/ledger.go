@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The ledger: every normative statement the kit answers to, each with an
@@ -93,15 +94,18 @@ type Ledger struct {
 
 var ledgerIDPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9.]+)+$`)
 
-// LoadLedger parses the embedded ledger and validates it against the
-// catalogue.
-func LoadLedger() (Ledger, error) {
+// LoadLedger is the embedded ledger, validated against the catalogue:
+// parsed once (every report and run asks for it); its slices are shared,
+// not to be changed.
+func LoadLedger() (Ledger, error) { return loadLedger() }
+
+var loadLedger = sync.OnceValues(func() (Ledger, error) {
 	c, err := Load()
 	if err != nil {
 		return Ledger{}, err
 	}
 	return ParseLedger(ledgerJSON, c)
-}
+})
 
 // ParseLedger decodes a ledger and validates it: ids well-formed and
 // unique, every source known, every statement judged one of the five ways

@@ -17,14 +17,7 @@ import (
 // connection, or later, is.
 func TestRequestsInFlightAreNoRetries(t *testing.T) {
 	r := newRecorded(t)
-	if _, err := r.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(5), Count: 1}); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		q := httptest.NewRequest(http.MethodGet, "/api/public-feed?limit=5", nil)
-		q.Header.Set("Authorization", "Bearer "+r.s.Seeded().Pro)
-		r.s.Handler().ServeHTTP(httptest.NewRecorder(), q)
-	}
+	r.refusedFirst(2, 5)
 	if len(r.xs) != 2 || r.xs[0].Status != http.StatusTooManyRequests || r.xs[1].Status != http.StatusOK {
 		t.Fatalf("exchanges: %d", len(r.xs))
 	}
@@ -45,18 +38,9 @@ func TestRequestsInFlightAreNoRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			next := *r.xs[1]
 			next.Conn, next.Time, next.RateTime = tc.conn, answered.Add(tc.after), refused.RateTime // the manual clock did not move: no wait
-			j, err := New(r.s, Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			j.Observe(&refused)
-			j.Observe(&next)
-			c := j.Snapshot(false).Clients[0]
-			if tc.fails {
-				expectFailed(t, c, catalogue.ClientRetryAfter)
-			} else {
-				expectFailed(t, c)
-			}
+			rt := *r
+			rt.t = t
+			rt.judgeRetry(tc.fails, refused, next)
 		})
 	}
 }
@@ -65,16 +49,7 @@ func TestRequestsInFlightAreNoRetries(t *testing.T) {
 // binds the retry, which the judge counts once.
 func TestInFlight429sJoinTheFirst(t *testing.T) {
 	r := newRecorded(t)
-	for _, ra := range []int{5, 9} {
-		if _, err := r.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(ra), Count: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 3 {
-		q := httptest.NewRequest(http.MethodGet, "/api/public-feed?limit=5", nil)
-		q.Header.Set("Authorization", "Bearer "+r.s.Seeded().Pro)
-		r.s.Handler().ServeHTTP(httptest.NewRecorder(), q)
-	}
+	r.refusedFirst(3, 5, 9)
 	first, second, retry := *r.xs[0], *r.xs[1], *r.xs[2]
 	answered := first.Time.Add(time.Duration(first.Micros) * time.Microsecond)
 	first.Conn, second.Conn, retry.Conn = "conn 1", "conn 2", "conn 1"
@@ -84,16 +59,7 @@ func TestInFlight429sJoinTheFirst(t *testing.T) {
 		fails bool
 	}{{6 * time.Second, true}, {9 * time.Second, false}} {
 		retry.Time, retry.RateTime = answered.Add(tc.wait), first.RateTime.Add(tc.wait)
-		j, _ := New(r.s, Config{})
-		for _, x := range []simulator.Exchange{first, second, retry} {
-			j.Observe(&x)
-		}
-		c := j.Snapshot(false).Clients[0]
-		if tc.fails {
-			expectFailed(t, c, catalogue.ClientRetryAfter)
-		} else {
-			expectFailed(t, c)
-		}
+		r.judgeRetry(tc.fails, first, second, retry)
 	}
 }
 
@@ -101,16 +67,7 @@ func TestInFlight429sJoinTheFirst(t *testing.T) {
 // that 429 was read, is a retry: the margin is for other connections.
 func TestRetryOnAJoined429sConnection(t *testing.T) {
 	r := newRecorded(t)
-	for range 2 {
-		if _, err := r.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(5), Count: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 3 {
-		q := httptest.NewRequest(http.MethodGet, "/api/public-feed?limit=5", nil)
-		q.Header.Set("Authorization", "Bearer "+r.s.Seeded().Pro)
-		r.s.Handler().ServeHTTP(httptest.NewRecorder(), q)
-	}
+	r.refusedFirst(3, 5, 5)
 	first, second, retry := *r.xs[0], *r.xs[1], *r.xs[2]
 	answered := first.Time.Add(time.Duration(first.Micros) * time.Microsecond)
 	first.Conn, second.Conn = "conn 1", "conn 2"
@@ -120,15 +77,41 @@ func TestRetryOnAJoined429sConnection(t *testing.T) {
 		fails bool
 	}{{"conn 2", true}, {"conn 3", false}} {
 		retry.Conn, retry.Time, retry.RateTime = tc.conn, second.Time.Add(time.Duration(second.Micros)*time.Microsecond+time.Millisecond), first.RateTime
-		j, _ := New(r.s, Config{})
-		for _, x := range []simulator.Exchange{first, second, retry} {
-			j.Observe(&x)
+		r.judgeRetry(tc.fails, first, second, retry)
+	}
+}
+
+// refusedFirst injects a feed 429 for each Retry-After given and sends n
+// feed requests with the Pro key: the 429s answer the first of them.
+func (r *recorded) refusedFirst(n int, retryAfters ...int) {
+	r.t.Helper()
+	for _, ra := range retryAfters {
+		if _, err := r.s.AddFault(simulator.FaultSpec{Operation: "feed", Status: http.StatusTooManyRequests, RetryAfter: new(ra), Count: 1}); err != nil {
+			r.t.Fatal(err)
 		}
-		c := j.Snapshot(false).Clients[0]
-		if tc.fails {
-			expectFailed(t, c, catalogue.ClientRetryAfter)
-		} else {
-			expectFailed(t, c)
-		}
+	}
+	for range n {
+		q := httptest.NewRequest(http.MethodGet, "/api/public-feed?limit=5", nil)
+		q.Header.Set("Authorization", "Bearer "+r.s.Seeded().Pro)
+		r.s.Handler().ServeHTTP(httptest.NewRecorder(), q)
+	}
+}
+
+// judgeRetry has a new judge observe the exchanges and expects the one
+// client to fail CLIENT-RETRY-AFTER, or nothing.
+func (r *recorded) judgeRetry(fails bool, xs ...simulator.Exchange) {
+	r.t.Helper()
+	j, err := New(r.s, Config{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for _, x := range xs {
+		j.Observe(&x)
+	}
+	c := j.Snapshot(false).Clients[0]
+	if fails {
+		expectFailed(r.t, c, catalogue.ClientRetryAfter)
+	} else {
+		expectFailed(r.t, c)
 	}
 }

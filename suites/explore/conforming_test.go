@@ -105,6 +105,11 @@ func TestVariantsFindACursorReadUndecoded(t *testing.T) {
 	}
 }
 
+var (
+	jsonComment   = regexp.MustCompile(`/\*.*?\*/|//[^\n]*`)
+	trailingComma = regexp.MustCompile(`,\s*([\]}])`)
+)
+
 // lenient reads a tracked-videos body as a forgiving parser would: what is
 // no JSON is mended (comments dropped, a comma before a bracket dropped,
 // single quotes made double) and served if that makes it JSON.
@@ -115,8 +120,8 @@ var lenient = simulator.Layer{Name: "lenient JSON", Wrap: func(_ *simulator.Serv
 	return func(r *http.Request) simulator.Answer {
 		body, _ := io.ReadAll(r.Body)
 		if !json.Valid(body) {
-			mended := regexp.MustCompile(`/\*.*?\*/|//[^\n]*`).ReplaceAll(body, nil)
-			mended = regexp.MustCompile(`,\s*([\]}])`).ReplaceAll(mended, []byte("$1"))
+			mended := jsonComment.ReplaceAll(body, nil)
+			mended = trailingComma.ReplaceAll(mended, []byte("$1"))
 			mended = bytes.ReplaceAll(mended, []byte("'"), []byte(`"`))
 			if json.Valid(mended) {
 				body = mended

@@ -396,20 +396,22 @@ func (j *judging) videosAnswer() {
 			j.fail(catalogue.VideosPartition, "", "every requested id in exactly one of videos (video.platformVideoId) and missingVideoIds, and nothing else", why)
 		}
 	}
+	evs := make([][]event, len(entries)) // each entry's events, read once
 	for i, e := range entries {
 		seen := map[string]int{}
 		for k, x := range jsondoc.Items(e, "/events") {
-			j.meaning(fmt.Sprintf("/videos/%d/events/%d", i, k), readEvent(x))
-			id, _ := jsondoc.String(x, "/id")
-			if first, ok := seen[id]; ok && id != "" {
-				j.fail(catalogue.EventIDUnique, fmt.Sprintf("/videos/%d/events/%d/id", i, k), "ids no two events of a VideoEntry share", fmt.Sprintf("id %s also at /videos/%d/events/%d", jsondoc.Quote(id, 60), i, first))
+			ev := readEvent(x)
+			evs[i] = append(evs[i], ev)
+			j.meaning(fmt.Sprintf("/videos/%d/events/%d", i, k), ev)
+			if first, ok := seen[ev.id]; ok && ev.id != "" {
+				j.fail(catalogue.EventIDUnique, fmt.Sprintf("/videos/%d/events/%d/id", i, k), "ids no two events of a VideoEntry share", fmt.Sprintf("id %s also at /videos/%d/events/%d", jsondoc.Quote(ev.id, 60), i, first))
 				continue
 			}
-			seen[id] = k
+			seen[ev.id] = k
 		}
 	}
 	if j.cred == CredValid { // as for a feed page
-		j.o.m.videos(j, entries, served, missing)
+		j.o.m.videos(j, entries, evs, served, missing)
 	}
 }
 

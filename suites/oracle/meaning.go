@@ -57,9 +57,9 @@ func (j *judging) meaning(ptr string, e event) {
 		return
 	}
 	if test[1] == "" {
-		if distinct(variants) < 2 {
+		if n := distinct(variants); n < 2 {
 			j.fail(catalogue.EventAbVariants, ptr+"/"+test[0], fmt.Sprintf("%s: a rotation between several variants (at least two different)", e.typ),
-				fmt.Sprintf("%d different of %d", distinct(variants), len(variants)))
+				fmt.Sprintf("%d different of %d", n, len(variants)))
 		}
 		return
 	}

@@ -1054,8 +1054,9 @@ func pageAround(w *walk, at int64) *client.Response {
 	return w.pages[len(w.pages)-1].resp
 }
 
-// videos judges a tracked-videos 200 against the key's feed.
-func (m *model) videos(j *judging, entries []any, served, missing []string) {
+// videos judges a tracked-videos 200 against the key's feed (evs are each
+// entry's events, read).
+func (m *model) videos(j *judging, entries []any, evs [][]event, served, missing []string) {
 	k := m.key(j.token)
 	for _, id := range missing {
 		if f := k.videos[id]; f != nil && !slices.Contains(served, id) && !m.otherShows(f.channel, j.token) {
@@ -1082,8 +1083,7 @@ func (m *model) videos(j *judging, entries []any, served, missing []string) {
 					fmt.Sprintf("a VideoEntry for %s of channel %s, which the account's whole feed never shows", jsondoc.Quote(id, 60), jsondoc.Quote(ch, 60)))
 			}
 		}
-		for k, x := range jsondoc.Items(e, "/events") {
-			ev := readEvent(x)
+		for k, ev := range evs[i] {
 			m.event(j, ev)
 			m.publishedOnce(j, fmt.Sprintf("%s/events/%d", ptr, k), ev)
 		}
