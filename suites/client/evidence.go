@@ -106,16 +106,15 @@ func (c *Client) Curl(req Request) string {
 		b.WriteString(" -H 'Accept:'") // curl sends none
 	}
 	if req.Auth != "" {
-		auth := ""
-		if c.KeyVar != nil {
-			auth = c.KeyVar(req.Auth)
-		}
-		if auth == "" {
-			auth = strings.ReplaceAll(c.redact(req.Auth), `"`, `\"`) + ` (redacted: not an environment variable of the suite)`
-		}
-		fmt.Fprintf(&b, ` -H "Authorization: %s"`, auth)
+		fmt.Fprintf(&b, ` -H "Authorization: %s"`, c.curlAuth(req.Auth))
 	}
 	for _, f := range req.Header {
+		if strings.EqualFold(f.Name, "Authorization") {
+			// a header line written otherwise (its name's case, whitespace
+			// around the value) carries the key all the same
+			fmt.Fprintf(&b, ` -H "%s: %s"`, f.Name, c.curlAuth(f.Value))
+			continue
+		}
 		fmt.Fprintf(&b, " -H %s", shellQuote(c.redact(f.Name+": "+f.Value)))
 	}
 	if req.Body != nil {
@@ -128,6 +127,20 @@ func (c *Client) Curl(req Request) string {
 		b.WriteString(" " + f)
 	}
 	return b.String()
+}
+
+// curlAuth spells an Authorization value for a double-quoted shell word:
+// the key as KeyVar names it, the whitespace around the value kept, or the
+// value redacted when KeyVar does not know it.
+func (c *Client) curlAuth(v string) string {
+	trimmed := strings.Trim(v, " \t")
+	lead := v[:strings.Index(v, trimmed)]
+	if c.KeyVar != nil {
+		if named := c.KeyVar(trimmed); named != "" {
+			return lead + named + v[len(lead)+len(trimmed):]
+		}
+	}
+	return strings.ReplaceAll(c.redact(v), `"`, `\"`) + ` (redacted: not an environment variable of the suite)`
 }
 
 func (c *Client) url(req Request) string {

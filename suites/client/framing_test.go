@@ -185,3 +185,20 @@ func TestChunkedAnswerToHTTP10IsReadAsIs(t *testing.T) {
 		}
 	}
 }
+
+// An Authorization header line written otherwise (lower-case name,
+// whitespace around the value) comes out of the curl line as the key's
+// variable, like the contract's form, and never as the key.
+func TestCurlNamesTheKeyOfAnyAuthorizationLine(t *testing.T) {
+	const key = "tcm_CURLCURLCURLCURLCURL1234"
+	c := &Client{BaseURL: "http://127.0.0.1:1", KeyVar: func(auth string) string {
+		if scheme, token, ok := strings.Cut(auth, " "); ok && token == key {
+			return scheme + " $TCM_PRO_KEY"
+		}
+		return ""
+	}}
+	curl := c.Curl(Request{Method: "GET", Path: "/api/public-feed", Header: []Field{{Name: "authorization", Value: "  bearer " + key + " "}}})
+	if !strings.Contains(curl, `-H "authorization:   bearer $TCM_PRO_KEY "`) || strings.Contains(curl, key) {
+		t.Errorf("curl line: %s", curl)
+	}
+}
