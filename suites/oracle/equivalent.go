@@ -87,10 +87,8 @@ func sameServed(plain, got []string) string {
 }
 
 func eventIDs(doc any) []string {
-	evs, _ := jsondoc.Get(doc, "/events")
-	arr, _ := evs.([]any)
-	out := make([]string, 0, len(arr))
-	for _, e := range arr {
+	var out []string
+	for _, e := range jsondoc.Items(doc, "/events") {
 		id, _ := jsondoc.String(e, "/id")
 		out = append(out, id)
 	}
@@ -98,10 +96,8 @@ func eventIDs(doc any) []string {
 }
 
 func videoIDs(doc any, ptr string) []string {
-	vs, _ := jsondoc.Get(doc, ptr)
-	arr, _ := vs.([]any)
-	out := make([]string, 0, len(arr))
-	for _, v := range arr {
+	var out []string
+	for _, v := range jsondoc.Items(doc, ptr) {
 		if id, ok := jsondoc.String(v, "/video/platformVideoId"); ok {
 			out = append(out, id)
 		}
