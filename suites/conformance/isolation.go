@@ -163,6 +163,12 @@ type owner struct {
 }
 
 func ownerOf(own, other *walk) owner {
+	// The probes ask it once a page of every probe: the walks of a run are
+	// done by then, so their owner is kept rather than built again.
+	done := own.Complete && other.Complete
+	if o, ok := own.owners.Load(other); ok && done {
+		return o.(owner)
+	}
 	o := owner{mineID: map[string]bool{}, theirsID: map[string]bool{}, mineChannel: map[string]bool{}, theirsChannel: map[string]bool{}}
 	for i, e := range own.Events() {
 		o.mineID[e.ID], o.mineChannel[e.Channel] = true, true
@@ -172,6 +178,9 @@ func ownerOf(own, other *walk) owner {
 	}
 	for _, e := range other.Events() {
 		o.theirsID[e.ID], o.theirsChannel[e.Channel] = true, true
+	}
+	if done {
+		own.owners.Store(other, o)
 	}
 	return o
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
@@ -46,6 +47,7 @@ type walk struct {
 	Err      error            // what stopped the walk early: an error answer, a cycle...
 	Stopped  *client.Response // the answer the walk stopped at, when it was no readable FeedPage
 	endErr   error            // Err, when it is about where the walk ends (a cycle, an empty-string nextCursor)
+	owners   sync.Map         // other *walk → owner, once both walks are done (ownerOf)
 }
 
 // fetchPage sends one feed request for a cursor ("" = first page).
