@@ -244,7 +244,7 @@ func checkSettings(cfg *Config, sc types.SuiteConfig) error {
 func settingErrors(cfg *Config, sc types.SuiteConfig) []string {
 	errs := cfg.rangeErrors()
 	if cfg.Target != "" { // else Run starts the bundled simulator
-		errs = append(cfg.target().validate(), errs...)
+		errs = append(cfg.target().validate(nil), errs...)
 	}
 	for _, f := range []struct {
 		flag string

@@ -284,7 +284,9 @@ func (s *Session) controlHTTP() *http.Client {
 
 // validate says what is wrong with the target or the Config.
 func (s *Session) validate() error {
-	errs := append(s.Target().validate(), s.cfg.rangeErrors()...)
+	tg, red := s.Target(), s.Redactor()
+	red.Add(tg.keys()...)
+	errs := append(tg.validate(red), s.cfg.rangeErrors()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
@@ -26,13 +27,19 @@ type Target struct {
 // keys are the keys the run sends (some may be empty).
 func (t Target) keys() []string { return []string{t.Pro, t.Free, t.Revoked, t.Burst, t.Other} }
 
-// validate says what keeps the suite from judging the target.
-func (t Target) validate() []string {
+// validate says what keeps the suite from judging the target; red, when
+// not nil, is a redactor that knows its keys.
+func (t Target) validate(red *redact.Redactor) []string {
 	var errs []string
 	if t.URL == "" {
 		errs = append(errs, "no target: give --target URL (or TCM_TARGET)")
-	} else if err := client.CheckTarget(t.URL, t.keys()...); err != nil {
-		errs = append(errs, err.Error())
+	} else {
+		if red == nil {
+			red = redact.New(t.keys()...)
+		}
+		if err := client.CheckTargetRedacted(t.URL, red); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	if t.Pro == "" {
 		errs = append(errs, "no Pro key: give --pro-key KEY (or TCM_PRO_KEY)")
