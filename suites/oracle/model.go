@@ -49,8 +49,9 @@ type model struct {
 	forms        map[string]map[Op]formChoice
 	// refusedLongest: a valid body of fewer than 20 ids with an id of 32
 	// characters was refused; refusedOne: one short id was. Which bound a
-	// 400 at two bounds at once refused.
-	refusedLongest, refusedOne bool
+	// 400 at two bounds at once refused. servedOne: a valid body of one
+	// id was served, so a body of one id refused is not the count's.
+	refusedLongest, refusedOne, servedOne bool
 	// sharedAt: when a run's key was last throttled that only all keys'
 	// traffic together explains
 	sharedAt time.Time
@@ -283,6 +284,9 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	if j.op == Videos && j.plan == PlanPro && st == http.StatusBadRequest && j.vb.verdict == valid {
 		m.refusedLongest = m.refusedLongest || j.vb.atLen && !j.vb.atCount
 		m.refusedOne = m.refusedOne || len(j.vb.ids) == schemas.MinVideoIDs && !j.vb.atLen
+	}
+	if j.op == Videos && j.plan == PlanPro && st == http.StatusOK && j.vb.verdict == valid && len(j.vb.ids) == schemas.MinVideoIDs {
+		m.servedOne = true
 	}
 	if statusOK && j.cred == CredEither && (j.op == Feed || j.op == Videos) {
 		m.form(j)

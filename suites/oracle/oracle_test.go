@@ -343,6 +343,13 @@ var breaks = []struct {
 	{catalogue.VideosIDsMin, "empty served", []ex{{req: videos(`{"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
 	{catalogue.VideosIDsMin, "one refused", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDsMax, "21 served", []ex{{req: videos(`{"videoIds":["1","2","3","4","5","6","7","8","9","10","11","12","13","14","15","16","17","18","19","20","21"]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	// a valid body at no bound refused: the rule of what sets it apart
+	{catalogue.VideosIDsMin, "two ids refused", []ex{{req: videos(`{"videoIds":["abcdef","ghijkl"]}`, pro), status: 400, body: errBody}}},
+	{catalogue.VideosIDsMax, "19 ids refused", []ex{{req: videos(`{"videoIds":["id1","id2","id3","id4","id5","id6","id7","id8","id9","id10","id11","id12","id13","id14","id15","id16","id17","id18","id19"]}`, pro), status: 400, body: errBody}}},
+	{catalogue.VideosIDLen, "one id refused once one was served", []ex{
+		{req: videos(`{"videoIds":["abcdef"]}`, pro), status: 200, body: videosAnswer([]string{"abcdef"})},
+		{req: videos(`{"videoIds":["ghijkl"]}`, pro), status: 400, body: errBody}}},
+	{catalogue.VideosBadBody, "a valid body padded with whitespace refused", []ex{{req: videos(" \n{\"videoIds\":[\"abcdef\"]}\t ", pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDsMax, "an id twice refused", []ex{{req: videos(`{"videoIds":["a","b","a"]}`, pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDLen, "33 served", []ex{{req: videos(`{"videoIds":["`+strings.Repeat("x", 33)+`"]}`, pro), status: 200, body: videosAnswer([]string{strings.Repeat("x", 33)})}}},
 	{catalogue.VideosBadBody, "a member in another case", []ex{{req: videos(`{"VideoIds":["a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
