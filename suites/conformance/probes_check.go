@@ -20,9 +20,10 @@ import (
 // own requirement it found there, and so are the rules of a chain of pages
 // (each event once, a handed-out cursor honoured, no empty end). What is
 // left here is what a probe's scenario adds beyond the answers the oracle
-// saw before them: a first page and a long walk against the role's whole
-// walk (which the probe asks for, maybe after its own), tenants, the
-// partition of ids against the feed, the limiter's windows.
+// saw before them: tenants, the partition of ids against the feed, the
+// limiter's windows. A first page or a long walk against the role's whole
+// walk is the oracle's too (a later whole walk holds every event of an
+// earlier one: the lanes make the role's whole walk first).
 // Each returns the problems, or why the probe could not be judged.
 
 func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
@@ -37,9 +38,9 @@ func (pr *prober) check(ctx context.Context, p probe.Probe, r *probeRun) ([]stri
 	case probe.OracleAuth, probe.OracleInput, probe.OracleErrorBody, probe.OracleContentType, probe.OracleSchema, probe.OracleOrder, probe.OracleHealth:
 		return nil, "" // one answer's rules: the contract oracle's
 	case probe.OraclePageSize:
-		return pr.checkPageSize(ctx, p, r)
+		return nil, "" // a page against the role's whole walk: the contract oracle's (checkWalk)
 	case probe.OracleWalk:
-		return pr.checkWalk(ctx, p, r)
+		return pr.checkWalk(p, r)
 	case probe.OracleTenant:
 		return pr.checkTenant(ctx, p, r)
 	case probe.OracleLists:
@@ -100,112 +101,18 @@ func ok200(resps []*client.Response) []*client.Response {
 // not wait out: the rate-limit probes judge those.
 func limited(resp *client.Response) bool { return resp.Status == http.StatusTooManyRequests }
 
-// roleWalk is the role's whole walk (the Pro key's at limit=200, the free
-// key's at 199).
-func (pr *prober) roleWalk(ctx context.Context, role probe.Role) *walk {
-	if role == probe.Free {
-		return pr.s.freeWalk(ctx)
-	}
-	return pr.s.fullWalk(ctx)
-}
-
-// knownEvents is how many events the role's whole walk saw (-1 when it
-// did not reach the end).
-func (pr *prober) knownEvents(ctx context.Context, role probe.Role) int {
-	w := pr.roleWalk(ctx, role)
-	if !w.Complete {
-		return -1
-	}
-	return len(w.Events())
-}
-
-// olderThan counts the events of the role's walk that are older than the
-// page's oldest and not on it: a page with a null nextCursor left them out.
-func (pr *prober) olderThan(ctx context.Context, role probe.Role, resp *client.Response) int {
-	f := pr.facts.of(resp)
-	page := f.page
-	if !f.pageOK || len(page.Events) == 0 {
-		return 0
-	}
-	oldest, on := page.Events[0].CreatedAt, map[string]bool{}
-	for _, e := range page.Events {
-		if !e.HasTime {
-			return 0 // the timestamps' specs judge it
-		}
-		oldest = min(oldest, e.CreatedAt)
-		on[e.ID] = true
-	}
-	n := 0
-	for _, e := range pr.roleWalk(ctx, role).Events() {
-		if e.HasTime && e.CreatedAt < oldest && !on[e.ID] {
-			n++
-		}
-	}
-	return n
-}
-
-// checkPageSize judges what one answer cannot show: a first page that ends
-// the feed (a null nextCursor) with fewer events than asked, while the
-// role's whole walk saw older ones. A page's size against its limit, a
-// short page that hands out a cursor, and a status that is no page are
-// the contract oracle's, as are the walks compared once both are whole.
-func (pr *prober) checkPageSize(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
-	if p.Shape != probe.FirstPage {
-		return nil, ""
-	}
-	in := p.Input
-	var out []string
-	for _, resp := range r.judged {
-		if resp.Status != http.StatusOK {
-			continue
-		}
-		// A first page that ends the feed must hold all of it: the
-		// role's whole walk may show newer events (a live feed grows at
-		// its head), never older ones the page left out.
-		if size, next := pageShape(resp); size < in.Size && next == "" {
-			if older := pr.olderThan(ctx, p.Role, resp); older > 0 {
-				out = append(out, fmt.Sprintf("%s: %d events and a null nextCursor, want %d: %s's walk at limit=%d saw %d event(s) older than this page's last, which the feed's last page must hold", resp.Request, size, in.Size, roleSays[p.Role], schemas.MaxPageSize, older))
-			}
-		}
-	}
-	return out, ""
-}
-
-// checkWalk judges what a walk's answers cannot show alone: a long walk
-// that ends (a null nextCursor) before events the role's whole walk saw,
-// or stops on a page that still hands out a cursor. Each event once, a
-// handed-out cursor honoured, no empty end, an id for one event: the
-// contract oracle's, on every chain of pages.
-func (pr *prober) checkWalk(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
+// checkWalk holds what a walk's probe needs to be judged: on a live head,
+// the page after the first. Every rule of a chain of pages is the contract
+// oracle's: each event once, a handed-out cursor honoured, no empty end,
+// and a whole walk (a long walk at limit=1, a first page with a null
+// nextCursor) that holds every event an earlier whole walk held below its
+// head (the role's whole walk, which the lanes make first: walkedBy), on
+// the size rule of its last page when that page was short.
+func (pr *prober) checkWalk(p probe.Probe, r *probeRun) ([]string, string) {
 	if p.Shape == probe.LiveHead && len(r.judged) < 2 {
 		return nil, "the first page had no nextCursor to follow once new events arrived"
 	}
-	if p.Shape != probe.LongWalk || len(r.judged) == 0 {
-		return nil, ""
-	}
-	last := r.judged[len(r.judged)-1]
-	_, next := pageShape(last)
-	stopped := last.Status == http.StatusOK && next != "" && len(r.judged) <= probe.LongWalkCursors
-	var out []string
-	switch p.Requirement {
-	case catalogue.FeedCursorWalk:
-		seen := 0
-		for _, resp := range ok200(r.judged) {
-			size, _ := pageShape(resp)
-			seen += size
-		}
-		if n := pr.knownEvents(ctx, p.Role); last.Status == http.StatusOK && next == "" && n > seen {
-			out = append(out, fmt.Sprintf("%s: the walk at limit=1 ends after %d events (a null nextCursor), but the feed holds at least %d (the walk at limit=%d saw them)", last.Request, seen, n, schemas.MaxPageSize))
-		}
-		if stopped && len(out) == 0 {
-			return nil, "the walk stopped early: " + last.String()
-		}
-	case catalogue.FeedCursorEnd:
-		if stopped {
-			out = append(out, fmt.Sprintf("%s: the walk stopped on a page with a nextCursor", last.Request))
-		}
-	}
-	return out, ""
+	return nil, ""
 }
 
 func (pr *prober) checkTenant(ctx context.Context, p probe.Probe, r *probeRun) ([]string, string) {
