@@ -6,7 +6,7 @@
 // names in schemas/catalogue, and Inputs); a cell that does not apply is
 // excluded by a rule (applies), never by a list of cells.
 //
-// The package knows no HTTP: the suite (suites/conformance, probes.go)
+// The package knows no HTTP: the suite (suites/probegrid, run by suites/conformance)
 // turns each probe into a Ginkgo spec, sends its requests and judges them.
 // Plan spends a profile's budget on the probes by priority (the likeliest
 // break per request first), counting each distinct request once.

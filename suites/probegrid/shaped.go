@@ -1,4 +1,4 @@
-package conformance
+package probegrid
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Ids shaped like the target's own (the probe inputs of class shaped): a
@@ -22,10 +23,10 @@ import (
 
 // shapedIDs are the ids of a shaped input, or why none can be made.
 func (pr *prober) shapedIDs(ctx context.Context) ([]string, string) {
-	w := pr.s.fullWalk(ctx)
+	events, _ := pr.h.Walk(ctx, probe.Pro)
 	seen := map[string]bool{}
 	var ids []string
-	for _, e := range w.Events() {
+	for _, e := range events {
 		if e.Video != "" && !seen[e.Video] {
 			seen[e.Video] = true
 			ids = append(ids, e.Video)
@@ -91,12 +92,12 @@ func (pr *prober) shapedServed(ctx context.Context, resp *client.Response, ids [
 	if resp.Status != http.StatusOK {
 		return nil, ""
 	}
-	w := pr.s.fullWalk(ctx)
-	if !w.Complete {
-		return nil, fmt.Sprintf("the Pro key's walk did not reach the end of its feed (raise --max-pages=%d): the channels an account tracks are learnt from its whole feed", pr.s.cfg.MaxPages)
+	events, complete := pr.h.Walk(ctx, probe.Pro)
+	if !complete {
+		return nil, fmt.Sprintf("the Pro key's walk did not reach the end of its feed (raise --max-pages=%d): the channels an account tracks are learnt from its whole feed", pr.h.MaxPages())
 	}
 	tracked := map[string]bool{}
-	for _, e := range w.Events() {
+	for _, e := range events {
 		tracked[e.Channel] = true
 	}
 	doc, err := resp.JSON()

@@ -1,4 +1,4 @@
-package conformance
+package probegrid
 
 import (
 	"context"
@@ -69,15 +69,15 @@ func (a *admissions) admit(at time.Time, resp *client.Response) bool {
 // rateSequence sends the probe's sequence: lockouts on the free key
 // (after-burst), or the operations interleaved on the Pro key.
 func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
-	s := pr.s
+	h, pro := pr.h, pr.keys().Pro
 	key := pr.keyOf(p.Role)
 	a := &admissions{key: key}
 	if key == "" {
-		a.blocked = needs("free-key")
+		a.blocked = h.Needs("free-key")
 		return a
 	}
 	now := func() time.Time {
-		t, err := s.targetClock().Now(ctx)
+		t, err := h.TargetClock().Now(ctx)
 		if err != nil {
 			return time.Now()
 		}
@@ -86,8 +86,8 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 	// From a fresh window: a window after the suite's last request on the
 	// key (the suite knows what it sent; the rest is the target's
 	// history).
-	if d := s.roomIn(key, "", schemas.FeedRequestsPerMinute); d > 0 {
-		if err := s.wait(ctx, d, "a fresh window for the rate probes"); err != nil {
+	if d := h.RoomIn(key, "", schemas.FeedRequestsPerMinute); d > 0 {
+		if err := h.Wait(ctx, d, "a fresh window for the rate probes"); err != nil {
 			a.blocked = err.Error()
 			return a
 		}
@@ -96,11 +96,11 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 	// is held that long, with room for that request.
 	other := func() {}
 	defer func() { other() }()
-	if key != s.tg.Pro && p.Shape == probe.AfterBurst && pace.InLane(ctx) {
-		release, err := s.pace.Hold(ctx, s.tg.Pro)
+	if key != pro && p.Shape == probe.AfterBurst && pace.InLane(ctx) {
+		release, err := h.Pace().Hold(ctx, pro)
 		if err == nil {
 			other = release
-			err = pr.waitRoom(ctx, s.tg.Pro, "", 1, "room in the Pro key's window for one request while the other key is throttled")
+			err = pr.waitRoom(ctx, pro, "", 1, "room in the Pro key's window for one request while the other key is throttled")
 		}
 		if err != nil {
 			a.blocked = err.Error()
@@ -108,9 +108,9 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 		}
 	}
 	send := func(req client.Request) *client.Response {
-		resp, err := s.c.Send(ctx, req)
+		resp, err := h.Client().Send(ctx, req)
 		if err != nil {
-			a.blocked = "the target gave no answer to judge: " + s.Redactor().String(err.Error())
+			a.blocked = "the target gave no answer to judge: " + h.Redact(err.Error())
 		}
 		return resp
 	}
@@ -119,7 +119,7 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 	feed := func(most int) (passed int, ok bool) {
 		cursor := ""
 		for i := 0; passed < most; i++ {
-			resp := send(pageRequest(strconv.Itoa(i%10+1), cursor, key))
+			resp := send(h.PageRequest(strconv.Itoa(i%10+1), cursor, key))
 			if resp == nil {
 				return passed, false
 			}
@@ -129,7 +129,7 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 				if !a.admit(now(), resp) {
 					return passed, false
 				}
-				if _, next := pageShape(resp); i%2 == 0 {
+				if _, next := h.PageShape(resp); i%2 == 0 {
 					cursor = next
 				} else {
 					cursor = ""
@@ -138,7 +138,7 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 				a.limited = append(a.limited, resp)
 				return passed, true
 			default:
-				a.stopped, a.stopCause = resp, s.elsewhere(resp, catalogue.RateLimit429)
+				a.stopped, a.stopCause = resp, h.Elsewhere(resp, catalogue.RateLimit429)
 				return passed, false
 			}
 		}
@@ -146,18 +146,18 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 	}
 	retryAfter := func(resp *client.Response) (time.Duration, bool) {
 		d, err := client.ParseRetryAfter(resp.Header.Get("Retry-After"), client.ServerTime(resp.Header, time.Now()))
-		return d, err == nil && d <= s.cfg.MaxWait
+		return d, err == nil && d <= h.MaxWait()
 	}
 	if p.Shape == probe.BothOps {
 		// Three times: tracked videos, then the feed up to one request
 		// under the limit. Whether the operations share the limit is
 		// open; that one resets the other's count is not.
-		ids := s.knownVideoIDs(ctx, 1)
+		ids := h.KnownVideoIDs(ctx, 1)
 		if len(ids) == 0 {
-			ids = []string{inventedID(0, 24)}
+			ids = []string{h.InventedID(0, 24)}
 		}
 		for range 3 {
-			if send(videosRequest(ids, key)) == nil {
+			if send(h.VideosRequest(ids, key)) == nil {
 				return a
 			}
 			if _, ok := feed(schemas.FeedRequestsPerMinute - 1); !ok {
@@ -175,8 +175,8 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 			return a
 		}
 		throttled := a.limited[len(a.limited)-1]
-		if l == 0 && pr.s.tg.Pro != key && len(s.c.RecentUses(s.tg.Pro, schemas.RateWindow)) < schemas.FeedRequestsPerMinute {
-			a.other = send(limitRequest("1", s.tg.Pro))
+		if l == 0 && pro != key && len(h.Client().RecentUses(pro, schemas.RateWindow)) < schemas.FeedRequestsPerMinute {
+			a.other = send(h.LimitRequest("1", pro))
 		}
 		if l == 0 {
 			other()
@@ -186,11 +186,11 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 		if !ok {
 			return a // the Retry-After specs judge it
 		}
-		if err := s.wait(ctx, d, "what Retry-After said, between the lockouts that measure the window"); err != nil {
+		if err := h.Wait(ctx, d, "what Retry-After said, between the lockouts that measure the window"); err != nil {
 			a.blocked = err.Error()
 			return a
 		}
-		if resp := send(limitRequest("1", key)); resp != nil {
+		if resp := send(h.LimitRequest("1", key)); resp != nil {
 			a.after = append(a.after, resp)
 			switch resp.Status {
 			case http.StatusOK:
