@@ -70,7 +70,6 @@ type Host interface {
 	// Reading answers and making requests as the suite does.
 	PageShape(resp *client.Response) (int, string)
 	VideoIDsOf(resp *client.Response) []string
-	Listed(resp *client.Response, id string) string
 	VideosRequest(ids []string, key string) client.Request
 	LimitRequest(limit, key string) client.Request
 	PageRequest(limit, cursor, key string) client.Request
