@@ -248,6 +248,9 @@ var breaks = []struct {
 		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedPageDefault, "49 and a cursor", []ex{{req: feed("", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))}}},
+	{catalogue.FeedPageDefault, "a short first page that ends the feed, shown no end by a later whole walk", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedLimit, "limit=2 gives 3", []ex{{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedLimit, "limit=5 refused", []ex{{req: feed("limit=5", free), status: 400, body: `{"error":"bad","message":"limit","details":{"limit":"5"}}`}}},
 	{catalogue.FeedLimit, "limit=010 read as octal", []ex{{req: feed("limit=010", pro), status: 200, body: page("c", manyEvents(8)...)}}},
@@ -472,6 +475,9 @@ var conforming = []struct {
 	name string
 	xs   []ex
 }{
+	{"a short last page, then a whole walk with newer events at its head only", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(2), "v1"), ev("e2", ms(3), "v1"))},
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e0", ms(1), "v1"), ev("e1", ms(2), "v1"), ev("e2", ms(3), "v1"))}}},
 	{"a 429 to a request sent before the Retry-After had passed, answered after", append(burst(pro, 20),
 		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("5"), body: errBody},
 		ex{req: feed("limit=2", pro), status: 429, header: retryAfter("5"), body: errBody, wait: 6 * time.Second, out: 2 * time.Second})},
