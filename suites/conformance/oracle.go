@@ -13,6 +13,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/suites/client"
 	"github.com/tcmkit/tcmkit/suites/oracle"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Every exchange of the run goes through the contract oracle (package
@@ -153,7 +154,7 @@ func blamed(ps []oracle.Problem) []string {
 
 // oracleKeys are the keys the oracle knows, by role.
 func (t Target) oracleKeys() oracle.Keys {
-	k := oracle.Keys{Prefix: t.KeyPrefix(), Invented: func(id string) bool { return strings.HasPrefix(id, "~") }}
+	k := oracle.Keys{Prefix: t.KeyPrefix(), Invented: func(id string) bool { return strings.HasPrefix(id, "~") || probe.Invented(id) }}
 	add := func(list *[]string, key string) {
 		if key != "" && !slices.Contains(*list, key) {
 			*list = append(*list, key)

@@ -170,6 +170,53 @@ func (g cellGrid) cellFaults() []string {
 	return out
 }
 
+// escapedCellsFile names the cell faults that survived a run of the whole
+// grid once (fixed since): the sample runs each of them every time.
+const escapedCellsFile = "testdata/escaped-cells.txt"
+
+// unstruckCellsFile names the cell faults that cannot strike observably in
+// the bundled world (each with why): the whole grid runs them and fails on
+// them, as it should, and the sample leaves them out until the world gives
+// their cell something to break.
+const unstruckCellsFile = "testdata/unstruck-cells.txt"
+
+// cellsPerRequirement is how many cells of each requirement the sample
+// takes, spread over its cells in grid order: one keeps the step within a
+// minute (two took 85 s on 2 cores at load 5).
+const cellsPerRequirement = 1
+
+// sampledCells is the grid's part that CI runs (TCM_KILLMATRIX=cell-sample):
+// of each requirement's cell faults, cellsPerRequirement spread evenly over
+// them in grid order (the middle of each share), and every cell fault that
+// ever escaped; the same cells on every run.
+func (g cellGrid) sampledCells(escaped, unstruck map[string]bool) []string {
+	byReq := map[catalogue.ID][]string{}
+	var reqs []catalogue.ID
+	for _, f := range g.cellFaults() {
+		if unstruck[f] {
+			continue
+		}
+		m, _ := mutants.Lookup(f)
+		if _, ok := byReq[m.Requirement]; !ok {
+			reqs = append(reqs, m.Requirement)
+		}
+		byReq[m.Requirement] = append(byReq[m.Requirement], f)
+	}
+	var out []string
+	for _, id := range reqs {
+		fs := byReq[id]
+		for i := range min(cellsPerRequirement, len(fs)) {
+			out = append(out, fs[(2*i+1)*len(fs)/(2*cellsPerRequirement)])
+		}
+		for _, f := range fs {
+			if escaped[f] && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 func namedFault(name string) (mutants.Mutant, bool) {
 	m, ok := mutants.Lookup(name)
 	return m, ok && slices.Contains(mutants.Names(), name)
@@ -263,6 +310,46 @@ func (g cellGrid) Markdown(verdicts []verdict) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// The sample of the grid takes cells of every requirement that has cell
+// faults, and every cell fault that escaped once, each of them a fault of
+// the grid.
+func TestCellSample(t *testing.T) {
+	g := makeCellGrid(t)
+	escaped, unstruck := listedFaults(t, escapedCellsFile), listedFaults(t, unstruckCellsFile)
+	all := g.cellFaults()
+	sample := g.sampledCells(escaped, unstruck)
+	for f := range unstruck {
+		if !slices.Contains(all, f) {
+			t.Errorf("%s names %s, no cell fault of the grid", unstruckCellsFile, f)
+		}
+		if slices.Contains(sample, f) {
+			t.Errorf("the sample takes %s, which cannot strike", f)
+		}
+	}
+	in := map[catalogue.ID]bool{}
+	for _, f := range sample {
+		m, _ := mutants.Lookup(f)
+		in[m.Requirement] = true
+		if !slices.Contains(all, f) {
+			t.Errorf("the sample takes %s, no cell fault of the grid", f)
+		}
+	}
+	for _, f := range all {
+		if m, _ := mutants.Lookup(f); !in[m.Requirement] {
+			t.Errorf("no cell of %s in the sample", m.Requirement)
+		}
+	}
+	for f := range escaped {
+		if !slices.Contains(sample, f) {
+			t.Errorf("%s escaped once and is not in the sample (or is no cell fault any more: %s)", f, escapedCellsFile)
+		}
+	}
+	if !slices.Equal(sample, g.sampledCells(escaped, unstruck)) {
+		t.Error("the sample is not the same on every call")
+	}
+	t.Logf("%d of %d cell faults sampled", len(sample), len(all))
 }
 
 // Every cell of the probe grid has a fault, and every fault's name finds

@@ -14,7 +14,8 @@
 //
 //	go test ./suites/killmatrix -v -count=1
 //	TCM_KILLMATRIX_FAULTS=oldest-first,no-pro-gate go test ./suites/killmatrix -v   # some faults only
-//	TCM_KILLMATRIX=cells go test ./suites/killmatrix -timeout 60m   # a fault in every cell of the probe grid
+//	TCM_KILLMATRIX=cells go test ./suites/killmatrix -timeout 80m   # a fault in every cell of the probe grid
+//	TCM_KILLMATRIX=generated,cell-sample go test ./suites/killmatrix   # CI's: the generated faults, a cell of each requirement and the cells that escaped once
 //	TCM_KILLMATRIX_RECORD=1 go test ./suites/killmatrix -run TestKillMatrix   # record new faults, once killed (testdata/judged-faults.txt)
 package killmatrix
 
@@ -156,18 +157,16 @@ func selectedFaults(t *testing.T) []string {
 	all := mutants.Names()
 	only := os.Getenv("TCM_KILLMATRIX_FAULTS")
 	if only == "" {
-		switch mode := os.Getenv("TCM_KILLMATRIX"); mode {
-		case "all":
-			return append(all, makeCellGrid(t).cellFaults()...)
-		case "cells":
-			return makeCellGrid(t).cellFaults()
-		case "generated", "named":
-			return slices.DeleteFunc(all, func(n string) bool { return mutants.Generated(n) != (mode == "generated") })
-		case "":
-			return sampled(all, judgedFaults(t))
-		default:
-			t.Fatalf("TCM_KILLMATRIX=%q: all, named, generated, cells or unset", mode)
+		// modes joined by commas run the faults of each
+		var out []string
+		for _, mode := range strings.Split(os.Getenv("TCM_KILLMATRIX"), ",") {
+			for _, f := range modeFaults(t, mode, slices.Clone(all)) {
+				if !slices.Contains(out, f) {
+					out = append(out, f)
+				}
+			}
 		}
+		return out
 	}
 	var out []string
 	for _, name := range strings.Split(only, ",") {
@@ -183,6 +182,24 @@ func selectedFaults(t *testing.T) []string {
 	return out
 }
 
+// modeFaults are the faults of one TCM_KILLMATRIX mode.
+func modeFaults(t *testing.T, mode string, all []string) []string {
+	switch mode {
+	case "all":
+		return append(all, makeCellGrid(t).cellFaults()...)
+	case "cells":
+		return makeCellGrid(t).cellFaults()
+	case "cell-sample":
+		return makeCellGrid(t).sampledCells(listedFaults(t, escapedCellsFile), listedFaults(t, unstruckCellsFile))
+	case "generated", "named":
+		return slices.DeleteFunc(all, func(n string) bool { return mutants.Generated(n) != (mode == "generated") })
+	case "":
+		return sampled(all, judgedFaults(t))
+	}
+	t.Fatalf("TCM_KILLMATRIX=%q: all, named, generated, cells, cell-sample (joined by commas) or unset", mode)
+	return nil
+}
+
 // judgedFile records the hand-written and derived faults that the kill
 // matrix has judged, one a line: a fault that is not in it is new, and the
 // default matrix (go test ./suites/killmatrix) runs it, so that it fails
@@ -192,19 +209,23 @@ func selectedFaults(t *testing.T) []string {
 const judgedFile = "testdata/judged-faults.txt"
 
 // judgedFaults reads the record (no file: no fault judged yet).
-func judgedFaults(t testing.TB) map[string]bool {
+func judgedFaults(t testing.TB) map[string]bool { return listedFaults(t, judgedFile) }
+
+// listedFaults reads a file of fault names, one a line ('#' starts a
+// comment line; no file: none).
+func listedFaults(t testing.TB, path string) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(judgedFile)
+	b, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Fatal(err)
 	}
-	judged := map[string]bool{}
+	listed := map[string]bool{}
 	for line := range strings.SplitSeq(string(b), "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			judged[line] = true
+			listed[line] = true
 		}
 	}
-	return judged
+	return listed
 }
 
 // recordJudged writes the record: the faults judged before that still

@@ -309,6 +309,10 @@ type videosBody struct {
 	mediaOK bool
 	// atCount: 20 ids; atLen: an id of 32 characters
 	atCount, atLen bool
+	// restyled: the body's JSON text or its framing is not the plain one
+	// (whitespace around or between its tokens, a chunked body): a valid
+	// body refused so was refused for its form, VIDEOS-BAD-BODY's
+	restyled bool
 }
 
 type verdict string
@@ -339,6 +343,8 @@ func classVideos(req client.Request) videosBody {
 	hasBOM := bytes.HasPrefix(raw, bom)
 	raw = bytes.TrimPrefix(raw, bom)
 	b.verdict, b.owner, b.why = readVideos(raw, &b)
+	var compact bytes.Buffer
+	b.restyled = req.Framing.Chunked || json.Compact(&compact, raw) == nil && !bytes.Equal(compact.Bytes(), raw)
 	if first := repeatedMember(raw, "videoIds"); first != nil {
 		b = eitherReading(b, first)
 	}
@@ -428,6 +434,9 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 		// says what a batch of at most 20 ids is, repeats included
 		owner = catalogue.VideosIDsMax
 	}
+	if owner == catalogue.VideosBadBody {
+		owner = insideOwner(ids)
+	}
 	switch {
 	case unsure:
 		return either, catalogue.VideosIDLen, "an id of combining marks, past 32 characters as code points and not as characters"
@@ -435,6 +444,24 @@ func readVideos(raw []byte, b *videosBody) (verdict, catalogue.ID, string) {
 		return either, catalogue.VideosBadBody, "members besides videoIds (the contract shows none: a server may ignore or refuse them)"
 	}
 	return valid, owner, ""
+}
+
+// insideOwner is the rule a valid body at no bound breaks when it is
+// refused: an id within a character of a bound of its length
+// ("each item 1 to 32 characters"), the length's; else the count's range
+// ("1 to 20 items") is narrower than the contract's at one end, the end
+// its count lies nearer to (a lower bound set too high refuses small
+// counts first, an upper one set too low large counts).
+func insideOwner(ids []string) catalogue.ID {
+	for _, id := range ids {
+		if n := utf8.RuneCountInString(id); n <= schemas.MinVideoIDLen+1 || n >= schemas.MaxVideoIDLen-1 {
+			return catalogue.VideosIDLen
+		}
+	}
+	if 2*len(ids) <= schemas.MinVideoIDs+schemas.MaxVideoIDs {
+		return catalogue.VideosIDsMin
+	}
+	return catalogue.VideosIDsMax
 }
 
 func repeatsAnID(ids []string) bool {

@@ -49,8 +49,9 @@ type model struct {
 	forms        map[string]map[Op]formChoice
 	// refusedLongest: a valid body of fewer than 20 ids with an id of 32
 	// characters was refused; refusedOne: one short id was. Which bound a
-	// 400 at two bounds at once refused.
-	refusedLongest, refusedOne bool
+	// 400 at two bounds at once refused. servedOne: a valid body of one
+	// id was served, so a body of one id refused is not the count's.
+	refusedLongest, refusedOne, servedOne bool
 	// sharedAt: when a run's key was last throttled that only all keys'
 	// traffic together explains
 	sharedAt time.Time
@@ -100,6 +101,9 @@ type node struct {
 	sizeRule catalogue.ID
 	// members: the oldest members_only_changed of each video on the page
 	members map[string]members
+	// reportedShort: a later whole walk showed that this short last page
+	// was none (endedShort), once
+	reportedShort bool
 }
 
 // membersAbove is the oldest members_only_changed of a video on this page
@@ -283,6 +287,9 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	if j.op == Videos && j.plan == PlanPro && st == http.StatusBadRequest && j.vb.verdict == valid {
 		m.refusedLongest = m.refusedLongest || j.vb.atLen && !j.vb.atCount
 		m.refusedOne = m.refusedOne || len(j.vb.ids) == schemas.MinVideoIDs && !j.vb.atLen
+	}
+	if j.op == Videos && j.plan == PlanPro && st == http.StatusOK && j.vb.verdict == valid && len(j.vb.ids) == schemas.MinVideoIDs {
+		m.servedOne = true
 	}
 	if statusOK && j.cred == CredEither && (j.op == Feed || j.op == Videos) {
 		m.form(j)
@@ -926,6 +933,7 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 	for _, before := range k.walks {
 		if before.end < w.start {
 			m.compareWalks(j, before, w)
+			m.endedShort(j, before, w)
 		}
 	}
 	for t, o := range m.keys {
@@ -989,6 +997,35 @@ func (m *model) compareWalks(j *judging, before, after *walk) {
 		}
 		j.fail(id2, "", exp, fmt.Sprintf("event %s (createdAt %d) is missing from the walk that ended here", jsondoc.Quote(id, 60), e.at), e.page.resp, near)
 	}
+}
+
+// endedShort: an earlier whole walk whose last page held fewer events
+// than it asked for said the feed ends there; a later whole walk that
+// shows events older than all of it, which it left out, shows that page
+// was no last page: its size rule (fewer events only on the last page).
+// Events arrive at the head, so the later walk's older events were there
+// before (compareWalks judges the other way: a later walk that lost some).
+func (m *model) endedShort(j *judging, before, after *walk) {
+	last := before.pages[len(before.pages)-1]
+	if last.size == 0 || len(last.times) >= last.size || last.sizeRule == "" || before.unordered || after.unordered || last.reportedShort {
+		return
+	}
+	n, example := 0, ""
+	for _, id := range slices.Sorted(maps.Keys(after.events)) {
+		if e := after.events[id]; e.at < before.oldest {
+			if _, ok := before.events[id]; !ok {
+				if n++; n == 1 {
+					example = fmt.Sprintf("event %s (createdAt %d)", jsondoc.Quote(id, 60), e.at)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	last.reportedShort = true
+	j.fail(last.sizeRule, "", fmt.Sprintf("%d events on a page older events follow (its nextCursor null: the feed's end)", last.size),
+		fmt.Sprintf("the page held %d; this later whole walk shows %d event(s) older than all of that walk, %s among them", len(last.times), n, example), last.resp)
 }
 
 // sharedChannels: a whole walk shows every event of a channel it shares

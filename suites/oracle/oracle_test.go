@@ -248,6 +248,9 @@ var breaks = []struct {
 		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedPageDefault, "49 and a cursor", []ex{{req: feed("", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))}}},
+	{catalogue.FeedPageDefault, "a short first page that ends the feed, shown no end by a later whole walk", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedLimit, "limit=2 gives 3", []ex{{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
 	{catalogue.FeedLimit, "limit=5 refused", []ex{{req: feed("limit=5", free), status: 400, body: `{"error":"bad","message":"limit","details":{"limit":"5"}}`}}},
 	{catalogue.FeedLimit, "limit=010 read as octal", []ex{{req: feed("limit=010", pro), status: 200, body: page("c", manyEvents(8)...)}}},
@@ -343,6 +346,13 @@ var breaks = []struct {
 	{catalogue.VideosIDsMin, "empty served", []ex{{req: videos(`{"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
 	{catalogue.VideosIDsMin, "one refused", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDsMax, "21 served", []ex{{req: videos(`{"videoIds":["1","2","3","4","5","6","7","8","9","10","11","12","13","14","15","16","17","18","19","20","21"]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	// a valid body at no bound refused: the rule of what sets it apart
+	{catalogue.VideosIDsMin, "two ids refused", []ex{{req: videos(`{"videoIds":["abcdef","ghijkl"]}`, pro), status: 400, body: errBody}}},
+	{catalogue.VideosIDsMax, "19 ids refused", []ex{{req: videos(`{"videoIds":["id1","id2","id3","id4","id5","id6","id7","id8","id9","id10","id11","id12","id13","id14","id15","id16","id17","id18","id19"]}`, pro), status: 400, body: errBody}}},
+	{catalogue.VideosIDLen, "one id refused once one was served", []ex{
+		{req: videos(`{"videoIds":["abcdef"]}`, pro), status: 200, body: videosAnswer([]string{"abcdef"})},
+		{req: videos(`{"videoIds":["ghijkl"]}`, pro), status: 400, body: errBody}}},
+	{catalogue.VideosBadBody, "a valid body padded with whitespace refused", []ex{{req: videos(" \n{\"videoIds\":[\"abcdef\"]}\t ", pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDsMax, "an id twice refused", []ex{{req: videos(`{"videoIds":["a","b","a"]}`, pro), status: 400, body: errBody}}},
 	{catalogue.VideosIDLen, "33 served", []ex{{req: videos(`{"videoIds":["`+strings.Repeat("x", 33)+`"]}`, pro), status: 200, body: videosAnswer([]string{strings.Repeat("x", 33)})}}},
 	{catalogue.VideosBadBody, "a member in another case", []ex{{req: videos(`{"VideoIds":["a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
@@ -465,6 +475,9 @@ var conforming = []struct {
 	name string
 	xs   []ex
 }{
+	{"a short last page, then a whole walk with newer events at its head only", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(2), "v1"), ev("e2", ms(3), "v1"))},
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e0", ms(1), "v1"), ev("e1", ms(2), "v1"), ev("e2", ms(3), "v1"))}}},
 	{"a 429 to a request sent before the Retry-After had passed, answered after", append(burst(pro, 20),
 		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("5"), body: errBody},
 		ex{req: feed("limit=2", pro), status: 429, header: retryAfter("5"), body: errBody, wait: 6 * time.Second, out: 2 * time.Second})},

@@ -157,6 +157,14 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 	switch {
 	case slices.Contains(ok, st):
 		return ok, ""
+	case st == http.StatusBadRequest && vb.verdict == valid && vb.restyled && !(len(vb.ids) == schemas.MinVideoIDs && j.o.m.refusedOne):
+		// a valid body refused in another form than the plain one: its
+		// form's (unless one id was refused in the plain form too)
+		return ok, catalogue.VideosBadBody
+	case st == http.StatusBadRequest && vb.verdict == valid && len(vb.ids) == schemas.MinVideoIDs && vb.owner == catalogue.VideosIDsMin && !vb.atLen && j.o.m.servedOne:
+		// one id refused where one id was served before: the count is
+		// kept, this id is refused (each item 1 to 32 characters)
+		return ok, catalogue.VideosIDLen
 	case st == http.StatusBadRequest && vb.atCount && vb.atLen:
 		// two bounds at once: an id of 32 characters refused alone is the
 		// length's fault; else the batch's (a body too large for 20 ids)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
@@ -151,6 +152,27 @@ func videoIDs(n, length int, u unicodeClass) []string {
 	}
 	return ids
 }
+
+// Invented reports whether id is one the probes' inputs made so that it
+// names no video (videoIDs, plainID, the padded and blank ids); the shaped
+// ids, made from the feed's when a probe runs, are not. The contract
+// oracle lists such an id missing (VIDEOS-MISSING) whoever sends it.
+func Invented(id string) bool {
+	inventedOnce.Do(func() {
+		invented = map[string]bool{}
+		for _, in := range videosInputs() {
+			for _, id := range in.IDs {
+				invented[id] = true
+			}
+		}
+	})
+	return invented[id]
+}
+
+var (
+	inventedOnce sync.Once
+	invented     map[string]bool
+)
 
 // plainID goes with the id whose length a probe varies: a request of two
 // ids is at no bound of their count (one id is VIDEOS-IDS-MIN's bound).

@@ -6,7 +6,7 @@
 // names in schemas/catalogue, and Inputs); a cell that does not apply is
 // excluded by a rule (applies), never by a list of cells.
 //
-// The package knows no HTTP: the suite (suites/conformance, probes.go)
+// The package knows no HTTP: the suite (suites/probegrid, run by suites/conformance)
 // turns each probe into a Ginkgo spec, sends its requests and judges them.
 // Plan spends a profile's budget on the probes by priority (the likeliest
 // break per request first), counting each distinct request once.
@@ -176,12 +176,15 @@ func (p Probe) Request() string {
 }
 
 // Sequence names what the probe's shape sends: the shape, or for the rate
-// oracle the lockouts that measure the limiter on it.
+// oracle the lockouts that measure the limiter on it, or a deep walk that
+// goes on to the feed's end: where the walk ends (FEED-CURSOR-END), and the
+// switches of a video's members-only state, whose two events may lie many
+// pages apart (EVENT-MEMBERS-SWITCHED: judged down one cursor walk).
 func (p Probe) Sequence() string {
 	switch {
 	case p.Oracle == OracleRate:
 		return string(p.Shape) + " (lockouts)"
-	case p.Requirement == catalogue.FeedCursorEnd && p.Shape == DeepPage:
+	case p.Shape == DeepPage && (p.Requirement == catalogue.FeedCursorEnd || p.Requirement == catalogue.EventMembersSwitched):
 		return string(p.Shape) + " (to the end)"
 	}
 	return string(p.Shape)

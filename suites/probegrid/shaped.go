@@ -1,14 +1,10 @@
-package conformance
+package probegrid
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"slices"
-	"strings"
 
-	"github.com/tcmkit/tcmkit/schemas/jsondoc"
-	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Ids shaped like the target's own (the probe inputs of class shaped): a
@@ -22,10 +18,10 @@ import (
 
 // shapedIDs are the ids of a shaped input, or why none can be made.
 func (pr *prober) shapedIDs(ctx context.Context) ([]string, string) {
-	w := pr.s.fullWalk(ctx)
+	events, _ := pr.h.Walk(ctx, probe.Pro)
 	seen := map[string]bool{}
 	var ids []string
-	for _, e := range w.Events() {
+	for _, e := range events {
 		if e.Video != "" && !seen[e.Video] {
 			seen[e.Video] = true
 			ids = append(ids, e.Video)
@@ -80,38 +76,4 @@ func shapedLike(ids []string, seen map[string]bool) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// shapedServed judges an answer to shaped ids: the contract leaves open
-// exactly when an id is missing, and a video of a tracked channel may
-// never show in the feed, so a VideoEntry for a shaped id is a failure
-// only when it is shown not to be a video of a channel the account
-// tracks: its channel is one the account's whole feed never shows.
-func (pr *prober) shapedServed(ctx context.Context, resp *client.Response, ids []string) ([]string, string) {
-	if resp.Status != http.StatusOK {
-		return nil, ""
-	}
-	w := pr.s.fullWalk(ctx)
-	if !w.Complete {
-		return nil, fmt.Sprintf("the Pro key's walk did not reach the end of its feed (raise --max-pages=%d): the channels an account tracks are learnt from its whole feed", pr.s.cfg.MaxPages)
-	}
-	tracked := map[string]bool{}
-	for _, e := range w.Events() {
-		tracked[e.Channel] = true
-	}
-	doc, err := resp.JSON()
-	if err != nil {
-		return nil, ""
-	}
-	var out []string
-	for i, entry := range jsondoc.Items(doc, "/videos") {
-		id, _ := jsondoc.String(entry, "/video/platformVideoId")
-		channel, hasChannel := jsondoc.String(entry, "/video/channel/id")
-		if !slices.Contains(ids, id) || !hasChannel || tracked[channel] {
-			continue // (an entry without a channel id is the schema's to judge)
-		}
-		out = append(out, fmt.Sprintf("%s: /videos/%d answers %q, an id made from the feed's ids (their length and alphabet) that names no video the feed shows, as a VideoEntry of the channel %q, which the account's whole feed never shows: a video of no tracked channel",
-			resp.Request, i, jsondoc.Excerpt(id, 40), jsondoc.Excerpt(strings.TrimSpace(channel), 40)))
-	}
-	return out, ""
 }

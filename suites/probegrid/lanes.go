@@ -1,4 +1,4 @@
-package conformance
+package probegrid
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/suites/client"
@@ -30,17 +30,13 @@ const (
 	unkeyedLane = "requests without a valid key"
 )
 
-// paceGrain is what a key's window is given beyond its minute before the
-// next request: the target stamps a request a little after the suite.
-const paceGrain = 50 * time.Millisecond
-
 // quietWait is the longest wait for a key's room that is not printed: at
 // 20 a minute a key in steady use waits 3 s a request.
 const quietWait = 5 * time.Second
 
 // laneOf is the lane of a probe's sequence, and the keys it holds.
 func (pr *prober) laneOf(p probe.Probe) (string, []string) {
-	t := pr.s.tg
+	t := pr.keys()
 	switch {
 	case p.Oracle == probe.OracleRate && p.Shape == probe.AfterBurst:
 		return freeLane, []string{pr.keyOf(p.Role)} // the other key only for a moment: rateSequence
@@ -67,8 +63,8 @@ type laneSeq struct {
 // the lanes. On a virtual clock the live-head sequences run first, here:
 // they move the world, which no lane may see mid-sequence.
 func (pr *prober) startLanes(ctx context.Context) {
-	s := pr.s
-	if sc, _ := GinkgoConfiguration(); sc.ParallelTotal > 1 {
+	h := pr.h
+	if sc, _ := ginkgo.GinkgoConfiguration(); sc.ParallelTotal > 1 {
 		// Each process judges some of the specs: each sends their
 		// sequences when they run, as before lanes (the Serial ones on
 		// the last process).
@@ -105,10 +101,10 @@ func (pr *prober) startLanes(ctx context.Context) {
 		}
 	}
 	if pro {
-		s.fullWalk(ctx)
+		h.Walk(ctx, probe.Pro)
 	}
 	if free {
-		s.freeWalk(ctx)
+		h.Walk(ctx, probe.Free)
 	}
 	for _, q := range prelude {
 		pr.exec(client.WithScope(ctx, q.r.scope), q.p, q.r)
@@ -117,12 +113,10 @@ func (pr *prober) startLanes(ctx context.Context) {
 	for i, sh := range probe.Shapes {
 		order[sh] = i
 	}
-	if s.ex != nil && s.explores() && s.profile() == probe.Quick {
-		// quick sends the explored requests beside the probes, within the
-		// keys' room; thorough after them, so that they do not break into
-		// the windows its lockouts need whole
-		s.ex.start()
-	}
+	// quick sends the explored requests beside the probes, within the
+	// keys' room; thorough after them, so that they do not break into the
+	// windows its lockouts need whole
+	h.StartExplore()
 	for _, name := range []string{freeLane, proLane, unkeyedLane} {
 		seqs := lanes[name]
 		// the lockouts first (they take a moment of the Pro key's window
@@ -131,7 +125,7 @@ func (pr *prober) startLanes(ctx context.Context) {
 			return cmp.Or(cmp.Compare(rank(a.p), rank(b.p)), cmp.Compare(order[a.p.Shape], order[b.p.Shape]))
 		})
 		if len(seqs) > 0 {
-			s.pace.Lane(s.runCtx, name, func(ctx context.Context) { pr.runLane(ctx, name, seqs) })
+			h.Pace().Lane(h.RunContext(), name, func(ctx context.Context) { pr.runLane(ctx, name, seqs) })
 		}
 	}
 }
@@ -155,12 +149,12 @@ func rank(p probe.Probe) int {
 
 // runLane sends the lane's sequences, each holding its keys.
 func (pr *prober) runLane(ctx context.Context, name string, seqs []laneSeq) {
-	key := map[string]string{proLane: pr.s.tg.Pro, freeLane: pr.s.tg.Free}[name]
+	key := map[string]string{proLane: pr.keys().Pro, freeLane: pr.keys().Free}[name]
 	for len(seqs) > 0 {
 		i := pr.pick(key, seqs)
 		q := seqs[i]
 		seqs = slices.Delete(seqs, i, i+1)
-		release, err := pr.s.pace.Hold(ctx, q.keys...)
+		release, err := pr.h.Pace().Hold(ctx, q.keys...)
 		if err != nil {
 			for _, q := range append(seqs, q) {
 				q.r.once.Do(func() { q.r.blocked = "the run ended before the probe's requests were sent: " + err.Error() })
@@ -222,16 +216,16 @@ func (pr *prober) startsIn(key string, p probe.Probe) time.Duration {
 	n := 1
 	switch {
 	case p.Oracle == probe.OracleRate:
-		return pr.s.roomIn(key, "", schemas.FeedRequestsPerMinute) // a fresh window
+		return pr.h.RoomIn(key, "", schemas.FeedRequestsPerMinute) // a fresh window
 	case p.Shape == probe.AfterBurst && !p.Role.Bad():
 		n = schemas.FeedRequestsPerMinute
 	}
 	var d time.Duration
 	if spendsFeed(p) {
-		d = pr.s.roomIn(key, schemas.PathFeed, n)
+		d = pr.h.RoomIn(key, schemas.PathFeed, n)
 	}
 	if spendsVideos(p) {
-		d = max(d, pr.s.roomIn(key, schemas.PathVideos, n))
+		d = max(d, pr.h.RoomIn(key, schemas.PathVideos, n))
 	}
 	return d
 }
@@ -263,7 +257,7 @@ func (pr *prober) exec(ctx context.Context, p probe.Probe, r *probeRun) {
 		defer func() {
 			// a lane has no spec to fail: what went wrong blocks the probe
 			if v := recover(); v != nil {
-				r.blocked = pr.s.Redactor().String(fmt.Sprintf("the suite could not send the probe's requests: %v", v))
+				r.blocked = pr.h.Redact(fmt.Sprintf("the suite could not send the probe's requests: %v", v))
 			}
 		}()
 		pr.send(ctx, p, r)
@@ -278,7 +272,7 @@ func (pr *prober) pace(ctx context.Context, req client.Request, n int) error {
 		return nil
 	}
 	key := ""
-	for _, k := range []string{pr.s.tg.Pro, pr.s.tg.Free} {
+	for _, k := range []string{pr.keys().Pro, pr.keys().Free} {
 		if k != "" && req.Auth == client.Bearer(k) {
 			key = k
 		}
@@ -292,12 +286,12 @@ func (pr *prober) pace(ctx context.Context, req client.Request, n int) error {
 // waitRoom waits until the key has room for n more requests of path ("":
 // of any path) in its window, by what the suite sent on it.
 func (pr *prober) waitRoom(ctx context.Context, key, path string, n int, why string) error {
-	d := pr.s.roomIn(key, path, n)
+	d := pr.h.RoomIn(key, path, n)
 	if d <= 0 {
 		return nil
 	}
 	if d < quietWait {
-		return pr.s.pace.Wait(ctx, d)
+		return pr.h.Pace().Wait(ctx, d)
 	}
-	return pr.s.wait(ctx, d, why)
+	return pr.h.Wait(ctx, d, why)
 }

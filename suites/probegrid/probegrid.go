@@ -1,4 +1,15 @@
-package conformance
+// Package probegrid is the probe grid's specs and lanes: the generated
+// probes (package suites/probe), every must requirement × key role ×
+// request shape × input class that applies, declared as one Ginkgo spec
+// per requirement × role × shape, labelled with that one requirement; the
+// plan the profile (--profile) makes of them; the lanes that send their
+// request sequences; and what a sequence adds to judge beyond its answers.
+// The profile decides which run: quick spends one window of each key by
+// priority, thorough runs them all. A probe whose precondition failed (a
+// key not given, a walk too short) is blocked, not failed. The answers'
+// rules are the contract oracle's (package oracle); what the probes need of
+// the suite that runs them is its Host.
+package probegrid
 
 import (
 	"bytes"
@@ -12,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tcmkit/tcmkit/schemas"
@@ -22,15 +33,8 @@ import (
 	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
-// The generated probes (package suites/probe): every must requirement ×
-// key role × request shape × input class that applies, one Ginkgo spec per
-// requirement × role × shape, labelled with that one requirement. The
-// profile (--profile) decides which run: quick spends one window of each
-// key by priority, thorough runs them all. A probe whose precondition
-// failed (a key not given, a walk too short) is blocked, not failed.
-
-// probeLabel is the feature label of the generated probes.
-const probeLabel = "probe"
+// Label is the feature label of the generated probes.
+const Label = "probe"
 
 // probeGroup is one spec: the probes of one requirement, role and shape.
 type probeGroup struct {
@@ -44,35 +48,40 @@ type probeGroup struct {
 // probe runs (the profile and the label filter are known then), and each
 // distinct request sequence, sent once and judged by every probe of it.
 type prober struct {
-	s        *suite
+	h        Host
 	cat      catalogue.Catalogue
 	all      []probe.Probe
 	planOnce sync.Once
 	plan     *probe.Plan
 	mu       sync.Mutex
 	runs     map[string]*probeRun
-	facts    factsMemo
 }
 
-// probeSpecs declares the generated probes.
-func (s *suite) probeSpecs() {
+// keys are the run's keys, known once the run began.
+func (pr *prober) keys() Keys { return pr.h.Keys() }
+
+// client is the run's client, through which every request goes.
+func (pr *prober) client() *client.Client { return pr.h.Client() }
+
+// Specs declares the generated probes, run by h.
+func Specs(h Host) {
 	cat, err := catalogue.Load()
 	var probes []probe.Probe
 	if err == nil {
 		probes, err = probe.Generate(cat)
 	}
 	if err != nil {
-		It("generates the probes from the catalogue", Label(probeLabel), func() { s.failf("%v", err) })
+		ginkgo.It("generates the probes from the catalogue", ginkgo.Label(Label), func() { h.Failf("%v", err) })
 		return
 	}
-	pr := &prober{s: s, cat: cat, all: probes, runs: map[string]*probeRun{}}
+	pr := &prober{h: h, cat: cat, all: probes, runs: map[string]*probeRun{}}
 	for _, g := range groupProbes(probes) {
-		args := []any{requires(g.id), Label(probeLabel)}
+		args := []any{ginkgo.Label(string(g.id)), ginkgo.Label(Label)}
 		if g.shape == probe.AfterBurst || g.shape == probe.BothOps {
-			args = append(args, Serial) // they spend a key's window
+			args = append(args, ginkgo.Serial) // they spend a key's window
 		}
-		args = append(args, func(ctx SpecContext) { pr.judge(ctx, g) })
-		It(fmt.Sprintf("%s, %s %s", g.id, roleSays[g.role], shapeSays[g.shape]), args...)
+		args = append(args, func(ctx ginkgo.SpecContext) { pr.judge(ctx, g) })
+		ginkgo.It(fmt.Sprintf("%s, %s %s", g.id, RoleSays[g.role], shapeSays[g.shape]), args...)
 	}
 }
 
@@ -94,7 +103,8 @@ func groupProbes(probes []probe.Probe) []*probeGroup {
 	return out
 }
 
-var roleSays = map[probe.Role]string{
+// RoleSays names a key role in messages.
+var RoleSays = map[probe.Role]string{
 	probe.Pro:       "the Pro key",
 	probe.Free:      "the free key",
 	probe.Revoked:   "the revoked key",
@@ -109,7 +119,7 @@ func keySays(p probe.Probe) string {
 	if p.Key != probe.Own {
 		return p.Key.Says()
 	}
-	return roleSays[p.Role]
+	return RoleSays[p.Role]
 }
 
 var shapeSays = map[probe.Shape]string{
@@ -127,51 +137,48 @@ var shapeSays = map[probe.Shape]string{
 // label filter lets run.
 func (pr *prober) planned(ctx context.Context) *probe.Plan {
 	pr.planOnce.Do(func() {
-		profile, _ := probe.ParseProfile(pr.s.cfg.Profile) // validated by the preflight
-		match, err := types.ParseLabelFilter(GinkgoLabelFilter())
+		profile, _ := probe.ParseProfile(pr.h.Profile()) // validated by the preflight
+		match, err := types.ParseLabelFilter(ginkgo.GinkgoLabelFilter())
 		var mine []probe.Probe
 		for _, p := range pr.all {
 			// a probe that cannot be sent (its key not given) costs
 			// nothing and is in no budget: its spec says why it skipped
-			if pr.cannot(p) == "" && (err != nil || match([]string{probeLabel, string(p.Requirement)})) {
+			if pr.cannot(p) == "" && (err != nil || match([]string{Label, string(p.Requirement)})) {
 				mine = append(mine, p)
 			}
 		}
 		budget := probe.BudgetOf(profile)
-		if profile == probe.Quick && !pr.s.virtualClock() {
+		if profile == probe.Quick && !pr.h.VirtualClock() {
 			// In real time quick waits for no window: each key gets what its
 			// window has room for now, by what the suite sent on it.
 			budget.Room = map[probe.Role]int{}
 			for _, role := range []probe.Role{probe.Pro, probe.Free} {
 				if key := pr.keyOf(role); key != "" {
-					budget.Room[role] = schemas.FeedRequestsPerMinute - len(pr.s.c.RecentUses(key, schemas.RateWindow))
+					budget.Room[role] = schemas.FeedRequestsPerMinute - len(pr.client().RecentUses(key, schemas.RateWindow))
 				}
 			}
 			// the explored requests, sent beside the probes, take their
 			// share of that room first
-			if pr.s.ex != nil && pr.s.explores() {
-				spent := pr.s.ex.decide(budget.Room[probe.Pro], budget.Room[probe.Free], true)
-				budget.Room[probe.Pro] -= spent[explore.SpendPro]
-				budget.Room[probe.Free] -= spent[explore.SpendFree]
-			}
+			spent := pr.h.Explore(budget.Room[probe.Pro], budget.Room[probe.Free])
+			budget.Room[probe.Pro] -= spent[explore.SpendPro]
+			budget.Room[probe.Free] -= spent[explore.SpendFree]
 		}
 		// A first page or plain request the suite sent already costs nothing.
 		known := func(p probe.Probe) bool {
 			auth, skip := pr.auth(p)
-			return p.Shape == probe.FirstPage && skip == "" && !p.Input.FromFeed && pr.s.c.Known(request(p.Input, auth, ""))
+			return p.Shape == probe.FirstPage && skip == "" && !p.Input.FromFeed && pr.client().Known(request(p.Input, auth, ""))
 		}
 		pr.plan = probe.MakePlanWithin(mine, budget, profile, known)
 		line := "probes: " + strings.ReplaceAll(pr.plan.Summary(), "\n", "\n  ") + "\n"
-		fmt.Fprint(pr.s.logWriter(), line)
-		pr.s.logWriter().Flush()
+		pr.h.Log(line)
 		pr.startLanes(ctx)
 	})
 	return pr.plan
 }
 
 // judge runs the group's planned probes and judges them with their oracle.
-func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
-	GinkgoHelper()
+func (pr *prober) judge(ctx ginkgo.SpecContext, g *probeGroup) {
+	ginkgo.GinkgoHelper()
 	plan := pr.planned(ctx)
 	var run []probe.Probe
 	cannot := ""
@@ -189,12 +196,9 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 			// every probe of the spec needs what the run was not given
 			// (a key, --control-clock: skipped, naming it), or what the
 			// target's keys cannot give (blocked)
-			if neededFlag.MatchString(cannot) {
-				skipMissing(cannot)
-			}
-			pr.s.Block(cannot)
+			pr.h.Unable(cannot)
 		}
-		skipFor("--profile thorough", fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
+		pr.h.SkipFor("--profile thorough", fmt.Sprintf("untried under --profile %s (its budget: %s); %s", plan.Profile, budgetSays(plan.Budget), plan.ThoroughCost()))
 	}
 	var problems, blocks []string
 	judged := 0
@@ -202,7 +206,7 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 		r := pr.run(ctx, p)
 		// A run is shared by every probe of its sequence and sent once:
 		// the spec is shown its answers, so that its failure shows them.
-		pr.s.c.Saw(ctx, r.responses()...)
+		pr.client().Saw(ctx, r.responses()...)
 		if r.blocked != "" {
 			blocks = append(blocks, r.blocked)
 			continue
@@ -219,16 +223,15 @@ func (pr *prober) judge(ctx SpecContext, g *probeGroup) {
 		judged++
 		problems = append(problems, ps...)
 	}
-	AddReportEntry("probes", fmt.Sprintf("%d probe(s) judged, %d blocked, %d untried under --profile %s", judged, len(blocks), len(g.probes)-len(run), plan.Profile), ReportEntryVisibilityNever)
+	ginkgo.AddReportEntry("probes", fmt.Sprintf("%d probe(s) judged, %d blocked, %d untried under --profile %s", judged, len(blocks), len(g.probes)-len(run), plan.Profile), ginkgo.ReportEntryVisibilityNever)
 	if judged == 0 {
-		pr.s.Block(blocks[0])
+		pr.h.Block(blocks[0])
 	}
 	text := string(g.id)
 	if r, ok := pr.cat.Lookup(g.id); ok {
 		text = r.Text
 	}
-	s := pr.s
-	s.noneOf(fmt.Sprintf("rule (%s): %s\nprobed with %s %s", g.id, text, roleSays[g.role], shapeSays[g.shape]), slices.Compact(problems))
+	pr.h.NoneOf(fmt.Sprintf("rule (%s): %s\nprobed with %s %s", g.id, text, RoleSays[g.role], shapeSays[g.shape]), slices.Compact(problems))
 }
 
 // refused is why the probe cannot judge its run: an answer it needs was
@@ -246,7 +249,7 @@ func (pr *prober) refused(ctx context.Context, p probe.Probe, r *probeRun) strin
 	// the check judges the answers that are its own.
 	foreign := ""
 	for _, resp := range r.judged {
-		id, block := pr.s.statusCause(resp)
+		id, block := pr.h.StatusCause(resp)
 		switch {
 		case block != "":
 			return block
@@ -262,45 +265,7 @@ func (pr *prober) refused(ctx context.Context, p probe.Probe, r *probeRun) strin
 	if block := pr.notOwnCursor(ctx, p, r); block != "" {
 		return block
 	}
-	return pr.foreignPages(ctx, p, r)
-}
-
-// foreignPages is why a key's feed pages cannot be judged when one of
-// them shows an event proven to be the other account's (owner.foreign): a
-// page served across accounts (FEED-TENANT's) is no page of this key's
-// walk, and its cursor, its size and its place are not this key's either.
-func (pr *prober) foreignPages(ctx context.Context, p probe.Probe, r *probeRun) string {
-	s := pr.s
-	if p.Requirement == catalogue.FeedTenant || s.tg.Free == "" || s.tg.Free == s.tg.Pro || p.Input.Op != probe.Feed {
-		return ""
-	}
-	key := map[probe.Role]string{probe.Pro: s.tg.Pro, probe.Free: s.tg.Free}[p.Role]
-	if key == "" {
-		return ""
-	}
-	var pages []*client.Response
-	for _, resp := range ok200(slices.Concat(r.context, r.judged)) {
-		if resp.Request.Auth == client.Bearer(key) && resp.Request.Path == schemas.PathFeed {
-			pages = append(pages, resp)
-		}
-	}
-	if len(pages) == 0 {
-		return ""
-	}
-	pro, free := s.fullWalk(ctx), s.freeWalk(ctx)
-	if !pro.Complete || !free.Complete {
-		return ""
-	}
-	own, other := pro, free
-	if key == s.tg.Free {
-		own, other = free, pro
-	}
-	for _, resp := range pages {
-		if found := foreignEvents(resp, own, other); len(found) > 0 {
-			return fmt.Sprintf("%s (judged by FEED-TENANT): no page of %s to judge", found[0], roleSays[p.Role])
-		}
-	}
-	return ""
+	return pr.h.ForeignPages(ctx, p, slices.Concat(r.context, r.judged))
 }
 
 // notOwnCursor is why a key's cursor pages cannot be judged when a cursor
@@ -309,7 +274,7 @@ func (pr *prober) foreignPages(ctx context.Context, p probe.Probe, r *probeRun) 
 // never this key's to follow. The proof: another key of the run, asked the
 // same request, got that very page or is handed that very cursor.
 func (pr *prober) notOwnCursor(ctx context.Context, p probe.Probe, r *probeRun) string {
-	t := pr.s.tg
+	t := pr.keys()
 	key := map[probe.Role]string{probe.Pro: t.Pro, probe.Free: t.Free}[p.Role]
 	if key == "" || p.Requirement == catalogue.FeedTenant {
 		return ""
@@ -317,7 +282,7 @@ func (pr *prober) notOwnCursor(ctx context.Context, p probe.Probe, r *probeRun) 
 	refused := ""
 	for _, resp := range r.judged {
 		q, _ := url.ParseQuery(resp.Request.Query)
-		if resp.Status != http.StatusOK && !limited(resp) && q.Get("cursor") != "" {
+		if resp.Status != http.StatusOK && resp.Status != http.StatusTooManyRequests && q.Get("cursor") != "" {
 			refused = q.Get("cursor")
 			break
 		}
@@ -326,21 +291,21 @@ func (pr *prober) notOwnCursor(ctx context.Context, p probe.Probe, r *probeRun) 
 		return ""
 	}
 	for _, lead := range slices.Concat(r.context, r.judged) {
-		if _, next := pageShape(lead); lead.Status != http.StatusOK || next != refused || lead.Request.Auth != client.Bearer(key) {
+		if _, next := pr.h.PageShape(lead); lead.Status != http.StatusOK || next != refused || lead.Request.Auth != client.Bearer(key) {
 			continue
 		}
-		if to := pr.s.c.HandedTo(refused); to != "" && to != client.Bearer(key) {
+		if to := pr.client().HandedTo(refused); to != "" && to != client.Bearer(key) {
 			// the page came first to another key: its cursor is that key's
-			return fmt.Sprintf("%s answered %s with a page whose cursor had been handed to another key first (FEED-TENANT's): the cursor is not this key's to follow", lead.Request, roleSays[p.Role])
+			return fmt.Sprintf("%s answered %s with a page whose cursor had been handed to another key first (FEED-TENANT's): the cursor is not this key's to follow", lead.Request, RoleSays[p.Role])
 		}
-		for _, other := range slices.Compact([]string{t.Free, t.Pro, t.burstKey(), t.otherKey()}) {
+		for _, other := range slices.Compact([]string{t.Free, t.Pro, t.Burst, t.Other}) {
 			if other == "" || other == key {
 				continue
 			}
 			req := lead.Request
 			req.Auth = client.Bearer(other)
 			if pr.samePage(ctx, lead, req, refused) {
-				return fmt.Sprintf("%s answered %s with another account's page, its cursor included (FEED-TENANT's): the cursor it handed out is not this key's to follow", lead.Request, roleSays[p.Role])
+				return fmt.Sprintf("%s answered %s with another account's page, its cursor included (FEED-TENANT's): the cursor it handed out is not this key's to follow", lead.Request, RoleSays[p.Role])
 			}
 		}
 		return ""
@@ -356,13 +321,13 @@ func (pr *prober) samePage(ctx context.Context, lead *client.Response, req clien
 	if err != nil {
 		return false
 	}
-	for _, send := range []func(context.Context, client.Request) (*client.Response, error){pr.s.c.Cached, pr.s.c.Do} {
+	for _, send := range []func(context.Context, client.Request) (*client.Response, error){pr.client().Cached, pr.client().Do} {
 		theirs, err := send(ctx, req)
 		if err != nil || theirs.Status != http.StatusOK {
 			continue
 		}
 		b, err := theirs.Bytes()
-		if _, next := pageShape(theirs); next == refused || err == nil && bytes.Equal(a, b) {
+		if _, next := pr.h.PageShape(theirs); next == refused || err == nil && bytes.Equal(a, b) {
 			return true
 		}
 	}
@@ -389,7 +354,7 @@ func budgetSays(b probe.Budget) string {
 // probeRun is what one request sequence got.
 type probeRun struct {
 	once sync.Once
-	// queued: a lane sends it (probes_lanes.go), under scope; done is
+	// queued: a lane sends it (lanes.go), under scope; done is
 	// closed once it was sent.
 	queued   bool
 	scope    string
@@ -431,7 +396,7 @@ func (pr *prober) run(ctx context.Context, p probe.Probe) *probeRun {
 	case <-ctx.Done():
 		return &probeRun{blocked: "the spec ended before its probes' requests were sent"}
 	}
-	pr.s.c.Claim(r.scope)
+	pr.client().Claim(r.scope)
 	return r
 }
 
@@ -451,7 +416,7 @@ func (r *probeRun) finish() { r.doneOnce.Do(func() { close(r.done) }) }
 // auth is the Authorization value of a probe's key, or why it cannot be
 // sent.
 func (pr *prober) auth(p probe.Probe) (string, string) {
-	t := pr.s.tg
+	t := pr.keys()
 	if p.Key != probe.Own {
 		key, ok := p.Key.Derive(t.Pro)
 		if !ok {
@@ -464,18 +429,18 @@ func (pr *prober) auth(p probe.Probe) (string, string) {
 		return client.Bearer(t.Pro), ""
 	case probe.Free:
 		if t.Free == "" {
-			return "", needs("free-key")
+			return "", pr.h.Needs("free-key")
 		}
 		return client.Bearer(t.Free), ""
 	case probe.Revoked:
 		if t.Revoked == "" {
-			return "", needs("revoked-key")
+			return "", pr.h.Needs("revoked-key")
 		}
 		return client.Bearer(t.Revoked), ""
 	case probe.Unknown:
-		return "Bearer " + t.unknownKey(), ""
+		return "Bearer " + t.Unknown, ""
 	case probe.Malformed:
-		return "Bearer " + t.unprefixedToken(), ""
+		return "Bearer " + t.Malformed, ""
 	}
 	return "", ""
 }
@@ -487,11 +452,11 @@ func (pr *prober) cannot(p probe.Probe) string {
 	if _, why := pr.auth(p); why != "" {
 		return why
 	}
-	if p.Shape == probe.LiveHead && !pr.s.virtualClock() {
+	if p.Shape == probe.LiveHead && !pr.h.VirtualClock() {
 		return liveHeadNeeds
 	}
-	if p.Oracle == probe.OracleTenant && pr.s.tg.Free == "" {
-		return needs("free-key") // the other account's whole feed is the oracle's
+	if p.Oracle == probe.OracleTenant && pr.keys().Free == "" {
+		return pr.h.Needs("free-key") // the other account's whole feed is the oracle's
 	}
 	return ""
 }
@@ -503,9 +468,9 @@ const liveHeadNeeds = "needs --control-clock (a tcmkit simulator whose clock the
 func (pr *prober) keyOf(role probe.Role) string {
 	switch role {
 	case probe.Pro:
-		return pr.s.tg.Pro
+		return pr.keys().Pro
 	case probe.Free:
-		return pr.s.tg.Free
+		return pr.keys().Free
 	}
 	return ""
 }
@@ -546,7 +511,7 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 			r.blocked = block
 			return
 		}
-		in.IDs, in.Body, r.ids = ids, string(videosRequest(ids, "").Body), ids
+		in.IDs, in.Body, r.ids = ids, string(pr.h.VideosRequest(ids, "").Body), ids
 	}
 	if p.Oracle == probe.OracleRate {
 		r.rate = pr.rateSequence(ctx, p)
@@ -559,7 +524,7 @@ func (pr *prober) send(ctx context.Context, p probe.Probe, r *probeRun) {
 	if p.Role.Bad() {
 		// the key whose walk hands the cursors: the Pro key's for a key
 		// that has no feed
-		q.owner = client.Bearer(pr.s.tg.Pro)
+		q.owner = client.Bearer(pr.keys().Pro)
 	}
 	switch p.Shape {
 	case probe.FirstPage:
@@ -597,21 +562,21 @@ type sequence struct {
 
 // fail blocks the run on a request the target gave no answer to.
 func (q *sequence) fail(err error) {
-	q.r.blocked = "the target gave no answer to judge: " + q.pr.s.Redactor().String(err.Error())
+	q.r.blocked = "the target gave no answer to judge: " + q.pr.h.Redact(err.Error())
 }
 
 // cached sends a request the session may have sent already (its answer
 // then, at no cost). In a lane, a request that waits out a 429 first waits
 // for its key's room (pace); a burst (send) does not.
 func (q *sequence) cached(req client.Request) *client.Response {
-	s := q.pr.s
-	if !s.c.Known(req) {
+	c := q.pr.client()
+	if !c.Known(req) {
 		if err := q.pr.pace(q.ctx, req, 1); err != nil {
 			q.fail(err)
 			return nil
 		}
 	}
-	resp, err := s.c.Cached(q.ctx, req)
+	resp, err := c.Cached(q.ctx, req)
 	if err != nil {
 		q.fail(err)
 	}
@@ -621,13 +586,13 @@ func (q *sequence) cached(req client.Request) *client.Response {
 // sendIn sends a request anew, waiting out a 429 (after its key's room)
 // when wait says so.
 func (q *sequence) sendIn(ctx context.Context, req client.Request, wait bool) *client.Response {
-	send := q.pr.s.c.Send
+	send := q.pr.client().Send
 	if wait {
 		if err := q.pr.pace(ctx, req, 1); err != nil {
 			q.fail(err)
 			return nil
 		}
-		send = q.pr.s.c.Do
+		send = q.pr.client().Do
 	}
 	resp, err := send(ctx, req)
 	if err != nil {
@@ -662,12 +627,12 @@ func (q *sequence) cursorPages(depth int) {
 			return
 		}
 		r.context = append(r.context, page)
-		if _, cursor = pageShape(page); cursor == "" {
+		if _, cursor = q.pr.h.PageShape(page); cursor == "" {
 			r.blocked = fmt.Sprintf("the feed ends after %d page(s) at %s: no page %d to ask for", len(r.context), lead.Name, depth+1)
 			return
 		}
 	}
-	for n := 0; cursor != "" && (n < 2 || p.Sequence() != string(p.Shape) && n < q.pr.s.cfg.MaxPages); n++ {
+	for n := 0; cursor != "" && (n < 2 || p.Sequence() != string(p.Shape) && n < q.pr.h.MaxPages()); n++ {
 		resp := q.cached(request(q.in, q.auth, cursor))
 		if resp == nil {
 			return
@@ -676,7 +641,7 @@ func (q *sequence) cursorPages(depth int) {
 		if resp.Status != http.StatusOK {
 			break
 		}
-		_, cursor = pageShape(resp)
+		_, cursor = q.pr.h.PageShape(resp)
 	}
 }
 
@@ -684,8 +649,8 @@ func (q *sequence) cursorPages(depth int) {
 // manual clock moves), then reads the head again and the first page's
 // cursor page.
 func (q *sequence) liveHead() {
-	s, r := q.pr.s, q.r
-	if !s.virtualClock() {
+	h, r := q.pr.h, q.r
+	if !h.VirtualClock() {
 		r.blocked = liveHeadNeeds
 		return
 	}
@@ -693,7 +658,7 @@ func (q *sequence) liveHead() {
 	if first == nil {
 		return
 	}
-	if err := s.targetClock().Wait(q.ctx, growth); err != nil {
+	if err := h.TargetClock().Wait(q.ctx, growth); err != nil {
 		q.fail(err)
 		return
 	}
@@ -701,7 +666,7 @@ func (q *sequence) liveHead() {
 	if head := q.send(request(q.in, q.auth, ""), true); head != nil {
 		r.judged = append(r.judged, head)
 	}
-	if _, next := pageShape(first); next != "" && first.Status == http.StatusOK {
+	if _, next := q.pr.h.PageShape(first); next != "" && first.Status == http.StatusOK {
 		if resp := q.send(request(q.in, q.auth, next), true); resp != nil {
 			r.judged = append(r.judged, resp)
 		}
@@ -721,7 +686,7 @@ func (q *sequence) longWalk() {
 		if page.Status != http.StatusOK {
 			return
 		}
-		if _, cursor = pageShape(page); cursor == "" {
+		if _, cursor = q.pr.h.PageShape(page); cursor == "" {
 			return
 		}
 	}
@@ -737,8 +702,8 @@ func (q *sequence) bothOps() {
 		return
 	}
 	body := probe.DefaultInput(probe.Videos)
-	if ids := videoIDsOf(first); len(ids) > 0 && wait {
-		body.IDs, body.Body = ids[:1], string(videosRequest(ids[:1], "").Body)
+	if ids := q.pr.h.VideoIDsOf(first); len(ids) > 0 && wait {
+		body.IDs, body.Body = ids[:1], string(q.pr.h.VideosRequest(ids[:1], "").Body)
 	}
 	videos := q.send(request(body, q.auth, ""), wait)
 	again := q.send(request(feed, q.auth, ""), wait)
@@ -769,12 +734,12 @@ func (q *sequence) afterBurst() {
 // readByKey has the Pro key read a URL (the input's, and for the feed its
 // first page's cursor page too) and the probe's role ask for it at once.
 func (q *sequence) readByKey() {
-	s, in := q.pr.s, q.in
-	pro := client.Bearer(s.tg.Pro)
+	in := q.in
+	pro := client.Bearer(q.pr.keys().Pro)
 	urls := []client.Request{request(in, q.auth, "")}
 	if in.Op == probe.Feed {
 		if first := q.cached(request(probe.DefaultInput(probe.Feed), pro, "")); first != nil {
-			if _, next := pageShape(first); next != "" {
+			if _, next := q.pr.h.PageShape(first); next != "" {
 				urls = append(urls, request(in, q.auth, next))
 			}
 		}
@@ -792,7 +757,7 @@ func (q *sequence) readByKey() {
 			q.fail(err)
 			return
 		}
-		s.pace.Alone(q.ctx, func(ctx context.Context) {
+		q.pr.h.Pace().Alone(q.ctx, func(ctx context.Context) {
 			if got := q.sendIn(ctx, read, true); got != nil {
 				q.r.context = append(q.r.context, got)
 			}
@@ -806,18 +771,3 @@ func (q *sequence) readByKey() {
 // growth is how far the live-head probes move a simulator's clock: new
 // events are recorded at the head meanwhile.
 const growth = 2 * time.Hour
-
-// videoIDsOf are the video ids a feed page shows.
-func videoIDsOf(resp *client.Response) []string {
-	if resp == nil || resp.Status != http.StatusOK {
-		return nil
-	}
-	page, _ := probePage(resp)
-	var out []string
-	for _, e := range page.Events {
-		if id := e.Video; id != "" && len(id) <= schemas.MaxVideoIDLen && !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
