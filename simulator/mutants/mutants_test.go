@@ -708,6 +708,13 @@ var oracles = map[catalogue.ID]oracle{
 				return "the last page served to a throttled key"
 			}
 		}
+		// a key that keeps asking while throttled stays throttled while no
+		// time passes, however many requests its server's housekeeping sees
+		for i := range 2*housekeepingEvery + schemas.FeedRequestsPerMinute {
+			if a := e.feed(e.keys.Free, "limit=1"); a.status == http.StatusOK {
+				return fmt.Sprintf("the throttled key served at its request %d since the 429, no time passed", i+1)
+			}
+		}
 		return ""
 	},
 	"RATE-RETRY-AFTER": func(e *faultEnv) string {
