@@ -24,16 +24,19 @@ import (
 // as fast as the target answers, until the first 429.
 type burst struct {
 	key       string
-	used      int           // requests the suite sent on the key in the window before
-	allowed   int           // requests that must pass: the limit minus used
-	passed    int           // 200s before the first 429
-	most      int           // most requests that may pass: allowed plus what a bucket refills meanwhile
-	elapsed   time.Duration // how long the burst took
-	sent      []*client.Response
-	throttled *client.Response // the first 429, nil if none came
-	at        time.Time        // when it came, by the target's clock
-	stopped   *client.Response // an answer that was neither 200 nor 429
-	other     *client.Response // the other key's request right after the 429
+	used      int                // requests the suite sent on the key in the window before
+	allowed   int                // feed requests that must pass: the limit minus used and the between requests that may count
+	passed    int                // feed 200s before the first feed 429
+	apart     int                // feed requests that pass when nothing else counts: the limit minus the feed's own used
+	most      int                // most feed requests that may pass: apart plus what a bucket refills meanwhile
+	elapsed   time.Duration      // how long the burst took
+	sent      []*client.Response // every request of the burst, in order
+	feed      []*client.Response // its feed requests
+	between   []*client.Response // the requests of other kinds sent between them
+	throttled *client.Response   // the first 429, nil if none came
+	at        time.Time          // when it came, by the target's clock
+	stopped   *client.Response   // an answer that was neither 200 nor 429
+	other     *client.Response   // the other key's request right after the 429
 	err       error
 	repeated  string // why the burst was repeated from a fresh window, "" if it was not
 }
@@ -92,7 +95,7 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 	b := &burst{key: key, used: len(s.c.RecentUses(key, schemas.RateWindow))}
 	feedOnly := len(s.c.RecentUsesOf(key, schemas.PathFeed, schemas.RateWindow))
 	b.allowed = max(limit-b.used, 0)
-	roomIfApart := max(limit-feedOnly, 0)
+	b.apart = max(limit-feedOnly, 0)
 	start := time.Now()
 	_, virtual := s.targetClock().(interface{ Virtual() bool })
 	for {
@@ -104,11 +107,28 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 		if !virtual {
 			refill = int(float64(limit) * b.elapsed.Seconds() / schemas.RateWindow.Seconds())
 		}
-		b.most = roomIfApart + refill
-		if len(b.sent) > b.most {
+		b.most = b.apart + refill
+		if len(b.feed) > b.most {
 			return b // more passed than may: no 429 in time
 		}
-		if virtual && len(b.sent) == b.allowed && b.allowed > 0 {
+		if req, ok := betweenRequest(len(b.feed), len(b.between), key); ok {
+			// Another kind of request between the feed's: whether it
+			// counts is open (the other operation, health with the key),
+			// or it may not count (health without a key: no request of
+			// the key). Whatever it answers, the burst goes on; the oracle
+			// judges it.
+			resp, err := s.c.Send(ctx, req)
+			if err != nil {
+				b.err = err
+				return b
+			}
+			b.sent, b.between = append(b.sent, resp), append(b.between, resp)
+			if req.Auth != "" {
+				b.allowed = max(b.allowed-1, 0) // it may count: one fewer must pass
+			}
+			continue
+		}
+		if virtual && len(b.feed) == b.allowed && b.allowed > 0 {
 			// The request a limiter must refuse comes a fraction of a
 			// second into the window, so that the window frees at no whole
 			// second from it: a Retry-After truncated or rounded to whole
@@ -118,12 +138,12 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 				return b
 			}
 		}
-		resp, err := s.c.Send(ctx, forwardedFrom(burstRequest(b.sent, key, last), len(b.sent)))
+		resp, err := s.c.Send(ctx, forwardedFrom(burstRequest(b.feed, key, last), len(b.feed)))
 		if err != nil {
 			b.err = err
 			return b
 		}
-		b.sent = append(b.sent, resp)
+		b.sent, b.feed = append(b.sent, resp), append(b.feed, resp)
 		switch resp.Status {
 		case http.StatusOK:
 			b.passed++
@@ -139,12 +159,36 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 	}
 }
 
+// betweenRequest is the request of another kind the burst sends after
+// its feed requests number fed, when one is due: after the 1st, 3rd, 5th
+// and 7th (early, so that whichever of them count, the window still has
+// room: the request past the limit is a feed request), health without a
+// key, health with the key, tracked videos with a valid body and with an
+// invalid one (no id). Whether the operations share the limit, and so
+// whether health with a key, tracked videos, a 400 or a 403 count, is
+// open; a request without the key is no request of the key.
+func betweenRequest(fed, sent int, key string) (client.Request, bool) {
+	if sent >= 4 || fed != 2*sent+1 {
+		return client.Request{}, false
+	}
+	switch sent {
+	case 0:
+		return healthRequest(), true
+	case 1:
+		return client.PostJSON(schemas.PathHealth, "{}", client.Bearer(key)), true
+	case 2:
+		return client.PostJSON(schemas.PathVideos, oneInventedID(), client.Bearer(key)), true
+	}
+	return client.PostJSON(schemas.PathVideos, `{"videoIds":[]}`, client.Bearer(key)), true
+}
+
 // burstOffset is how far into the window, on a virtual clock, the burst's
 // request past the limit comes: more than half a second, so that rounding
 // to the nearest second is short as well as truncating.
 const burstOffset = 700 * time.Millisecond
 
-// burstRequest is the next request of a burst, after sent. The queries
+// burstRequest is the next feed request of a burst, after its feed
+// requests sent. The queries
 // vary (limit 1 to 10) so that a limit counted per query, not per key,
 // shows; they repeat, so that a server that answers a throttled request
 // with an earlier answer to the same query shows too; and every other one
@@ -321,14 +365,29 @@ func (rl *rateLimit) throttled(ctx context.Context) *burst {
 	return b
 }
 
+// keyedBetween is how many requests of other kinds with the key the
+// burst sent between its feed requests.
+func (b *burst) keyedBetween() int {
+	n := 0
+	for _, r := range b.between {
+		if r.Request.Auth != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // describe names the burst for a failure message.
 func (b *burst) describe() string {
 	noun := "requests"
-	if len(b.sent) == 1 {
+	if len(b.feed) == 1 {
 		noun = "request"
 	}
-	d := fmt.Sprintf("%d %s GET %s?limit=1..9 (every other one with the cursor of the one before) on key %s in %s (%d sent on it by the suite in the minute before)",
-		len(b.sent), noun, schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
+	d := fmt.Sprintf("%d %s GET %s?limit=1..9 (every other one with the cursor of the one before, every 4th a last page) on key %s in %s (%d sent on it by the suite in the minute before)",
+		len(b.feed), noun, schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
+	if len(b.between) > 0 {
+		d += fmt.Sprintf(", and between them %d of other kinds (health without a key and with it, tracked videos with a valid body and an invalid one: those with the key may count)", len(b.between))
+	}
 	if b.repeated != "" {
 		d += ", repeated from a fresh window after " + b.repeated
 	}
@@ -346,15 +405,15 @@ func (s *suite) rateLimitSpecs() {
 		if b.stopped != nil && b.passed < b.allowed {
 			// not throttled: refused, or broken; that is another rule's
 			if id, _ := s.statusCause(b.stopped); id != "" {
-				s.Fail(fmt.Sprintf("%s: request %d answered %d\nresponse body: %s", b.describe(), len(b.sent), b.stopped.Status, b.stopped.Excerpt()),
+				s.Fail(fmt.Sprintf("%s: feed request %d answered %d\nresponse body: %s", b.describe(), len(b.feed), b.stopped.Status, b.stopped.Excerpt()),
 					Problem{Requirement: string(id), Request: b.stopped.Request.String(), Expected: "status 200", Actual: fmt.Sprintf("status %d", b.stopped.Status)})
 			}
 			s.Block(fmt.Sprintf("the burst stopped at an answer that is no 200 and no 429: %s (judged by RATE-LIMIT-429)", b.stopped))
 		}
 		if b.passed < b.allowed {
-			last := b.sent[len(b.sent)-1]
-			s.failf("%s: request %d answered %d after %d passed; %d per minute must pass (%d minus the %d the suite had sent)\nresponse body: %s",
-				b.describe(), b.passed+1, last.Status, b.passed, b.allowed, schemas.FeedRequestsPerMinute, b.used, last.Excerpt())
+			last := b.feed[len(b.feed)-1]
+			s.failf("%s: feed request %d answered %d after %d passed; %d must pass (%d a minute, minus the %d the suite had sent and the %d with the key between them, which may count)\nresponse body: %s",
+				b.describe(), b.passed+1, last.Status, b.passed, b.allowed, schemas.FeedRequestsPerMinute, b.used, b.keyedBetween(), last.Excerpt())
 		}
 	})
 
@@ -363,11 +422,11 @@ func (s *suite) rateLimitSpecs() {
 		switch {
 		case b.stopped != nil:
 			id, _ := s.statusCause(b.stopped) // a valid key refused is no limit
-			s.Fail(fmt.Sprintf("%s: request %d answered %d, want 429 once the limit is exceeded (rule: %d requests per minute per key)\nresponse body: %s",
-				b.describe(), len(b.sent), b.stopped.Status, schemas.FeedRequestsPerMinute, b.stopped.Excerpt()),
+			s.Fail(fmt.Sprintf("%s: feed request %d answered %d, want 429 once the limit is exceeded (rule: %d requests per minute per key)\nresponse body: %s",
+				b.describe(), len(b.feed), b.stopped.Status, schemas.FeedRequestsPerMinute, b.stopped.Excerpt()),
 				Problem{Requirement: string(id), Request: b.stopped.Request.String(), Expected: "status 429", Actual: fmt.Sprintf("status %d", b.stopped.Status)})
 		case b.throttled == nil:
-			s.failf("%s: all passed, want a 429 after at most %d (rule: %d requests per minute per key)",
+			s.failf("%s: all passed, want a 429 after at most %d feed requests (rule: %d requests per minute per key, first, cursor and last pages alike)",
 				b.describe(), b.most, schemas.FeedRequestsPerMinute)
 		}
 	})
@@ -455,8 +514,8 @@ func (b *burst) resume() client.Request {
 	if q, err := url.ParseQuery(b.throttled.Request.Query); err == nil && q.Get("cursor") != "" {
 		return b.throttled.Request
 	}
-	for i := len(b.sent) - 1; i >= 0; i-- {
-		r := b.sent[i]
+	for i := len(b.feed) - 1; i >= 0; i-- {
+		r := b.feed[i]
 		if r.Status != http.StatusOK {
 			continue
 		}
