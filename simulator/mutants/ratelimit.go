@@ -268,3 +268,46 @@ func tokenOf(x *exchange) string {
 	}
 	return f[len(f)-1]
 }
+
+// cursorLostOn429 forgets a key's cursors when its feed is throttled: a
+// cursor handed out before the key's latest feed 429 is answered as an
+// unknown one (400 naming cursor), as a server that keeps a key's walks in
+// state its limiter drops. A walk that waits out a 429 cannot go on.
+func cursorLostOn429() serveFunc {
+	var (
+		mu     sync.Mutex
+		epoch  memo[int] // key → its feed 429s so far
+		handed memo[int] // key and cursor → the key's epoch when handed out
+	)
+	return func(x *exchange) *answer {
+		key := tokenOf(x)
+		if q, ok := x.feed(); ok && q.Cursor != "" {
+			mu.Lock()
+			now, _ := epoch.get(key)
+			then, known := handed.get(key + "\x00" + q.Cursor)
+			mu.Unlock()
+			if known && then < now {
+				a := x.feedAs(1, "") // authenticated and counted like any page
+				if a.Status == http.StatusOK {
+					problem := simulator.QueryProblem{Parameter: "cursor", Value: q.Cursor, Rule: "must be the nextCursor of a page"}
+					a.setError(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameter: cursor",
+						map[string]any{"invalid": []string{"cursor"}, "problems": []simulator.QueryProblem{problem}})
+				}
+				return a
+			}
+		}
+		a := x.serve()
+		mu.Lock()
+		defer mu.Unlock()
+		n, _ := epoch.get(key)
+		switch a.Status {
+		case http.StatusTooManyRequests:
+			epoch.put(key, n+1)
+		case http.StatusOK:
+			if pg, ok := readPage(a); ok && pg.next != "" {
+				handed.put(key+"\x00"+pg.next, n)
+			}
+		}
+		return a
+	}
+}

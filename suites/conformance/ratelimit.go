@@ -332,6 +332,21 @@ type rateLimit struct {
 	afterErr error
 }
 
+// resumed is the request sent once the burst's Retry-After was waited
+// (afterRetryAfter), sent on first use; it fails the spec when it could
+// not be sent.
+func (rl *rateLimit) resumed(ctx context.Context, b *burst) *client.Response {
+	GinkgoHelper()
+	if rl.after == nil && rl.afterErr == nil {
+		rl.after, rl.afterErr = rl.s.afterRetryAfter(ctx, b)
+	}
+	if rl.afterErr != nil {
+		rl.s.failf("%v", rl.afterErr)
+	}
+	rl.s.c.Saw(ctx, rl.after) // the evidence of every spec that judges it
+	return rl.after
+}
+
 // burst returns the burst, sending it on first use.
 func (rl *rateLimit) burst(ctx context.Context) *burst {
 	GinkgoHelper()
@@ -416,12 +431,7 @@ func (s *suite) rateLimitSpecs() {
 
 	It("lets the next request through after waiting what Retry-After says", requires(catalogue.RateRetryAfter), func(ctx SpecContext) {
 		b := rl.throttled(ctx)
-		if rl.after == nil && rl.afterErr == nil {
-			rl.after, rl.afterErr = s.afterRetryAfter(ctx, b)
-		}
-		if rl.afterErr != nil {
-			s.failf("%v", rl.afterErr)
-		}
+		rl.resumed(ctx, b)
 		if rl.after.Status == http.StatusTooManyRequests && b.other != nil && b.other.Status == http.StatusTooManyRequests {
 			// the other key was throttled with this one: a limiter shared
 			// across keys (RATE-PER-KEY's), whose traffic of both keys
@@ -443,6 +453,15 @@ func (s *suite) rateLimitSpecs() {
 		// not throttled: what else it answers (a cursor page of the walk
 		// that waited) is the oracle's to judge by its own rules
 		s.expect(rl.after).NotTo(HaveStatus(http.StatusTooManyRequests), "rule: a request made after waiting what Retry-After says, to the millisecond, is not throttled, and a walk goes on with its cursor (Retry-After: %q)", b.throttled.Header.Get("Retry-After"))
+	})
+
+	It("goes on with a walk's cursor handed out before the 429, once its Retry-After was waited", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
+		b := rl.throttled(ctx)
+		if resp := rl.resumed(ctx, b); resp.Status == http.StatusTooManyRequests {
+			s.Block(fmt.Sprintf("%s answered 429 after waiting what Retry-After said: the walk did not go on (judged by RATE-RETRY-AFTER)", resp.Request))
+		}
+		// the oracle judges the cursor page: a cursor the target handed
+		// out is no unknown one, and its page goes on from where it was
 	})
 
 	It("does not throttle another key", requires(catalogue.RatePerKey), func(ctx SpecContext) {
@@ -487,8 +506,9 @@ func (s *suite) afterRetryAfter(ctx context.Context, b *burst) (*client.Response
 
 // resume is the request a walk sends once it waited out the burst's 429:
 // the throttled page again when it carried a cursor, else the page after
-// the burst's last served one (a walk goes on with its cursor), else a
-// first page.
+// the burst's latest served page that handed out a cursor (a walk goes on
+// with its cursor; the burst's last pages hand out none), else a first
+// page.
 func (b *burst) resume() client.Request {
 	if q, err := url.ParseQuery(b.throttled.Request.Query); err == nil && q.Get("cursor") != "" {
 		return b.throttled.Request
@@ -502,7 +522,6 @@ func (b *burst) resume() client.Request {
 		if next, ok := jsondoc.String(doc, "/nextCursor"); ok && next != "" {
 			return pageRequest("1", next, b.key)
 		}
-		break
 	}
 	return limitRequest("1", b.key)
 }

@@ -24,6 +24,10 @@ func TestAWalkResumesWithItsCursor(t *testing.T) {
 	if got := b.resume(); !strings.Contains(got.Query, "cursor=c6") {
 		t.Errorf("resumed with %s, want the page after the last one served", got)
 	}
+	b.feed = []*client.Response{served(`"c5"`), served("null"), throttled}
+	if got := b.resume(); !strings.Contains(got.Query, "cursor=c5") {
+		t.Errorf("resumed with %s, want the page after the latest one that handed out a cursor (a last page hands out none)", got)
+	}
 	b.feed = []*client.Response{served("null"), throttled}
 	if got := b.resume(); strings.Contains(got.Query, "cursor") {
 		t.Errorf("resumed with %s, want a first page (no cursor handed out)", got)
