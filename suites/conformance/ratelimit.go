@@ -25,7 +25,7 @@ import (
 type burst struct {
 	key       string
 	used      int                // requests the suite sent on the key in the window before
-	allowed   int                // feed requests that must pass: the limit minus used and the between requests that may count
+	allowed   int                // feed requests that must pass: the limit minus used
 	passed    int                // feed 200s before the first feed 429
 	apart     int                // feed requests that pass when nothing else counts: the limit minus the feed's own used
 	most      int                // most feed requests that may pass: apart plus what a bucket refills meanwhile
@@ -179,13 +179,12 @@ func betweenRequest(fed, sent int) (client.Request, bool) {
 const burstOffset = 700 * time.Millisecond
 
 // burstRequest is the next feed request of a burst, after its feed
-// requests sent. The queries
-// vary (limit 1 to 10) so that a limit counted per query, not per key,
-// shows; they repeat, so that a server that answers a throttled request
-// with an earlier answer to the same query shows too; and every other one
-// follows the nextCursor of the one before, at its page size, so that a
-// limit that does not count cursor pages shows (they are feed requests
-// like the others).
+// requests sent. The queries vary (limit 1 to 10) so that a limit counted
+// per query, not per key, shows; they repeat, so that a server that
+// answers a throttled request with an earlier answer to the same query
+// shows too; and every other one follows the nextCursor of the one
+// before, at its page size, so that a limit that does not count cursor
+// pages shows (they are feed requests like the others).
 //
 // Every fourth request is last, when the run knows a last page of the
 // key's feed: a limiter that does not count last pages shows too.
