@@ -29,9 +29,10 @@ import (
 
 // faultEnv is a simulator with some named faults on.
 type faultEnv struct {
-	t    *testing.T
-	s    *simulator.Server
-	keys simulator.Keys
+	t      *testing.T
+	s      *simulator.Server
+	keys   simulator.Keys
+	faults []string // the faults on, for another server of them
 }
 
 // newServer builds a simulator (seed 7) with some mutants on.
@@ -63,7 +64,7 @@ func newFaultEnv(t *testing.T, limited bool, faults ...string) *faultEnv {
 		cfg.FeedLimit, cfg.VideosLimit = -1, -1
 	}
 	s := newServer(t, cfg, faults...)
-	return &faultEnv{t: t, s: s, keys: s.Seeded()}
+	return &faultEnv{t: t, s: s, keys: s.Seeded(), faults: faults}
 }
 
 // faultAnswer is one answer, read once.
@@ -441,6 +442,22 @@ var oracles = map[catalogue.ID]oracle{
 		if len(dedupe(live.ids)) != len(live.ids) {
 			return "an event repeats in a walk while new events arrive"
 		}
+		// A walk that waits out a 429 goes on with its cursor (on a
+		// server of the same faults whose limits are on).
+		e = newFaultEnv(e.t, true, e.faults...)
+		first := e.feed(e.keys.Free, "limit=1")
+		var page struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		if json.Unmarshal(first.body, &page) != nil || page.NextCursor == "" {
+			return "the free key's first page: " + first.String()
+		}
+		if _, throttled := e.burst(); throttled != nil {
+			if ra, err := strconv.Atoi(throttled.header.Get("Retry-After")); err == nil {
+				e.s.Advance(time.Duration(ra) * time.Second)
+			}
+			return want(e.feed(e.keys.Free, "limit=1&cursor="+url.QueryEscape(page.NextCursor)), http.StatusOK, "a cursor handed out before a 429, after its wait")
+		}
 		return ""
 	},
 	"FEED-CURSOR-END": func(e *faultEnv) string {
@@ -706,6 +723,13 @@ var oracles = map[catalogue.ID]oracle{
 			last := e.feed(e.keys.Free, "limit="+strconv.Itoa(schemas.MaxPageSize)+"&cursor="+url.QueryEscape(w.nexts[n-2]))
 			if last.status == http.StatusOK {
 				return "the last page served to a throttled key"
+			}
+		}
+		// a key that keeps asking while throttled stays throttled while no
+		// time passes, however many requests its server's housekeeping sees
+		for i := range 2*housekeepingEvery + schemas.FeedRequestsPerMinute {
+			if a := e.feed(e.keys.Free, "limit=1"); a.status == http.StatusOK {
+				return fmt.Sprintf("the throttled key served at its request %d since the 429, no time passed", i+1)
 			}
 		}
 		return ""

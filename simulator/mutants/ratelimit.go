@@ -195,3 +195,119 @@ var lastPageUncounted = stateless(func(x *exchange) *answer {
 	}
 	return x.serve()
 })
+
+// housekeepingEvery is how many requests of a key limiter-reset-every-100
+// lets pass before its housekeeping clears the key's window.
+const housekeepingEvery = 100
+
+// limiterResetEvery keeps the feed's limit itself, as the server does (a
+// sliding log of 20 grants a minute per key, refused requests not counted,
+// a Retry-After that is never early), but its housekeeping clears a key's
+// log at every nth request of the key (either operation, whatever its
+// answer): the request after it finds a fresh window, at once. A run that
+// paces its requests under the limit never sees it; one that keeps
+// asking while throttled, past the nth request, gets a window's worth
+// more (LemmyNet/lemmy#4560: a sweep that removed every bucket).
+func limiterResetEvery(n int) func() serveFunc {
+	return func() serveFunc {
+		var (
+			mu    sync.Mutex
+			asked memo[int]
+			logs  memo[*simulator.RateLimiter]
+		)
+		return func(x *exchange) *answer {
+			if x.r.URL.Path != schemas.PathFeed {
+				a := x.serve()
+				if a.Status != http.StatusUnauthorized {
+					mu.Lock()
+					housekeeping(&asked, &logs, tokenOf(x), n)
+					mu.Unlock()
+				}
+				return a
+			}
+			a := x.serveUncounted() // the server's own limit counts nothing of the feed here
+			if a.Status == http.StatusUnauthorized {
+				return a // no key, no window
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			key := tokenOf(x)
+			lim := housekeeping(&asked, &logs, key, n)
+			ok, wait := lim.Allow(key, x.srv.RateNow())
+			if ok {
+				return a
+			}
+			secs := int64((wait + time.Second - 1) / time.Second)
+			a.Header = nil
+			a.setError(http.StatusTooManyRequests, simulator.CodeRateLimited, fmt.Sprintf("rate limit of %d requests per minute per API key exceeded; retry after %d s", schemas.FeedRequestsPerMinute, secs), map[string]any{"retryAfterSeconds": secs})
+			a.setHeader("Retry-After", strconv.FormatInt(secs, 10))
+			return a
+		}
+	}
+}
+
+// housekeeping counts a request of the key and returns its log: a fresh
+// one at every nth request, as a sweep that drops live entries leaves it.
+func housekeeping(asked *memo[int], logs *memo[*simulator.RateLimiter], key string, n int) *simulator.RateLimiter {
+	c, _ := asked.get(key)
+	asked.put(key, c+1)
+	lim, ok := logs.get(key)
+	if !ok || (c+1)%n == 0 {
+		lim = simulator.NewRateLimiter(schemas.FeedRequestsPerMinute, schemas.RateWindow)
+		logs.put(key, lim)
+	}
+	return lim
+}
+
+// tokenOf is the key a request carries, whatever the form of its
+// Authorization (the scheme's case, spaces): one key, one window.
+func tokenOf(x *exchange) string {
+	f := strings.Fields(x.auth())
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// cursorLostOn429 forgets a key's cursors when its feed is throttled: a
+// cursor handed out before the key's latest feed 429 is answered as an
+// unknown one (400 naming cursor), as a server that keeps a key's walks in
+// state its limiter drops. A walk that waits out a 429 cannot go on.
+func cursorLostOn429() serveFunc {
+	var (
+		mu     sync.Mutex
+		epoch  memo[int] // key → its feed 429s so far
+		handed memo[int] // key and cursor → the key's epoch when handed out
+	)
+	return func(x *exchange) *answer {
+		key := tokenOf(x)
+		if q, ok := x.feed(); ok && q.Cursor != "" {
+			mu.Lock()
+			now, _ := epoch.get(key)
+			then, known := handed.get(key + "\x00" + q.Cursor)
+			mu.Unlock()
+			if known && then < now {
+				a := x.feedAs(1, "") // authenticated and counted like any page
+				if a.Status == http.StatusOK {
+					problem := simulator.QueryProblem{Parameter: "cursor", Value: q.Cursor, Rule: "must be the nextCursor of a page"}
+					a.setError(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameter: cursor",
+						map[string]any{"invalid": []string{"cursor"}, "problems": []simulator.QueryProblem{problem}})
+				}
+				return a
+			}
+		}
+		a := x.serve()
+		mu.Lock()
+		defer mu.Unlock()
+		n, _ := epoch.get(key)
+		switch a.Status {
+		case http.StatusTooManyRequests:
+			epoch.put(key, n+1)
+		case http.StatusOK:
+			if pg, ok := readPage(a); ok && pg.next != "" {
+				handed.put(key+"\x00"+pg.next, n)
+			}
+		}
+		return a
+	}
+}

@@ -62,10 +62,12 @@ func Escaped(name string) bool {
 
 // Profile names, for the faults that hide where only --profile thorough
 // looks (a walk past 100 cursors, lockouts that measure the window, the
-// operations interleaved under the limit), that profile; "" for the rest.
+// operations interleaved under the limit, hundreds of requests of a
+// throttled key that cross a limiter's housekeeping), that profile; "" for
+// the rest.
 func Profile(name string) string {
 	switch name {
-	case "cursor-store-fills@" + ShapeLongWalk, "window-half-minute@" + ShapeAfterBurst, "videos-resets-window@" + ShapeVideos:
+	case "cursor-store-fills@" + ShapeLongWalk, "window-half-minute@" + ShapeAfterBurst, "videos-resets-window@" + ShapeVideos, "limiter-reset-every-100":
 		return "thorough"
 	}
 	return ""

@@ -104,6 +104,8 @@ var table = []Mutant{
 	{"retry-after-lies", catalogue.RateRetryAfter, "Retry-After says one second less than the real wait: the request made after it still gets 429", keyed, editStatus(http.StatusTooManyRequests, retryAfterEarly)},
 	{"retry-after-truncated", catalogue.RateRetryAfter, "the feed's Retry-After is the wait truncated to whole seconds (59 for 59.3 s): the request made after it still gets 429 unless the wait was whole", feedOnly, retryAfterTruncated},
 	{"last-page-uncounted", catalogue.RateLimit429, "a feed page reached through a cursor whose nextCursor is null is served and not counted, even to a throttled key", feedOnly, lastPageUncounted},
+	{"cursor-lost-on-429", catalogue.FeedCursorWalk, "a key's cursors handed out before its latest feed 429 are answered 400 (unknown cursor): a walk that waits out a 429 cannot go on with its cursor", feedOnly, cursorLostOn429},
+	{"limiter-reset-every-100", catalogue.RateLimit429, fmt.Sprintf("the limiter's housekeeping clears a key's window at every %dth request of the key: a key that keeps asking while throttled gets %d more feed requests at once", housekeepingEvery, schemas.FeedRequestsPerMinute), keyed, limiterResetEvery(housekeepingEvery)},
 	{"rate-limit-shared", catalogue.RatePerKey, "while one key is throttled on the feed, every other key gets its 429 too", feedOnly, rateLimitShared},
 
 	{"error-not-errorbody", catalogue.ErrorBody, `401 answers have the body {"code":401,"reason":"unauthorized"} (JSON, but no error and message)`, keyed, editStatus(http.StatusUnauthorized, notErrorBody)},

@@ -24,16 +24,19 @@ import (
 // as fast as the target answers, until the first 429.
 type burst struct {
 	key       string
-	used      int           // requests the suite sent on the key in the window before
-	allowed   int           // requests that must pass: the limit minus used
-	passed    int           // 200s before the first 429
-	most      int           // most requests that may pass: allowed plus what a bucket refills meanwhile
-	elapsed   time.Duration // how long the burst took
-	sent      []*client.Response
-	throttled *client.Response // the first 429, nil if none came
-	at        time.Time        // when it came, by the target's clock
-	stopped   *client.Response // an answer that was neither 200 nor 429
-	other     *client.Response // the other key's request right after the 429
+	used      int                // requests the suite sent on the key in the window before
+	allowed   int                // feed requests that must pass: the limit minus used
+	passed    int                // feed 200s before the first feed 429
+	apart     int                // feed requests that pass when nothing else counts: the limit minus the feed's own used
+	most      int                // most feed requests that may pass: apart plus what a bucket refills meanwhile
+	elapsed   time.Duration      // how long the burst took
+	sent      []*client.Response // every request of the burst, in order
+	feed      []*client.Response // its feed requests
+	between   []*client.Response // the requests of no key sent between them
+	throttled *client.Response   // the first 429, nil if none came
+	at        time.Time          // when it came, by the target's clock
+	stopped   *client.Response   // an answer that was neither 200 nor 429
+	other     *client.Response   // the other key's request right after the 429
 	err       error
 	repeated  string // why the burst was repeated from a fresh window, "" if it was not
 }
@@ -92,7 +95,7 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 	b := &burst{key: key, used: len(s.c.RecentUses(key, schemas.RateWindow))}
 	feedOnly := len(s.c.RecentUsesOf(key, schemas.PathFeed, schemas.RateWindow))
 	b.allowed = max(limit-b.used, 0)
-	roomIfApart := max(limit-feedOnly, 0)
+	b.apart = max(limit-feedOnly, 0)
 	start := time.Now()
 	_, virtual := s.targetClock().(interface{ Virtual() bool })
 	for {
@@ -104,11 +107,26 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 		if !virtual {
 			refill = int(float64(limit) * b.elapsed.Seconds() / schemas.RateWindow.Seconds())
 		}
-		b.most = roomIfApart + refill
-		if len(b.sent) > b.most {
+		b.most = b.apart + refill
+		if len(b.feed) > b.most {
 			return b // more passed than may: no 429 in time
 		}
-		if virtual && len(b.sent) == b.allowed && b.allowed > 0 {
+		if req, ok := betweenRequest(len(b.feed), len(b.between)); ok {
+			// A request of no key between the feed's: no request of the
+			// key, it must not count (one that did would throttle the key
+			// early). Whatever it answers, the burst goes on; the oracle
+			// judges it. (Requests of the key whose counting is open, the
+			// other operation and health, go where every reading gives one
+			// verdict: the second lockout, once the key is throttled.)
+			resp, err := s.c.Send(ctx, req)
+			if err != nil {
+				b.err = err
+				return b
+			}
+			b.sent, b.between = append(b.sent, resp), append(b.between, resp)
+			continue
+		}
+		if virtual && len(b.feed) == b.allowed && b.allowed > 0 {
 			// The request a limiter must refuse comes a fraction of a
 			// second into the window, so that the window frees at no whole
 			// second from it: a Retry-After truncated or rounded to whole
@@ -118,12 +136,12 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 				return b
 			}
 		}
-		resp, err := s.c.Send(ctx, forwardedFrom(burstRequest(b.sent, key, last), len(b.sent)))
+		resp, err := s.c.Send(ctx, forwardedFrom(burstRequest(b.feed, key, last), len(b.feed)))
 		if err != nil {
 			b.err = err
 			return b
 		}
-		b.sent = append(b.sent, resp)
+		b.sent, b.feed = append(b.sent, resp), append(b.feed, resp)
 		switch resp.Status {
 		case http.StatusOK:
 			b.passed++
@@ -139,18 +157,34 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 	}
 }
 
+// betweenRequest is the request of no key the burst sends after its feed
+// requests number fed, when one is due: after the 1st, health without a
+// key (the usage the contract shows), after the 3rd, the feed without a
+// key (401). Neither is a request of the key: a limiter that counts them
+// against it (by the client's address, before authentication) throttles
+// the key early.
+func betweenRequest(fed, sent int) (client.Request, bool) {
+	switch {
+	case sent == 0 && fed == 1:
+		return healthRequest(), true
+	case sent == 1 && fed == 3:
+		return limitRequest("1", ""), true
+	}
+	return client.Request{}, false
+}
+
 // burstOffset is how far into the window, on a virtual clock, the burst's
 // request past the limit comes: more than half a second, so that rounding
 // to the nearest second is short as well as truncating.
 const burstOffset = 700 * time.Millisecond
 
-// burstRequest is the next request of a burst, after sent. The queries
-// vary (limit 1 to 10) so that a limit counted per query, not per key,
-// shows; they repeat, so that a server that answers a throttled request
-// with an earlier answer to the same query shows too; and every other one
-// follows the nextCursor of the one before, at its page size, so that a
-// limit that does not count cursor pages shows (they are feed requests
-// like the others).
+// burstRequest is the next feed request of a burst, after its feed
+// requests sent. The queries vary (limit 1 to 10) so that a limit counted
+// per query, not per key, shows; they repeat, so that a server that
+// answers a throttled request with an earlier answer to the same query
+// shows too; and every other one follows the nextCursor of the one
+// before, at its page size, so that a limit that does not count cursor
+// pages shows (they are feed requests like the others).
 //
 // Every fourth request is last, when the run knows a last page of the
 // key's feed: a limiter that does not count last pages shows too.
@@ -297,6 +331,21 @@ type rateLimit struct {
 	afterErr error
 }
 
+// resumed is the request sent once the burst's Retry-After was waited
+// (afterRetryAfter), sent on first use; it fails the spec when it could
+// not be sent.
+func (rl *rateLimit) resumed(ctx context.Context, b *burst) *client.Response {
+	GinkgoHelper()
+	if rl.after == nil && rl.afterErr == nil {
+		rl.after, rl.afterErr = rl.s.afterRetryAfter(ctx, b)
+	}
+	if rl.afterErr != nil {
+		rl.s.failf("%v", rl.afterErr)
+	}
+	rl.s.c.Saw(ctx, rl.after) // the evidence of every spec that judges it
+	return rl.after
+}
+
 // burst returns the burst, sending it on first use.
 func (rl *rateLimit) burst(ctx context.Context) *burst {
 	GinkgoHelper()
@@ -324,11 +373,14 @@ func (rl *rateLimit) throttled(ctx context.Context) *burst {
 // describe names the burst for a failure message.
 func (b *burst) describe() string {
 	noun := "requests"
-	if len(b.sent) == 1 {
+	if len(b.feed) == 1 {
 		noun = "request"
 	}
-	d := fmt.Sprintf("%d %s GET %s?limit=1..9 (every other one with the cursor of the one before) on key %s in %s (%d sent on it by the suite in the minute before)",
-		len(b.sent), noun, schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
+	d := fmt.Sprintf("%d %s GET %s?limit=1..9 (every other one with the cursor of the one before, every 4th a last page) on key %s in %s (%d sent on it by the suite in the minute before)",
+		len(b.feed), noun, schemas.PathFeed, redact.Form(b.key), b.elapsed.Round(time.Millisecond), b.used)
+	if len(b.between) > 0 {
+		d += fmt.Sprintf(", and between them %d without a key (health, the feed), which must not count", len(b.between))
+	}
 	if b.repeated != "" {
 		d += ", repeated from a fresh window after " + b.repeated
 	}
@@ -346,14 +398,14 @@ func (s *suite) rateLimitSpecs() {
 		if b.stopped != nil && b.passed < b.allowed {
 			// not throttled: refused, or broken; that is another rule's
 			if id, _ := s.statusCause(b.stopped); id != "" {
-				s.Fail(fmt.Sprintf("%s: request %d answered %d\nresponse body: %s", b.describe(), len(b.sent), b.stopped.Status, b.stopped.Excerpt()),
+				s.Fail(fmt.Sprintf("%s: feed request %d answered %d\nresponse body: %s", b.describe(), len(b.feed), b.stopped.Status, b.stopped.Excerpt()),
 					Problem{Requirement: string(id), Request: b.stopped.Request.String(), Expected: "status 200", Actual: fmt.Sprintf("status %d", b.stopped.Status)})
 			}
 			s.Block(fmt.Sprintf("the burst stopped at an answer that is no 200 and no 429: %s (judged by RATE-LIMIT-429)", b.stopped))
 		}
 		if b.passed < b.allowed {
-			last := b.sent[len(b.sent)-1]
-			s.failf("%s: request %d answered %d after %d passed; %d per minute must pass (%d minus the %d the suite had sent)\nresponse body: %s",
+			last := b.feed[len(b.feed)-1]
+			s.failf("%s: feed request %d answered %d after %d passed; %d per minute must pass (%d minus the %d the suite had sent)\nresponse body: %s",
 				b.describe(), b.passed+1, last.Status, b.passed, b.allowed, schemas.FeedRequestsPerMinute, b.used, last.Excerpt())
 		}
 	})
@@ -363,11 +415,11 @@ func (s *suite) rateLimitSpecs() {
 		switch {
 		case b.stopped != nil:
 			id, _ := s.statusCause(b.stopped) // a valid key refused is no limit
-			s.Fail(fmt.Sprintf("%s: request %d answered %d, want 429 once the limit is exceeded (rule: %d requests per minute per key)\nresponse body: %s",
-				b.describe(), len(b.sent), b.stopped.Status, schemas.FeedRequestsPerMinute, b.stopped.Excerpt()),
+			s.Fail(fmt.Sprintf("%s: feed request %d answered %d, want 429 once the limit is exceeded (rule: %d requests per minute per key)\nresponse body: %s",
+				b.describe(), len(b.feed), b.stopped.Status, schemas.FeedRequestsPerMinute, b.stopped.Excerpt()),
 				Problem{Requirement: string(id), Request: b.stopped.Request.String(), Expected: "status 429", Actual: fmt.Sprintf("status %d", b.stopped.Status)})
 		case b.throttled == nil:
-			s.failf("%s: all passed, want a 429 after at most %d (rule: %d requests per minute per key)",
+			s.failf("%s: all passed, want a 429 after at most %d feed requests (rule: %d requests per minute per key, first, cursor and last pages alike)",
 				b.describe(), b.most, schemas.FeedRequestsPerMinute)
 		}
 	})
@@ -378,12 +430,7 @@ func (s *suite) rateLimitSpecs() {
 
 	It("lets the next request through after waiting what Retry-After says", requires(catalogue.RateRetryAfter), func(ctx SpecContext) {
 		b := rl.throttled(ctx)
-		if rl.after == nil && rl.afterErr == nil {
-			rl.after, rl.afterErr = s.afterRetryAfter(ctx, b)
-		}
-		if rl.afterErr != nil {
-			s.failf("%v", rl.afterErr)
-		}
+		rl.resumed(ctx, b)
 		if rl.after.Status == http.StatusTooManyRequests && b.other != nil && b.other.Status == http.StatusTooManyRequests {
 			// the other key was throttled with this one: a limiter shared
 			// across keys (RATE-PER-KEY's), whose traffic of both keys
@@ -405,6 +452,15 @@ func (s *suite) rateLimitSpecs() {
 		// not throttled: what else it answers (a cursor page of the walk
 		// that waited) is the oracle's to judge by its own rules
 		s.expect(rl.after).NotTo(HaveStatus(http.StatusTooManyRequests), "rule: a request made after waiting what Retry-After says, to the millisecond, is not throttled, and a walk goes on with its cursor (Retry-After: %q)", b.throttled.Header.Get("Retry-After"))
+	})
+
+	It("goes on with a walk's cursor handed out before the 429, once its Retry-After was waited", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
+		b := rl.throttled(ctx)
+		if resp := rl.resumed(ctx, b); resp.Status == http.StatusTooManyRequests {
+			s.Block(fmt.Sprintf("%s answered 429 after waiting what Retry-After said: the walk did not go on (judged by RATE-RETRY-AFTER)", resp.Request))
+		}
+		// the oracle judges the cursor page: a cursor the target handed
+		// out is no unknown one, and its page goes on from where it was
 	})
 
 	It("does not throttle another key", requires(catalogue.RatePerKey), func(ctx SpecContext) {
@@ -449,14 +505,15 @@ func (s *suite) afterRetryAfter(ctx context.Context, b *burst) (*client.Response
 
 // resume is the request a walk sends once it waited out the burst's 429:
 // the throttled page again when it carried a cursor, else the page after
-// the burst's last served one (a walk goes on with its cursor), else a
-// first page.
+// the burst's latest served page that handed out a cursor (a walk goes on
+// with its cursor; the burst's last pages hand out none), else a first
+// page.
 func (b *burst) resume() client.Request {
 	if q, err := url.ParseQuery(b.throttled.Request.Query); err == nil && q.Get("cursor") != "" {
 		return b.throttled.Request
 	}
-	for i := len(b.sent) - 1; i >= 0; i-- {
-		r := b.sent[i]
+	for i := len(b.feed) - 1; i >= 0; i-- {
+		r := b.feed[i]
 		if r.Status != http.StatusOK {
 			continue
 		}
@@ -464,7 +521,6 @@ func (b *burst) resume() client.Request {
 		if next, ok := jsondoc.String(doc, "/nextCursor"); ok && next != "" {
 			return pageRequest("1", next, b.key)
 		}
-		break
 	}
 	return limitRequest("1", b.key)
 }

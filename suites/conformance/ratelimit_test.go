@@ -16,7 +16,7 @@ func TestAWalkResumesWithItsCursor(t *testing.T) {
 			Body: []byte(`{"events":[],"nextCursor":` + next + `}`)}
 	}
 	throttled := &client.Response{Request: pageRequest("1", "c7", "k"), Status: http.StatusTooManyRequests}
-	b := &burst{key: "k", throttled: throttled, sent: []*client.Response{served(`"c6"`), throttled}}
+	b := &burst{key: "k", throttled: throttled, feed: []*client.Response{served(`"c6"`), throttled}}
 	if got := b.resume(); !strings.Contains(got.Query, "cursor=c7") {
 		t.Errorf("resumed with %s, want the throttled cursor page", got)
 	}
@@ -24,7 +24,11 @@ func TestAWalkResumesWithItsCursor(t *testing.T) {
 	if got := b.resume(); !strings.Contains(got.Query, "cursor=c6") {
 		t.Errorf("resumed with %s, want the page after the last one served", got)
 	}
-	b.sent = []*client.Response{served("null"), throttled}
+	b.feed = []*client.Response{served(`"c5"`), served("null"), throttled}
+	if got := b.resume(); !strings.Contains(got.Query, "cursor=c5") {
+		t.Errorf("resumed with %s, want the page after the latest one that handed out a cursor (a last page hands out none)", got)
+	}
+	b.feed = []*client.Response{served("null"), throttled}
 	if got := b.resume(); strings.Contains(got.Query, "cursor") {
 		t.Errorf("resumed with %s, want a first page (no cursor handed out)", got)
 	}

@@ -33,10 +33,10 @@ import (
 
 // strictRateLimit: the 21st request of a fresh window, exactly, gets 429.
 func (s *suite) strictRateLimit(rl *rateLimit) {
-	It("answers exactly the 21st request of a fresh window with 429", Label(strict), requires(catalogue.RateLimit429), func(ctx SpecContext) {
+	It("answers exactly the 21st feed request of a fresh window with 429", Label(strict), requires(catalogue.RateLimit429), func(ctx SpecContext) {
 		b := rl.burst(ctx)
-		if b.throttled == nil || b.passed != b.allowed {
-			s.failf("%s: %d passed before the first 429, want exactly %d", b.describe(), b.passed, b.allowed)
+		if b.throttled == nil || b.passed != b.apart {
+			s.failf("%s: %d feed requests passed before the first 429, want exactly %d", b.describe(), b.passed, b.apart)
 		}
 	})
 }

@@ -59,6 +59,8 @@ type model struct {
 	// while other keys filled it: a limiter shared across keys, which
 	// explains 429s to bad keys too
 	shared bool
+	// moment counts the oracle's sendings and judgings, in order
+	moment int
 }
 
 type seenEvent struct {
@@ -174,6 +176,10 @@ type keyState struct {
 	throttledTime time.Time
 	// sent: the key's requests as they were sent, their numbers and when
 	sent []sending
+	// throttles: the key's feed 429s of the last windows, each with the
+	// feed requests admitted since (sent once it came back); the last of
+	// a run of 429s with nothing admitted between stands for the run
+	throttles []*throttle
 	// firstAt: when the run first sent on the key
 	firstAt time.Time
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
@@ -366,6 +372,9 @@ func (m *model) window(j *judging) {
 		if j.op == Feed && j.o.opt.Exclusive {
 			m.allows20(j, k)
 		}
+		if j.op == Feed {
+			k.throttled(j, at)
+		}
 		return
 	}
 	if j.op == Feed && st == http.StatusOK {
@@ -384,6 +393,7 @@ func (m *model) window(j *judging) {
 		i, _ := slices.BinarySearchFunc(k.admitted, sent, func(a, b time.Time) int { return a.Compare(b) })
 		k.admitted = slices.Insert(k.admitted, i, sent)
 		m.admittedBound(j, k)
+		m.afterThrottle(j, k)
 	}
 }
 
@@ -418,11 +428,24 @@ func (k *keyState) sentBetween(a, b int) bool {
 	return false
 }
 
-// sending is a request of a key as it was sent: its number in the run and
-// the target's time then.
+// sending is a request of a key as it was sent: its number in the run,
+// the target's time then, and its place among the oracle's events (what
+// was sent after an answer came back).
 type sending struct {
-	seq int
-	at  time.Time
+	seq   int
+	at    time.Time
+	event int
+}
+
+// sentEvent is the oracle's event at which the key's request number seq
+// was sent, 0 when its sending was not seen.
+func (k *keyState) sentEvent(seq int) int {
+	for i := len(k.sent) - 1; i >= 0; i-- {
+		if k.sent[i].seq == seq {
+			return k.sent[i].event
+		}
+	}
+	return 0
 }
 
 // sentAt is when the key's request number seq was sent; answered when
@@ -512,6 +535,75 @@ func (m *model) admittedBound(j *judging, k *keyState) {
 			j.fail(catalogue.RateLimit429, "", fmt.Sprintf("429 past the limit: no limiter of %d a minute admits more than %d feed requests in %s", schemas.FeedRequestsPerMinute, schemas.FeedRequestsPerMinute*windows, span.Round(time.Millisecond)),
 				fmt.Sprintf("%d admitted", n))
 			return
+		}
+	}
+}
+
+// throttle is a feed 429 of a key: when it was sent and answered, the
+// oracle's event when it was judged, and the feed requests of the key
+// admitted since (sent after it came back).
+type throttle struct {
+	resp     *client.Response
+	sent, at time.Time
+	event    int
+	admitted int
+}
+
+// maxThrottlesKept bounds the 429s a key keeps for afterThrottle.
+const maxThrottlesKept = 64
+
+// throttled keeps a feed 429 of the key.
+func (k *keyState) throttled(j *judging, at time.Time) {
+	t := &throttle{resp: j.resp, sent: k.sentAt(j.resp.Seq, at), at: at, event: j.o.m.moment}
+	// Past three windows a 429 bounds nothing admittedBound does not.
+	k.throttles = slices.DeleteFunc(k.throttles, func(x *throttle) bool { return at.Sub(x.at) > 3*schemas.RateWindow })
+	if n := len(k.throttles); n > 0 && k.throttles[n-1].admitted == 0 {
+		// nothing admitted since the one before: this one bounds more
+		// tightly (the same requests after it, a shorter span)
+		k.throttles[n-1] = t
+		return
+	}
+	k.throttles = append(k.throttles, t)
+	if len(k.throttles) > maxThrottlesKept {
+		k.throttles = k.throttles[1:]
+	}
+}
+
+// afterThrottle: a feed 429 says the key's window had no room then, under
+// every limiter of 20 a minute (a sliding log, a fixed window, a bucket),
+// whatever else it counts (the other operations, health, refused requests:
+// those only leave less room). From then on it admits at most 20 feed
+// requests for each minute the span can free (a log's grants leave it 20 a
+// minute at most, a fixed window turns over once a minute, a bucket
+// refills 20 a minute), and none while no time passed. A limiter whose
+// state is lost (a housekeeping sweep every N requests, a cleanup that
+// drops live entries, a restart) admits a window's worth at once.
+// Only requests sent after the 429 came back count: one sent before may
+// have been decided before it.
+func (m *model) afterThrottle(j *judging, k *keyState) {
+	sentEv := k.sentEvent(j.resp.Seq)
+	if sentEv == 0 {
+		return // its sending was not seen: when it went is not known
+	}
+	for _, t := range k.throttles {
+		if sentEv <= t.event {
+			continue
+		}
+		t.admitted++
+		if k.exceeded || j.o.drifted() {
+			continue
+		}
+		most, span := 0, j.at.Sub(t.sent)
+		if !j.o.frozen(t.at, j.at) {
+			most = schemas.FeedRequestsPerMinute * int(math.Ceil(float64(span+slack)/float64(schemas.RateWindow)))
+		}
+		if t.admitted > most {
+			k.exceeded = true
+			expected := fmt.Sprintf("429: no time passed since the key's feed was throttled, and no limiter of %d a minute admits a feed request before time passes", schemas.FeedRequestsPerMinute)
+			if most > 0 {
+				expected = fmt.Sprintf("429 past the limit: no limiter of %d a minute admits more than %d feed requests in the %s after a 429 of the key's feed (its window had no room then)", schemas.FeedRequestsPerMinute, most, span.Round(time.Millisecond))
+			}
+			j.fail(catalogue.RateLimit429, "", expected, fmt.Sprintf("%d admitted since the 429 (first pages, cursor pages and last pages alike)", t.admitted), t.resp)
 		}
 	}
 }

@@ -131,7 +131,8 @@ func (o *Oracle) Sending(req client.Request, seq int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	k := o.m.key(token)
-	k.sent = append(k.sent, sending{seq: seq, at: o.now()})
+	o.m.moment++
+	k.sent = append(k.sent, sending{seq: seq, at: o.now(), event: o.m.moment})
 	if len(k.sent) > maxSentKept {
 		k.sent = k.sent[len(k.sent)-maxSentKept/2:]
 	}
@@ -147,6 +148,7 @@ func (o *Oracle) Judge(resp *client.Response) []Problem {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.m.moment++ // what is sent from now on was sent after this answer came
 	j := o.judging(resp)
 	j.judge()
 	return j.problems
@@ -264,7 +266,7 @@ var Rules = []Rule{
 	{catalogue.VideosMissing, "an id the suite invented, or of a video no feed showed and of no channel of the account, is listed missing"},
 	{catalogue.VideosPartition, "every requested id is in exactly one of the two lists, and nothing else is"},
 	{catalogue.VideosTenant, "no VideoEntry of a channel another account's feed shows and this account's whole feed never does"},
-	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits; a throttle is 429, not 503; a 429 carries none of the data it refuses"},
+	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits, nor after a feed 429 more than 20 for each minute since (none while no time passed: a limiter that loses its state shows); a throttle is 429, not 503; a 429 carries none of the data it refuses"},
 	{catalogue.RateRetryAfter, "every 429 carries a Retry-After of delta-seconds or an HTTP-date; on a run's own keys, the first request after waiting it is not 429"},
 	{catalogue.RateAllows20, "on a run's own keys, the feed is not 429 while the key sent fewer than 20 requests in the last minute"},
 	{catalogue.RatePerKey, "on a run's own keys, a key is not throttled for the traffic of others"},

@@ -87,6 +87,25 @@ func walksOf(key string, n, more int) []ex {
 	return out
 }
 
+// halfSecondApart is n feed requests of a key admitted half a second apart.
+func halfSecondApart(key string, n int) []ex {
+	b := burst(key, n)
+	for i := range b {
+		b[i].wait = 500 * time.Millisecond
+	}
+	return b
+}
+
+// threeSecondsApart is n feed requests of a key admitted 3 s apart, as a
+// bucket of 20 a minute refills.
+func threeSecondsApart(key string, n int) []ex {
+	b := burst(key, n)
+	for i := range b {
+		b[i].wait = 3 * time.Second
+	}
+	return b
+}
+
 // afterWait begins exchanges after a wait.
 func afterWait(xs []ex, d time.Duration) []ex {
 	xs[0].wait = d
@@ -396,6 +415,17 @@ var breaks = []struct {
 	{catalogue.RateLimit429, "throttled, then served at once under another form, both written as header lines", append(burst(pro, 20),
 		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "Bearer " + pro}}}, status: 429, header: retryAfter("40"), body: errBody},
 		ex{req: client.Request{Method: "GET", Path: "/api/public-feed", Header: []client.Field{{Name: "authorization", Value: "BEARER " + pro}}}, status: 200, body: page("")})},
+	{catalogue.RateAllows20, "429 after 18 feed requests and health without a key (no request of the key: it does not count)", slices.Concat([]ex{
+		{req: feed("n=0", pro), status: 200, body: page("")}},
+		burstAfter(pro, 18, 62*time.Second),
+		[]ex{{req: health(""), status: 200, body: `{"status":"ok"}`},
+			{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody}})},
+	{catalogue.RateLimit429, "throttled, then served at once: a limiter whose state was cleared", append(burst(pro, 20),
+		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("40"), body: errBody},
+		ex{req: feed("limit=2", pro), status: 200, body: page("")})},
+	{catalogue.RateLimit429, "21 admitted in the 56 s after a 429 (more than any limiter frees in a minute)", append(append(burst(pro, 20),
+		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("40"), body: errBody}),
+		afterWait(halfSecondApart(pro, 21), 45*time.Second)...)},
 	{catalogue.ErrorBody, "message a number", []ex{{req: feed("", ""), status: 401, body: `{"error":"x","message":5}`}}},
 	{catalogue.ContentTypeJSON, "text/html for Accept text/html", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro, Accept: "text/html"}, status: 200, header: http.Header{"Content-Type": {"text/html"}}, body: page("")}}},
 }
@@ -550,6 +580,32 @@ var conforming = []struct {
 	{"a charset on the media type and error strings empty", []ex{{req: feed("", ""), status: 401, header: http.Header{"Content-Type": {"application/problem+json; charset=utf-8"}}, body: `{"error":"","message":""}`}}},
 	{"an HTTP-date Retry-After", append(burst(pro, 20), ex{req: feed("", pro), status: 429, header: retryAfter(t0.Add(21 * time.Second).Format(http.TimeFormat)), body: errBody})},
 	{"a fixed window: 40 admitted across its edge", append(burst(pro, 20), burst(pro, 20)...)},
+	{"tracked videos, health with the key and a 400 counted with the feed: 429 after 17 feed requests", slices.Concat([]ex{
+		{req: feed("n=0", pro), status: 200, body: page("")}},
+		burstAfter(pro, 17, 62*time.Second),
+		[]ex{{req: videos(`{"videoIds":["~x"]}`, pro), status: 200, body: videosAnswer([]string{"~x"})},
+			{req: health(pro), status: 200, body: `{"status":"ok"}`},
+			{req: videos(`{"videoIds":[]}`, pro), status: 400, body: errBody},
+			{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody}})},
+	{"tracked videos, health with the key and a 400 not counted: 20 feed requests pass between them", slices.Concat(
+		burst(pro, 5),
+		[]ex{{req: videos(`{"videoIds":["~x"]}`, pro), status: 200, body: videosAnswer([]string{"~x"})},
+			{req: health(pro), status: 200, body: `{"status":"ok"}`},
+			{req: videos(`{"videoIds":[]}`, pro), status: 400, body: errBody}},
+		burst(pro, 15),
+		[]ex{{req: feed("", pro), status: 429, header: retryAfter("5"), body: errBody},
+			{req: health(pro), status: 429, header: retryAfter("5"), body: errBody},
+			{req: videos(`{"videoIds":["~x"]}`, pro), status: 200, body: videosAnswer([]string{"~x"})},
+			{req: feed("limit=2", pro), status: 429, header: retryAfter("5"), body: errBody}})},
+	{"a fixed window that turns over half a second after a 429", append(append(burst(pro, 20),
+		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("1"), body: errBody}),
+		afterWait(halfSecondApart(pro, 20), 500*time.Millisecond)...)},
+	{"a bucket that refills one request every 3 s after a 429", append(append(burst(pro, 20),
+		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("3"), body: errBody}),
+		threeSecondsApart(pro, 20)...)},
+	{"a sliding log: three lockouts, each after waiting its Retry-After", slices.Concat(burst(pro, 20),
+		[]ex{{req: feed("limit=1", pro), status: 429, header: retryAfter("41"), body: errBody}}, afterWait(halfSecondApart(pro, 20), 41*time.Second),
+		[]ex{{req: feed("limit=1", pro), status: 429, header: retryAfter("51"), body: errBody}}, afterWait(halfSecondApart(pro, 20), 51*time.Second))},
 	{"10 walks of two pages in a minute, 20 first pages in the next", append(walksOf(pro, 10, 0), afterWait(walksOf(pro, 0, 20), 45*time.Second)...)},
 	{"a title that moved on once the clock moved", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
@@ -658,5 +714,48 @@ func TestMembersSwitchesOfAPageOutOfOrder(t *testing.T) {
 				t.Errorf("%s: %s %s", p.Requirement, p.Pointer, p.Actual)
 			}
 		}
+	}
+}
+
+// A request sent before a 429 came back may have been decided before it:
+// admitted at the same moment, it breaks nothing; sent after the 429 came
+// back, at the same moment, it does.
+func TestAdmittedAfterA429CountsFromWhenItCameBack(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		sentAfter   bool
+		wantProblem bool
+	}{
+		{"sent while the 429 was out", false, false},
+		{"sent once the 429 came back", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld()
+			for _, x := range burst(pro, 19) {
+				if ps := w.judge(x); len(ps) > 0 {
+					t.Fatalf("the burst breaks a rule: %s", describe(ps))
+				}
+			}
+			w.now = w.now.Add(time.Second)
+			a, b := feed("limit=1", pro), feed("limit=2", pro)
+			w.o.Sending(a, 100)
+			if !tc.sentAfter {
+				w.o.Sending(b, 101)
+			}
+			var ps []Problem
+			ps = append(ps, w.o.Judge(&client.Response{Request: a, Status: 429, Header: retryAfter("40"), Body: []byte(errBody), Seq: 100, Sent: w.now})...)
+			if tc.sentAfter {
+				w.o.Sending(b, 101)
+			}
+			ps = append(ps, w.o.Judge(&client.Response{Request: b, Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(page("")), Seq: 101, Sent: w.now})...)
+			if got := len(ps) > 0; got != tc.wantProblem {
+				t.Fatalf("problems: %s; want a problem: %v", describe(ps), tc.wantProblem)
+			}
+			for _, p := range ps {
+				if p.Requirement != catalogue.RateLimit429 {
+					t.Errorf("blames %s, want RATE-LIMIT-429: %s", p.Requirement, describe(ps))
+				}
+			}
+		})
 	}
 }
