@@ -61,8 +61,8 @@ func TestSampleKeepsItsBudget(t *testing.T) {
 // The leads (a repeated member answered from the reading not checked, a
 // raw control character in a string) are sent by every sample that has
 // room for them: quick's on a simulator's clock (20 on the Pro key) and
-// thorough's (60), whatever the seed; and the corpus's texts of raw
-// control characters come first in theirs.
+// thorough's (60), whatever the seed; and thorough sends the corpus's
+// ids every parser must accept, and a text of raw control characters.
 func TestSamplesSendTheLeads(t *testing.T) {
 	var leads []string
 	for _, v := range All() {
@@ -83,6 +83,9 @@ func TestSamplesSendTheLeads(t *testing.T) {
 			}
 			if b.Pro == 60 && !slices.ContainsFunc(got, func(n string) bool { return strings.Contains(n, "n_string_unescaped") }) {
 				t.Errorf("thorough, seed %d: no corpus text of a raw control character", seed)
+			}
+			if accept := slices.DeleteFunc(slices.Clone(got), func(n string) bool { return !strings.Contains(n, "every JSON parser must accept") }); b.Pro == 60 && len(accept) < 3 {
+				t.Errorf("thorough, seed %d: %d of the 3 requests of ids every parser must accept", seed, len(accept))
 			}
 		}
 	}
