@@ -98,6 +98,10 @@ func TestCarriedRequestsMeanTheAsked(t *testing.T) {
 		if got.Rewritten == "" || got.Written == nil || !reflect.DeepEqual(got.Request, req) {
 			t.Errorf("%s: the response keeps the request as asked and the one written", req)
 		}
+		// the evidence shows the request as written, to send it again
+		if !strings.Contains(c.Transcript(got), "# written "+got.Rewritten) || c.Curl(got.AsWritten()) == c.Curl(req) {
+			t.Errorf("%s written %s: the transcript or curl line shows the request as asked:\n%s\n%s", req, got.Rewritten, c.Transcript(got), c.Curl(got.AsWritten()))
+		}
 		if want.Status == 429 || got.Status != want.Status {
 			t.Errorf("%s written %s: %d, as asked %d", req, got.Rewritten, got.Status, want.Status)
 		} else if why, _ := o.Equivalent(want, got, "test"); why != "" {
