@@ -373,12 +373,34 @@ var firstBodies = map[string]bool{
 	"single quotes": true, "a trailing comma": true, "a comment inside": true,
 }
 
-func bodyVariants() []Variant {
-	type b struct {
-		name string
-		ct   string // "" sends none
-		body func(k Keys) string
+// bodyForm is a tracked-videos body and its media type.
+type bodyForm struct {
+	name string
+	ct   string // "" sends none
+	body func(k Keys) string
+}
+
+// leadBodies are sent before any other variant: a parser that checked one
+// reading of a repeated member and answered the other (RFC 8259 §4 allows
+// either reading, or a refusal, not both at once), each way round; a raw
+// control character inside a string (RFC 8259 §7: it must be escaped, so
+// the body is no JSON), which lenient parsers take.
+func leadBodies() []bodyForm {
+	return []bodyForm{
+		{"videoIds twice, the feed's video then 21 ids (one reading valid, the other past the bound)", "application/json", func(k Keys) string {
+			return `{"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `],"videoIds":[` + ids21(k) + `]}`
+		}},
+		{"videoIds twice, 21 ids then the feed's video (one reading past the bound, the other valid)", "application/json", func(k Keys) string {
+			return `{"videoIds":[` + ids21(k) + `],"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `]}`
+		}},
+		{"a raw tab inside an id (RFC 8259 §7: a control character in a string must be escaped)", "application/json", func(k Keys) string {
+			return "{\"videoIds\":[\"~explored\ttab~\"]}"
+		}},
 	}
+}
+
+func bodyVariants() []Variant {
+	type b = bodyForm
 	one := func(k Keys) string { return idsBody(k.Video, "~explored~") }
 	bodies := []b{
 		{"Content-Type text/plain", "text/plain", one},
@@ -441,22 +463,7 @@ func bodyVariants() []Variant {
 			return idsBody(fullwidth(k.Video))
 		}},
 	}
-	// Leads: a parser that checked one reading of a repeated member and
-	// answered the other (RFC 8259 §4 allows either reading, or a
-	// refusal, not both at once), each way round; a raw control
-	// character inside a string (RFC 8259 §7: it must be escaped, so the
-	// body is no JSON), which lenient parsers take.
-	leads := []b{
-		{"videoIds twice, the feed's video then 21 ids (one reading valid, the other past the bound)", "application/json", func(k Keys) string {
-			return `{"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `],"videoIds":[` + ids21(k) + `]}`
-		}},
-		{"videoIds twice, 21 ids then the feed's video (one reading past the bound, the other valid)", "application/json", func(k Keys) string {
-			return `{"videoIds":[` + ids21(k) + `],"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `]}`
-		}},
-		{"a raw tab inside an id (RFC 8259 §7: a control character in a string must be escaped)", "application/json", func(k Keys) string {
-			return "{\"videoIds\":[\"~explored\ttab~\"]}"
-		}},
-	}
+	leads := leadBodies()
 	lead := map[string]bool{}
 	for _, x := range leads {
 		lead[x.name] = true
