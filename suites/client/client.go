@@ -254,6 +254,13 @@ type Client struct {
 	// number: what was sent before an answer came, in the order the target
 	// saw it, answered or not yet.
 	Sending func(req Request, seq int)
+	// Rewrite, when set, may write a request in another form that the
+	// standards read as the same request (the explorer's transformations
+	// carried on the suite's own requests): it returns the request as
+	// written and what it did, "" for nothing. The response keeps the
+	// request as asked (everything that reads a request reads it) and
+	// the one written (its transcript and curl line show it).
+	Rewrite func(ctx context.Context, req Request) (Request, string)
 
 	once   sync.Once
 	hc     *http.Client
@@ -332,21 +339,73 @@ func (c *Client) redact(s string) string {
 // Timeout, a redirect, a body over MaxBody or cut short) is an *Error.
 func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 	c.init()
-	target, err := url.Parse(strings.TrimSuffix(c.BaseURL, "/") + req.Path)
+	wire, form := req, ""
+	if c.Rewrite != nil {
+		wire, form = c.Rewrite(ctx, req)
+	}
+	hreq, err := c.httpRequest(ctx, wire)
 	if err != nil {
 		return nil, &Error{Request: req, Err: err}
+	}
+	timeout := orDefault(c.Timeout, DefaultTimeout)
+	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
+	defer cancel()
+	hreq = hreq.WithContext(rctx)
+	if c.Gate != nil {
+		defer c.Gate(ctx)()
+	}
+	start := time.Now()
+	sent := c.now()
+	seq := c.note(ctx, req.keyUse(), req.Path, sent)
+	if c.Sending != nil {
+		c.Sending(req, seq)
+	}
+	hresp, err := c.roundTrip(hreq, wire.Framing)
+	if err != nil {
+		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)
+		c.record(ctx, wire, nil, time.Since(start), err)
+		return nil, err
+	}
+	defer hresp.Body.Close()
+	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Attempts: 1, Seq: seq, Sent: sent, redact: c.redact, store: c.bodies}
+	if form != "" {
+		resp.Written, resp.Rewritten = &wire, form
+	}
+	if loc, ok := redirected(hresp); ok {
+		err := &Error{Request: req, Err: &RedirectError{Status: hresp.StatusCode, Location: loc}}
+		c.record(ctx, wire, resp, time.Since(start), err)
+		return nil, err
+	}
+	raw, err := c.readBody(hresp)
+	if err != nil {
+		err = c.failed(ctx, rctx, req, err, timeout, resp, len(raw))
+		resp.Body = raw
+		c.record(ctx, wire, resp, time.Since(start), err)
+		return nil, err
+	}
+	c.bodies.put(resp, raw)
+	c.noteCursor(req, resp.Status, raw)
+	c.record(ctx, wire, resp, time.Since(start), nil)
+	if c.Observe != nil {
+		c.Observe(ctx, resp)
+	}
+	return resp, nil
+}
+
+// httpRequest is the request net/http sends (its context is set later).
+func (c *Client) httpRequest(ctx context.Context, req Request) (*http.Request, error) {
+	target, err := url.Parse(strings.TrimSuffix(c.BaseURL, "/") + req.Path)
+	if err != nil {
+		return nil, err
 	}
 	target.RawQuery = req.Query
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
 	}
-	timeout := orDefault(c.Timeout, DefaultTimeout)
-	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
-	defer cancel()
-	hreq, err := http.NewRequestWithContext(rctx, req.Method, target.String(), body)
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, target.String(), body)
 	if err != nil {
-		return nil, &Error{Request: req, Err: err}
+		return nil, err
 	}
 	if req.Auth != "" {
 		hreq.Header.Set("Authorization", req.Auth)
@@ -362,42 +421,7 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		hreq.Header[f.Name] = append(hreq.Header[f.Name], f.Value)
 	}
 	frame(hreq, req.Framing)
-	if c.Gate != nil {
-		defer c.Gate(ctx)()
-	}
-	start := time.Now()
-	sent := c.now()
-	seq := c.note(ctx, req.keyUse(), req.Path, sent)
-	if c.Sending != nil {
-		c.Sending(req, seq)
-	}
-	hresp, err := c.roundTrip(hreq, req.Framing)
-	if err != nil {
-		err = c.failed(ctx, rctx, req, err, timeout, nil, 0)
-		c.record(ctx, req, nil, time.Since(start), err)
-		return nil, err
-	}
-	defer hresp.Body.Close()
-	resp := &Response{Request: req, Status: hresp.StatusCode, Header: hresp.Header, Attempts: 1, Seq: seq, Sent: sent, redact: c.redact, store: c.bodies}
-	if loc, ok := redirected(hresp); ok {
-		err := &Error{Request: req, Err: &RedirectError{Status: hresp.StatusCode, Location: loc}}
-		c.record(ctx, req, resp, time.Since(start), err)
-		return nil, err
-	}
-	raw, err := c.readBody(hresp)
-	if err != nil {
-		err = c.failed(ctx, rctx, req, err, timeout, resp, len(raw))
-		resp.Body = raw
-		c.record(ctx, req, resp, time.Since(start), err)
-		return nil, err
-	}
-	c.bodies.put(resp, raw)
-	c.noteCursor(req, resp.Status, raw)
-	c.record(ctx, req, resp, time.Since(start), nil)
-	if c.Observe != nil {
-		c.Observe(ctx, resp)
-	}
-	return resp, nil
+	return hreq, nil
 }
 
 // readBody reads a body whole, at most MaxBody bytes of it.
@@ -536,7 +560,7 @@ func (c *Client) Cached(ctx context.Context, req Request) (*Response, error) {
 		return e.resp, nil
 	}
 	reused := e.resp.reuse()
-	block := c.redact(c.block(req, reused, 0, nil))
+	block := c.redact(c.block(reused.AsWritten(), reused, 0, nil))
 	c.mu.Lock()
 	t := c.recorder(ctx)
 	t.script.WriteString(block)

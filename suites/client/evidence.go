@@ -51,7 +51,11 @@ func (t *tally) saw(r *Response) {
 // and the body cut. Everything passes the redactor before it is cut.
 func (c *Client) Transcript(resp *Response) string {
 	var b strings.Builder
-	req := resp.Request
+	req := resp.AsWritten()
+	if resp.Rewritten != "" {
+		fmt.Fprintf(&b, "# written %s\n", resp.Rewritten)
+	}
+	b.WriteString(framingNote(req.Framing))
 	fmt.Fprintf(&b, "> %s %s\n", req.Method, c.url(req))
 	if a := req.accept(); a != "" {
 		fmt.Fprintf(&b, "> Accept: %s\n", c.redact(a))

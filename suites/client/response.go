@@ -33,6 +33,11 @@ type Response struct {
 	// Note says what the client did not do with this answer and why, such
 	// as a 429 it did not retry; "" when nothing.
 	Note string
+	// Written is the request as it was written, when Client.Rewrite wrote
+	// it in another form than Request (nil otherwise), and Rewritten says
+	// how: the form a statement of the standards reads as the same request.
+	Written   *Request
+	Rewritten string
 
 	redact  func(string) string // the client's, for Excerpt
 	store   *store              // nil for a Response made by hand
@@ -42,6 +47,15 @@ type Response struct {
 	// and validated against a resource, once (decoded again only when the
 	// client dropped the document to stay within its budget).
 	read *reading
+}
+
+// AsWritten is the request as it went to the target: Written when the
+// client wrote it in another form, else Request.
+func (r *Response) AsWritten() Request {
+	if r.Written != nil {
+		return *r.Written
+	}
+	return r.Request
 }
 
 // reading is what was learnt from a body.

@@ -98,6 +98,13 @@ func WithScope(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, scopeKey{}, name)
 }
 
+// ScopeOf is the name of the scope of ctx ("" for none: the current
+// spec's).
+func ScopeOf(ctx context.Context) string {
+	name, _ := ctx.Value(scopeKey{}).(string)
+	return name
+}
+
 // Claim moves the requests and transcript of a scope to the current spec.
 func (c *Client) Claim(name string) {
 	c.mu.Lock()
@@ -123,6 +130,9 @@ func (c *Client) block(req Request, resp *Response, took time.Duration, err erro
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== %s\n", req)
 	b.WriteString(framingNote(req.Framing))
+	if resp != nil && resp.Rewritten != "" {
+		fmt.Fprintf(&b, "# written %s\n", resp.Rewritten)
+	}
 	if resp != nil && resp.Reused {
 		b.WriteString("# the response of an earlier spec, reused (fetch once, check many)\n")
 	}

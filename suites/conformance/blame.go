@@ -258,7 +258,7 @@ func (s *Session) evidence(message string, problems []Problem, resps []*client.R
 	}
 	out := make([]report.Exchange, len(picked))
 	for i, r := range picked {
-		out[i] = report.Exchange{Request: r.Request.String(), Curl: s.c.Curl(r.Request), Transcript: s.c.Transcript(r)}
+		out[i] = report.Exchange{Request: r.Request.String(), Curl: s.c.Curl(r.AsWritten()), Transcript: s.c.Transcript(r)}
 	}
 	return out
 }

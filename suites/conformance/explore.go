@@ -312,11 +312,39 @@ func (s *suite) differs(plain, got *client.Response, set []explore.Transformatio
 // the report and the run's log.
 func (ex *explorer) reportEquivalences() {
 	ex.mu.Lock()
+	// an answer that differed comes first, then the explorer's own
+	// request, then a spec's that carried it
+	rank := func(o explore.Outcome) int {
+		switch {
+		case o.Differs != "":
+			return 3
+		case o.Reached && !o.Carried:
+			return 2
+		case o.Reached:
+			return 1
+		}
+		return 0
+	}
+	best := map[string]explore.Outcome{}
+	var order []string
+	for _, o := range append(slices.Clone(ex.outcomes), ex.s.carry.Outcomes()...) {
+		name := fmt.Sprintf("%s on %s", o.Transformation.Name, o.Base)
+		if prev, ok := best[name]; !ok {
+			order = append(order, name)
+		} else if rank(prev) >= rank(o) {
+			continue
+		}
+		best[name] = o
+	}
 	seen := map[string]bool{}
 	var reached, differed, left []string
-	for _, o := range ex.outcomes {
-		name := fmt.Sprintf("%s on %s", o.Transformation.Name, o.Base)
+	carried := 0
+	for _, name := range order {
+		o := best[name]
 		seen[name] = true
+		if o.Carried {
+			carried++
+		}
 		switch {
 		case o.Left != "":
 			left = append(left, fmt.Sprintf("%s (%s)", name, o.Left))
@@ -337,7 +365,7 @@ func (ex *explorer) reportEquivalences() {
 			}
 		}
 	}
-	line := fmt.Sprintf("equivalences: %d of %d transformations reached, %d answered otherwise than their plain request", len(reached), all, len(differed))
+	line := fmt.Sprintf("equivalences: %d of %d transformations reached (%d carried on the specs' own requests), %d answered otherwise than their plain request", len(reached), all, carried, len(differed))
 	line += "; " + ledgerReach(reached)
 	if len(left) > 0 {
 		line += fmt.Sprintf("; left %d: %s", len(left), strings.Join(left, "; "))

@@ -19,6 +19,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/simulator"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/explore"
 	"github.com/tcmkit/tcmkit/suites/oracle"
 	"github.com/tcmkit/tcmkit/suites/pace"
 	"github.com/tcmkit/tcmkit/suites/probe"
@@ -55,6 +56,9 @@ type Session struct {
 	// what it found (oracle.go).
 	or     *oracle.Oracle
 	ledger ledger
+	// carry writes the specs' own requests in forms the standards read
+	// as the same (explore.Carrier), once the preflight passed.
+	carry *explore.Carrier
 	// calOffset is the target's clock less the run's, read once
 	calOnce   sync.Once
 	calOffset time.Duration
@@ -202,7 +206,10 @@ func (s *Session) ready() {
 			Calendar: s.calendar, Drifted: s.drifted, Frozen: func(a, b time.Time) bool { return pc.Virtual() && !s.drifted() && a.Equal(b) }})
 		c.Observe = func(_ context.Context, r *client.Response) { s.judged(or, r) }
 		c.Sending = or.Sending
+		carry := explore.NewCarrier(s.cfg.ExploreSeed, map[string]string{"pro": tg.Pro, "free": tg.Free})
+		c.Rewrite = carry.Rewrite
 		s.mu.Lock()
+		s.carry = carry
 		s.or = or
 		s.tg, s.tgSet = tg, true
 		s.clock, s.g, s.c, s.pace = clock, g, c, pc
@@ -333,6 +340,9 @@ func (s *Session) Preflight(ctx context.Context) error {
 	}
 	err := s.preflight(ctx)
 	s.verdict = &err
+	if err == nil {
+		s.carry.Start()
+	}
 	return err
 }
 

@@ -233,3 +233,150 @@ func firstVideo(body []byte) string {
 	rest := string(body)[i+len(key):]
 	return rest[:strings.IndexByte(rest, '"')]
 }
+
+// A server that checks one value of a repeated videoIds and answers the
+// other (two parsers reading one body: RFC 8259 §4 allows either reading,
+// not both at once) is found, each way round, and blamed on the bound the
+// reading it answered breaks.
+func TestVariantsFindADuplicateReadTwoWays(t *testing.T) {
+	for _, checkFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("the first checked: %v", checkFirst), func(t *testing.T) {
+			found := false
+			for _, p := range sendAll(t, []simulator.Layer{readTwoWays(checkFirst)}) {
+				found = found || strings.Contains(p, "VIDEOS-IDS-MAX") && strings.Contains(p, "21 ids")
+			}
+			if !found {
+				t.Error("no variant found the server that answers the reading it did not check")
+			}
+		})
+	}
+}
+
+// readTwoWays checks one value of a repeated videoIds as the simulator
+// does, and answers the other, whatever its size (by parts of 20).
+func readTwoWays(checkFirst bool) simulator.Layer {
+	return simulator.Layer{Name: "a repeated member read two ways", Wrap: func(_ *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+		if op != simulator.OpVideos {
+			return next
+		}
+		return func(r *http.Request) simulator.Answer {
+			body, _ := io.ReadAll(r.Body)
+			values := memberValues(body, "videoIds")
+			with := func(b []byte) simulator.Answer {
+				c := r.Clone(r.Context())
+				c.Body, c.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+				return next(c)
+			}
+			if len(values) < 2 {
+				return with(body)
+			}
+			checked, answered := values[len(values)-1], values[0]
+			if checkFirst {
+				checked, answered = values[0], values[len(values)-1]
+			}
+			a := with([]byte(`{"videoIds":` + string(checked) + `}`))
+			if a.Status != http.StatusOK {
+				return a
+			}
+			var ids []string
+			if json.Unmarshal(answered, &ids) != nil {
+				return with(body)
+			}
+			var out struct {
+				Videos          []json.RawMessage `json:"videos"`
+				MissingVideoIDs []string          `json:"missingVideoIds"`
+			}
+			out.Videos, out.MissingVideoIDs = []json.RawMessage{}, []string{}
+			for from := 0; from < len(ids); from += 20 {
+				part, _ := json.Marshal(map[string][]string{"videoIds": ids[from:min(from+20, len(ids))]})
+				a := with(part)
+				var got struct {
+					Videos          []json.RawMessage `json:"videos"`
+					MissingVideoIDs []string          `json:"missingVideoIds"`
+				}
+				if a.Status != http.StatusOK || json.Unmarshal(a.Body, &got) != nil {
+					return a
+				}
+				out.Videos, out.MissingVideoIDs = append(out.Videos, got.Videos...), append(out.MissingVideoIDs, got.MissingVideoIDs...)
+			}
+			a.Header = a.Header.Clone()
+			a.Header.Del("Content-Length")
+			a.Body, _ = json.Marshal(out)
+			return a
+		}
+	}}
+}
+
+// memberValues are the raw values of a member of the top-level object, in
+// order.
+func memberValues(body []byte, name string) []json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []json.RawMessage
+	for dec.More() {
+		k, err := dec.Token()
+		var v json.RawMessage
+		if err != nil || dec.Decode(&v) != nil {
+			return nil
+		}
+		if k == name {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// A server whose parser takes a raw control character inside a string
+// (RFC 8259 §7: it must be escaped; the body is no JSON, so a 400) is
+// found, and blamed on the body's rule.
+func TestVariantsFindRawControlCharacters(t *testing.T) {
+	raw := simulator.Layer{Name: "raw control characters taken", Wrap: func(_ *simulator.Server, op simulator.Operation, next simulator.Answerer) simulator.Answerer {
+		if op != simulator.OpVideos {
+			return next
+		}
+		return func(r *http.Request) simulator.Answer {
+			body, _ := io.ReadAll(r.Body)
+			body = escapeControls(body)
+			r = r.Clone(r.Context())
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			return next(r)
+		}
+	}}
+	lead, corpus := false, 0
+	for _, p := range sendAll(t, []simulator.Layer{raw}) {
+		if !strings.Contains(p, "VIDEOS-BAD-BODY") {
+			continue
+		}
+		lead = lead || strings.Contains(p, "a raw tab inside an id")
+		if strings.Contains(p, "n_string_unescaped") {
+			corpus++
+		}
+	}
+	if !lead || corpus < 2 {
+		t.Errorf("the raw tab found it: %v; corpus texts that found it: %d", lead, corpus)
+	}
+}
+
+// escapeControls escapes the raw control characters inside strings, as a
+// parser that takes them reads them.
+func escapeControls(b []byte) []byte {
+	var out bytes.Buffer
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case in && esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case in && c < 0x20:
+			fmt.Fprintf(&out, `\u%04x`, c)
+			continue
+		}
+		out.WriteByte(c)
+	}
+	return out.Bytes()
+}

@@ -77,6 +77,10 @@ type Variant struct {
 	// First: a variant the contract decides plainly where servers often
 	// go wrong; a sample takes these before the rest of its family.
 	First bool
+	// Lead: a break no other request shows, and cheap; a sample takes
+	// these before any other variant, within its budget (a lead is first
+	// in its family too).
+	Lead bool
 	// Pages > 0 makes it a walk: the request, then its nextCursor, Pages
 	// requests in all.
 	Pages int
@@ -149,6 +153,16 @@ func Sample(seed uint64, b Budget) []Variant {
 	unbounded := b == Budget{}
 	left := map[Spend]int{SpendPro: b.Pro, SpendFree: b.Free, SpendNone: b.None}
 	var out []Variant
+	for _, f := range Families {
+		byFamily[f] = slices.DeleteFunc(byFamily[f], func(v Variant) bool {
+			if !v.Lead || !unbounded && left[v.Spend] >= 0 && left[v.Spend] < v.Cost() {
+				return false
+			}
+			left[v.Spend] -= v.Cost()
+			out = append(out, v)
+			return true
+		})
+	}
 	for more := true; more; {
 		more = false
 		for _, f := range Families {
@@ -359,12 +373,34 @@ var firstBodies = map[string]bool{
 	"single quotes": true, "a trailing comma": true, "a comment inside": true,
 }
 
-func bodyVariants() []Variant {
-	type b struct {
-		name string
-		ct   string // "" sends none
-		body func(k Keys) string
+// bodyForm is a tracked-videos body and its media type.
+type bodyForm struct {
+	name string
+	ct   string // "" sends none
+	body func(k Keys) string
+}
+
+// leadBodies are sent before any other variant: a parser that checked one
+// reading of a repeated member and answered the other (RFC 8259 §4 allows
+// either reading, or a refusal, not both at once), each way round; a raw
+// control character inside a string (RFC 8259 §7: it must be escaped, so
+// the body is no JSON), which lenient parsers take.
+func leadBodies() []bodyForm {
+	return []bodyForm{
+		{"videoIds twice, the feed's video then 21 ids (one reading valid, the other past the bound)", "application/json", func(k Keys) string {
+			return `{"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `],"videoIds":[` + ids21(k) + `]}`
+		}},
+		{"videoIds twice, 21 ids then the feed's video (one reading past the bound, the other valid)", "application/json", func(k Keys) string {
+			return `{"videoIds":[` + ids21(k) + `],"videoIds":[` + jsonQuote(or(k.Video, "~explored~")) + `]}`
+		}},
+		{"a raw tab inside an id (RFC 8259 §7: a control character in a string must be escaped)", "application/json", func(k Keys) string {
+			return "{\"videoIds\":[\"~explored\ttab~\"]}"
+		}},
 	}
+}
+
+func bodyVariants() []Variant {
+	type b = bodyForm
 	one := func(k Keys) string { return idsBody(k.Video, "~explored~") }
 	bodies := []b{
 		{"Content-Type text/plain", "text/plain", one},
@@ -427,9 +463,15 @@ func bodyVariants() []Variant {
 			return idsBody(fullwidth(k.Video))
 		}},
 	}
+	leads := leadBodies()
+	lead := map[string]bool{}
+	for _, x := range leads {
+		lead[x.name] = true
+	}
+	bodies = append(bodies, leads...)
 	var out []Variant
 	for _, x := range bodies {
-		out = append(out, Variant{Family: Body, Name: "tracked videos with the Pro key, " + x.name, Spend: SpendPro, First: firstBodies[x.name], build: func(k Keys) (client.Request, bool) {
+		out = append(out, Variant{Family: Body, Name: "tracked videos with the Pro key, " + x.name, Spend: SpendPro, First: firstBodies[x.name] || lead[x.name], Lead: lead[x.name], build: func(k Keys) (client.Request, bool) {
 			body := x.body(k)
 			if body == "" {
 				return client.Request{}, false
@@ -566,6 +608,16 @@ func targetVariants() []Variant {
 			}})
 	}
 	return out
+}
+
+// ids21 are 21 ids, one past the bound, the feed's video among them, as
+// JSON strings.
+func ids21(k Keys) string {
+	q := []string{jsonQuote(or(k.Video, "~explored~"))}
+	for i := 1; i <= schemas.MaxVideoIDs; i++ {
+		q = append(q, jsonQuote(fmt.Sprintf("~explored~%d", i)))
+	}
+	return strings.Join(q, ",")
 }
 
 func jsonQuote(s string) string {

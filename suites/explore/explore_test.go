@@ -2,6 +2,7 @@ package explore
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -54,6 +55,39 @@ func TestSampleKeepsItsBudget(t *testing.T) {
 	}
 	if all := Sample(3, Budget{}); len(all) != len(All()) {
 		t.Errorf("a zero budget sends %d of %d variants", len(all), len(All()))
+	}
+}
+
+// The leads (a repeated member answered from the reading not checked, a
+// raw control character in a string) are sent by every sample that has
+// room for them: quick's on a simulator's clock (20 on the Pro key) and
+// thorough's (60), whatever the seed; and thorough sends the corpus's
+// ids every parser must accept, and a text of raw control characters.
+func TestSamplesSendTheLeads(t *testing.T) {
+	var leads []string
+	for _, v := range All() {
+		if v.Lead {
+			leads = append(leads, v.Name)
+		}
+	}
+	if len(leads) < 3 {
+		t.Fatalf("%d leads, want the two repeated members and the raw control character", len(leads))
+	}
+	for _, b := range []Budget{{Pro: 20, Free: 16, None: -1}, {Pro: 60, Free: 30, None: -1}} {
+		for seed := uint64(0); seed < 20; seed++ {
+			got := names(Sample(seed, b))
+			for _, l := range leads {
+				if !slices.Contains(got, l) {
+					t.Errorf("budget %+v, seed %d: %s not sent", b, seed, l)
+				}
+			}
+			if b.Pro == 60 && !slices.ContainsFunc(got, func(n string) bool { return strings.Contains(n, "n_string_unescaped") }) {
+				t.Errorf("thorough, seed %d: no corpus text of a raw control character", seed)
+			}
+			if accept := slices.DeleteFunc(slices.Clone(got), func(n string) bool { return !strings.Contains(n, "every JSON parser must accept") }); b.Pro == 60 && len(accept) < 3 {
+				t.Errorf("thorough, seed %d: %d of the 3 requests of ids every parser must accept", seed, len(accept))
+			}
+		}
 	}
 }
 

@@ -13,6 +13,9 @@ type Outcome struct {
 	Differs string
 	// Left says why it was not reached ("" when it was).
 	Left string
+	// Carried: it was reached on a request of the suite's own, whose
+	// answer the oracle judged by the request's class (Carrier).
+	Carried bool
 }
 
 // Try sends the base rewritten by a set of transformations and says how

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -206,6 +207,7 @@ type draft struct {
 	method, path string
 	header       []client.Field
 	pairs        [][2]string // name, value: written as they are
+	rawQuery     string      // the query as it is, when it is no pairs
 	body         *jsonBody
 	framing      client.Framing
 }
@@ -301,6 +303,9 @@ func (d *draft) request() client.Request {
 		q[i] = p[0] + "=" + p[1]
 	}
 	r.Query = strings.Join(q, "&")
+	if d.pairs == nil {
+		r.Query = d.rawQuery
+	}
 	if d.body != nil {
 		r.Body = []byte(d.body.text())
 	}
@@ -313,9 +318,18 @@ type jsonBody struct {
 	ids                       []string
 	spaced                    bool
 	escapeNames, escapeValues bool
+	// raw, when set, is a JSON text to write again (a spec's body) in
+	// place of videoIds
+	raw []byte
 }
 
 func (b *jsonBody) text() string {
+	if b.raw != nil {
+		if s, ok := rewriteJSON(b.raw, b.spaced, b.escapeNames, b.escapeValues); ok {
+			return s
+		}
+		return string(b.raw)
+	}
 	ws := func(s string) string {
 		if b.spaced {
 			return " \n\t" + s + "\r\n "
@@ -335,8 +349,12 @@ func (b *jsonBody) text() string {
 // jsonString writes a JSON string, every character escaped if asked.
 func jsonString(s string, escape bool) string {
 	if !escape {
-		b, _ := json.Marshal(s)
-		return string(b)
+		// no escape but what JSON needs (not HTML's <, > and &)
+		var b bytes.Buffer
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(false)
+		_ = e.Encode(s)
+		return strings.TrimSuffix(b.String(), "\n")
 	}
 	var b strings.Builder
 	b.WriteByte('"')

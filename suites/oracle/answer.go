@@ -392,7 +392,13 @@ func (j *judging) videosAnswer() {
 		missing = append(missing, s)
 	}
 	if why := partition(j.vb.ids, served, missing); why != "" {
-		if j.vb.alt == nil || partition(j.vb.alt, served, missing) != "" {
+		switch {
+		case j.vb.alt != nil && partition(j.vb.alt, served, missing) == "":
+		case j.vb.refused != nil && partition(j.vb.refused, served, missing) == "":
+			// a parser that checked one reading and answered the other
+			j.fail(j.vb.refusedBy, "", "the answer to a reading of videoIds the contract allows, or a 400 (RFC 8259 §4: either value of a repeated member, or a refusal)",
+				fmt.Sprintf("200 answering the other value of videoIds, %d ids, which breaks this rule", len(j.vb.refused)))
+		default:
 			j.fail(catalogue.VideosPartition, "", "every requested id in exactly one of videos (video.platformVideoId) and missingVideoIds, and nothing else", why)
 		}
 	}

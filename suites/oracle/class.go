@@ -305,8 +305,13 @@ type videosBody struct {
 	ids   []string // the videoIds, when they are a list of strings
 	// alt are the ids of another reading of the body (a repeated videoIds
 	// member: the first one); a 200 may answer either.
-	alt     []string
-	mediaOK bool
+	alt []string
+	// refused are the ids of a reading the contract refuses (a repeated
+	// videoIds whose other value breaks a bound), and refusedBy the rule
+	// it breaks: a 200 that answers it is that rule's break
+	refused   []string
+	refusedBy catalogue.ID
+	mediaOK   bool
 	// atCount: 20 ids; atLen: an id of 32 characters
 	atCount, atLen bool
 	// restyled: the body's JSON text or its framing is not the plain one
@@ -501,8 +506,11 @@ func eitherReading(last videosBody, first json.RawMessage) videosBody {
 		out.alt = append([]string{}, f.ids...)
 	case f.verdict != invalid:
 		out = f // only the first reading can be served
+		out.refused, out.refusedBy = last.ids, last.owner
 	case last.verdict == invalid:
 		return last
+	default:
+		out.refused, out.refusedBy = f.ids, f.owner
 	}
 	out.verdict, out.why = either, "videoIds given twice (RFC 8259 §4: a parser may keep the first, the last, or refuse it)"
 	return out

@@ -151,6 +151,13 @@ func (o *Oracle) Judge(resp *client.Response) []Problem {
 	o.m.moment++ // what is sent from now on was sent after this answer came
 	j := o.judging(resp)
 	j.judge()
+	if resp.Rewritten != "" {
+		// the request as asked is judged; the form it went in may be
+		// what the target read otherwise: the failure names it
+		for i := range j.problems {
+			j.problems[i].Expected += "; the request was written " + resp.Rewritten
+		}
+	}
 	return j.problems
 }
 

@@ -210,6 +210,9 @@ func videosAnswer(missing []string, entries ...string) string {
 	return fmt.Sprintf(`{"videos":[%s],"missingVideoIds":%s}`, strings.Join(entries, ","), m)
 }
 
+// ids21 are 21 ids, one past the bound, as JSON strings.
+const ids21 = `"1","2","3","4","5","6","7","8","9","10","11","12","13","14","15","16","17","18","19","20","21"`
+
 const errBody = `{"error":"unauthorized","message":"no"}`
 
 // ms is the epoch milliseconds of t0 less n minutes.
@@ -377,7 +380,9 @@ var breaks = []struct {
 	{catalogue.VideosBadBody, "a member in another case", []ex{{req: videos(`{"VideoIds":["a"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosBadBody, "trailing data", []ex{{req: videos(`{"videoIds":["a"]} x`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosPartition, "videoIds given twice, the answer of neither reading (RFC 8259 §4)", []ex{{req: videos(`{"videoIds":["a"],"videoIds":["b"]}`, pro), status: 200, body: videosAnswer([]string{"c"})}}},
-	{catalogue.VideosPartition, "videoIds given twice, the invalid reading answered (RFC 8259 §4)", []ex{{req: videos(`{"videoIds":["a"],"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	{catalogue.VideosIDsMin, "videoIds given twice, the invalid reading answered (RFC 8259 §4)", []ex{{req: videos(`{"videoIds":["a"],"videoIds":[]}`, pro), status: 200, body: videosAnswer(nil)}}},
+	{catalogue.VideosIDsMax, "videoIds given twice, the first checked and the last, of 21 ids, answered", []ex{{req: videos(`{"videoIds":["a"],"videoIds":[`+ids21+`]}`, pro), status: 200, body: videosAnswer(strings.Split(strings.ReplaceAll(ids21, `"`, ""), ","))}}},
+	{catalogue.VideosIDsMax, "videoIds given twice, the last checked and the first, of 21 ids, answered", []ex{{req: videos(`{"videoIds":[`+ids21+`],"videoIds":["a"]}`, pro), status: 200, body: videosAnswer(strings.Split(strings.ReplaceAll(ids21, `"`, ""), ","))}}},
 	{catalogue.VideosBadBody, "videoIds given twice, neither reading valid", []ex{{req: videos(`{"videoIds":[],"videoIds":[1]}`, pro), status: 200, body: videosAnswer(nil)}}},
 	{catalogue.VideosBadBody, "form encoded", []ex{{req: client.Request{Method: "POST", Path: "/api/public/videos", Auth: "Bearer " + pro, Body: []byte("videoIds=a"), ContentType: "application/x-www-form-urlencoded"}, status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosEntrySchema, "no missingVideoIds", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 200, body: `{"videos":[]}`}}},
