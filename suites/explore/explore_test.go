@@ -84,6 +84,11 @@ func TestSamplesSendTheLeads(t *testing.T) {
 			if b.Pro == 60 && !slices.ContainsFunc(got, func(n string) bool { return strings.Contains(n, "n_string_unescaped") }) {
 				t.Errorf("thorough, seed %d: no corpus text of a raw control character", seed)
 			}
+			if b.Pro == 60 && !slices.ContainsFunc(got, func(n string) bool {
+				return strings.Contains(n, "n_string_escape_x") || strings.Contains(n, "n_string_invalid_backslash_esc")
+			}) {
+				t.Errorf("thorough, seed %d: no corpus text of an escape JSON does not have", seed)
+			}
 			if accept := slices.DeleteFunc(slices.Clone(got), func(n string) bool { return !strings.Contains(n, "every JSON parser must accept") }); b.Pro == 60 && len(accept) < 3 {
 				t.Errorf("thorough, seed %d: %d of the 3 requests of ids every parser must accept", seed, len(accept))
 			}
