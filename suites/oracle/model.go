@@ -829,8 +829,17 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 	if !troubled(repeats, order) {
 		skipped = m.resumes(j, is, evs)
 	}
-	emptyEnd := len(evs) == 0 && !hasNext && is.events > 0
-	if emptyEnd {
+	// An empty page that hands out its own cursor again ends the walk
+	// too (it loops on nothing): the page before was the last, whatever
+	// its size, and its cursor is FEED-CURSOR-END's, not a short page's.
+	next, _ := j.nextCursor()
+	loopsOnNothing := hasNext && next != "" && next == j.q.cursor
+	emptyEnd := len(evs) == 0 && (!hasNext || loopsOnNothing) && is.events > 0
+	switch {
+	case emptyEnd && loopsOnNothing:
+		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null nextCursor on the last page: the page before handed out a cursor to a page with no events",
+			"a page with no events whose nextCursor is the cursor that asked for it", is.resp)
+	case emptyEnd:
 		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null nextCursor on the last page: the page before handed out a cursor to a page with no events",
 			"an empty last page", is.resp)
 	}

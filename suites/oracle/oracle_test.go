@@ -313,6 +313,10 @@ var breaks = []struct {
 	{catalogue.FeedCursorEnd, "a cursor to an empty end", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("")}}},
+	{catalogue.FeedCursorEnd, "a short last page whose cursor leads to an empty page that hands it out again", []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("c2", ev("e3", ms(3), "v1"))},
+		{req: feed("cursor=c2&limit=2", pro), status: 200, body: page("c2")}}},
 	{catalogue.FeedCursorEnd, "a full last page above events a walk showed", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))},
 		{req: feed("limit=2", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))}}},
