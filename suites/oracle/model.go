@@ -1111,6 +1111,9 @@ func (m *model) endedShort(j *judging, before, after *walk) {
 	if last.size == 0 || len(last.times) >= last.size || last.sizeRule == "" || before.unordered || after.unordered || last.reportedShort {
 		return
 	}
+	if len(before.events) == 0 {
+		return // an empty feed: every event since is newer than it, none older
+	}
 	n, example := 0, ""
 	for _, id := range slices.Sorted(maps.Keys(after.events)) {
 		if e := after.events[id]; e.at < before.oldest {

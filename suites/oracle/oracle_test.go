@@ -514,6 +514,9 @@ var conforming = []struct {
 	name string
 	xs   []ex
 }{
+	{"an empty feed, then a whole walk of the events that arrived since", []ex{
+		{req: feed("limit=3", pro), status: 200, body: page("")},
+		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))}}},
 	{"a short last page, then a whole walk with newer events at its head only", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(2), "v1"), ev("e2", ms(3), "v1"))},
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e0", ms(1), "v1"), ev("e1", ms(2), "v1"), ev("e2", ms(3), "v1"))}}},
