@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
@@ -68,7 +69,20 @@ func (x *exchange) withAuth(auth string) *http.Request {
 }
 
 // auth is the client's Authorization header.
-func (x *exchange) auth() string { return x.r.Header.Get("Authorization") }
+func (x *exchange) auth() string { return sameKey(x.r.Header.Get("Authorization")) }
+
+// sameKey spells a Bearer credential one way, as the server reads it
+// (scheme in any case, spaces around and between): a fault that keys its
+// state by the credential sees one key however a request wrote it (the
+// suite carries such forms on its own requests). Anything else stays as
+// sent.
+func sameKey(v string) string {
+	scheme, key, ok := strings.Cut(strings.TrimSpace(v), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return v
+	}
+	return "Bearer " + strings.TrimLeft(key, " ")
+}
 
 // feed reads the feed query as the server does; ok is false when the
 // server will reject it (the mutant then leaves it alone).
