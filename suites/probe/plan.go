@@ -18,18 +18,19 @@ const (
 	// Quick stays within two windows of a 20-a-minute server: the rest of
 	// the suite takes about one, the probes get the second.
 	Quick Profile = "quick"
-	// Thorough runs every probe: for nightly CI, within 20 minutes of a
+	// Thorough runs every probe: for nightly CI, within 21 minutes of a
 	// 20-a-minute server.
 	Thorough Profile = "thorough"
 )
 
 // ThoroughWait bounds what thorough waits for rate windows against a
-// server of 20 feed requests a minute per key: its aim is 20 minutes, and
-// the bound leaves 2 of them to the requests' own time. On a simulator's
-// manual clock the wait is what the run moves the clock by for rate
-// windows (TestProfiles holds it): 15, 16 or 17 minutes, as the lanes'
-// order falls.
-const ThoroughWait = 18 * time.Minute
+// server of 20 feed requests a minute per key: its aim is 21 minutes (the
+// issue's bound is 25), and the bound leaves 2 of them to the requests'
+// own time. On a simulator's manual clock the wait is what the run moves
+// the clock by for rate windows (TestProfiles holds it): 16 to 18 minutes
+// as the lanes' order falls, since the members' deep-page probe walks to
+// the feed's end (about ten more requests a key).
+const ThoroughWait = 19 * time.Minute
 
 // Profiles lists the profiles, the default first.
 var Profiles = []Profile{Quick, Thorough}
