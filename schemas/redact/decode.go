@@ -244,6 +244,45 @@ func (v *view) slice(i, j int) *view {
 	return s
 }
 
+// mapSpans replaces, in place, indexes of bytes of v by where those bytes
+// came from: each from[k] by where byte from[k] begins, each to[k] by
+// where byte to[k] ends (as span(i, i) says, asked once a view rather
+// than once a byte).
+func (v *view) mapSpans(from, to []int32) {
+	switch {
+	case v.whole:
+		for k := range from {
+			from[k], to[k] = v.all[0], v.all[1]
+		}
+	case v.from == nil:
+		for k := range to {
+			to[k]++
+		}
+	default:
+		for k := range from {
+			from[k], to[k] = v.from[from[k]], v.to[to[k]]
+		}
+	}
+}
+
+// appendBytes appends v's bytes i..j-1 to d as they stand, each with the
+// span it came from.
+func (v *view) appendBytes(d *view, i, j int) {
+	d.b = append(d.b, v.b[i:j]...)
+	switch {
+	case v.whole:
+		for range j - i {
+			d.from, d.to = append(d.from, v.all[0]), append(d.to, v.all[1])
+		}
+	case v.from == nil:
+		for k := i; k < j; k++ {
+			d.from, d.to = append(d.from, int32(k)), append(d.to, int32(k+1))
+		}
+	default:
+		d.from, d.to = append(d.from, v.from[i:j]...), append(d.to, v.to[i:j]...)
+	}
+}
+
 type finder struct {
 	f      *FragmentSet
 	form   func(string) string
@@ -427,20 +466,34 @@ func (fd *finder) search(v *view) {
 // a run are skipped, as MIME breaks base64), when it holds min of them or
 // more. depth is explore's, whose level keeps the run.
 func (fd *finder) eachRun(v *view, values *[256]byte, min, depth int, fn func(run []int)) {
+	b := v.b
 	run := fd.levels[depth].run[:0]
 	defer func() { fd.levels[depth].run = run[:0] }()
-	for i := 0; i <= len(v.b); i++ {
-		if i < len(v.b) && values[v.b[i]] != 0xff {
-			run = append(run, i)
+	for i := 0; i < len(b); {
+		if values[b[i]] == 0xff {
+			i++
 			continue
 		}
-		if i < len(v.b) && (v.b[i] == '\n' || v.b[i] == '\r') && len(run) > 0 {
-			continue
+		// Measure the run before gathering its indexes: most runs of a
+		// text (its words) are shorter than min, and cost no appends.
+		j, n := i, 0
+		for ; j < len(b); j++ {
+			if values[b[j]] != 0xff {
+				n++
+			} else if b[j] != '\n' && b[j] != '\r' {
+				break
+			}
 		}
-		if len(run) >= min {
+		if n >= min {
+			run = run[:0]
+			for k := i; k < j; k++ {
+				if values[b[k]] != 0xff {
+					run = append(run, k)
+				}
+			}
 			fn(run)
 		}
-		run = run[:0]
+		i = j
 	}
 }
 
@@ -450,22 +503,23 @@ func (fd *finder) eachRun(v *view, values *[256]byte, min, depth int, fn func(ru
 func decodeRun(v *view, run []int, bits int, value *[256]byte, d *view) *view {
 	n := len(run) * bits / 8
 	d.b, d.from, d.to = slices.Grow(d.b[:0], n), slices.Grow(d.from[:0], n), slices.Grow(d.to[:0], n)
+	b := v.b
 	var acc uint32
 	have := 0
 	first := 0 // the index in run of the first character of the byte being made
 	for k, i := range run {
-		acc = acc<<bits | uint32(value[v.b[i]])
+		acc = acc<<bits | uint32(value[b[i]])
 		if have += bits; have >= 8 {
 			have -= 8
-			from, _ := v.span(run[first], run[first])
-			_, to := v.span(run[k], run[k])
-			d.b, d.from, d.to = append(d.b, byte(acc>>have)), append(d.from, int32(from)), append(d.to, int32(to))
+			// The indexes in v for now: mapSpans maps them all at once.
+			d.b, d.from, d.to = append(d.b, byte(acc>>have)), append(d.from, int32(run[first])), append(d.to, int32(i))
 			first = k
 			if have == 0 {
 				first = k + 1
 			}
 		}
 	}
+	v.mapSpans(d.from, d.to)
 	return d
 }
 
@@ -550,9 +604,7 @@ func unescape(v *view, dst *view) *view {
 			u = dst
 			u.b, u.from, u.to = slices.Grow(u.b[:0], len(b)), slices.Grow(u.from[:0], len(b)), slices.Grow(u.to[:0], len(b))
 		}
-		for k := copied; k < i; k++ {
-			emit(k, k+1, b[k:k+1])
-		}
+		v.appendBytes(u, copied, i)
 		emit(i, i+n, out)
 		i += n
 		copied = i
@@ -560,9 +612,7 @@ func unescape(v *view, dst *view) *view {
 	if u == nil {
 		return nil
 	}
-	for k := copied; k < len(b); k++ {
-		emit(k, k+1, b[k:k+1])
-	}
+	v.appendBytes(u, copied, len(b))
 	return u
 }
 

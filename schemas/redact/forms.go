@@ -36,10 +36,7 @@ func widthFold(v *view, dst *view) *view {
 			w = dst
 			w.b, w.from, w.to = slices.Grow(w.b[:0], len(b)), slices.Grow(w.from[:0], len(b)), slices.Grow(w.to[:0], len(b))
 		}
-		for k := copied; k < i; k++ {
-			from, to := v.span(k, k)
-			w.b, w.from, w.to = append(w.b, b[k]), append(w.from, int32(from)), append(w.to, int32(to))
-		}
+		v.appendBytes(w, copied, i)
 		from, to := v.span(i, i+n-1)
 		w.b, w.from, w.to = append(w.b, d[0]), append(w.from, int32(from)), append(w.to, int32(to))
 		i += n
@@ -48,10 +45,7 @@ func widthFold(v *view, dst *view) *view {
 	if w == nil {
 		return nil
 	}
-	for k := copied; k < len(b); k++ {
-		from, to := v.span(k, k)
-		w.b, w.from, w.to = append(w.b, b[k]), append(w.from, int32(from)), append(w.to, int32(to))
-	}
+	v.appendBytes(w, copied, len(b))
 	return w
 }
 
