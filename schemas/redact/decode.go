@@ -499,27 +499,40 @@ func (fd *finder) eachRun(v *view, values *[256]byte, min, depth int, fn func(ru
 
 // decodeRun decodes the bytes of v at run, bits bits each (6 for base64, 4
 // for hex), into d, a view whose every byte maps to the characters it came
-// from.
+// from: a byte of hex, to its two digits; a byte of base64, to the two
+// characters that hold its bits (4 characters make 3 bytes: the first and
+// the second, the second and the third, the third and the fourth).
 func decodeRun(v *view, run []int, bits int, value *[256]byte, d *view) *view {
 	n := len(run) * bits / 8
-	d.b, d.from, d.to = slices.Grow(d.b[:0], n), slices.Grow(d.from[:0], n), slices.Grow(d.to[:0], n)
-	b := v.b
-	var acc uint32
-	have := 0
-	first := 0 // the index in run of the first character of the byte being made
-	for k, i := range run {
-		acc = acc<<bits | uint32(value[b[i]])
-		if have += bits; have >= 8 {
-			have -= 8
-			// The indexes in v for now: mapSpans maps them all at once.
-			d.b, d.from, d.to = append(d.b, byte(acc>>have)), append(d.from, int32(run[first])), append(d.to, int32(i))
-			first = k
-			if have == 0 {
-				first = k + 1
-			}
+	d.b, d.from, d.to = slices.Grow(d.b[:0], n)[:n], slices.Grow(d.from[:0], n)[:n], slices.Grow(d.to[:0], n)[:n]
+	b, out, from, to := v.b, d.b, d.from, d.to
+	// Indexes in v for now: mapSpans maps them all at once.
+	if bits == 4 {
+		for k := range n {
+			i, j := run[2*k], run[2*k+1]
+			out[k], from[k], to[k] = value[b[i]]<<4|value[b[j]], int32(i), int32(j)
 		}
+		v.mapSpans(from, to)
+		return d
 	}
-	v.mapSpans(d.from, d.to)
+	for k, p := 0, 0; k < n; p += 4 {
+		i, j := run[p], run[p+1]
+		c0, c1 := value[b[i]], value[b[j]]
+		out[k], from[k], to[k] = c0<<2|c1>>4, int32(i), int32(j)
+		if k++; k == n {
+			break
+		}
+		i, j = j, run[p+2]
+		c2 := value[b[j]]
+		out[k], from[k], to[k] = c1<<4|c2>>2, int32(i), int32(j)
+		if k++; k == n {
+			break
+		}
+		i, j = j, run[p+3]
+		out[k], from[k], to[k] = c2<<6|value[b[j]], int32(i), int32(j)
+		k++
+	}
+	v.mapSpans(from, to)
 	return d
 }
 
