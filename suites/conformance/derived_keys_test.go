@@ -202,6 +202,10 @@ func percentDecode(s string) string {
 	return b.String()
 }
 
+// urlToStdBase64 is built once: a Replacer builds its tables on first use,
+// and a text has thousands of runs.
+var urlToStdBase64 = strings.NewReplacer("-", "+", "_", "/")
+
 // base64Runs are the runs of 11 base64 characters or more (standard or
 // URL alphabet, made standard).
 func base64Runs(s string) []string {
@@ -219,7 +223,7 @@ func base64Runs(s string) []string {
 			continue
 		}
 		if start >= 0 && i-start >= 11 {
-			out = append(out, strings.NewReplacer("-", "+", "_", "/").Replace(s[start:i]))
+			out = append(out, urlToStdBase64.Replace(s[start:i]))
 		}
 		start = -1
 	}
