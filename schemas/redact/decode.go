@@ -567,14 +567,21 @@ func utf16View(v *view, u *view) *view {
 // decoded further.
 func (fd *finder) searchAndDescend(d *view, depth int) {
 	fd.search(d)
+	if len(d.b) < minBase64Run {
+		return // no stretch long enough (most decoded words)
+	}
 	start := 0
 	for i := 0; i <= len(d.b); {
 		n := 1
 		bad := i == len(d.b)
 		if !bad {
-			var r rune
-			r, n = utf8.DecodeRune(d.b[i:])
-			bad = r == utf8.RuneError && n <= 1 || r < ' ' && r != '\t' && r != '\n' && r != '\r' || r == 0x7f
+			if c := d.b[i]; c < utf8.RuneSelf { // ASCII, without decoding a rune
+				bad = c < ' ' && c != '\t' && c != '\n' && c != '\r' || c == 0x7f
+			} else {
+				var r rune
+				r, n = utf8.DecodeRune(d.b[i:])
+				bad = r == utf8.RuneError && n <= 1
+			}
 		}
 		if bad {
 			if i-start >= minBase64Run {
