@@ -86,3 +86,69 @@ func BenchmarkStringJSON(b *testing.B) {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// BenchmarkStringTranscriptBlock is what the client pays on every exchange
+// (and the reports again): one transcript block of a feed page of 50
+// events, its Authorization header holding the key as sent ("key") or
+// its hint already ("no key"), through a redactor of a run's three keys.
+// BenchmarkReplaceTranscriptBlock is its search alone.
+func BenchmarkStringTranscriptBlock(b *testing.B) {
+	for _, tc := range transcriptBlocks() {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				tc.red.String(tc.text)
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}
+
+func BenchmarkReplaceTranscriptBlock(b *testing.B) {
+	for _, tc := range transcriptBlocks() {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			b.ReportAllocs()
+			form := func(string) string { return redact.Fragment }
+			for b.Loop() {
+				tc.set.Replace(tc.text, form)
+			}
+		})
+	}
+}
+
+type blockCase struct {
+	name string
+	red  *redact.Redactor
+	set  *redact.FragmentSet
+	text string
+}
+
+func transcriptBlocks() []blockCase {
+	r := rand.New(rand.NewPCG(5, 6))
+	keys := []string{redacttest.Key(r), redacttest.Key(r), redacttest.Key(r)}
+	red := redact.New(keys...)
+	set := redact.NewFragmentSet()
+	for _, k := range keys {
+		set.Add(k)
+	}
+	page := feedPage(r, 50)
+	return []blockCase{
+		{"key", red, set, transcriptBlock(keys[0], page)},
+		{"no key", red, set, transcriptBlock(redact.Form(keys[0]), page)},
+	}
+}
+
+// BenchmarkNew is building a redactor of a run's three keys.
+func BenchmarkNew(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	keys := []string{redacttest.Key(r), redacttest.Key(r), redacttest.Key(r)}
+	b.ReportAllocs()
+	for b.Loop() {
+		redact.New(keys...)
+	}
+}

@@ -244,6 +244,45 @@ func (v *view) slice(i, j int) *view {
 	return s
 }
 
+// mapSpans replaces, in place, indexes of bytes of v by where those bytes
+// came from: each from[k] by where byte from[k] begins, each to[k] by
+// where byte to[k] ends (as span(i, i) says, asked once a view rather
+// than once a byte).
+func (v *view) mapSpans(from, to []int32) {
+	switch {
+	case v.whole:
+		for k := range from {
+			from[k], to[k] = v.all[0], v.all[1]
+		}
+	case v.from == nil:
+		for k := range to {
+			to[k]++
+		}
+	default:
+		for k := range from {
+			from[k], to[k] = v.from[from[k]], v.to[to[k]]
+		}
+	}
+}
+
+// appendBytes appends v's bytes i..j-1 to d as they stand, each with the
+// span it came from.
+func (v *view) appendBytes(d *view, i, j int) {
+	d.b = append(d.b, v.b[i:j]...)
+	switch {
+	case v.whole:
+		for range j - i {
+			d.from, d.to = append(d.from, v.all[0]), append(d.to, v.all[1])
+		}
+	case v.from == nil:
+		for k := i; k < j; k++ {
+			d.from, d.to = append(d.from, int32(k)), append(d.to, int32(k+1))
+		}
+	default:
+		d.from, d.to = append(d.from, v.from[i:j]...), append(d.to, v.to[i:j]...)
+	}
+}
+
 type finder struct {
 	f      *FragmentSet
 	form   func(string) string
@@ -427,45 +466,73 @@ func (fd *finder) search(v *view) {
 // a run are skipped, as MIME breaks base64), when it holds min of them or
 // more. depth is explore's, whose level keeps the run.
 func (fd *finder) eachRun(v *view, values *[256]byte, min, depth int, fn func(run []int)) {
+	b := v.b
 	run := fd.levels[depth].run[:0]
 	defer func() { fd.levels[depth].run = run[:0] }()
-	for i := 0; i <= len(v.b); i++ {
-		if i < len(v.b) && values[v.b[i]] != 0xff {
-			run = append(run, i)
+	for i := 0; i < len(b); {
+		if values[b[i]] == 0xff {
+			i++
 			continue
 		}
-		if i < len(v.b) && (v.b[i] == '\n' || v.b[i] == '\r') && len(run) > 0 {
-			continue
+		// Measure the run before gathering its indexes: most runs of a
+		// text (its words) are shorter than min, and cost no appends.
+		j, n := i, 0
+		for ; j < len(b); j++ {
+			if values[b[j]] != 0xff {
+				n++
+			} else if b[j] != '\n' && b[j] != '\r' {
+				break
+			}
 		}
-		if len(run) >= min {
+		if n >= min {
+			run = run[:0]
+			for k := i; k < j; k++ {
+				if values[b[k]] != 0xff {
+					run = append(run, k)
+				}
+			}
 			fn(run)
 		}
-		run = run[:0]
+		i = j
 	}
 }
 
 // decodeRun decodes the bytes of v at run, bits bits each (6 for base64, 4
 // for hex), into d, a view whose every byte maps to the characters it came
-// from.
+// from: a byte of hex, to its two digits; a byte of base64, to the two
+// characters that hold its bits (4 characters make 3 bytes: the first and
+// the second, the second and the third, the third and the fourth).
 func decodeRun(v *view, run []int, bits int, value *[256]byte, d *view) *view {
 	n := len(run) * bits / 8
-	d.b, d.from, d.to = slices.Grow(d.b[:0], n), slices.Grow(d.from[:0], n), slices.Grow(d.to[:0], n)
-	var acc uint32
-	have := 0
-	first := 0 // the index in run of the first character of the byte being made
-	for k, i := range run {
-		acc = acc<<bits | uint32(value[v.b[i]])
-		if have += bits; have >= 8 {
-			have -= 8
-			from, _ := v.span(run[first], run[first])
-			_, to := v.span(run[k], run[k])
-			d.b, d.from, d.to = append(d.b, byte(acc>>have)), append(d.from, int32(from)), append(d.to, int32(to))
-			first = k
-			if have == 0 {
-				first = k + 1
-			}
+	d.b, d.from, d.to = slices.Grow(d.b[:0], n)[:n], slices.Grow(d.from[:0], n)[:n], slices.Grow(d.to[:0], n)[:n]
+	b, out, from, to := v.b, d.b, d.from, d.to
+	// Indexes in v for now: mapSpans maps them all at once.
+	if bits == 4 {
+		for k := range n {
+			i, j := run[2*k], run[2*k+1]
+			out[k], from[k], to[k] = value[b[i]]<<4|value[b[j]], int32(i), int32(j)
 		}
+		v.mapSpans(from, to)
+		return d
 	}
+	for k, p := 0, 0; k < n; p += 4 {
+		i, j := run[p], run[p+1]
+		c0, c1 := value[b[i]], value[b[j]]
+		out[k], from[k], to[k] = c0<<2|c1>>4, int32(i), int32(j)
+		if k++; k == n {
+			break
+		}
+		i, j = j, run[p+2]
+		c2 := value[b[j]]
+		out[k], from[k], to[k] = c1<<4|c2>>2, int32(i), int32(j)
+		if k++; k == n {
+			break
+		}
+		i, j = j, run[p+3]
+		out[k], from[k], to[k] = c2<<6|value[b[j]], int32(i), int32(j)
+		k++
+	}
+	v.mapSpans(from, to)
 	return d
 }
 
@@ -500,14 +567,21 @@ func utf16View(v *view, u *view) *view {
 // decoded further.
 func (fd *finder) searchAndDescend(d *view, depth int) {
 	fd.search(d)
+	if len(d.b) < minBase64Run {
+		return // no stretch long enough (most decoded words)
+	}
 	start := 0
 	for i := 0; i <= len(d.b); {
 		n := 1
 		bad := i == len(d.b)
 		if !bad {
-			var r rune
-			r, n = utf8.DecodeRune(d.b[i:])
-			bad = r == utf8.RuneError && n <= 1 || r < ' ' && r != '\t' && r != '\n' && r != '\r' || r == 0x7f
+			if c := d.b[i]; c < utf8.RuneSelf { // ASCII, without decoding a rune
+				bad = c < ' ' && c != '\t' && c != '\n' && c != '\r' || c == 0x7f
+			} else {
+				var r rune
+				r, n = utf8.DecodeRune(d.b[i:])
+				bad = r == utf8.RuneError && n <= 1
+			}
 		}
 		if bad {
 			if i-start >= minBase64Run {
@@ -550,9 +624,7 @@ func unescape(v *view, dst *view) *view {
 			u = dst
 			u.b, u.from, u.to = slices.Grow(u.b[:0], len(b)), slices.Grow(u.from[:0], len(b)), slices.Grow(u.to[:0], len(b))
 		}
-		for k := copied; k < i; k++ {
-			emit(k, k+1, b[k:k+1])
-		}
+		v.appendBytes(u, copied, i)
 		emit(i, i+n, out)
 		i += n
 		copied = i
@@ -560,9 +632,7 @@ func unescape(v *view, dst *view) *view {
 	if u == nil {
 		return nil
 	}
-	for k := copied; k < len(b); k++ {
-		emit(k, k+1, b[k:k+1])
-	}
+	v.appendBytes(u, copied, len(b))
 	return u
 }
 

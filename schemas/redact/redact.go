@@ -35,10 +35,12 @@ const Fragment = "…"
 // Redactor replaces known secrets with their redacted form. The zero value
 // redacts nothing; it is safe for concurrent use.
 type Redactor struct {
-	mu       sync.RWMutex
-	secrets  []string // longest first, so a key containing another is replaced whole
-	replacer *strings.Replacer
-	frags    *FragmentSet
+	mu      sync.RWMutex
+	secrets []string // longest first, so a key containing another is replaced whole
+	// hints[i] is Form(secrets[i]), and bare[i] its secret part folded
+	// (what form looks for), made once rather than on every text.
+	hints, bare []string
+	frags       *FragmentSet
 }
 
 // New returns a Redactor for the given secrets; empty and short ones are ignored.
@@ -67,11 +69,11 @@ func (r *Redactor) Add(secrets ...string) {
 		return
 	}
 	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(r.secrets))
+	r.hints, r.bare = r.hints[:0], r.bare[:0]
 	for _, s := range r.secrets {
-		pairs = append(pairs, s, Form(s))
+		r.hints = append(r.hints, Form(s))
+		r.bare = append(r.bare, string(folded(s[len(prefix(s)):])))
 	}
-	r.replacer = strings.NewReplacer(pairs...)
 }
 
 // Fragments are the pieces of a key that are redacted wherever they stand:
@@ -95,12 +97,42 @@ func (r *Redactor) String(s string) string {
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if r.replacer == nil {
+	if len(r.secrets) == 0 {
 		return s
 	}
-	s = r.replacer.Replace(s) // plain whole keys keep their prefix before the hint
+	s = r.replaceWhole(s) // plain whole keys keep their prefix before the hint
 	s, _ = r.frags.Replace(s, r.form)
 	return s
+}
+
+// replaceWhole replaces each plain whole key of s by its hint, from left
+// to right, without overlaps; where keys begin at the same place, the
+// longest (the first of r.secrets). This is what a strings.Replacer of the
+// pairs would do, but most texts hold no key: a search for each key (a
+// few, and fast) finds that out without a walk through a trie at every
+// byte, and no Replacer is built for each key added. The caller holds r.mu.
+func (r *Redactor) replaceWhole(s string) string {
+	var b strings.Builder
+	at := 0
+	for {
+		next, which := -1, -1 // where the next key begins, and which
+		for i, k := range r.secrets {
+			if j := strings.Index(s[at:], k); j >= 0 && (next < 0 || j < next) {
+				next, which = j, i
+			}
+		}
+		if next < 0 {
+			break
+		}
+		b.WriteString(s[at : at+next])
+		b.WriteString(r.hints[which])
+		at += next + len(r.secrets[which])
+	}
+	if at == 0 {
+		return s
+	}
+	b.WriteString(s[at:])
+	return b.String()
 }
 
 // form is what a span that decoded to the letters and digits decoded
@@ -108,9 +140,9 @@ func (r *Redactor) String(s string) string {
 // The caller holds r.mu.
 func (r *Redactor) form(decoded string) string {
 	d := string(folded(decoded))
-	for _, s := range r.secrets {
-		if secret := folded(s[len(prefix(s)):]); len(secret) >= MinSecret && strings.Contains(d, string(secret)) {
-			return Form(s)
+	for i, secret := range r.bare {
+		if len(secret) >= MinSecret && strings.Contains(d, secret) {
+			return r.hints[i]
 		}
 	}
 	return Fragment

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/onsi/ginkgo/v2/types"
 	"golang.org/x/text/unicode/norm"
@@ -166,20 +167,38 @@ func anyForm(out string, keys ...string) string {
 		}
 	}
 	views = append(views, norm.NFKC.String(decoded.String()))
+	// Every piece of a key's secret part, lower-cased, and where it comes
+	// first (which key, where in it): a view's pieces are looked up in one
+	// pass, and the one reported is the one a search for each piece in
+	// turn would find first.
+	type place struct{ key, at int }
+	pieces := map[string]place{}
+	for k, key := range keys {
+		secret := strings.ToLower(key[strings.IndexByte(key, '_')+1:])
+		for i := 0; i+redact.MinSecret <= len(secret); i++ {
+			if _, ok := pieces[secret[i:i+redact.MinSecret]]; !ok {
+				pieces[secret[i:i+redact.MinSecret]] = place{k, i}
+			}
+		}
+	}
 	for _, v := range views {
+		// Lower-cased as strings.ToLower does (a rune at a time), then
+		// only ASCII letters and digits kept.
 		alnum := strings.Map(func(r rune) rune {
-			if r < 0x80 && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			if r = unicode.ToLower(r); r < 0x80 && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
 				return r
 			}
 			return -1
-		}, strings.ToLower(v))
-		for _, key := range keys {
-			secret := strings.ToLower(key[strings.IndexByte(key, '_')+1:])
-			for i := 0; i+redact.MinSecret <= len(secret); i++ {
-				if strings.Contains(alnum, secret[i:i+redact.MinSecret]) {
-					return secret[i : i+redact.MinSecret]
-				}
+		}, v)
+		first, found := "", place{}
+		for i := 0; i+redact.MinSecret <= len(alnum); i++ {
+			w := alnum[i : i+redact.MinSecret]
+			if p, ok := pieces[w]; ok && (first == "" || p.key < found.key || p.key == found.key && p.at < found.at) {
+				first, found = w, p
 			}
+		}
+		if first != "" {
+			return first
 		}
 	}
 	return ""
@@ -202,6 +221,10 @@ func percentDecode(s string) string {
 	return b.String()
 }
 
+// urlToStdBase64 is built once: a Replacer builds its tables on first use,
+// and a text has thousands of runs.
+var urlToStdBase64 = strings.NewReplacer("-", "+", "_", "/")
+
 // base64Runs are the runs of 11 base64 characters or more (standard or
 // URL alphabet, made standard).
 func base64Runs(s string) []string {
@@ -219,7 +242,7 @@ func base64Runs(s string) []string {
 			continue
 		}
 		if start >= 0 && i-start >= 11 {
-			out = append(out, strings.NewReplacer("-", "+", "_", "/").Replace(s[start:i]))
+			out = append(out, urlToStdBase64.Replace(s[start:i]))
 		}
 		start = -1
 	}
