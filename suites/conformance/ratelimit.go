@@ -456,6 +456,12 @@ func (s *suite) rateLimitSpecs() {
 
 	It("goes on with a walk's cursor handed out before the 429, once its Retry-After was waited", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
 		b := rl.throttled(ctx)
+		// a Retry-After that cannot be honoured leaves no walk to go on
+		// with: RATE-RETRY-AFTER's to judge, a precondition here
+		ra := b.throttled.Header.Get("Retry-After")
+		if d, err := client.ParseRetryAfter(ra, client.ServerTime(b.throttled.Header, time.Now())); err != nil || d > s.cfg.MaxWait {
+			s.Block(fmt.Sprintf("%s (status 429): Retry-After %q cannot be honoured within --max-wait, so no walk goes on after it (judged by RATE-RETRY-AFTER)", b.throttled.Request, ra))
+		}
 		if resp := rl.resumed(ctx, b); resp.Status == http.StatusTooManyRequests {
 			s.Block(fmt.Sprintf("%s answered 429 after waiting what Retry-After said: the walk did not go on (judged by RATE-RETRY-AFTER)", resp.Request))
 		}
