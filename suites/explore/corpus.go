@@ -31,11 +31,12 @@ const corpusIDsPerRequest = schemas.MaxVideoIDs
 var normalForms = []string{`~<b>&amp;\u0027\"`, `~e\u0301`, `~\u00e9`, `~\uff21`, `~\ufb01`, `~\ud835\udc00`, `~\u212b`, `~A\u030a`, `~\u2126`, `~\u1e9b\u0323`, `~\u0071\u0307\u0323`}
 
 // firstRejects are the must-reject texts a sample sends first: raw
-// control characters inside a string, and escapes RFC 8259 §7 does not
-// have (\x, \a), which lenient parsers take (JavaScript's and Python's
-// string escapes).
+// control characters inside a string, escapes RFC 8259 §7 does not have
+// (\x, \a), and numbers §6 does not have (a leading zero, NaN), which
+// lenient parsers take (JavaScript's and Python's).
 var firstRejects = map[string]bool{"n_string_unescaped_ctrl_char.json": true, "n_string_unescaped_newline.json": true, "n_string_unescaped_tab.json": true,
-	"n_string_escape_x.json": true, "n_string_invalid_backslash_esc.json": true}
+	"n_string_escape_x.json": true, "n_string_invalid_backslash_esc.json": true,
+	"n_number_with_leading_zero.json": true, "n_number_NaN.json": true}
 
 func corpusVariants() []Variant {
 	normal := `{"videoIds":["` + strings.Join(normalForms, `","`) + `"]}`
