@@ -287,13 +287,7 @@ func cursorLostOn429() serveFunc {
 			then, known := handed.get(key + "\x00" + q.Cursor)
 			mu.Unlock()
 			if known && then < now {
-				a := x.feedAs(1, "") // authenticated and counted like any page
-				if a.Status == http.StatusOK {
-					problem := simulator.QueryProblem{Parameter: "cursor", Value: q.Cursor, Rule: "must be the nextCursor of a page"}
-					a.setError(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameter: cursor",
-						map[string]any{"invalid": []string{"cursor"}, "problems": []simulator.QueryProblem{problem}})
-				}
-				return a
+				return refuseCursor(x, q.Cursor)
 			}
 		}
 		a := x.serve()

@@ -235,13 +235,7 @@ func cursorStoreFills() serveFunc {
 	return func(x *exchange) *answer {
 		if q, ok := x.feed(); ok && q.Cursor != "" {
 			if gone, _ := lost.get(q.Cursor); gone {
-				a := x.feedAs(1, "") // authenticated and counted like any page
-				if a.Status == http.StatusOK {
-					problem := simulator.QueryProblem{Parameter: "cursor", Value: q.Cursor, Rule: "must be the nextCursor of a page"}
-					a.setError(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameter: cursor",
-						map[string]any{"invalid": []string{"cursor"}, "problems": []simulator.QueryProblem{problem}})
-				}
-				return a
+				return refuseCursor(x, q.Cursor)
 			}
 		}
 		a := x.serve()
@@ -272,3 +266,16 @@ var shortLastPages = stateless(func(x *exchange) *answer {
 	}
 	return a
 })
+
+// refuseCursor answers a feed request as the simulator answers a cursor it
+// never handed out: a 400 naming the cursor, authenticated and counted
+// like any page (a request it would refuse anyway keeps its own answer).
+func refuseCursor(x *exchange, cursor string) *answer {
+	a := x.feedAs(1, "")
+	if a.Status == http.StatusOK {
+		problem := simulator.QueryProblem{Parameter: "cursor", Value: cursor, Rule: "must be the nextCursor of a page"}
+		a.setError(http.StatusBadRequest, simulator.CodeInvalidQuery, "invalid query parameter: cursor",
+			map[string]any{"invalid": []string{"cursor"}, "problems": []simulator.QueryProblem{problem}})
+	}
+	return a
+}
