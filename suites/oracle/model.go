@@ -378,7 +378,7 @@ func (m *model) window(j *judging) {
 		return
 	}
 	if j.op == Feed && st == http.StatusOK {
-		if j.o.opt.Exclusive && throttled != nil && k.throttledTime.Equal(at) && !slices.Equal(throttled.Request.Values("Authorization"), j.req.Values("Authorization")) && !k.exceeded && !j.o.drifted() {
+		if j.o.opt.Exclusive && throttled != nil && k.sentAt(throttled.Seq, k.throttledTime).Equal(at) && !slices.Equal(throttled.Request.Values("Authorization"), j.req.Values("Authorization")) && !k.exceeded && !j.o.drifted() {
 			// no time passed since the key's feed 429, and the key came
 			// in another form of its Authorization: a limiter that serves
 			// it now counts the forms apart
@@ -467,7 +467,9 @@ const slack = time.Second
 // is open) breaks RATE-ALLOWS-20, or RATE-PER-KEY when other keys' traffic
 // filled a minute.
 func (m *model) allows20(j *judging, k *keyState) {
-	from := j.at.Add(-schemas.RateWindow - slack)
+	// the minute before the 429's sending: the target decided it then or
+	// later, and the clock may move before the run reads the answer
+	from := k.sentAt(j.resp.Seq, j.at).Add(-schemas.RateWindow - slack)
 	n := countSince(k.sends, from)
 	if n >= schemas.FeedRequestsPerMinute {
 		return
@@ -593,8 +595,10 @@ func (m *model) afterThrottle(j *judging, k *keyState) {
 		if k.exceeded || j.o.drifted() {
 			continue
 		}
+		// From the 429's sending, not its judging: the clock may move
+		// between the target's answer and the run's reading of it.
 		most, span := 0, j.at.Sub(t.sent)
-		if !j.o.frozen(t.at, j.at) {
+		if !j.o.frozen(t.sent, j.at) {
 			most = schemas.FeedRequestsPerMinute * int(math.Ceil(float64(span+slack)/float64(schemas.RateWindow)))
 		}
 		if t.admitted > most {

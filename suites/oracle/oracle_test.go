@@ -524,6 +524,12 @@ var conforming = []struct {
 	{"a 429 to a request sent before the Retry-After had passed, answered after", append(burst(pro, 20),
 		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("5"), body: errBody},
 		ex{req: feed("limit=2", pro), status: 429, header: retryAfter("5"), body: errBody, wait: 6 * time.Second, out: 2 * time.Second})},
+	{"a 429 read only after the clock moved a minute, then a request served at once (the clock moved while the 429 was out)", append(burst(pro, 20),
+		ex{req: feed("limit=1", pro), status: 429, header: retryAfter("60"), body: errBody, wait: time.Minute, out: time.Minute},
+		ex{req: feed("limit=2", pro), status: 200, body: page("")})},
+	{"a 429 read only after the clock moved a minute, then a request served at once, on a key whose first minute is long past", append(afterWait(burst(free, 20), 2*time.Minute),
+		ex{req: feed("limit=1", free), status: 429, header: retryAfter("60"), body: errBody, wait: time.Minute, out: time.Minute},
+		ex{req: feed("limit=2", free), status: 200, body: page("")})},
 	{"a tie spread over pages of one event", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(2), "v1"), ev("e4", ms(2), "v1"))},
 		{req: feed("limit=2", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
