@@ -675,8 +675,18 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 		if len(evs) > 0 && evs[0].hasTime {
 			nd.head, nd.hasHd = evs[0].createdAt, true
 		}
-		if short != nil {
-			j.failShort(short) // a first page: its limit, nothing else, decides its size
+		switch {
+		case short == nil:
+		case k.heldAtLeast(q.size, j.resp.Seq):
+			// a first page: its limit and what the feed holds decide its
+			// size, and a whole walk before it held more
+			j.failShort(short)
+		default:
+			// a feed of fewer events than asked, or one not walked yet:
+			// the cursor says which rule it broke. Events behind it: the
+			// page was short (its limit's); an empty end: it was the last,
+			// and its cursor is FEED-CURSOR-END's (chained).
+			nd.short = short
 		}
 	} else {
 		nd.root, nd.troubled = parent.root, parent.troubled || troubled
@@ -730,6 +740,18 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	case !hasNext:
 		m.walked(j, k, nd)
 	}
+}
+
+// heldAtLeast reports whether a whole walk of the key that ended before
+// request seq held n events or more: events arrive and none goes, so a
+// first page asked for n holds n.
+func (k *keyState) heldAtLeast(n, seq int) bool {
+	for _, w := range k.walks {
+		if w.end < seq && len(w.events) >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // continues notes the events of the page read with cursor (none: a first

@@ -269,7 +269,15 @@ var breaks = []struct {
 	{catalogue.FeedOrder, "a cursor page newer than the page before", []ex{
 		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e3", ms(3), "v1"))}}},
-	{catalogue.FeedPageDefault, "49 and a cursor", []ex{{req: feed("", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))}}},
+	{catalogue.FeedPageDefault, "fewer than 50 and a cursor to more events", []ex{
+		{req: feed("", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"))},
+		{req: feed("cursor=c", pro), status: 200, body: page("", ev("e0", ms(5), "v1"))}}},
+	{catalogue.FeedPageDefault, "fewer than 50 and a cursor after a whole walk of 50", []ex{
+		{req: feed("limit=200", pro), status: 200, body: page("", manyEvents(50)...)},
+		{req: feed("", pro), status: 200, body: page("c", ev("m0", ms(0), "v1"))}}},
+	{catalogue.FeedCursorEnd, "a short first page whose cursor leads to an empty end", []ex{
+		{req: feed("", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1", pro), status: 200, body: page("")}}},
 	{catalogue.FeedPageDefault, "a short first page that ends the feed, shown no end by a later whole walk", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(3), "v1"))}}},
