@@ -20,7 +20,16 @@
 #      the checksums verify, `tcmkit version` names VERSION, and `tcmkit
 #      conform` passes `tcmkit simulate` of the same binary (manual clock, on
 #      127.0.0.1).
-# Each step's time is printed. ci/check.sh (and so .ci/run) runs it.
+# Each step's time is printed. ci/check.sh (and so .ci/run) runs it, in two
+# parts: `ci/release.sh --binaries VERSION` (step 1 alone) at its start, in
+# the background, so that the six builds take the CPU its other steps leave
+# idle, and the whole release later, which reuses the binaries when
+# dist/.binaries says they are this commit's at VERSION (else builds them).
+binaries_only=0
+if [[ "${1:-}" == --binaries ]]; then
+	binaries_only=1
+	shift
+fi
 set -euo pipefail
 version="${1:-}"
 if [[ ! "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]]; then
@@ -36,7 +45,14 @@ if [[ -z "${SOURCE_DATE_EPOCH:-}" ]]; then
 	SOURCE_DATE_EPOCH="$(git log -1 --format=%ct 2>/dev/null || echo 0)"
 fi
 export SOURCE_DATE_EPOCH
-rm -rf "$dist"
+# what the binaries were built from: this commit (and its changes), at VERSION
+made="$version $(git rev-parse HEAD 2>/dev/null) $(git status --porcelain 2>/dev/null | sha256sum | cut -c1-16)"
+reuse=0
+if ((!binaries_only)) && [[ -f "$dist/.binaries" && "$(cat "$dist/.binaries")" == "$made" ]]; then
+	reuse=1
+else
+	rm -rf "$dist"
+fi
 mkdir -p "$dist"
 tmp="$(mktemp -d)"
 pids=()
@@ -49,15 +65,24 @@ step() { printf '%-44s %5.1f s\n' "$1" "$(echo "$(date +%s.%N) - $2" | bc)"; }
 
 # 1. The binaries.
 t=$(date +%s.%N)
-for os in linux darwin windows; do
-	for arch in amd64 arm64; do
-		ext=""
-		[[ "$os" == windows ]] && ext=.exe
-		CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" GOFLAGS=-buildvcs=false go build -trimpath \
-			-ldflags "-s -w -X main.release=$version" -o "$dist/tcmkit_${version}_${os}_${arch}$ext" ./cmd/tcmkit
+if ((reuse)); then
+	rm -f "$dist/.binaries" "$dist"/SHA256SUMS "$dist"/*_image.tar
+	echo "6 binaries (linux, darwin, windows × amd64, arm64): built before, by ci/release.sh --binaries $version of this commit"
+else
+	for os in linux darwin windows; do
+		for arch in amd64 arm64; do
+			ext=""
+			[[ "$os" == windows ]] && ext=.exe
+			CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" GOFLAGS=-buildvcs=false go build -trimpath \
+				-ldflags "-s -w -X main.release=$version" -o "$dist/tcmkit_${version}_${os}_${arch}$ext" ./cmd/tcmkit
+		done
 	done
-done
-step "6 binaries (linux, darwin, windows × amd64, arm64)" "$t"
+	step "6 binaries (linux, darwin, windows × amd64, arm64)" "$t"
+fi
+if ((binaries_only)); then
+	echo "$made" >"$dist/.binaries"
+	exit 0
+fi
 
 # 3. The image (before the checksums, which cover it): the Containerfile's
 # final stage around the linux/amd64 binary of this release, byte for byte
