@@ -95,7 +95,13 @@ func (rn *runner) run(ctx context.Context, name string, faults []string, extra .
 	if err != nil {
 		return nil, err
 	}
-	sim, err := simulator.New(simulator.Config{Seed: bundled.Seed, Layers: layers})
+	seed := int64(bundled.Seed)
+	for _, f := range faults {
+		if s, ok := worldSeeds[f]; ok {
+			seed = s
+		}
+	}
+	sim, err := simulator.New(simulator.Config{Seed: seed, Layers: layers})
 	if err != nil {
 		return nil, err
 	}
