@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"golang.org/x/text/unicode/norm"
 	"maps"
 	"math"
 	"net/http"
@@ -1241,6 +1242,13 @@ func (m *model) videos(j *judging, entries []any, evs [][]event, served, missing
 			j.fail(catalogue.VideosMissing, ptr, "an id no video can have, listed missing", fmt.Sprintf("a VideoEntry for %s", jsondoc.Quote(id, 60)))
 		case f != nil:
 			m.consistent(j, ptr, e, f)
+		case k.foldOf(id, e) != "":
+			// ids are case-sensitive strings compared as they are: another
+			// id that a collation or a normalization folds to a video of the
+			// feed is no id of that video
+			known := jsondoc.Quote(k.foldOf(id, e), 60)
+			j.fail(catalogue.VideosMissing, ptr, fmt.Sprintf("an id of no video listed missing: %s is not the id %s the feed showed", jsondoc.Quote(id, 60), known),
+				fmt.Sprintf("a VideoEntry for %s that is the video %s (its channel and publishedAt)", jsondoc.Quote(id, 60), known))
 		case len(k.walks) > 0 && ch != "" && !k.walkChans[ch]:
 			if owner := m.channelOwner(ch, j.token); owner != "" {
 				j.fail(catalogue.VideosTenant, ptr, "no VideoEntry of a channel another account's feed shows and this account's whole feed never does",
@@ -1255,6 +1263,23 @@ func (m *model) videos(j *judging, entries []any, evs [][]event, served, missing
 			m.publishedOnce(j, fmt.Sprintf("%s/events/%d", ptr, k), ev)
 		}
 	}
+}
+
+// foldOf is the id of a video the key's feed showed that id folds to
+// (letter case, Unicode compatibility forms, surrounding space) while it
+// differs from it, when the entry is that video (its channel and its
+// publishedAt): "" if none.
+func (k *keyState) foldOf(id string, entry any) string {
+	fold := func(s string) string { return strings.ToLower(norm.NFKC.String(strings.TrimSpace(s))) }
+	ch, _ := jsondoc.String(entry, "/video/channel/id")
+	pub, _ := jsondoc.Get(entry, "/video/publishedAt")
+	folded, published := fold(id), string(jsondoc.Encode(pub))
+	for known, f := range k.videos {
+		if known != id && f.channel == ch && f.publishedAt == published && fold(known) == folded {
+			return known
+		}
+	}
+	return ""
 }
 
 // otherShows reports whether another key's pages showed the channel: a

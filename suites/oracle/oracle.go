@@ -270,7 +270,7 @@ var Rules = []Rule{
 	{catalogue.VideosBadBody, "a body that is not one JSON object with a videoIds array of strings (member names are case-sensitive, no trailing data, form encoding is none) is 400"},
 	{catalogue.VideosEntrySchema, "a 200 of tracked videos has videos and missingVideoIds, each VideoEntry with its fields"},
 	{catalogue.VideosServed, "the Pro key's valid request is answered 200 (or 429); a video the key's feed showed comes back as a VideoEntry, with the publishedAt and channel the feed showed (and, while the target's world stood still, the title it settled on)"},
-	{catalogue.VideosMissing, "an id the suite invented, or of a video no feed showed and of no channel of the account, is listed missing"},
+	{catalogue.VideosMissing, "an id the suite invented, or of a video no feed showed and of no channel of the account, or another id that folds (letter case, Unicode compatibility forms, space) to a video the feed showed, is listed missing"},
 	{catalogue.VideosPartition, "every requested id is in exactly one of the two lists, and nothing else is"},
 	{catalogue.VideosTenant, "no VideoEntry of a channel another account's feed shows and this account's whole feed never does"},
 	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits, nor after a feed 429 more than 20 for each minute since (none while no time passed: a limiter that loses its state shows); a throttle is 429, not 503; a 429 carries none of the data it refuses"},

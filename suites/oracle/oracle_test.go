@@ -405,6 +405,12 @@ var breaks = []struct {
 	{catalogue.VideosServed, "a title the feed superseded, the clock still", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old"))}}},
+	{catalogue.VideosMissing, "an id in the other case than the feed's served as its video (a case-insensitive collation)", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "Vid1"))},
+		{req: videos(`{"videoIds":["vID1"]}`, pro), status: 200, body: videosAnswer(nil, entry("vID1", channel, "New"))}}},
+	{catalogue.VideosMissing, "an id in fullwidth letters served as the feed's video (NFKC)", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "Vid1"))},
+		{req: videos(`{"videoIds":["Ｖｉｄ１"]}`, pro), status: 200, body: videosAnswer(nil, entry("Ｖｉｄ１", channel, "New"))}}},
 	{catalogue.VideosMissing, "an invented id served", []ex{{req: videos(`{"videoIds":["~no~such"]}`, pro), status: 200, body: videosAnswer(nil, entry("~no~such", channel, "t"))}}},
 	{catalogue.VideosPartition, "an id in neither list", []ex{{req: videos(`{"videoIds":["a","b"]}`, pro), status: 200, body: videosAnswer([]string{"a"})}}},
 	{catalogue.VideosPartition, "a case-folded id", []ex{{req: videos(`{"videoIds":["V1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "t"))}}},
@@ -538,6 +544,9 @@ var conforming = []struct {
 	{"a 429 read only after the clock moved a minute, then a request served at once, on a key whose first minute is long past", append(afterWait(burst(free, 20), 2*time.Minute),
 		ex{req: feed("limit=1", free), status: 429, header: retryAfter("60"), body: errBody, wait: time.Minute, out: time.Minute},
 		ex{req: feed("limit=2", free), status: 200, body: page("")})},
+	{"two videos whose ids differ only in case, each served as itself", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "Vid1"))},
+		{req: videos(`{"videoIds":["vID1"]}`, pro), status: 200, body: videosAnswer(nil, strings.Replace(entry("vID1", channel, "New"), "1700000000000", "1700000000001", 1))}}},
 	{"a tie spread over pages of one event", []ex{
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"), ev("e3", ms(2), "v1"), ev("e4", ms(2), "v1"))},
 		{req: feed("limit=2", pro), status: 200, body: page("c", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
