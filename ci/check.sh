@@ -21,24 +21,28 @@ steps=0
 failed=()
 
 # children_cpu: the CPU seconds (user and system) of the children this shell
-# waited for so far (bash's times; a background step's counts once it ends).
+# waited for so far (bash's times, which must run in this shell, not in a
+# command substitution's; a background step's counts once it ends).
 children_cpu() {
-	times | awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); n += p[1] * 60 + p[2] } printf "%d", n }'
+	times >"$bg_logs/times"
+	cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); n += p[1] * 60 + p[2] } printf "%d", n }' "$bg_logs/times")
 }
 
 # run NAME COMMAND...: prints what it does, runs it, remembers a failure.
 run() {
 	local name="$1"
 	shift
-	local t=$SECONDS c
-	c=$(children_cpu)
+	local t=$SECONDS c cpu
+	children_cpu
+	c=$cpu
 	steps=$((steps + 1))
 	printf '\n==> %s\n' "$name"
 	if ! "$@"; then
 		echo "==> FAILED: $name"
 		failed+=("$name")
 	fi
-	echo "==> took $((SECONDS - t)) s ($(($(children_cpu) - c)) s of CPU)"
+	children_cpu
+	echo "==> took $((SECONDS - t)) s ($((cpu - c)) s of CPU)"
 }
 
 # leftovers: what the run started that still runs, one line each: the
