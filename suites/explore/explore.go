@@ -384,7 +384,8 @@ type bodyForm struct {
 // reading of a repeated member and answered the other (RFC 8259 §4 allows
 // either reading, or a refusal, not both at once), each way round; a raw
 // control character inside a string (RFC 8259 §7: it must be escaped, so
-// the body is no JSON), which lenient parsers take.
+// the body is no JSON), which lenient parsers take; a valid body past a
+// body-size limit, which middleware refuses in its own words.
 func leadBodies() []bodyForm {
 	return []bodyForm{
 		{"videoIds twice, the feed's video then 21 ids (one reading valid, the other past the bound)", "application/json", func(k Keys) string {
@@ -395,6 +396,10 @@ func leadBodies() []bodyForm {
 		}},
 		{"a raw tab inside an id (RFC 8259 §7: a control character in a string must be escaped)", "application/json", func(k Keys) string {
 			return "{\"videoIds\":[\"~explored\ttab~\"]}"
+		}},
+		{"a valid body of 12 KiB, whitespace between its members (RFC 8259 §2; a server may refuse it with a 413 in an ErrorBody, RFC 9110 §15.5.14)", "application/json", func(k Keys) string {
+			pad := strings.Repeat(" ", 12<<10)
+			return `{"videoIds":` + pad + `[` + jsonQuote(or(k.Video, "~explored~")) + `]` + pad + `}`
 		}},
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/probe"
 )
 
 // Equivalences as transformations (metamorphic testing): each rewrites a
@@ -190,7 +191,18 @@ func plainDraft(b Base, k Keys) (*draft, bool) {
 		d.method, d.path = "POST", schemas.PathVideos
 		d.add("Authorization", "Bearer "+k.Pro)
 		d.add("Content-Type", "application/json")
-		d.body = &jsonBody{ids: slices.DeleteFunc([]string{k.Video, "~explored~"}, func(s string) bool { return s == "" })}
+		ids := []string{k.Video, "~explored~"}
+		if k.Video != "" {
+			// and the feed's video in forms a collation or a normalization
+			// folds to it: ids are compared as they are, so these are ids
+			// of no video, listed missing (VIDEOS-MISSING judges it)
+			for _, f := range []string{probe.SwapCase(k.Video), fullwidth(k.Video)} {
+				if f != k.Video && !slices.Contains(ids, f) {
+					ids = append(ids, f)
+				}
+			}
+		}
+		d.body = &jsonBody{ids: slices.DeleteFunc(ids, func(s string) bool { return s == "" })}
 	case BaseHealth:
 		d.method, d.path = "POST", schemas.PathHealth
 		d.add("Content-Type", "application/json")

@@ -405,6 +405,8 @@ var breaks = []struct {
 	{catalogue.VideosServed, "a title the feed superseded, the clock still", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old"))}}},
+	{catalogue.VideosServed, "a small valid body refused with 413", []ex{{req: videos(`{"videoIds":["a"]}`, pro), status: 413, body: errBody}}},
+	{catalogue.ErrorBody, "a body of 12 KiB refused with 413, no ErrorBody", []ex{{req: videos(`{"videoIds":["a"]`+strings.Repeat(" ", 12<<10)+`}`, pro), status: 413, body: `{"status":413}`}}},
 	{catalogue.VideosMissing, "an id in the other case than the feed's served as its video (a case-insensitive collation)", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "Vid1"))},
 		{req: videos(`{"videoIds":["vID1"]}`, pro), status: 200, body: videosAnswer(nil, entry("vID1", channel, "New"))}}},
@@ -544,6 +546,7 @@ var conforming = []struct {
 	{"a 429 read only after the clock moved a minute, then a request served at once, on a key whose first minute is long past", append(afterWait(burst(free, 20), 2*time.Minute),
 		ex{req: feed("limit=1", free), status: 429, header: retryAfter("60"), body: errBody, wait: time.Minute, out: time.Minute},
 		ex{req: feed("limit=2", free), status: 200, body: page("")})},
+	{"a body of 12 KiB refused with 413 in an ErrorBody (RFC 9110 §15.5.14)", []ex{{req: videos(`{"videoIds":["a"]`+strings.Repeat(" ", 12<<10)+`}`, pro), status: 413, body: errBody}}},
 	{"two videos whose ids differ only in case, each served as itself", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "Vid1"))},
 		{req: videos(`{"videoIds":["vID1"]}`, pro), status: 200, body: videosAnswer(nil, strings.Replace(entry("vID1", channel, "New"), "1700000000000", "1700000000001", 1))}}},

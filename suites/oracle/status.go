@@ -18,6 +18,11 @@ import (
 // rule of its class, a valid body refused the rule of the bound it sits
 // at.
 
+// LargeBody is the size past which a tracked-videos body may be refused
+// with 413: the largest valid body written plainly (20 ids of 32 characters
+// of up to 4 bytes in UTF-8) is under 3 KiB.
+const LargeBody = 4 << 10
+
 // status judges the answer's status; false when it is not one the
 // contract allows for the request's class.
 func (j *judging) status() bool {
@@ -127,6 +132,11 @@ func (j *judging) allowedVideos(st int) ([]int, catalogue.ID) {
 	}
 	if j.req.Framing.Chunked {
 		add(411) // RFC 9112 §6.3: a server MAY refuse a body without a Content-Length
+	}
+	if len(j.req.Body) > LargeBody {
+		// RFC 9110 §15.5.14: content larger than the server is willing to
+		// process; the contract bounds the ids, not the body's bytes
+		add(413)
 	}
 	switch {
 	case j.cred.bad():
