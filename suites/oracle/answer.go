@@ -135,6 +135,13 @@ func (j *judging) badParams() {
 			named++
 		}
 	}
+	if j.cred.bad() && named == 0 {
+		// a bad key and a bad parameter: which error wins is open, but a
+		// 400 that names no parameter refused the key, which wants 401
+		j.fail(j.cred.requirement(), "", "401 for the key, or a 400 whose details name the invalid parameter ("+strings.Join(j.q.open, ", ")+")",
+			fmt.Sprintf("status 400; details %s", jsondoc.Excerpt(orNone(details), schemas.MaxExcerpt)))
+		return
+	}
 	for _, p := range want {
 		if !strings.Contains(details, p) {
 			j.fail(catalogue.FeedBadParam, "/details", fmt.Sprintf("details that name the parameter %q (for 400 on the feed, details says which query parameters are invalid)", p),

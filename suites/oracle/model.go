@@ -829,7 +829,7 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 		}
 		order++
 		ptr := fmt.Sprintf("/events/%d/createdAt", i)
-		if root.hasHd && e.createdAt > root.head && !j.o.frozen(root.at, j.at) && ordered(evs) && !m.seenBefore(j.token, e.id, root.resp.Seq) {
+		if root.hasHd && e.createdAt > root.head && !j.o.frozen(root.at, j.at) && ordered(evs) && !m.seenBefore(j.token, e.id, root.resp.Seq) && !before(e.createdAt, root.resp) {
 			// new at the head since the walk began, and behind its cursor:
 			// the cursor is a position, not a place in the feed
 			j.fail(catalogue.FeedCursorWalk, ptr, fmt.Sprintf("a cursor walk visits each event once: events that arrived at the head since the walk began (its first page's newest: createdAt %d) are not behind its cursors", root.head),
@@ -844,6 +844,9 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 		// the very page of an earlier step again: a loop, not a slip
 		j.fail(catalogue.FeedCursorEnd, "/events", "a walk that ends: nextCursor leads to older events, or is null",
 			fmt.Sprintf("the cursor leads back to a page the walk showed (%d events)", len(repeats)), first.resp)
+	case order > 0:
+		// the page is newer than the one before: a feed out of order
+		// (FEED-ORDER's, above) repeats what it showed as it goes
 	default:
 		for _, ptr := range repeats {
 			if rep++; rep > maxPerRule {
@@ -872,6 +875,15 @@ func (m *model) chained(j *judging, is *issue, evs []event, hasNext bool) bool {
 	}
 	// a skip explains a short page; an empty end means the page before was the end
 	return troubled(repeats, order) || skipped || emptyEnd
+}
+
+// before reports whether an event was created before the page came, by
+// the target's own Date (a second's grain, and a second more): such an
+// event did not arrive while the walk went on, so showing it newer than
+// a page before is an order, not a cursor that lost its place.
+func before(createdAt int64, page *client.Response) bool {
+	t, err := http.ParseTime(page.Header.Get("Date"))
+	return err == nil && createdAt < t.Add(-2*time.Second).UnixMilli()
 }
 
 // seenBefore reports whether the key was shown an event before request

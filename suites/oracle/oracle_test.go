@@ -233,6 +233,7 @@ var breaks = []struct {
 	{catalogue.AuthMissing, "a data leak on another path", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: client.Request{Method: "GET", Path: "/api/public-feed/"}, status: 200, body: page("", ev("e1", ms(1), "v1"))}}},
+	{catalogue.AuthMalformed, "a malformed key and a bad limit answered 400 for the key (its details name no parameter)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Query: "limit=0", Auth: "Bearer nokey"}, status: 400, body: `{"error":"invalid_request","message":"malformed credentials"}`}}},
 	{catalogue.AuthMalformed, "Basic", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Basic " + pro}, status: 200, body: page("")}}},
 	{catalogue.AuthMalformed, "an extra token", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Auth: "Bearer " + pro + " x"}, status: 200, body: page("")}}},
 	{catalogue.AuthUnknown, "a look-alike", []ex{{req: feed("", strings.Replace(pro, "O", "О", 1)), status: 200, body: page("")}}},
@@ -300,6 +301,9 @@ var breaks = []struct {
 		{req: feed("cursor=c&limit=2", pro), status: 200, body: page("", ev("e4", ms(3), "v1"))}}},
 	{catalogue.FeedCursorWalk, "events new at the head behind a cursor (an offset)", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1")), wait: time.Hour}}},
+	{catalogue.FeedOrder, "an event newer than the head behind a cursor, the clock moving, but created before the walk's first page came (its Date)", []ex{
+		{req: feed("limit=1", pro), status: 200, header: http.Header{"Content-Type": {"application/json"}, "Date": {t0.Format(http.TimeFormat)}}, body: page("c1", ev("e1", ms(5), "v1"))},
 		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e2", ms(1), "v1")), wait: time.Hour}}},
 	{catalogue.FeedOrder, "an event newer than the head behind a cursor, the clock still", []ex{
 		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(5), "v1"))},
@@ -547,6 +551,7 @@ var conforming = []struct {
 		ex{req: feed("limit=1", free), status: 429, header: retryAfter("60"), body: errBody, wait: time.Minute, out: time.Minute},
 		ex{req: feed("limit=2", free), status: 200, body: page("")})},
 	{"a body of 12 KiB refused with 413 in an ErrorBody (RFC 9110 §15.5.14)", []ex{{req: videos(`{"videoIds":["a"]`+strings.Repeat(" ", 12<<10)+`}`, pro), status: 413, body: errBody}}},
+	{"a malformed key and a bad limit answered 400 for the limit (which error wins is open)", []ex{{req: client.Request{Method: "GET", Path: "/api/public-feed", Query: "limit=0", Auth: "Bearer nokey"}, status: 400, body: `{"error":"invalid_query","message":"bad","details":{"invalid":["limit"]}}`}}},
 	{"two videos whose ids differ only in case, each served as itself", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "Vid1"))},
 		{req: videos(`{"videoIds":["vID1"]}`, pro), status: 200, body: videosAnswer(nil, strings.Replace(entry("vID1", channel, "New"), "1700000000000", "1700000000001", 1))}}},
