@@ -238,6 +238,9 @@ type lockout struct {
 	// sweep: under --profile thorough, the feed requests the key went on
 	// sending after the lockout, hundreds, across a server's housekeeping
 	sweep []*client.Response
+	// resumed: on a virtual clock, the key's feed request after waiting
+	// exactly what the lockout's last 429 said
+	resumed *client.Response
 }
 
 // secondLockout returns the lockout, making it on first use.
@@ -251,7 +254,7 @@ func (s *suite) secondLockout(ctx context.Context, lo **lockout) *lockout {
 	}
 	// what the lockout sent is the evidence of every spec that judges it
 	l := *lo
-	s.c.Saw(ctx, slices.Concat(l.admitted, l.limited, l.badKeys, l.forms, []*client.Response{l.other}, l.sweep)...)
+	s.c.Saw(ctx, slices.Concat(l.admitted, l.limited, l.badKeys, l.forms, []*client.Response{l.other}, l.sweep, []*client.Response{l.resumed})...)
 	return l
 }
 
@@ -310,9 +313,14 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 	// Each call starts again from the first page, limit 1: after a 429,
 	// queries that passed before come again (a server that answers a
 	// throttled request with an earlier answer shows).
-	feedUntil429 := func() bool {
+	feedUntil429 := func(spread time.Duration) bool {
 		cursor := ""
 		for i := 0; len(lo.admitted) <= mostAdmitted(now().Sub(began)); i++ {
+			if i > 0 && spread > 0 {
+				if err := s.pace.Wait(ctx, spread); err != nil {
+					s.failf("%v", err)
+				}
+			}
 			resp := send(pageRequest(strconv.Itoa(i%10+1), cursor, key))
 			if resp.Status == http.StatusTooManyRequests {
 				return true
@@ -324,7 +332,14 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 		}
 		return false
 	}
-	got429 := feedUntil429()
+	// On a virtual clock the first burst goes a second a request, at no
+	// cost: the window it fills then ends a request at a time, and a 429
+	// after it says when the oldest leaves (resume).
+	spread := time.Duration(0)
+	if s.virtualClock() {
+		spread = time.Second
+	}
+	got429 := feedUntil429(spread)
 	// A key still throttled by what came before (a spec that did not wait
 	// for its Retry-After, another client on the key) is waited for first
 	// on a virtual clock, at no cost: the lockout is a new one. In real
@@ -339,7 +354,7 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 			s.failf("%v", err)
 		}
 		began = now()
-		got429 = feedUntil429()
+		got429 = feedUntil429(spread)
 	}
 	if !got429 {
 		lo.noLockout = fmt.Sprintf("no 429 came on key %s after %d feed requests passed (the rate-limit specs judge the limit)", redact.Form(key), len(lo.admitted))
@@ -389,17 +404,47 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 			break
 		}
 	}
-	feedUntil429()
+	feedUntil429(0)
 	for i := range cycles - 1 {
 		send(videosRequest([]string{inventedID(0, 24)}, key))
 		send(throttledAsk(i, key))
-		feedUntil429()
+		feedUntil429(0)
 	}
 	lo.elapsed = now().Sub(began)
+	last := lo.limited[len(lo.limited)-1]
 	if profile, _ := probe.ParseProfile(s.cfg.Profile); profile == probe.Thorough {
 		lo.sweep = s.sweep(ctx, key)
+		last = lo.sweep[len(lo.sweep)-1]
 	}
+	lo.resumed = s.resume(ctx, last, key)
 	return lo
+}
+
+// resume waits what the key's last answer, a feed 429 after many refused
+// requests, said in Retry-After, and asks the feed once more: it must
+// pass (the oracle judges it: RATE-RETRY-AFTER). A limiter that keeps the
+// requests it refused in its log while its Retry-After counts from the
+// oldest request it admitted refuses it again, once the requests it
+// admitted were spread over time (makeLockout). Only on a virtual clock,
+// where the wait costs nothing; nil when the last answer was no feed 429
+// or its wait is longer than allowed.
+func (s *suite) resume(ctx context.Context, last *client.Response, key string) *client.Response {
+	GinkgoHelper()
+	if !s.virtualClock() || last.Status != http.StatusTooManyRequests || last.Request.Path != schemas.PathFeed {
+		return nil
+	}
+	d, err := client.ParseRetryAfter(last.Header.Get("Retry-After"), client.ServerTime(last.Header, time.Now()))
+	if err != nil || d > s.cfg.MaxWait {
+		return nil
+	}
+	if err := s.wait(ctx, d, "what the lockout's last 429 said, after the requests it refused"); err != nil {
+		s.failf("%v", err)
+	}
+	resp, err := s.c.Send(ctx, limitRequest("1", key))
+	if err != nil {
+		s.failf("%v", err)
+	}
+	return resp
 }
 
 // sweepRequests is how many feed requests the sweep sends: past two
