@@ -21,7 +21,13 @@ import (
 // pointing at the likely cause: the URL, the server, TLS, the key.
 func (s *Session) preflight(ctx context.Context) error {
 	health, err := s.c.Cached(ctx, healthRequest())
-	if err != nil {
+	var cut *client.CutError
+	switch {
+	case errors.As(err, &cut):
+		// the target answered, then its body broke off: the target is
+		// there, and HEALTH-OK's specs judge the answer
+		health = &client.Response{Request: healthRequest(), Status: cut.Status}
+	case err != nil:
 		return s.unreachable(err)
 	}
 	feed, err := s.c.Cached(ctx, feedRequest(nil, s.tg.Pro))

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/suites/client"
@@ -147,10 +148,23 @@ func (s *suite) fetch(ctx context.Context, req client.Request) *client.Response 
 		// this finding instead of failing requirements it did not judge
 		AbortSuite(s.Redactor().String("the run stopped: " + err.Error()))
 	}
+	if healthCut(req, err) && !slices.Contains(CurrentSpecReport().Labels(), string(catalogue.HealthOK)) {
+		// health answered and its body broke off: HEALTH-OK's specs fail
+		// on it, this one has no answer to judge
+		s.Block(s.Redactor().String(fmt.Sprintf("%v: HEALTH-OK's finding, no answer for this spec to judge", err)))
+	}
 	if err != nil {
 		s.failf("no answer to judge: %v", err) // the client's errors name the request
 	}
 	return resp
+}
+
+// healthCut reports whether an exchange of the health operation answered
+// and its body broke off: a finding of HEALTH-OK, not of a spec that only
+// sent health along.
+func healthCut(req client.Request, err error) bool {
+	var cut *client.CutError
+	return req.Path == schemas.PathHealth && errors.As(err, &cut)
 }
 
 // noneOf fails the spec with plain problems, if there are any.
