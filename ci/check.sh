@@ -135,6 +135,9 @@ run "go version" go version
 # that wait leave idle, at a lower priority; the release step reuses them.
 background "the release's six binaries, built ahead of the release step (ci/release.sh --binaries)" nice -n 10 ci/release.sh --binaries v0.0.0-ci
 binaries_job=$((${#bg_pids[@]} - 1))
+# The OpenAPI tools wait on npm's registry (the first time) and run on Node
+# a process at a time: beside the Go steps.
+background "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/openapi-tools.sh)" ci/openapi-tools.sh
 # The real-time runs wait on 20-a-minute windows, one simulator process of
 # their own each: they overlap with the rest of the steps.
 background "the suite in field conditions: re-run at once, a shared key, a live world (ci/field-runs.sh)" ci/field-runs.sh
@@ -147,7 +150,6 @@ background "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh
 run "go vet ./..." go vet ./...
 run "gofmt -l" gofmt_check
 run "OpenAPI examples (ci/check-examples.sh)" ci/check-examples.sh
-run "OpenAPI in Spectral, Redocly, Prism, openapi-typescript, oapi-codegen (ci/openapi-tools.sh)" ci/openapi-tools.sh
 
 # The README's test command, exactly. CI reads its ok/FAIL lines, so its
 # output is not filtered and it comes after the quick static checks.
