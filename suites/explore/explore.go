@@ -245,6 +245,7 @@ func authVariants() []Variant {
 		{"a second token after the key", SpendNone, func(k string) string { return "Bearer " + k + " extra" }},
 		{"a comma after the key", SpendNone, func(k string) string { return "Bearer " + k + "," }},
 		{"a colon after the scheme", SpendNone, func(k string) string { return "Bearer: " + k }},
+		{"no space between the scheme and the key (RFC 6750 §2.1: 1*SP; a parser that trims the scheme off takes it)", SpendNone, func(k string) string { return "Bearer" + k }},
 		{"the key alone, no scheme", SpendNone, func(k string) string { return k }},
 		{"scheme Token", SpendNone, func(k string) string { return "Token " + k }},
 		{"scheme Basic, the key as user", SpendNone, func(k string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(k+":")) }},
