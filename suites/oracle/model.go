@@ -13,6 +13,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -182,6 +183,8 @@ type keyState struct {
 	throttles []*throttle
 	// firstAt: when the run first sent on the key
 	firstAt time.Time
+	// owned: the sequences that own the key now (Oracle.Own)
+	owned int
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
 	// events, more than asked
 	ignoresLimit bool
@@ -229,6 +232,8 @@ type promise struct {
 	after time.Time
 	index int // the 429's place in sends
 	resp  *client.Response
+	// exclusive: the key's window was the run's alone when the 429 came
+	exclusive bool
 }
 
 type videoFact struct {
@@ -346,7 +351,7 @@ func (m *model) window(j *judging) {
 	if k.firstAt.IsZero() {
 		k.firstAt = at
 	}
-	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !k.sentAt(j.resp.Seq, at).Before(p.after) && j.o.opt.Exclusive && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
+	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !k.sentAt(j.resp.Seq, at).Before(p.after) && p.exclusive && j.exclusive(k) && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
 		// the first request of the key since its 429, sent (not only
 		// answered: the clock moves while a request is out) after
 		// waiting what Retry-After said
@@ -367,9 +372,9 @@ func (m *model) window(j *judging) {
 	}
 	if st == http.StatusTooManyRequests {
 		if d, err := client.ParseRetryAfter(j.resp.Header.Get("Retry-After"), client.ServerTime(j.resp.Header, at)); err == nil {
-			k.promise[j.op] = &promise{after: at.Add(d), index: len(k.sends), resp: j.resp}
+			k.promise[j.op] = &promise{after: at.Add(d), index: len(k.sends), resp: j.resp, exclusive: j.exclusive(k)}
 		}
-		if j.op == Feed && j.o.opt.Exclusive {
+		if j.op == Feed && j.exclusive(k) {
 			m.allows20(j, k)
 		}
 		if j.op == Feed {
@@ -465,7 +470,10 @@ const slack = time.Second
 // allows20: a feed 429 on a run's own key while the key sent fewer than 20
 // requests in the last minute (any operation: whether they share the limit
 // is open) breaks RATE-ALLOWS-20, or RATE-PER-KEY when other keys' traffic
-// filled a minute.
+// filled a minute. A key a sequence owns (Oracle.Own) is one whose window
+// the sequence made its own: throttled while another key of the run is,
+// it is throttled for that key's traffic (RATE-PER-KEY), otherwise for its
+// own count (RATE-ALLOWS-20), whatever the other keys sent.
 func (m *model) allows20(j *judging, k *keyState) {
 	// the minute before the 429's sending: the target decided it then or
 	// later, and the clock may move before the run reads the answer
@@ -492,6 +500,12 @@ func (m *model) allows20(j *judging, k *keyState) {
 	if k.firstAt.After(from) {
 		return // the key's window may still hold what was sent before the run (a run just before)
 	}
+	owned := k.owned > 0
+	if other := m.throttledNow(j); owned && other != nil {
+		j.fail(catalogue.RatePerKey, "", fmt.Sprintf("the request served: the limit counts per key, and the key sent %d request(s) in the minute before it, fewer than %d, while another key of the run was throttled", n, schemas.FeedRequestsPerMinute),
+			fmt.Sprintf("status 429 while key %s was throttled", redact.Form(other.token)), other.resp)
+		return
+	}
 	switch {
 	case n == 0 && others >= schemas.FeedRequestsPerMinute:
 		// a key that sent nothing in a minute throttled while others
@@ -499,6 +513,10 @@ func (m *model) allows20(j *judging, k *keyState) {
 		m.shared = true
 		j.fail(catalogue.RatePerKey, "", "the request served: the limit counts per key, and the key sent nothing in the minute before it",
 			fmt.Sprintf("status 429; the run's other keys sent %d request(s) in that minute", others))
+		return
+	case owned:
+		j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no other key of the run was throttled", n, schemas.FeedRequestsPerMinute),
+			"status 429")
 		return
 	case n+others >= schemas.FeedRequestsPerMinute:
 		// the key's own traffic does not fill a window, all keys' does: a
@@ -508,6 +526,32 @@ func (m *model) allows20(j *judging, k *keyState) {
 	}
 	j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no key of the run filled a minute", n, schemas.FeedRequestsPerMinute),
 		"status 429")
+}
+
+// throttledKey is a key of the run and the feed 429 that throttles it.
+type throttledKey struct {
+	token string
+	resp  *client.Response
+}
+
+// throttledNow is another valid key of the run whose feed is throttled at
+// this answer: its last feed answer was a 429 whose Retry-After has not
+// passed (a window, when it said none).
+func (m *model) throttledNow(j *judging) *throttledKey {
+	for _, t := range slices.Sorted(maps.Keys(m.keys)) {
+		k := m.keys[t]
+		if t == j.token || k.throttledAt == nil {
+			continue
+		}
+		until := k.throttledTime.Add(schemas.RateWindow)
+		if p := k.promise[Feed]; p != nil && p.resp == k.throttledAt {
+			until = p.after
+		}
+		if j.at.Before(until) {
+			return &throttledKey{token: t, resp: k.throttledAt}
+		}
+	}
+	return nil
 }
 
 func countSince(ss []send, from time.Time) int {

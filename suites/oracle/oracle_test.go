@@ -49,6 +49,8 @@ type ex struct {
 	// out: how long before it was judged the request was sent (the clock
 	// moved while it was out)
 	out time.Duration
+	// own: the keys a sequence owns while the exchange goes (Oracle.Own)
+	own []string
 }
 
 func retryAfter(v string) http.Header {
@@ -123,6 +125,9 @@ func sentClose(key string, n int) []ex {
 }
 
 func (w *world) judge(e ex) []Problem {
+	for _, key := range e.own {
+		defer w.o.Own(key)()
+	}
 	w.now = w.now.Add(e.wait)
 	w.seq++
 	answered := w.now

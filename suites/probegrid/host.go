@@ -30,6 +30,11 @@ type Host interface {
 	RoomIn(key, path string, n int) time.Duration
 	// Wait waits d, saying why when it is long.
 	Wait(ctx context.Context, d time.Duration, why string) error
+	// Own tells the contract oracle that, until release, the key's window
+	// is the run's alone (oracle.Oracle.Own): a sequence that holds the
+	// key and waited for the window it needs states it, and the oracle's
+	// rules that count the window judge its answers on any clock.
+	Own(key string) (release func())
 	Log(line string)
 	Redact(s string) string
 	// Explore is what the explored requests, sent beside the probes in
