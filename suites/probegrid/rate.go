@@ -88,11 +88,15 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 			return a
 		}
 	}
+	// room is what the suite's count leaves in a key's window now.
+	room := func(key string) int {
+		return schemas.FeedRequestsPerMinute - len(h.Client().RecentUses(key, schemas.RateWindow))
+	}
 	if p.Shape == probe.AfterBurst {
-		// The lockouts' window is the sequence's from here on: the oracle
-		// judges their answers by its count of it (RATE-ALLOWS-20 from the
-		// fresh window, RATE-RETRY-AFTER after each wait).
-		defer h.Own(key)()
+		// The lockouts' window is the sequence's from here on, fresh: the
+		// oracle judges their answers by it (RATE-ALLOWS-20 from the fresh
+		// window, RATE-RETRY-AFTER after each wait).
+		defer h.Own(key, room(key))()
 	}
 	// The Pro key is asked once while the key is throttled: in a lane, it
 	// is held that long, with room for that request.
@@ -174,10 +178,10 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 			return a
 		}
 		throttled := a.limited[len(a.limited)-1]
-		if l == 0 && pro != key && len(h.Client().RecentUses(pro, schemas.RateWindow)) < schemas.FeedRequestsPerMinute {
-			// the run's count of the Pro key's minute leaves it room: the
-			// oracle judges a 429 to it (RATE-PER-KEY)
-			release := h.Own(pro)
+		if n := room(pro); l == 0 && pro != key && n > 0 {
+			// the suite's count of the Pro key's minute leaves it room:
+			// the oracle judges a 429 to it (RATE-PER-KEY)
+			release := h.Own(pro, n)
 			a.other = send(h.LimitRequest("1", pro))
 			release()
 		}
