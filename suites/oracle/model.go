@@ -172,9 +172,12 @@ type keyState struct {
 	promise   map[Op]*promise
 	admitted  []time.Time // feed requests admitted
 	exceeded  bool
-	// throttledAt: the key's last feed answer, when it was a 429
+	// throttledAt: the key's last feed answer, when it was a 429;
+	// throttledFull: the key's window may have been full then (the run's
+	// count of it was 20 or more, or unknown)
 	throttledAt   *client.Response
 	throttledTime time.Time
+	throttledFull bool
 	// sent: the key's requests as they were sent, their numbers and when
 	sent []sending
 	// throttles: the key's feed 429s of the last windows, each with the
@@ -372,6 +375,8 @@ func (m *model) window(j *judging) {
 		k.throttledAt = nil
 		if st == http.StatusTooManyRequests {
 			k.throttledAt, k.throttledTime = j.resp, at
+			n, known := k.inWindow(j.resp.Seq, k.sentAt(j.resp.Seq, at).Add(-schemas.RateWindow-slack))
+			k.throttledFull = !known || n >= schemas.FeedRequestsPerMinute
 		}
 	}
 	if st == http.StatusTooManyRequests {
@@ -488,16 +493,8 @@ func (m *model) allows20(j *judging, k *keyState) {
 	// the minute before the 429's sending: the target decided it then or
 	// later, and the clock may move before the run reads the answer
 	from := k.sentAt(j.resp.Seq, j.at).Add(-schemas.RateWindow - slack)
-	// known: the run's count holds the whole window (the run sent on the
-	// key a minute before it, or its owner said what the window held)
-	n, known := countSince(k.sends, from), !k.firstAt.After(from)
+	n, known := k.inWindow(j.resp.Seq, from)
 	owned := k.ownedFor(j.resp.Seq)
-	switch {
-	case owned && known:
-		n = min(n, k.ownedCount(from))
-	case owned:
-		n, known = k.ownedCount(from), true
-	}
 	if n >= schemas.FeedRequestsPerMinute {
 		return
 	}
@@ -549,6 +546,23 @@ func (m *model) allows20(j *judging, k *keyState) {
 		"status 429")
 }
 
+// inWindow is how many requests of the key the target may count in the
+// window from from to request seq: what the run sent (a request counted
+// from when it was answered, all operations), and, while a sequence owns
+// the key, no more than it said. known: the count holds the whole window
+// (the run sent on the key a minute before it, or its owner said what the
+// window held).
+func (k *keyState) inWindow(seq int, from time.Time) (n int, known bool) {
+	n, known = countSince(k.sends, from), !k.firstAt.After(from)
+	switch owned := k.ownedFor(seq); {
+	case owned && known:
+		n = min(n, k.ownedCount(from))
+	case owned:
+		n, known = k.ownedCount(from), true
+	}
+	return n, known
+}
+
 // ownedFor reports whether a sequence owns the key and request seq was
 // sent since it took it.
 func (k *keyState) ownedFor(seq int) bool {
@@ -576,12 +590,15 @@ type throttledKey struct {
 }
 
 // throttledNow is another valid key of the run whose feed is throttled at
-// this answer: its last feed answer was a 429 whose Retry-After has not
-// passed (a window, when it said none).
+// this answer for its own traffic: its last feed answer was a 429, which
+// came when its window may have been full, and whose Retry-After has not
+// passed (a window, when it said none). A key throttled with room in its
+// window is a limiter that counts too much, which explains others' 429s
+// no better than their own counts do.
 func (m *model) throttledNow(j *judging) *throttledKey {
 	for _, t := range slices.Sorted(maps.Keys(m.keys)) {
 		k := m.keys[t]
-		if t == j.token || k.throttledAt == nil {
+		if t == j.token || k.throttledAt == nil || !k.throttledFull {
 			continue
 		}
 		until := k.throttledTime.Add(schemas.RateWindow)
