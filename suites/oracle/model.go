@@ -486,9 +486,9 @@ const slack = time.Second
 // requests in the last minute (any operation: whether they share the limit
 // is open) breaks RATE-ALLOWS-20, or RATE-PER-KEY when other keys' traffic
 // filled a minute. A key a sequence owns (Oracle.Own) has the window the
-// sequence said: throttled while another key of the run is, it is
-// throttled for that key's traffic (RATE-PER-KEY), otherwise for its own
-// count (RATE-ALLOWS-20), whatever the other keys sent.
+// sequence said: throttled while another owned key is, after filling its
+// window, it is throttled for that key's traffic (RATE-PER-KEY), otherwise
+// for its own count (RATE-ALLOWS-20), whatever the other keys sent.
 func (m *model) allows20(j *judging, k *keyState) {
 	// the minute before the 429's sending: the target decided it then or
 	// later, and the clock may move before the run reads the answer
@@ -520,7 +520,7 @@ func (m *model) allows20(j *judging, k *keyState) {
 		// a key with room refused while another is throttled: a limiter
 		// across keys, which explains 429s to other keys too
 		m.shared = true
-		j.fail(catalogue.RatePerKey, "", fmt.Sprintf("the request served: the limit counts per key, and the key sent %d request(s) in the minute before it, fewer than %d, while another key of the run was throttled", n, schemas.FeedRequestsPerMinute),
+		j.fail(catalogue.RatePerKey, "", fmt.Sprintf("the request served: the limit counts per key, and the key sent %d request(s) in the minute before it, fewer than %d, while another key the run holds was throttled for its own traffic", n, schemas.FeedRequestsPerMinute),
 			fmt.Sprintf("status 429 while key %s was throttled", redact.Form(other.token)), other.resp)
 		return
 	}
@@ -589,16 +589,17 @@ type throttledKey struct {
 	resp  *client.Response
 }
 
-// throttledNow is another valid key of the run whose feed is throttled at
-// this answer for its own traffic: its last feed answer was a 429, which
-// came when its window may have been full, and whose Retry-After has not
-// passed (a window, when it said none). A key throttled with room in its
-// window is a limiter that counts too much, which explains others' 429s
-// no better than their own counts do.
+// throttledNow is another key, which a sequence owns, whose feed is
+// throttled at this answer for its own traffic: its last feed answer was
+// a 429, which came when its window may have been full, and whose
+// Retry-After has not passed (a window, when it said none). Only a key
+// whose window the run knows tells a limiter across keys from one that
+// counts too much: a key throttled with room in its window is the latter,
+// which explains others' 429s no better than their own counts do.
 func (m *model) throttledNow(j *judging) *throttledKey {
 	for _, t := range slices.Sorted(maps.Keys(m.keys)) {
 		k := m.keys[t]
-		if t == j.token || k.throttledAt == nil || !k.throttledFull {
+		if t == j.token || k.own == nil || k.throttledAt == nil || !k.throttledFull {
 			continue
 		}
 		until := k.throttledTime.Add(schemas.RateWindow)

@@ -149,7 +149,8 @@ const maxSentKept = 4096
 // clock the run moves, Own says of one key on any clock. While the key is
 // owned, the rules that count its window judge its answers:
 // RATE-ALLOWS-20 and RATE-PER-KEY (counting no more than the sequence
-// said the window held, and what was sent since), RATE-RETRY-AFTER (when
+// said the window held, and what was sent since; another owned key
+// throttled after filling its window explains a 429), RATE-RETRY-AFTER (when
 // it was owned at the 429 too). A token of no valid key is owned by no
 // one.
 func (o *Oracle) Own(token string, room int) (release func()) {
@@ -310,7 +311,7 @@ var Rules = []Rule{
 	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits, nor after a feed 429 more than 20 for each minute since (none while no time passed: a limiter that loses its state shows); a throttle is 429, not 503; a 429 carries none of the data it refuses"},
 	{catalogue.RateRetryAfter, "every 429 carries a Retry-After of delta-seconds or an HTTP-date; on a key whose window is the run's (every key on a clock the run moves, a key a sequence owns on any clock: Own), the first request after waiting it, nothing sent meanwhile, is not 429"},
 	{catalogue.RateAllows20, "on a key whose window is the run's, the feed is not 429 while the key sent fewer than 20 requests in the last minute (counted from what the run sent, or what the key's owner said its window held and what was sent since), and, unless a sequence owns the key, no key of the run filled that minute"},
-	{catalogue.RatePerKey, "on a key whose window is the run's, a key is not throttled for the traffic of others: not 429 when it sent nothing in a minute the others filled, nor, when a sequence owns it, while it sent fewer than 20 and another key of the run was throttled"},
+	{catalogue.RatePerKey, "on a key whose window is the run's, a key is not throttled for the traffic of others: not 429 when it sent nothing in a minute the others filled, nor, when a sequence owns it, while it sent fewer than 20 and another owned key was throttled after filling its window"},
 	{catalogue.ErrorBody, "every 4xx and 5xx of the three operations is an ErrorBody with string error and message, and carries none of the account's data"},
 	{catalogue.ContentTypeJSON, "every answer of the three operations has a JSON media type, whatever Accept asked"},
 }

@@ -67,6 +67,9 @@ var realClockBreaks = []struct {
 	{catalogue.RateAllows20, "429 after 13 from a fresh window while the Pro key is throttled after 10 (a limiter that counts too much, not one across keys)", slices.Concat(fresh(),
 		burst(pro, 10), []ex{{req: feed("limit=1", pro), status: 429, header: retryAfter("40"), body: errBody}},
 		owned(free, 20, slices.Concat(burst(free, 13), []ex{{req: feed("limit=1", free), status: 429, header: retryAfter("40"), body: errBody}})...))},
+	{catalogue.RateAllows20, "429 after 13 from a fresh window while the Pro key, which no sequence holds, is throttled after filling its window", slices.Concat(fresh(),
+		burst(pro, 20), []ex{{req: feed("limit=1", pro), status: 429, header: retryAfter("40"), body: errBody}},
+		owned(free, 20, slices.Concat(burst(free, 13), []ex{{req: feed("limit=1", free), status: 429, header: retryAfter("40"), body: errBody}})...))},
 	{catalogue.RateRetryAfter, "429 to the first request after waiting what Retry-After said, nothing sent meanwhile", slices.Concat(fresh(),
 		owned(free, 20, slices.Concat(burst(free, 20), []ex{
 			{req: feed("limit=1", free), status: 429, header: retryAfter("5"), body: errBody},
@@ -123,7 +126,7 @@ func TestOwnedKeysOnARealClock(t *testing.T) {
 // The evidence of RATE-PER-KEY is the other key's 429 that throttled it.
 func TestPerKeyShowsTheOtherKeysThrottle(t *testing.T) {
 	w := newRealClockWorld()
-	b := realClockBreaks[4]
+	b := realClockBreaks[5]
 	var last []Problem
 	for _, x := range b.xs {
 		last = w.judge(x)
