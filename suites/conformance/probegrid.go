@@ -60,6 +60,13 @@ func (h *probeHost) Wait(ctx context.Context, d time.Duration, why string) error
 }
 func (h *probeHost) Redact(s string) string { return h.s.Redactor().String(s) }
 
+func (h *probeHost) Own(key string, room int) (release func()) {
+	if h.s.or == nil {
+		return func() {}
+	}
+	return h.s.or.Own(key, room)
+}
+
 func (h *probeHost) Log(line string) {
 	fmt.Fprint(h.s.logWriter(), line)
 	h.s.logWriter().Flush()

@@ -14,6 +14,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
+	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
 
@@ -172,9 +173,12 @@ type keyState struct {
 	promise   map[Op]*promise
 	admitted  []time.Time // feed requests admitted
 	exceeded  bool
-	// throttledAt: the key's last feed answer, when it was a 429
+	// throttledAt: the key's last feed answer, when it was a 429;
+	// throttledFull: the key's window may have been full then (the run's
+	// count of it was 20 or more, or unknown)
 	throttledAt   *client.Response
 	throttledTime time.Time
+	throttledFull bool
 	// sent: the key's requests as they were sent, their numbers and when
 	sent []sending
 	// throttles: the key's feed 429s of the last windows, each with the
@@ -183,6 +187,9 @@ type keyState struct {
 	throttles []*throttle
 	// firstAt: when the run first sent on the key
 	firstAt time.Time
+	// own: what the sequence that owns the key now said of its window
+	// (Oracle.Own), nil when none does
+	own *ownership
 	// ignoresLimit: a page of a limit of 1 to 200 held the default 50
 	// events, more than asked
 	ignoresLimit bool
@@ -224,12 +231,23 @@ type send struct {
 	at     time.Time
 	op     Op
 	status int
+	seq    int
+}
+
+// ownership is a sequence's word on a key's window (Oracle.Own): from the
+// oracle's event on, the run is the key's only client, and the window had
+// room for room more requests then.
+type ownership struct {
+	event, room int
 }
 
 type promise struct {
 	after time.Time
-	index int // the 429's place in sends
+	wait  time.Duration // what its Retry-After said
+	index int           // the 429's place in sends
 	resp  *client.Response
+	// exclusive: the key's window was the run's alone when the 429 came
+	exclusive bool
 }
 
 type videoFact struct {
@@ -343,35 +361,37 @@ func (m *model) window(j *judging) {
 	k := m.key(j.token)
 	at := j.at
 	st := j.resp.Status
-	defer func() { k.sends = append(k.sends, send{at: at, op: j.op, status: st}) }()
+	defer func() { k.sends = append(k.sends, send{at: at, op: j.op, status: st, seq: j.resp.Seq}) }()
 	if k.firstAt.IsZero() {
 		k.firstAt = at
 	}
-	if p := k.promise[j.op]; p != nil && p.index == len(k.sends)-1 && !k.sentAt(j.resp.Seq, at).Before(p.after) && j.o.opt.Exclusive && !k.sentBetween(p.resp.Seq, j.resp.Seq) {
-		// the first request of the key since its 429, sent (not only
-		// answered: the clock moves while a request is out) after
-		// waiting what Retry-After said
-		if st == http.StatusTooManyRequests && !j.o.drifted() && !m.limiterAcrossKeys(j) {
-			// (a limiter across keys may hold the key for others' traffic:
-			// RATE-PER-KEY's to judge)
-			j.fail(catalogue.RateRetryAfter, "", fmt.Sprintf("not 429: the key waited %s, what the 429 before said, and sent nothing meanwhile", p.after.Sub(p.resp.Sent).Round(time.Millisecond)),
-				"status 429 again", p.resp)
-		}
-	}
+	// kept: the first request of the key since its 429, sent (not only
+	// answered: the clock moves while a request is out) after waiting what
+	// Retry-After said, on a window that was the run's meanwhile
+	p := k.promise[j.op]
+	kept := p != nil && p.index == len(k.sends)-1 && !k.sentAt(j.resp.Seq, at).Before(p.after) && p.exclusive && j.exclusive(k) && !k.sentBetween(p.resp.Seq, j.resp.Seq)
 	delete(k.promise, j.op)
 	throttled := k.throttledAt
 	if j.op == Feed {
 		k.throttledAt = nil
 		if st == http.StatusTooManyRequests {
 			k.throttledAt, k.throttledTime = j.resp, at
+			n, known := k.inWindow(j.resp.Seq, k.sentAt(j.resp.Seq, at).Add(-schemas.RateWindow-slack))
+			k.throttledFull = !known || n >= schemas.FeedRequestsPerMinute
 		}
 	}
 	if st == http.StatusTooManyRequests {
 		if d, err := client.ParseRetryAfter(j.resp.Header.Get("Retry-After"), client.ServerTime(j.resp.Header, at)); err == nil {
-			k.promise[j.op] = &promise{after: at.Add(d), index: len(k.sends), resp: j.resp}
+			k.promise[j.op] = &promise{after: at.Add(d), wait: d, index: len(k.sends), resp: j.resp, exclusive: j.exclusive(k)}
 		}
-		if j.op == Feed && j.o.opt.Exclusive {
+		if j.op == Feed && (j.o.opt.Exclusive || k.ownedFor(j.resp.Seq)) {
 			m.allows20(j, k)
+		}
+		if kept && !j.o.drifted() && !m.limiterAcrossKeys(j) {
+			// (after allows20: a limiter across keys it found may hold the
+			// key for others' traffic, RATE-PER-KEY's)
+			j.fail(catalogue.RateRetryAfter, "", fmt.Sprintf("not 429: the key waited %s, what the 429 before said, and sent nothing meanwhile", p.wait.Round(time.Millisecond)),
+				"status 429 again", p.resp)
 		}
 		if j.op == Feed {
 			k.throttled(j, at)
@@ -466,12 +486,16 @@ const slack = time.Second
 // allows20: a feed 429 on a run's own key while the key sent fewer than 20
 // requests in the last minute (any operation: whether they share the limit
 // is open) breaks RATE-ALLOWS-20, or RATE-PER-KEY when other keys' traffic
-// filled a minute.
+// filled a minute. A key a sequence owns (Oracle.Own) has the window the
+// sequence said: throttled while another owned key is, after filling its
+// window, it is throttled for that key's traffic (RATE-PER-KEY), otherwise
+// for its own count (RATE-ALLOWS-20), whatever the other keys sent.
 func (m *model) allows20(j *judging, k *keyState) {
 	// the minute before the 429's sending: the target decided it then or
 	// later, and the clock may move before the run reads the answer
 	from := k.sentAt(j.resp.Seq, j.at).Add(-schemas.RateWindow - slack)
-	n := countSince(k.sends, from)
+	n, known := k.inWindow(j.resp.Seq, from)
+	owned := k.ownedFor(j.resp.Seq)
 	if n >= schemas.FeedRequestsPerMinute {
 		return
 	}
@@ -490,8 +514,16 @@ func (m *model) allows20(j *judging, k *keyState) {
 		// key's own window may hold what was sent before the run)
 		m.sharedAt = j.at
 	}
-	if k.firstAt.After(from) {
+	if !known {
 		return // the key's window may still hold what was sent before the run (a run just before)
+	}
+	if other := m.throttledNow(j); owned && other != nil {
+		// a key with room refused while another is throttled: a limiter
+		// across keys, which explains 429s to other keys too
+		m.shared = true
+		j.fail(catalogue.RatePerKey, "", fmt.Sprintf("the request served: the limit counts per key, and the key sent %d request(s) in the minute before it, fewer than %d, while another key the run holds was throttled for its own traffic", n, schemas.FeedRequestsPerMinute),
+			fmt.Sprintf("status 429 while key %s was throttled", redact.Form(other.token)), other.resp)
+		return
 	}
 	switch {
 	case n == 0 && others >= schemas.FeedRequestsPerMinute:
@@ -501,6 +533,10 @@ func (m *model) allows20(j *judging, k *keyState) {
 		j.fail(catalogue.RatePerKey, "", "the request served: the limit counts per key, and the key sent nothing in the minute before it",
 			fmt.Sprintf("status 429; the run's other keys sent %d request(s) in that minute", others))
 		return
+	case owned:
+		j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no other key of the run was throttled", n, schemas.FeedRequestsPerMinute),
+			"status 429")
+		return
 	case n+others >= schemas.FeedRequestsPerMinute:
 		// the key's own traffic does not fill a window, all keys' does: a
 		// limiter shared across keys, or one that counts too much; the
@@ -509,6 +545,73 @@ func (m *model) allows20(j *judging, k *keyState) {
 	}
 	j.fail(catalogue.RateAllows20, "", fmt.Sprintf("the request served: the key sent %d request(s) in the minute before it, fewer than %d, and no key of the run filled a minute", n, schemas.FeedRequestsPerMinute),
 		"status 429")
+}
+
+// inWindow is how many requests of the key the target may count in the
+// window from from to request seq: what the run sent (a request counted
+// from when it was answered, all operations), and, while a sequence owns
+// the key, no more than it said. known: the count holds the whole window
+// (the run sent on the key a minute before it, or its owner said what the
+// window held).
+func (k *keyState) inWindow(seq int, from time.Time) (n int, known bool) {
+	n, known = countSince(k.sends, from), !k.firstAt.After(from)
+	switch owned := k.ownedFor(seq); {
+	case owned && known:
+		n = min(n, k.ownedCount(from))
+	case owned:
+		n, known = k.ownedCount(from), true
+	}
+	return n, known
+}
+
+// ownedFor reports whether a sequence owns the key and request seq was
+// sent since it took it.
+func (k *keyState) ownedFor(seq int) bool {
+	return k.own != nil && k.sentEvent(seq) > k.own.event
+}
+
+// ownedCount is the most requests of the key in the window from from that
+// the target may count, by what the sequence that owns it said: those the
+// window held when it took the key, and those sent since (a request whose
+// sending was not seen counted).
+func (k *keyState) ownedCount(from time.Time) int {
+	n := schemas.FeedRequestsPerMinute - k.own.room
+	for i := len(k.sends) - 1; i >= 0 && k.sends[i].at.After(from); i-- {
+		if e := k.sentEvent(k.sends[i].seq); e == 0 || e > k.own.event {
+			n++
+		}
+	}
+	return n
+}
+
+// throttledKey is a key of the run and the feed 429 that throttles it.
+type throttledKey struct {
+	token string
+	resp  *client.Response
+}
+
+// throttledNow is another key, which a sequence owns, whose feed is
+// throttled at this answer for its own traffic: its last feed answer was
+// a 429, which came when its window may have been full, and whose
+// Retry-After has not passed (a window, when it said none). Only a key
+// whose window the run knows tells a limiter across keys from one that
+// counts too much: a key throttled with room in its window is the latter,
+// which explains others' 429s no better than their own counts do.
+func (m *model) throttledNow(j *judging) *throttledKey {
+	for _, t := range slices.Sorted(maps.Keys(m.keys)) {
+		k := m.keys[t]
+		if t == j.token || k.own == nil || k.throttledAt == nil || !k.throttledFull {
+			continue
+		}
+		until := k.throttledTime.Add(schemas.RateWindow)
+		if p := k.promise[Feed]; p != nil && p.resp == k.throttledAt {
+			until = p.after
+		}
+		if j.at.Before(until) {
+			return &throttledKey{token: t, resp: k.throttledAt}
+		}
+	}
+	return nil
 }
 
 func countSince(ss []send, from time.Time) int {

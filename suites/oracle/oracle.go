@@ -47,7 +47,8 @@ type Options struct {
 	Keys Keys
 	// Exclusive: the run is the only client of its keys, on a clock it
 	// moves (a simulator's manual clock): the model may count a key's
-	// window from what the suite sent.
+	// window from what the suite sent. On any clock, a sequence may say
+	// so of one key while it holds it (Own).
 	Exclusive bool
 	// Now is the target's time when an answer came (on a manual clock, the
 	// time the run moved it to); nil is the wall clock.
@@ -140,6 +141,40 @@ func (o *Oracle) Sending(req client.Request, seq int) {
 
 // maxSentKept bounds the request numbers kept of a key.
 const maxSentKept = 4096
+
+// Own tells the oracle what a sequence knows of a key's window while it
+// holds the key: until release, the run is the key's only client, and the
+// window has room for room more requests now (the sequence waited for it:
+// 20 is a fresh window). What Options.Exclusive says of every key on a
+// clock the run moves, Own says of one key on any clock. While the key is
+// owned, the rules that count its window judge its answers:
+// RATE-ALLOWS-20 and RATE-PER-KEY (counting no more than the sequence
+// said the window held, and what was sent since; another owned key
+// throttled after filling its window explains a 429), RATE-RETRY-AFTER (when
+// it was owned at the 429 too). A token of no valid key is owned by no
+// one.
+func (o *Oracle) Own(token string, room int) (release func()) {
+	if o.keys.plan(token) == "" {
+		return func() {}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	k := o.m.key(token)
+	o.m.moment++ // what is sent from now on was sent while it was owned
+	before, own := k.own, &ownership{event: o.m.moment, room: min(max(room, 0), schemas.FeedRequestsPerMinute)}
+	k.own = own
+	return func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if k.own == own {
+			k.own = before
+		}
+	}
+}
+
+// exclusive reports whether the key's window is the run's alone now: the
+// run's only client on a clock it moves, or a sequence owns it.
+func (j *judging) exclusive(k *keyState) bool { return j.o.opt.Exclusive || k.own != nil }
 
 // Judge judges one exchange by every rule, and remembers it.
 func (o *Oracle) Judge(resp *client.Response) []Problem {
@@ -274,9 +309,9 @@ var Rules = []Rule{
 	{catalogue.VideosPartition, "every requested id is in exactly one of the two lists, and nothing else is"},
 	{catalogue.VideosTenant, "no VideoEntry of a channel another account's feed shows and this account's whole feed never does"},
 	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits, nor after a feed 429 more than 20 for each minute since (none while no time passed: a limiter that loses its state shows); a throttle is 429, not 503; a 429 carries none of the data it refuses"},
-	{catalogue.RateRetryAfter, "every 429 carries a Retry-After of delta-seconds or an HTTP-date; on a run's own keys, the first request after waiting it is not 429"},
-	{catalogue.RateAllows20, "on a run's own keys, the feed is not 429 while the key sent fewer than 20 requests in the last minute"},
-	{catalogue.RatePerKey, "on a run's own keys, a key is not throttled for the traffic of others"},
+	{catalogue.RateRetryAfter, "every 429 carries a Retry-After of delta-seconds or an HTTP-date; on a key whose window is the run's (every key on a clock the run moves, a key a sequence owns on any clock: Own), the first request after waiting it, nothing sent meanwhile, is not 429"},
+	{catalogue.RateAllows20, "on a key whose window is the run's, the feed is not 429 while the key sent fewer than 20 requests in the last minute (counted from what the run sent, or what the key's owner said its window held and what was sent since), and, unless a sequence owns the key, no key of the run filled that minute"},
+	{catalogue.RatePerKey, "on a key whose window is the run's, a key is not throttled for the traffic of others: not 429 when it sent nothing in a minute the others filled, nor, when a sequence owns it, while it sent fewer than 20 and another owned key was throttled after filling its window"},
 	{catalogue.ErrorBody, "every 4xx and 5xx of the three operations is an ErrorBody with string error and message, and carries none of the account's data"},
 	{catalogue.ContentTypeJSON, "every answer of the three operations has a JSON media type, whatever Accept asked"},
 }

@@ -17,8 +17,9 @@ import (
 // own requirement it found there, and so are the rules of a chain of pages
 // (each event once, a handed-out cursor honoured, no empty end). What is
 // left here is what a probe's scenario adds beyond the answers the oracle
-// saw before them: tenants, the partition of ids against the feed, the
-// limiter's windows. A first page or a long walk against the role's whole
+// saw before them: tenants, the partition of ids against the feed. The
+// limiter's windows are the oracle's too: a rate sequence tells it what it
+// knows of its keys' windows (Host.Own), and its check only blocks. A first page or a long walk against the role's whole
 // walk is the oracle's too (a later whole walk holds every event of an
 // earlier one: the lanes make the role's whole walk first).
 // Each returns the problems, or why the probe could not be judged.

@@ -30,6 +30,12 @@ type Host interface {
 	RoomIn(key, path string, n int) time.Duration
 	// Wait waits d, saying why when it is long.
 	Wait(ctx context.Context, d time.Duration, why string) error
+	// Own tells the contract oracle what a sequence that holds the key
+	// knows of its window (oracle.Oracle.Own): until release, the run is
+	// its only client, and it has room for room more requests now. The
+	// oracle's rules that count the window then judge its answers on any
+	// clock.
+	Own(key string, room int) (release func())
 	Log(line string)
 	Redact(s string) string
 	// Explore is what the explored requests, sent beside the probes in
