@@ -477,21 +477,28 @@ func manyEvents(n int) []string {
 	return out
 }
 
+// brokenLast plays a break's scene: the exchanges before the last break
+// nothing, and the last breaks something (its problems, returned).
+func brokenLast(t *testing.T, w *world, id catalogue.ID, xs []ex) []Problem {
+	t.Helper()
+	var last []Problem
+	for i, x := range xs {
+		ps := w.judge(x)
+		if i < len(xs)-1 && len(ps) > 0 {
+			t.Fatalf("exchange %d of the scene breaks a rule: %s", i, describe(ps))
+		}
+		last = ps
+	}
+	if len(last) == 0 {
+		t.Fatalf("no problem, want %s", id)
+	}
+	return last
+}
+
 func TestEachRuleCatchesItsBreak(t *testing.T) {
 	for _, b := range breaks {
 		t.Run(string(b.id)+"/"+b.name, func(t *testing.T) {
-			w := newWorld()
-			var last []Problem
-			for i, x := range b.xs {
-				ps := w.judge(x)
-				if i < len(b.xs)-1 && len(ps) > 0 {
-					t.Fatalf("exchange %d of the scene breaks a rule: %s", i, describe(ps))
-				}
-				last = ps
-			}
-			if len(last) == 0 {
-				t.Fatalf("no problem, want %s", b.id)
-			}
+			last := brokenLast(t, newWorld(), b.id, b.xs)
 			for _, p := range last {
 				if p.Requirement != b.id {
 					t.Errorf("blames %s, want %s alone: %s", p.Requirement, b.id, describe(last))
@@ -681,14 +688,17 @@ var conforming = []struct {
 
 func TestConformingAnswersPass(t *testing.T) {
 	for _, c := range conforming {
-		t.Run(c.name, func(t *testing.T) {
-			w := newWorld()
-			for i, x := range c.xs {
-				if ps := w.judge(x); len(ps) > 0 {
-					t.Errorf("exchange %d breaks a rule: %s", i, describe(ps))
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { breaksNothing(t, newWorld(), c.xs) })
+	}
+}
+
+// breaksNothing plays a conforming scene: no exchange of it breaks a rule.
+func breaksNothing(t *testing.T, w *world, xs []ex) {
+	t.Helper()
+	for i, x := range xs {
+		if ps := w.judge(x); len(ps) > 0 {
+			t.Errorf("exchange %d breaks a rule: %s", i, describe(ps))
+		}
 	}
 }
 
