@@ -32,6 +32,10 @@ const (
 )
 
 type model struct {
+	// badAnswered: when feed requests of a bad credential were served or
+	// throttled (a limiter may count them as some valid key's), the
+	// latest maxBadAnswered
+	badAnswered []time.Time
 	// issued: a cursor → the key it was handed to → the page that did.
 	issued map[string]*issue
 	byKey  map[string]map[string]*issue
@@ -319,6 +323,12 @@ func (m *model) requestSeen(j *judging, statusOK bool) {
 	if statusOK && j.cred == CredEither && (j.op == Feed || j.op == Videos) {
 		m.form(j)
 	}
+	if j.cred.bad() && j.op == Feed && (st == http.StatusOK || st == http.StatusTooManyRequests) {
+		m.badAnswered = append(m.badAnswered, j.at)
+		if len(m.badAnswered) > maxBadAnswered {
+			m.badAnswered = m.badAnswered[1:]
+		}
+	}
 	if j.plan == "" || j.cred.bad() || j.op == Other || j.op == FeedHead || !statusOK {
 		return // only a valid key has a window
 	}
@@ -496,7 +506,11 @@ func (m *model) allows20(j *judging, k *keyState) {
 	from := k.sentAt(j.resp.Seq, j.at).Add(-schemas.RateWindow - slack)
 	n, known := k.inWindow(j.resp.Seq, from)
 	owned := k.ownedFor(j.resp.Seq)
-	if n >= schemas.FeedRequestsPerMinute {
+	if n >= schemas.FeedRequestsPerMinute || m.badAnsweredSince(from) {
+		// (a bad credential served or throttled in that minute, another
+		// case of the key, a quoted key, may have been counted as this
+		// key: its AUTH rule's finding, and the run's count of the key's
+		// window says nothing)
 		return
 	}
 	others := 0
@@ -612,6 +626,20 @@ func (m *model) throttledNow(j *judging) *throttledKey {
 		}
 	}
 	return nil
+}
+
+// maxBadAnswered bounds the times kept of bad credentials answered.
+const maxBadAnswered = 64
+
+// badAnsweredSince reports whether a feed request of a bad credential was
+// served or throttled after from.
+func (m *model) badAnsweredSince(from time.Time) bool {
+	for _, at := range m.badAnswered {
+		if at.After(from) {
+			return true
+		}
+	}
+	return false
 }
 
 func countSince(ss []send, from time.Time) int {

@@ -822,3 +822,25 @@ func TestAdmittedAfterA429CountsFromWhenItCameBack(t *testing.T) {
 		})
 	}
 }
+
+// A limiter that counts a bad credential it served (another case of the
+// Pro key, AUTH-UNKNOWN's finding) as the Pro key throttles the key with
+// fewer than 20 of its own requests in the minute: no RATE-ALLOWS-20.
+func TestBadCredentialServedLeavesTheWindowUnjudged(t *testing.T) {
+	w := newWorld()
+	other := pro[:4] + strings.ToLower(pro[4:]) // the Pro key, its letters after the prefix in lower case
+	xs := append([]ex{{req: feed("first", pro), status: 200, body: page("")}}, afterWait(burst(pro, 10), 2*time.Minute)...)
+	for i := range 10 {
+		xs = append(xs, ex{req: feed(fmt.Sprintf("m=%d", i), other), status: 200, body: page(""), wait: time.Second})
+	}
+	xs = append(xs, ex{req: feed("limit=1", pro), status: 429, header: retryAfter("40"), body: errBody})
+	var blamed []catalogue.ID
+	for _, x := range xs {
+		for _, p := range w.judge(x) {
+			blamed = append(blamed, p.Requirement)
+		}
+	}
+	if slices.Contains(blamed, catalogue.RateAllows20) || !slices.Contains(blamed, catalogue.AuthUnknown) {
+		t.Errorf("blamed %v, want AUTH-UNKNOWN and no RATE-ALLOWS-20", blamed)
+	}
+}
