@@ -2,7 +2,6 @@ package oracle
 
 import (
 	"fmt"
-	"golang.org/x/text/unicode/norm"
 	"maps"
 	"math"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
