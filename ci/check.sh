@@ -16,33 +16,58 @@ cd "$root"
 # Every process the run starts inherits it; every container the scripts
 # start is labelled tcmkit.ci.run=$TCM_CI_RUN.
 export TCM_CI_RUN="${TCM_CI_RUN:-ci-$$-$(date +%s)}"
+# Every Go build of the run has the release's settings (ci/release.sh,
+# ci/readme.sh), so that go vet, go test, the release's linux/amd64 binary,
+# the README's builds and go install compile the standard library and the
+# modules once between them: on an empty build cache, each setting of its
+# own compiled them again.
+export CGO_ENABLED=0 GOFLAGS="-trimpath $(go env GOFLAGS)"
 started=$SECONDS
 steps=0
 failed=()
+bg_logs="$(mktemp -d)"
+trap 'rm -rf "$bg_logs"' EXIT
 
-# children_cpu: the CPU seconds (user and system) of the children this shell
-# waited for so far (bash's times, which must run in this shell, not in a
-# command substitution's; a background step's counts once it ends).
-children_cpu() {
-	times >"$bg_logs/times"
-	cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); n += p[1] * 60 + p[2] } printf "%d", n }' "$bg_logs/times")
+# measured NAME COMMAND...: runs COMMAND in a subshell whose bash times,
+# written to $bg_logs/NAME.times, are that step's CPU alone (user and system
+# of every process it waited for), whatever else ends meanwhile; the
+# subshell's exit status is the command's.
+measured() {
+	local name="$1"
+	shift
+	(
+		st=0
+		"$@" || st=$?
+		times >"$bg_logs/$name.times"
+		echo "$SECONDS" >>"$bg_logs/$name.times"
+		exit "$st"
+	)
+}
+# step_cpu NAME: the CPU seconds a measured step took.
+step_cpu() {
+	awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); n += p[1] * 60 + p[2] } printf "%d", n }' "$bg_logs/$1.times" 2>/dev/null || echo "?"
 }
 
 # run NAME COMMAND...: prints what it does, runs it, remembers a failure.
+# A shell function of this script runs in the script's shell (nothing_left
+# must not see a subshell of the run as a leftover), uncounted.
 run() {
 	local name="$1"
 	shift
-	local t=$SECONDS c cpu
-	children_cpu
-	c=$cpu
+	local t=$SECONDS id="fg$steps"
 	steps=$((steps + 1))
 	printf '\n==> %s\n' "$name"
-	if ! "$@"; then
+	local st=0
+	if declare -F "$1" >/dev/null; then
+		"$@" || st=$?
+	else
+		measured "$id" "$@" || st=$?
+	fi
+	if ((st != 0)); then
 		echo "==> FAILED: $name"
 		failed+=("$name")
 	fi
-	children_cpu
-	echo "==> took $((SECONDS - t)) s ($((cpu - c)) s of CPU)"
+	echo "==> took $((SECONDS - t)) s ($(step_cpu "$id") s of CPU)"
 }
 
 # leftovers: what the run started that still runs, one line each: the
@@ -95,13 +120,13 @@ gofmt_check() {
 # is shown, in order, by collect.
 bg_names=()
 bg_pids=()
-bg_logs="$(mktemp -d)"
-trap 'rm -rf "$bg_logs"' EXIT
+bg_starts=()
 background() {
 	local name="$1"
 	shift
-	"$@" >"$bg_logs/${#bg_names[@]}.log" 2>&1 &
+	measured "bg${#bg_names[@]}" "$@" >"$bg_logs/${#bg_names[@]}.log" 2>&1 &
 	bg_pids+=("$!")
+	bg_starts+=("$SECONDS")
 	bg_names+=("$name")
 	printf '\n==> %s: started in the background\n' "$name"
 }
@@ -120,13 +145,16 @@ collect() {
 	for i in "${!bg_names[@]}"; do
 		steps=$((steps + 1))
 		printf '\n==> %s\n' "${bg_names[i]}"
-		if await "$i"; then
-			cat "$bg_logs/$i.log"
-		else
-			cat "$bg_logs/$i.log"
+		local st=0
+		await "$i" || st=$?
+		cat "$bg_logs/$i.log"
+		if ((st != 0)); then
 			echo "==> FAILED: ${bg_names[i]}"
 			failed+=("${bg_names[i]}")
 		fi
+		local ended
+		ended=$(sed -n 3p "$bg_logs/bg$i.times" 2>/dev/null || echo "$SECONDS")
+		echo "==> took $((ended - bg_starts[i])) s in the background, from $((bg_starts[i] - started)) s to $((ended - started)) s of the run ($(step_cpu "bg$i") s of CPU)"
 	done
 }
 

@@ -34,9 +34,16 @@ trap cleanup EXIT
 
 # 2. The install, on an empty module cache.
 mkdir -p "$tmp/modcache" "$tmp/gocache" "$tmp/bin" "$tmp/user"
-deps="$(go env GOMODCACHE)/cache/download" upstream="$(go env GOPROXY)"
+deps="$(go env GOMODCACHE)/cache/download" upstream="$(go env GOPROXY)" GOFLAGS_BEFORE="${GOFLAGS:-}"
 export GOMODCACHE="$tmp/modcache" GOBIN="$tmp/bin" GOFLAGS=-mod=mod GOTOOLCHAIN=local
-[[ "${KEEP_GOCACHE:-}" == 1 ]] || export GOCACHE="$tmp/gocache"
+# A kept build cache is reused only with the build settings that filled it
+# (ci/check.sh builds everything -trimpath): the modules now sit in another
+# directory, which is part of a package's build key without -trimpath.
+if [[ "${KEEP_GOCACHE:-}" == 1 ]]; then
+	[[ " ${GOFLAGS_BEFORE:-} " == *" -trimpath "* ]] && GOFLAGS="-mod=mod -trimpath"
+else
+	export GOCACHE="$tmp/gocache"
+fi
 export GOPROXY="file://$tmp/proxy,file://$deps,$upstream"
 export GONOSUMDB=github.com/tcmkit/tcmkit # the published version is in no checksum database
 cd "$tmp/user" # outside the repository: no go.mod around
