@@ -15,7 +15,7 @@
 #
 # (suites/selftest runs draw 1 in-process in go test, CI draws 2 to 4 there, the last heavy; TCM_DRAWS=1-50 more.)
 source "$(dirname "${BASH_SOURCE[0]}")/simulators.sh"
-first="${1:-101}" count="${2:-50}"
+first="${1:-101}" count="${2:-50}" jobs="${DRAWS_JOBS:-2}"
 go build -o "$work/simulator" ./cmd/simulator
 go test -c -o "$work/suite.test" ./suites
 
@@ -47,7 +47,7 @@ last=$((first + count - 1))
 for n in $(seq "$first" "$last"); do
 	judge "$n" >"$work/draw$n.out" 2>&1 &
 	pids+=("$!")
-	if (($(jobs -rp | wc -l) >= 2)); then
+	if (($(jobs -rp | wc -l) >= jobs)); then
 		wait -n || true
 	fi
 done
@@ -58,5 +58,5 @@ for n in $(seq "$first" "$last"); do
 		failed=1
 	fi
 done
-echo "$count draws in $((SECONDS - t0)) s, two at a time: $([[ $failed -eq 0 ]] && echo 'all passed' || echo 'FALSE FAILURES of the suite above')"
+echo "$count draws in $((SECONDS - t0)) s, $jobs at a time: $([[ $failed -eq 0 ]] && echo 'all passed' || echo 'FALSE FAILURES of the suite above')"
 exit $failed
