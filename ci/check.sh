@@ -183,14 +183,19 @@ run "OpenAPI examples (ci/check-examples.sh)" ci/check-examples.sh
 # output is not filtered and it comes after the quick static checks.
 run "go test ./..." go test ./...
 run "the suite against every hostile target, the slow ones too: bounded in memory and time (TCM_HOSTILE=all)" env TCM_HOSTILE=all go test -count=1 -run TestHostileTargets ./suites/selftest
+# The draws keep a core busy, not two (a simulator and a suite process at a
+# time, their start-up and jq between; in-process, runs that wait on their
+# draws' worlds): beside the blame sweep and the kill matrix, they take what
+# those leave idle. After the hostile targets, whose runs have bounds of
+# real time.
+background "the suite against 50 conforming servers drawn at random (every tenth heavy: long Unicode titles, channel events in VideoEntries, hourly samples, extra members), each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
+background "the generated probes under --profile thorough against 10 conforming draws and the simulator, the whole suite against draws 2 to 4 (4 heavy), in-process: no false failure (go test ./... judges draw 1 and quick alone: TCM_DRAWS, TCM_THOROUGH_DRAWS)" env TCM_DRAWS=2-4 TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run 'TestConformingDrawsPass$|TestConformingDrawsPassThorough|TestProfiles' ./suites/selftest
 # The whole sweep (every named fault through every spec, about 5 min on 2
 # busy cores) is TCM_BLAME=all, by hand; CI runs its stratified part.
 run "every failure against a named fault of each requirement, the ten faults hardest to blame, and every fault ever misblamed, blames that fault's requirement alone, with its evidence (TCM_BLAME=sample; go test ./... runs one; reports/blame.md)" env TCM_BLAME=sample go test -count=1 -run TestFailuresBlameTheFaultAlone ./suites/selftest
 run "the seed loop judges its client: a silent client, one that erases its verdicts, one that never ends; ci/examples/with-simulator.sh builds tcmkit from a checkout (TCM_SCRIPTS=1)" env TCM_SCRIPTS=1 go test -count=1 ./ci/fuzzseeds ./ci/examples
 run "the kill matrix's hand-written and derived faults, all of them (TCM_KILLMATRIX=named; go test ./... ran one of each family of requirements and the new ones)" env TCM_KILLMATRIX=named go test -count=1 -run TestKillMatrix ./suites/killmatrix
 run "the kill matrix's generated faults and a sample of the probe grid's cells, one of each requirement and every cell that escaped once (TCM_KILLMATRIX=generated,cell-sample; the step above and go test ./... ran the other faults; TCM_KILLMATRIX=cells runs every cell, by hand)" env TCM_KILLMATRIX=generated,cell-sample go test -count=1 -run TestKillMatrix ./suites/killmatrix
-run "the suite against 50 conforming servers drawn at random (every tenth heavy: long Unicode titles, channel events in VideoEntries, hourly samples, extra members), each a simulator process: no false failure (ci/draws.sh)" ci/draws.sh
-run "the generated probes under --profile thorough against 10 conforming draws and the simulator, the whole suite against draws 2 to 4 (4 heavy), in-process: no false failure (go test ./... judges draw 1 and quick alone: TCM_DRAWS, TCM_THOROUGH_DRAWS)" env TCM_DRAWS=2-4 TCM_THOROUGH_DRAWS=101-110 go test -count=1 -run 'TestConformingDrawsPass$|TestConformingDrawsPassThorough|TestProfiles' ./suites/selftest
 run "both profiles against a simulator process on its manual clock: requests, and what quick leaves untried (ci/profiles.sh)" ci/profiles.sh
 run "the simulator's container image with podman, judged by the suite (ci/container.sh)" ci/container.sh
 run "go install …/cmd/tcmkit@VERSION from a local module proxy on an empty module cache; the installed binary judges what it serves (ci/install.sh)" env KEEP_GOCACHE=1 ci/install.sh
