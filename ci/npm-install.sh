@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Node tools of ci/ (ci/package.json: Redocly, Spectral, Prism,
 # openapi-typescript, TypeScript; exact versions from
-# ci/package-lock.json) with `npm ci --prefix ci`, unless the locked version
-# of every tool is already installed. Quiet when there is nothing to do.
+# ci/package-lock.json) with `npm ci`, unless the locked version of every
+# tool is already installed; ci/node_modules links to the install, kept in
+# the user's cache (below). Quiet when there is nothing to do.
 set -euo pipefail
 ci="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -46,5 +47,24 @@ if node -e '
 	exit 0
 fi
 
-echo "ci/npm-install.sh: npm ci --prefix ci"
-npm ci --prefix "$ci" --no-audit --no-fund --loglevel=error
+# An install is kept in the user's cache, one per lockfile, and
+# ci/node_modules links to it: a new clone or the next CI run on this
+# machine installs nothing (npm ci took 18 s and 16 s of CPU a run). It is
+# made in a directory of its own and renamed into place when whole, so that
+# two runs at once never share a half-made one.
+cache="${TCM_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tcmkit/node_modules}"
+kept="$cache/$(sha256sum "$ci/package-lock.json" | cut -c1-16)"
+if [[ ! -e "$kept/.whole" ]]; then
+	mkdir -p "$cache"
+	making="$(mktemp -d "$cache/.making.XXXXXX")"
+	trap 'rm -rf "$making"' EXIT
+	cp "$ci/package.json" "$ci/package-lock.json" "$making/"
+	echo "ci/npm-install.sh: npm ci, kept in $kept"
+	npm ci --prefix "$making" --no-audit --no-fund --loglevel=error
+	touch "$making/.whole"
+	# another run may have put its own in place meanwhile: that one stays
+	mv -T "$making" "$kept" 2>/dev/null || true
+fi
+rm -rf "$ci/node_modules"
+ln -s "$kept/node_modules" "$ci/node_modules"
+echo "ci/npm-install.sh: ci/node_modules → $kept/node_modules"
