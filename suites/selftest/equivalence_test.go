@@ -19,7 +19,9 @@ import (
 // are caught, each by the one requirement whose answer it changes, and
 // the run names the transformation that showed it: the scheme compared
 // case-sensitively (RFC 9110 §11.1), a query read without decoding its
-// percent-encoded names (RFC 3986 §6.2.2.2).
+// percent-encoded names (RFC 3986 §6.2.2.2). A whole run each: "that one
+// requirement alone" is a verdict on every spec, and any spec's request
+// may carry the transformation.
 func TestEquivalencesCatchAServerThatReadsOtherwise(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
