@@ -137,16 +137,9 @@ func (s *suite) validBody(resp *client.Response) *client.Response {
 // hiddenVideoSpecs judge the walk's videos and the rarer bodies.
 func (s *suite) hiddenVideoSpecs() {
 	It("returns every video of the walk as a VideoEntry, 20 at a time", hides(catalogue.VideosServed), func(ctx SpecContext) {
-		resps, asked := s.batchAnswers(ctx)
-		var wrong []string
-		for i, resp := range resps {
-			for _, id := range asked[i] {
-				if where := listed(resp, id); where != "videos" {
-					wrong = append(wrong, fmt.Sprintf("%s: %q, seen in the feed, is not a VideoEntry (found in: %q)", resp.Request, id, where))
-				}
-			}
-		}
-		s.noneOf("rule: a video of a tracked channel, seen in the account's feed, comes back as a VideoEntry", wrong)
+		// the oracle judges each answer: a video the key's feed showed is
+		// served (VIDEOS-SERVED), every id in one list (VIDEOS-PARTITION)
+		s.batchAnswers(ctx)
 	})
 	It("answers every batch of the walk's videos with VideoEntries that validate, missingVideoIds empty but present", hides(catalogue.VideosEntrySchema), func(ctx SpecContext) {
 		// the contract oracle judges each answer
@@ -160,13 +153,9 @@ func (s *suite) hiddenVideoSpecs() {
 		if !ok {
 			Skip("the feed shows no video to ask for")
 		}
-		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
-		s.need(resp, http.StatusOK)
-		if listed(resp, ids[0]) != "videos" {
-			// the body was valid (the status says so): serving is the rule broken
-			s.Fail(fmt.Sprintf("%s: %q, seen in the feed and asked twice, is not a VideoEntry\nresponse body: %s", resp.Request, ids[0], resp.Excerpt()),
-				Problem{Requirement: string(catalogue.VideosServed), Request: resp.Request.String(), Pointer: "/videos", Expected: "a VideoEntry for " + ids[0], Actual: "none"})
-		}
+		// the oracle judges the answer: the video the feed showed, asked
+		// twice, is served (VIDEOS-SERVED), each id in one list
+		s.need(s.fetch(ctx, videosRequest(ids, s.tg.Pro)), http.StatusOK)
 	})
 	It("lists missing ids exactly as sent, in every body shape", hides(catalogue.VideosPartition), func(ctx SpecContext) {
 		// the oracle judges the partition of each answer

@@ -174,10 +174,13 @@ type keyState struct {
 	walks     []*walk
 	walkChans map[string]bool // channels of its whole walks
 	videos    map[string]*videoFact
-	sends     []send
-	promise   map[Op]*promise
-	admitted  []time.Time // feed requests admitted
-	exceeded  bool
+	// servedTo: the video ids the key was served as VideoEntries, each
+	// with the answer that served it first
+	servedTo map[string]*client.Response
+	sends    []send
+	promise  map[Op]*promise
+	admitted []time.Time // feed requests admitted
+	exceeded bool
 	// throttledAt: the key's last feed answer, when it was a 429;
 	// throttledFull: the key's window may have been full then (the run's
 	// count of it was 20 or more, or unknown)
@@ -288,7 +291,7 @@ func (m *model) init() {
 func (m *model) key(token string) *keyState {
 	k := m.keys[token]
 	if k == nil {
-		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{},
+		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, servedTo: map[string]*client.Response{}, promise: map[Op]*promise{},
 			shortBy: map[string][]pendingShort{}, continued: map[string][]string{}}
 		m.keys[token] = k
 	}
@@ -1371,9 +1374,25 @@ func pageAround(w *walk, at int64) *client.Response {
 func (m *model) videos(j *judging, entries []any, evs [][]event, served, missing []string) {
 	k := m.key(j.token)
 	for _, id := range missing {
-		if f := k.videos[id]; f != nil && !slices.Contains(served, id) && !m.otherShows(f.channel, j.token) {
+		f := k.videos[id]
+		if f == nil || slices.Contains(served, id) {
+			continue
+		}
+		// a video of a channel another key showed may have come to the
+		// key's feed from the other's (FEED-TENANT's), unless the target
+		// served it to the key already: then the channel is the key's
+		switch before := k.servedTo[id]; {
+		case before != nil:
+			j.fail(catalogue.VideosServed, "/missingVideoIds", "a video the key's feed showed, which the target served the key as a VideoEntry before, comes back as a VideoEntry",
+				fmt.Sprintf("%s listed missing", jsondoc.Quote(id, 60)), f.resp, before)
+		case !m.otherShows(f.channel, j.token):
 			j.fail(catalogue.VideosServed, "/missingVideoIds", "a video the key's feed showed comes back as a VideoEntry",
 				fmt.Sprintf("%s listed missing", jsondoc.Quote(id, 60)), f.resp)
+		}
+	}
+	for _, id := range served {
+		if _, ok := k.servedTo[id]; !ok && id != "" && !j.o.keys.Invented(id) {
+			k.servedTo[id] = j.resp
 		}
 	}
 	for i, e := range entries {

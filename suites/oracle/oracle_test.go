@@ -415,6 +415,11 @@ var breaks = []struct {
 	{catalogue.VideosServed, "a video of the feed missing", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1"})}}},
+	{catalogue.VideosServed, "a video of the feed, of a channel the other key's feed shows too, served, then listed missing when asked twice", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: feed("", free), status: 200, body: page("", ev("e2", ms(2), "v2"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "New"))},
+		{req: videos(`{"videoIds":["v1","~x","v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1", "~x"})}}},
 	{catalogue.VideosServed, "a title the feed superseded, the clock still", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old"))}}},
@@ -551,6 +556,14 @@ var conforming = []struct {
 	name string
 	xs   []ex
 }{
+	{"a video of the feed, of a channel the other key's feed shows too, listed missing (it may have come from the other's feed) and never served", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: feed("", free), status: 200, body: page("", ev("e2", ms(2), "v2"))},
+		{req: videos(`{"videoIds":["v1","~x","v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1", "~x"})}}},
+	{"a video of the feed served, then served again when asked twice", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "New"))},
+		{req: videos(`{"videoIds":["v1","~x","v1"]}`, pro), status: 200, body: videosAnswer([]string{"~x"}, entry("v1", channel, "New"))}}},
 	{"an empty feed, then a whole walk of the events that arrived since", []ex{
 		{req: feed("limit=3", pro), status: 200, body: page("")},
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))}}},
