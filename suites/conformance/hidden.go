@@ -490,12 +490,11 @@ func (s *suite) lockoutSpecs() {
 		// history, a refusal of the key is not (AUTH-VALID's)
 	})
 	It("counts cursor pages and keeps counting when the other operation is asked", hides(catalogue.RateLimit429), func(ctx SpecContext) {
-		l := s.secondLockout(ctx, &lo)
-		if most := mostAdmitted(l.elapsed); len(l.admitted) > most {
-			last := l.admitted[len(l.admitted)-1]
-			s.failf("%s: %d feed requests of key %s passed in %s of a lockout with tracked videos and health with the key between its 429s, more than any limiter of %d a minute admits (%d: two windows and a bucket's refill) (rule: 20 requests per minute per key, cursor pages and all; whether the other operations share the limit is open, but they do not reset it)",
-				last.Request, len(l.admitted), redact.Form(l.key), l.elapsed.Round(time.Millisecond), schemas.FeedRequestsPerMinute, most)
-		}
+		// the oracle judges what the key was admitted: no more in a span
+		// than any limiter of 20 a minute admits, nor after a 429 more than
+		// 20 for each minute since (cursor pages and all; whether the other
+		// operations share the limit is open, that they reset it is not)
+		s.secondLockout(ctx, &lo)
 	})
 	It("keeps counting a throttled key's feed requests across the server's housekeeping (hundreds of requests)", hides(catalogue.RateLimit429), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)
