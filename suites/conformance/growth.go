@@ -11,7 +11,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/tcmkit/tcmkit/schemas"
-	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
 )
@@ -115,14 +114,11 @@ func (s *suite) feedPage(resp *client.Response) {
 			s.Block(fmt.Sprintf("two events of %s share an id (judged by EVENT-ID-UNIQUE), so places in it cannot be compared: %s", resp.Request, shared[0]))
 		}
 		// a page longer than its limit ends elsewhere than asked: its
-		// boundary cannot be compared with a walk's, and the page itself
-		// proves FEED-LIMIT's rule broken, which quick's FEED-LIMIT probes
-		// may not have reached: the failure is that rule's, not this spec's
+		// boundary cannot be compared with a walk's (the oracle judges the
+		// page: FEED-LIMIT)
 		q, _ := url.ParseQuery(resp.Request.Query)
 		if n, err := strconv.Atoi(q.Get("limit")); err == nil && n >= 1 && len(page.Events) > min(n, schemas.MaxPageSize) {
-			want := fmt.Sprintf("at most %d events (limit=%d)", min(n, schemas.MaxPageSize), n)
-			s.Fail(fmt.Sprintf("%s: /events holds %d events, want %s (rule: a page holds at most limit events)", resp.Request, len(page.Events), want),
-				Problem{Requirement: string(catalogue.FeedLimit), Request: fmt.Sprint(resp.Request), Pointer: "/events", Expected: want, Actual: fmt.Sprintf("%d events", len(page.Events))})
+			s.Block(fmt.Sprintf("%s holds %d events, more than its limit (judged by FEED-LIMIT): no boundary to compare", resp.Request, len(page.Events)))
 		}
 	}
 	switch {
