@@ -20,13 +20,14 @@ import (
 // that is exactly full, and while new events arrive at the head.
 
 // tieBoundary asks for a page that ends inside a run of neighbouring
-// events with the same createdAt, and checks that the next page goes on
-// with the rest of the run: each event once, none skipped. The order of
+// events with the same createdAt, and for the next page, which must go on
+// with the rest of the run: each event once, none skipped (the oracle
+// judges both pages against the walk: FEED-CURSOR-WALK). The order of
 // events that share a createdAt is the server's (the contract shows none),
 // so the page may end on any of them, and the next page may give the rest
 // in any order. A page reached through a cursor is preferred: it does not
 // move while new events arrive at the head.
-func (s *suite) tieBoundary(ctx context.Context, w *walk) []string {
+func (s *suite) tieBoundary(ctx context.Context, w *walk) {
 	GinkgoHelper()
 	events := w.Events()
 	at := -1
@@ -69,36 +70,19 @@ func (s *suite) tieBoundary(ctx context.Context, w *walk) []string {
 		if cursor == "" {
 			Skip("the feed's head moved since it was walked, so a first page cannot end on the tie found; no later page has one")
 		}
-		return []string{fmt.Sprintf("%s: the page does not end inside the events that share createdAt %d, as the walk's page did (at %s)", first.Request, e.CreatedAt, e.where(w))}
+		s.Block(fmt.Sprintf("%s: the page does not end inside the events that share createdAt %d, as the walk's page did (at %s): no boundary inside the tie", first.Request, e.CreatedAt, e.where(w)))
 	}
 	next, _ := jsondoc.String(doc, "/nextCursor")
 	rest := len(tie) - len(shown)
-	if rest == 0 {
-		return nil // the page held the whole tie: no boundary inside it
-	}
-	if next == "" {
-		return []string{fmt.Sprintf("%s: no nextCursor, but %d more events share createdAt %d with its last", first.Request, rest, e.CreatedAt)}
+	if rest == 0 || next == "" {
+		// the page held the whole tie, or ended the walk above the rest
+		// of it (the oracle judges a walk that ends above events the feed
+		// showed: FEED-CURSOR-END)
+		return
 	}
 	// the rest of the tie and one event more: a cursor that keeps its
 	// place gives the rest first, in any order
-	second := s.fetch(ctx, pageRequest(strconv.Itoa(min(rest+1, schemas.MaxPageSize)), next, s.tg.Pro))
-	s.feedPage(second)
-	sdoc, _ := second.JSON()
-	var problems []string
-	got := 0
-	for i, it := range jsondoc.Items(sdoc, "/events") {
-		id, _ := jsondoc.String(it, "/id")
-		switch {
-		case shown[id]:
-			problems = append(problems, fmt.Sprintf("%s: /events/%d is %q again, which shares createdAt %d with the last of the page before (%s)", second.Request, i, id, e.CreatedAt, first.Request))
-		case tie[id]:
-			got++
-		}
-	}
-	if want := min(rest, schemas.MaxPageSize); got < want {
-		problems = append(problems, fmt.Sprintf("%s: %d of the %d events that share createdAt %d with the last of the page before and it did not show come next, want %d (%s)", second.Request, got, rest, e.CreatedAt, want, first.Request))
-	}
-	return problems
+	s.feedPage(s.fetch(ctx, pageRequest(strconv.Itoa(min(rest+1, schemas.MaxPageSize)), next, s.tg.Pro)))
 }
 
 // feedPage blocks a spec whose answer is no page to judge: a 200 that is

@@ -1206,7 +1206,10 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 	w.start, w.head, w.hasHead = root.resp.Seq, root.head, root.hasHd
 	found := len(j.problems)
 	for _, before := range k.walks {
-		if before.end < w.start {
+		// a walk done before this one began, or one from the same first
+		// page: both show every event below its head (events arrive at
+		// the head only)
+		if before.end < w.start || before.pages[0] == w.pages[0] {
 			m.compareWalks(j, before, w)
 			m.endedShort(j, before, w)
 		}
@@ -1243,8 +1246,11 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 
 // compareWalks: a later whole walk holds every event of an earlier one
 // older than its head (new events arrive only at the head; none goes).
+// Each rule's problems are bounded apart: a walk that ended above
+// hundreds of events (FEED-CURSOR-END's) still shows the gap it left in
+// the events that share its last createdAt (FEED-CURSOR-WALK's).
 func (m *model) compareWalks(j *judging, before, after *walk) {
-	n := 0
+	n := map[catalogue.ID]int{}
 	for _, id := range slices.Sorted(maps.Keys(before.events)) {
 		e := before.events[id]
 		if after.hasHead && e.at >= after.head {
@@ -1252,9 +1258,6 @@ func (m *model) compareWalks(j *judging, before, after *walk) {
 		}
 		if _, ok := after.events[id]; ok {
 			continue
-		}
-		if n++; n > maxPerRule {
-			return
 		}
 		id2, exp := catalogue.FeedCursorWalk, "a later whole walk shows every event an earlier one showed below its head: no gap"
 		var near *client.Response
@@ -1269,6 +1272,9 @@ func (m *model) compareWalks(j *judging, before, after *walk) {
 			}
 		} else {
 			near = pageAround(after, e.at)
+		}
+		if n[id2]++; n[id2] > maxPerRule {
+			continue
 		}
 		j.fail(id2, "", exp, fmt.Sprintf("event %s (createdAt %d) is missing from the walk that ended here", jsondoc.Quote(id, 60), e.at), e.page.resp, near)
 	}
