@@ -415,6 +415,9 @@ var breaks = []struct {
 	{catalogue.VideosServed, "a video of the feed missing", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1"})}}},
+	{catalogue.FeedCursorEnd, "a page of events whose nextCursor is the cursor that asked for it (a walk that never ends)", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("c1", ev("e2", ms(2), "v1"))}}},
 	{catalogue.FeedCursorEnd, "a walk that ends above events a walk from the same first page showed", []ex{
 		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
 		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e3", ms(3), "v1"), ev("e4", ms(4), "v1"))},
