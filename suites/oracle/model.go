@@ -210,6 +210,9 @@ type keyState struct {
 	// the page read with it joined.
 	shortBy   map[string][]pendingShort
 	continued map[string][]string
+	// turns: the spans in which the key was admitted more feed requests
+	// than a limiter admits unless a fixed window turned over (turnover)
+	turns []turnSpan
 }
 
 // pendingShort is a short page that handed out a cursor, and its page in
@@ -247,6 +250,7 @@ type send struct {
 // room for room more requests then.
 type ownership struct {
 	event, room int
+	at          time.Time // when the owner took the key, by Now
 }
 
 type promise struct {
@@ -429,6 +433,7 @@ func (m *model) window(j *judging) {
 		k.admitted = slices.Insert(k.admitted, i, sent)
 		m.admittedBound(j, k)
 		m.afterThrottle(j, k)
+		m.turnover(j, k)
 	}
 }
 
@@ -675,6 +680,91 @@ func (m *model) admittedBound(j *judging, k *keyState) {
 			return
 		}
 	}
+}
+
+// turnSpan is a span in which a key was admitted more feed requests than
+// any limiter of 20 a minute admits unless a fixed window turned over in
+// it: from the sending of its first admission to the answer of its last,
+// widened by the clocks' slack.
+type turnSpan struct {
+	from, to time.Time
+	resp     *client.Response
+}
+
+// maxTurnsKept bounds the spans a key keeps for turnover.
+const maxTurnsKept = 16
+
+// turnover: in less than a minute no limiter of 20 a minute admits more
+// than 20 feed requests of a key and what a bucket of 20 refills meanwhile
+// (a sliding log does not, nor a window that starts at the key's first
+// request after a quiet minute), unless a fixed window of a minute turned
+// over in that span. A window aligned to a clock turns over a whole
+// number of minutes apart: two such spans of a key in which no two
+// boundaries a whole number of minutes apart can fall tell no fixed
+// window either. Each span is kept; one on a key its owner took with an
+// empty window (room 20) less than a minute before (no window of its own
+// turns over then) fails when an earlier span of the key shares no grid
+// with it. A limiter that counts a burst short (per query, per address,
+// without its cursor pages) admits more than 20 in both bursts that a
+// sequence sends a minute apart, where a fixed window turns over in one.
+func (m *model) turnover(j *judging, k *keyState) {
+	if k.exceeded || j.o.drifted() {
+		return
+	}
+	ad, limit := k.admitted, schemas.FeedRequestsPerMinute
+	last := ad[len(ad)-1]
+	first := -1
+	for i := len(ad) - 1 - limit; i >= 0; i-- {
+		d := last.Sub(ad[i])
+		if d >= schemas.RateWindow-slack {
+			break
+		}
+		if refill := int(float64(limit) * (d + slack).Seconds() / schemas.RateWindow.Seconds()); len(ad)-i > limit+refill {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return
+	}
+	sp := turnSpan{from: ad[first].Add(-slack), to: j.at.Add(slack), resp: j.resp}
+	own := k.own
+	if own != nil && own.room == limit && k.ownedFor(j.resp.Seq) && !ad[first].Before(own.at) && j.at.Sub(own.at) < schemas.RateWindow-slack {
+		for _, e := range k.turns {
+			if !oneGrid(e, sp) {
+				k.exceeded = true
+				j.fail(catalogue.RateLimit429, "", fmt.Sprintf("429 past the limit: the key's window was empty when its owner took it %s before, and no limiter of %d a minute admits %d feed requests in %s unless a fixed window of a minute turned over then, which a window that turned over in the earlier span that admitted more than %d (%s to %s) does not",
+					j.at.Sub(own.at).Round(time.Millisecond), limit, len(ad)-first, j.at.Sub(ad[first]).Round(time.Millisecond), limit, e.from.Format("15:04:05.000"), e.to.Format("15:04:05.000")),
+					fmt.Sprintf("%d admitted", len(ad)-first), e.resp)
+				return
+			}
+		}
+	}
+	if n := len(k.turns); n > 0 && oneGridAt(k.turns[n-1], sp, 0) {
+		return // the same stretch of admissions
+	}
+	k.turns = append(k.turns, sp)
+	if len(k.turns) > maxTurnsKept {
+		k.turns = k.turns[1:]
+	}
+}
+
+// oneGrid reports whether a boundary in span a and one in span b can be a
+// whole number of minutes apart (the same fixed window's turns).
+func oneGrid(a, b turnSpan) bool {
+	// the least k for which a, k minutes on, ends after b begins
+	lo, w := b.from.Sub(a.to), schemas.RateWindow
+	k := lo / w
+	if lo < 0 && lo%w != 0 {
+		k--
+	}
+	return oneGridAt(a, b, int(k+1))
+}
+
+// oneGridAt reports whether span a moved by k minutes meets span b.
+func oneGridAt(a, b turnSpan, k int) bool {
+	d := time.Duration(k) * schemas.RateWindow
+	return a.from.Add(d).Before(b.to) && b.from.Before(a.to.Add(d))
 }
 
 // throttle is a feed 429 of a key: when it was sent and answered, the
