@@ -137,16 +137,9 @@ func (s *suite) validBody(resp *client.Response) *client.Response {
 // hiddenVideoSpecs judge the walk's videos and the rarer bodies.
 func (s *suite) hiddenVideoSpecs() {
 	It("returns every video of the walk as a VideoEntry, 20 at a time", hides(catalogue.VideosServed), func(ctx SpecContext) {
-		resps, asked := s.batchAnswers(ctx)
-		var wrong []string
-		for i, resp := range resps {
-			for _, id := range asked[i] {
-				if where := listed(resp, id); where != "videos" {
-					wrong = append(wrong, fmt.Sprintf("%s: %q, seen in the feed, is not a VideoEntry (found in: %q)", resp.Request, id, where))
-				}
-			}
-		}
-		s.noneOf("rule: a video of a tracked channel, seen in the account's feed, comes back as a VideoEntry", wrong)
+		// the oracle judges each answer: a video the key's feed showed is
+		// served (VIDEOS-SERVED), every id in one list (VIDEOS-PARTITION)
+		s.batchAnswers(ctx)
 	})
 	It("answers every batch of the walk's videos with VideoEntries that validate, missingVideoIds empty but present", hides(catalogue.VideosEntrySchema), func(ctx SpecContext) {
 		// the contract oracle judges each answer
@@ -160,13 +153,9 @@ func (s *suite) hiddenVideoSpecs() {
 		if !ok {
 			Skip("the feed shows no video to ask for")
 		}
-		resp := s.fetch(ctx, videosRequest(ids, s.tg.Pro))
-		s.need(resp, http.StatusOK)
-		if listed(resp, ids[0]) != "videos" {
-			// the body was valid (the status says so): serving is the rule broken
-			s.Fail(fmt.Sprintf("%s: %q, seen in the feed and asked twice, is not a VideoEntry\nresponse body: %s", resp.Request, ids[0], resp.Excerpt()),
-				Problem{Requirement: string(catalogue.VideosServed), Request: resp.Request.String(), Pointer: "/videos", Expected: "a VideoEntry for " + ids[0], Actual: "none"})
-		}
+		// the oracle judges the answer: the video the feed showed, asked
+		// twice, is served (VIDEOS-SERVED), each id in one list
+		s.need(s.fetch(ctx, videosRequest(ids, s.tg.Pro)), http.StatusOK)
 	})
 	It("lists missing ids exactly as sent, in every body shape", hides(catalogue.VideosPartition), func(ctx SpecContext) {
 		// the oracle judges the partition of each answer
@@ -188,15 +177,9 @@ func (s *suite) hiddenProSpecs() {
 		s.need(s.fetch(ctx, videosRequest(ids, s.needFree())), http.StatusForbidden)
 	})
 	It("serves a free key every page of its feed", hides(catalogue.ProGate), func(ctx SpecContext) {
-		w := s.walkOf(ctx, s.needFree(), freeWalkLimit)
-		s.walkOK(w)
-		if resp := w.Stopped; resp != nil && resp.Status == http.StatusUnauthorized {
-			s.Fail(fmt.Sprintf("%s: status 401 on page %d of the free key's walk, want 200 (rule: the account's current key is accepted)", resp.Request, len(w.Pages)+1),
-				Problem{Requirement: string(catalogue.AuthValid), Request: resp.Request.String(), Expected: "status 200", Actual: "status 401"})
-		}
-		if resp := w.Stopped; resp != nil && resp.Status == http.StatusForbidden {
-			s.failf("%s: status %d on page %d of the free key's walk, want 200 (rule: the feed requires no Pro plan, on any page)\nresponse body: %s", resp.Request, resp.Status, len(w.Pages)+1, resp.Excerpt())
-		}
+		// the oracle judges every page: a valid key refused is
+		// AUTH-VALID's, the feed gated by plan PRO-GATE's
+		s.walkOK(s.walkOf(ctx, s.needFree(), freeWalkLimit))
 	})
 }
 
@@ -204,21 +187,16 @@ func (s *suite) hiddenProSpecs() {
 // batches made (no request of their own).
 func (s *suite) hiddenAuthSpecs() {
 	It("accepts the valid Pro key on every page of its walk and every batch of tracked videos", hides(catalogue.AuthValid), func(ctx SpecContext) {
-		w := s.fullWalk(ctx)
-		var wrong []string
-		if resp := w.Stopped; resp != nil && (resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden) {
-			wrong = append(wrong, fmt.Sprintf("%s: status %d on page %d of the walk", resp.Request, resp.Status, len(w.Pages)+1))
-		}
+		// the oracle judges every answer: a valid key refused with 401 is
+		// AUTH-VALID's, the Pro key refused with 403 PRO-GATE's
+		s.walkOK(s.fullWalk(ctx))
 		reqs := s.videoBatches(ctx)
 		for _, ids := range s.rareBodies(ctx) {
 			reqs = append(reqs, videosRequest(ids, s.tg.Pro))
 		}
 		for _, req := range reqs {
-			if resp := s.fetch(ctx, req); resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
-				wrong = append(wrong, fmt.Sprintf("%s: status %d", resp.Request, resp.Status))
-			}
+			s.fetch(ctx, req)
 		}
-		s.noneOf("rule: the account's current key is accepted on every request", wrong)
 	})
 }
 
@@ -512,12 +490,11 @@ func (s *suite) lockoutSpecs() {
 		// history, a refusal of the key is not (AUTH-VALID's)
 	})
 	It("counts cursor pages and keeps counting when the other operation is asked", hides(catalogue.RateLimit429), func(ctx SpecContext) {
-		l := s.secondLockout(ctx, &lo)
-		if most := mostAdmitted(l.elapsed); len(l.admitted) > most {
-			last := l.admitted[len(l.admitted)-1]
-			s.failf("%s: %d feed requests of key %s passed in %s of a lockout with tracked videos and health with the key between its 429s, more than any limiter of %d a minute admits (%d: two windows and a bucket's refill) (rule: 20 requests per minute per key, cursor pages and all; whether the other operations share the limit is open, but they do not reset it)",
-				last.Request, len(l.admitted), redact.Form(l.key), l.elapsed.Round(time.Millisecond), schemas.FeedRequestsPerMinute, most)
-		}
+		// the oracle judges what the key was admitted: no more in a span
+		// than any limiter of 20 a minute admits, nor after a 429 more than
+		// 20 for each minute since (cursor pages and all; whether the other
+		// operations share the limit is open, that they reset it is not)
+		s.secondLockout(ctx, &lo)
 	})
 	It("keeps counting a throttled key's feed requests across the server's housekeeping (hundreds of requests)", hides(catalogue.RateLimit429), func(ctx SpecContext) {
 		l := s.secondLockout(ctx, &lo)

@@ -25,17 +25,18 @@ var freeWalkLimit = strconv.Itoa(schemas.MaxPageSize - 1)
 func (s *suite) isolationSpecs() {
 	It("does not serve the Pro account a video of a channel only another account tracks", requires(catalogue.VideosTenant), func(ctx SpecContext) {
 		pro, free := s.bothWalks(ctx)
-		ids, channels := foreignVideos(free, pro, schemas.MaxVideoIDs-1)
+		ids := foreignVideos(free, pro, schemas.MaxVideoIDs-1)
 		if len(ids) == 0 {
 			skipFor("--free-key", "the free account's feed shows no channel that the Pro account's feed lacks: give a free key (--free-key) of an account that tracks a channel the Pro account does not")
 		}
 		resp := s.validBody(s.fetch(ctx, foreignVideosRequest(ids, s.tg.Pro)))
 		s.need(resp, http.StatusOK)
-		served, block := servedForeign(resp, ids, channels)
-		if block != "" {
-			s.Block(block)
+		if none := inventedID(len(ids), 24); listed(resp, none) == "videos" {
+			s.Block(fmt.Sprintf("%s: %q, an id that cannot exist, is served as a VideoEntry (judged by VIDEOS-MISSING): a video served proves nothing of another account", resp.Request, none))
 		}
-		s.noneOf("rule: only videos of channels tracked by the authenticated account are served", served)
+		// the oracle judges the answer: a VideoEntry of a channel the
+		// other account's whole feed shows and this one's never does is
+		// VIDEOS-TENANT's
 	})
 
 	It("shows a key only its own account's events, whatever cursor or page another key got", requires(catalogue.FeedTenant), func(ctx SpecContext) {
@@ -82,27 +83,10 @@ func foreignVideosRequest(ids []string, key string) client.Request {
 	return videosRequest(append(slices.Clone(ids), inventedID(len(ids), 24)), key)
 }
 
-// servedForeign names the videos of another account's channels that resp
-// (to foreignVideosRequest) serves: the one oracle of a tenant leak in
-// tracked videos. block says why nothing is shown when the control was
-// served too.
-func servedForeign(resp *client.Response, ids, channels []string) (served []string, block string) {
-	if none := inventedID(len(ids), 24); listed(resp, none) == "videos" {
-		return nil, fmt.Sprintf("%s: %q, an id that cannot exist, is served as a VideoEntry (judged by VIDEOS-MISSING)", resp.Request, none)
-	}
-	for i, id := range ids {
-		if listed(resp, id) == "videos" {
-			served = append(served, fmt.Sprintf("%s: %q, a video of channel %q, is served: the other account's feed shows that channel, this account's whole feed never does", resp.Request, id, channels[i]))
-		}
-	}
-	return served, ""
-}
-
 // foreignVideos picks up to max videos of channels that the other walk
-// shows and own never does, one per channel first: the ids and their
-// channels. Only events older than own's newest count: on a live feed a
+// shows and own never does, one per channel first. Only events older than own's newest count: on a live feed a
 // channel of own's account may show its first event after own was walked.
-func foreignVideos(other, own *walk, max int) (ids, channels []string) {
+func foreignVideos(other, own *walk, max int) (ids []string) {
 	mine := map[string]bool{}
 	var head int64
 	for i, e := range own.Events() {
@@ -122,13 +106,13 @@ func foreignVideos(other, own *walk, max int) (ids, channels []string) {
 				continue
 			}
 			perChannel[e.Channel], seen[e.Video] = true, true
-			ids, channels = append(ids, e.Video), append(channels, e.Channel)
+			ids = append(ids, e.Video)
 			if len(ids) == max {
 				break
 			}
 		}
 	}
-	return ids, channels
+	return ids
 }
 
 // foreignEvents names the events of a page that are shown to be another

@@ -190,7 +190,7 @@ func (h *probeHost) Tenant(ctx context.Context, p probe.Probe, lead, judged []*c
 		// tracks: the oracle judges the answer (a VideoEntry of a channel
 		// only the other account's whole feed shows, VIDEOS-TENANT's; the
 		// control served, VIDEOS-MISSING's)
-		ids, _ := foreignVideos(free, pro, schemas.MaxVideoIDs-1)
+		ids := foreignVideos(free, pro, schemas.MaxVideoIDs-1)
 		if len(ids) == 0 {
 			return nil, "no video of a channel only the free account tracks"
 		}

@@ -39,6 +39,9 @@ type burst struct {
 	other     *client.Response   // the other key's request right after the 429
 	err       error
 	repeated  string // why the burst was repeated from a fresh window, "" if it was not
+	// release gives back the key the burst owns (Oracle.Own), once the
+	// request after its Retry-After was sent; nil when it owns none
+	release func()
 }
 
 // wait lets d pass on the target's clock, saying so where it is seen at once.
@@ -87,7 +90,7 @@ func (s *suite) roomIn(key, path string, n int) time.Duration {
 
 // runBurst sends feed requests on key until the first 429, at most until
 // more passed than the limit allows.
-func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) *burst {
+func (s *suite) runBurst(ctx context.Context, key string, last *client.Request, owned bool) *burst {
 	limit := schemas.FeedRequestsPerMinute
 	// Whether the operations share one limit is open: the other
 	// operations' requests may count (fewer must pass) or not (no more
@@ -105,7 +108,8 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 		b.elapsed = time.Since(start)
 		refill := 0
 		if !virtual {
-			refill = int(float64(limit) * b.elapsed.Seconds() / schemas.RateWindow.Seconds())
+			// (and a second of the clocks' grain, as the oracle reads it)
+			refill = int(float64(limit) * (b.elapsed + time.Second).Seconds() / schemas.RateWindow.Seconds())
 		}
 		b.most = b.apart + refill
 		if len(b.feed) > b.most {
@@ -129,6 +133,13 @@ func (s *suite) runBurst(ctx context.Context, key string, last *client.Request) 
 			}
 			b.sent, b.between = append(b.sent, resp), append(b.between, resp)
 			continue
+		}
+		if !owned && len(b.feed) == b.allowed {
+			// The suite's count of the window is all it knows of the key:
+			// full now, whatever came before. Owned from here, the oracle
+			// judges the 429 and the request after its Retry-After, and the
+			// other key asked meanwhile.
+			b.release, owned = s.own(key, 0), true
 		}
 		if virtual && len(b.feed) == b.allowed && b.allowed > 0 {
 			// The request a limiter must refuse comes a fraction of a
@@ -224,6 +235,7 @@ func (s *suite) virtualClock() bool {
 func (s *suite) runBursts(ctx context.Context) *burst {
 	key, other := s.tg.burstKey(), s.tg.otherKey()
 	last := s.lastPage(ctx, key)
+	var release func()
 	if s.virtualClock() {
 		// a window and a grain: a request exactly a window old may still
 		// count (that is Retry-After's to judge, not the burst's)
@@ -232,12 +244,21 @@ func (s *suite) runBursts(ctx context.Context) *burst {
 		}
 		s.c.Forget(key)
 		s.c.Forget(other)
+		release = s.own(key, schemas.FeedRequestsPerMinute)
 	} else if other != "" {
 		if err := s.budget(ctx, other, 1); err != nil {
 			return &burst{err: err}
 		}
 	}
-	b := s.runBurst(ctx, key, last)
+	if release == nil && schemas.RateWindow > s.cfg.MaxWait {
+		// no repeat can tell the key's history from a limiter that admits
+		// too few: the suite's count of the window stands for it
+		release = s.own(key, schemas.FeedRequestsPerMinute-len(s.c.RecentUses(key, schemas.RateWindow)))
+	}
+	b := s.runBurst(ctx, key, last, release != nil)
+	if release != nil {
+		b.release = release
+	}
 	var again string
 	switch {
 	case b.err != nil || b.stopped != nil:
@@ -248,23 +269,52 @@ func (s *suite) runBursts(ctx context.Context) *burst {
 		again = fmt.Sprintf("a burst throttled after %d requests: the key's window may hold requests the suite did not send (a run just before, another job)", b.passed)
 	}
 	if again != "" && schemas.RateWindow <= s.cfg.MaxWait {
+		b.giveBack()
 		now, err := s.targetClock().Now(ctx)
 		if err == nil && b.throttled != nil {
 			err = s.wait(ctx, schemas.RateWindow+paceGrain-now.Sub(b.at), "a whole window after the 429, to repeat "+again)
 		} else if err == nil {
-			err = s.wait(ctx, schemas.RateWindow+paceGrain, "a fresh window, to repeat "+again)
+			// and more than the oracle's grain: a fixed window that turned
+			// over in the burst does not turn over in the repeat
+			err = s.wait(ctx, schemas.RateWindow+paceGrain+beyondTurn, "a fresh window, to repeat "+again)
 		}
 		if err != nil {
 			return &burst{err: err}
 		}
 		s.c.Forget(key)
-		b = s.runBurst(ctx, key, last)
-		b.repeated = again
+		// the repeat's window is fresh: the oracle judges it on the
+		// suite's word (RATE-ALLOWS-20, RATE-LIMIT-429 past the limit)
+		release := s.own(key, schemas.FeedRequestsPerMinute)
+		b = s.runBurst(ctx, key, last, true)
+		b.release, b.repeated = release, again
 	}
 	if b.throttled != nil && other != "" {
 		b.other, b.err = s.otherKey(ctx, b, other)
 	}
 	return b
+}
+
+// beyondTurn is what a repeat after a burst that saw no 429 waits past a
+// window: the oracle places a fixed window's turn in a span widened by a
+// second either side, and the repeat's span must not meet that one a
+// minute on.
+const beyondTurn = 3 * time.Second
+
+// own tells the oracle that the run holds the key with room for room
+// more requests in its window (Oracle.Own), until the function returned.
+func (s *suite) own(key string, room int) func() {
+	if s.or == nil {
+		return func() {}
+	}
+	return s.or.Own(key, room)
+}
+
+// giveBack gives back the key the burst owns, if any.
+func (b *burst) giveBack() {
+	if b.release != nil {
+		b.release()
+		b.release = nil
+	}
 }
 
 // forwardedFrom claims that the i-th request of a burst was forwarded for
@@ -318,9 +368,12 @@ func (s *suite) otherKey(ctx context.Context, b *burst, other string) (*client.R
 	if err := s.wait(ctx, d, "the other key's Retry-After: it may be throttled by its own history"); err != nil {
 		return nil, err
 	}
-	if again := s.runBurst(ctx, b.key, nil); again.err != nil || again.throttled == nil {
+	if again := s.runBurst(ctx, b.key, nil, true); again.err != nil || again.throttled == nil {
 		return resp, again.err
 	}
+	// its own history waited out, it has room for this request: the
+	// oracle judges a 429 to it while the burst key is throttled
+	defer s.own(other, 1)()
 	return s.c.Send(ctx, limitRequest("1", other))
 }
 
@@ -342,6 +395,7 @@ func (rl *rateLimit) resumed(ctx context.Context, b *burst) *client.Response {
 	GinkgoHelper()
 	if rl.after == nil && rl.afterErr == nil {
 		rl.after, rl.afterErr = rl.s.afterRetryAfter(ctx, b)
+		b.giveBack()
 	}
 	if rl.afterErr != nil {
 		rl.s.failf("%v", rl.afterErr)
@@ -396,21 +450,24 @@ func (b *burst) describe() string {
 // and another key is not throttled meanwhile.
 func (s *suite) rateLimitSpecs() {
 	rl := &rateLimit{s: s}
+	AfterAll(func() {
+		if rl.b != nil {
+			rl.b.giveBack()
+		}
+	})
 
+	// The burst owns its key (Oracle.Own) from a window it knows: the
+	// oracle judges each answer on it (RATE-ALLOWS-20: a 429 before the
+	// limit; RATE-LIMIT-429: more admitted than any limiter admits, a
+	// throttle that is no 429; RATE-RETRY-AFTER; RATE-PER-KEY: the other
+	// key refused while it is throttled). The specs only block where the
+	// burst did not reach what they need.
 	It("allows 20 requests a minute from a fresh window", requires(catalogue.RateAllows20), func(ctx SpecContext) {
 		b := rl.burst(ctx)
 		if b.stopped != nil && b.passed < b.allowed {
-			// not throttled: refused, or broken; that is another rule's
-			if id, _ := s.statusCause(b.stopped); id != "" {
-				s.Fail(fmt.Sprintf("%s: feed request %d answered %d\nresponse body: %s", b.describe(), len(b.feed), b.stopped.Status, b.stopped.Excerpt()),
-					Problem{Requirement: string(id), Request: b.stopped.Request.String(), Expected: "status 200", Actual: fmt.Sprintf("status %d", b.stopped.Status)})
-			}
-			s.Block(fmt.Sprintf("the burst stopped at an answer that is no 200 and no 429: %s (judged by RATE-LIMIT-429)", b.stopped))
-		}
-		if b.passed < b.allowed {
-			last := b.feed[len(b.feed)-1]
-			s.failf("%s: feed request %d answered %d after %d passed; %d per minute must pass (%d minus the %d the suite had sent)\nresponse body: %s",
-				b.describe(), b.passed+1, last.Status, b.passed, b.allowed, schemas.FeedRequestsPerMinute, b.used, last.Excerpt())
+			// not throttled: refused, or broken: the oracle judges it by
+			// its rule
+			s.Block(fmt.Sprintf("the burst stopped at an answer that is no 200 and no 429 after %d passed: %s", b.passed, b.stopped))
 		}
 	})
 
@@ -423,13 +480,9 @@ func (s *suite) rateLimitSpecs() {
 			// the limit
 			s.Block(s.elsewhere(b.stopped, catalogue.RateLimit429))
 		case b.stopped != nil:
-			id, _ := s.statusCause(b.stopped) // a valid key refused is no limit
-			s.Fail(fmt.Sprintf("%s: feed request %d answered %d, want 429 once the limit is exceeded (rule: %d requests per minute per key)\nresponse body: %s",
-				b.describe(), len(b.feed), b.stopped.Status, schemas.FeedRequestsPerMinute, b.stopped.Excerpt()),
-				Problem{Requirement: string(id), Request: b.stopped.Request.String(), Expected: "status 429", Actual: fmt.Sprintf("status %d", b.stopped.Status)})
+			s.Block(fmt.Sprintf("%s: feed request %d answered %d, no 429 (the oracle judges it)", b.describe(), len(b.feed), b.stopped.Status))
 		case b.throttled == nil:
-			s.failf("%s: all passed, want a 429 after at most %d feed requests (rule: %d requests per minute per key, first, cursor and last pages alike)",
-				b.describe(), b.most, schemas.FeedRequestsPerMinute)
+			s.Block(fmt.Sprintf("%s: all passed, no 429 after more than any limiter of %d a minute admits (the oracle judges the bursts: RATE-LIMIT-429)", b.describe(), schemas.FeedRequestsPerMinute))
 		}
 	})
 
@@ -458,9 +511,8 @@ func (s *suite) rateLimitSpecs() {
 					again.Request, b.throttled.Header.Get("Retry-After"))))
 			}
 		}
-		// not throttled: what else it answers (a cursor page of the walk
-		// that waited) is the oracle's to judge by its own rules
-		s.expect(rl.after).NotTo(HaveStatus(http.StatusTooManyRequests), "rule: a request made after waiting what Retry-After says, to the millisecond, is not throttled, and a walk goes on with its cursor (Retry-After: %q)", b.throttled.Header.Get("Retry-After"))
+		// the oracle judges the answer: a 429 after waiting what
+		// Retry-After said, on the key the burst owns, is RATE-RETRY-AFTER's
 	})
 
 	It("goes on with a walk's cursor handed out before the 429, once its Retry-After was waited", requires(catalogue.FeedCursorWalk), func(ctx SpecContext) {
@@ -482,8 +534,9 @@ func (s *suite) rateLimitSpecs() {
 		if s.tg.otherKey() == "" {
 			skipFor("--free-key", needs("free-key")+": a second key to send while the first is throttled")
 		}
-		b := rl.throttled(ctx)
-		s.expect(b.other).To(HaveStatus(http.StatusOK), "rule: the limit counts per key; the other key was sent right after %s", b.describe())
+		rl.throttled(ctx)
+		// the oracle judges the other key's answer: a 429 while the burst
+		// key is throttled and it has room is RATE-PER-KEY's
 	})
 
 	s.strictRateLimit(rl)

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -126,17 +125,11 @@ func (s *suite) videoSpecs() {
 		Entry("an id that is not a string", `{"videoIds":[42]}`),
 	)
 	It("lists ids that cannot exist in missingVideoIds", requires(catalogue.VideosMissing), func(ctx SpecContext) {
+		// the oracle judges each answer: an id the suite invented is
+		// listed missing (VIDEOS-MISSING), every id in one list
 		ids, _ := twenty(ctx)
 		for _, ids := range [][]string{longest, ids, twentyLongest} {
-			resp := answered(ctx, ids)
-			var wrong []string
-			for _, id := range ids {
-				// in neither list is VIDEOS-PARTITION's
-				if strings.HasPrefix(id, "~no~such~video~") && listed(resp, id) == "videos" {
-					wrong = append(wrong, fmt.Sprintf("%s: %q (an id that cannot exist) is served as a VideoEntry, not in missingVideoIds", resp.Request, id))
-				}
-			}
-			s.noneOf("rule: only videos of tracked channels are served; other ids go to missingVideoIds", wrong)
+			answered(ctx, ids)
 		}
 	})
 	It("returns the videos seen in the feed as VideoEntries", requires(catalogue.VideosServed), func(ctx SpecContext) {
@@ -144,14 +137,7 @@ func (s *suite) videoSpecs() {
 		if len(known) == 0 {
 			Skip("the feed shows no video to ask for")
 		}
-		resp := answered(ctx, ids)
-		var wrong []string
-		for _, id := range known {
-			if where := listed(resp, id); where != "videos" {
-				wrong = append(wrong, fmt.Sprintf("%s: %q, seen in the feed, is not a VideoEntry (found in: %q)", resp.Request, id, where))
-			}
-		}
-		s.noneOf("rule: a video of a tracked channel, seen in the account's feed, comes back as a VideoEntry", wrong)
+		answered(ctx, ids) // the oracle judges the answer: VIDEOS-SERVED
 	})
 	It("returns VideoEntries that validate", requires(catalogue.VideosEntrySchema), func(ctx SpecContext) {
 		ids, _ := twenty(ctx)

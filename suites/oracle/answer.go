@@ -268,6 +268,13 @@ func (j *judging) feedPage() {
 	if hasNext && next == "" {
 		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "null when there are no more pages, else a cursor to pass", `nextCursor ""`)
 	}
+	if more && n > 0 && next == q.cursor {
+		// a cursor is a place in the feed: this one leads to this page
+		// again, and a walk never ends (an empty page that does so is
+		// judged as the end it is: chained)
+		j.fail(catalogue.FeedCursorEnd, "/nextCursor", "a cursor to the events after this page's, or null at the end",
+			fmt.Sprintf("nextCursor is the cursor that asked for this page of %d events: a walk reads it again and never ends", n))
+	}
 	seen := map[string]int{}
 	var prev int64
 	dup, order := 0, 0

@@ -174,10 +174,13 @@ type keyState struct {
 	walks     []*walk
 	walkChans map[string]bool // channels of its whole walks
 	videos    map[string]*videoFact
-	sends     []send
-	promise   map[Op]*promise
-	admitted  []time.Time // feed requests admitted
-	exceeded  bool
+	// servedTo: the video ids the key was served as VideoEntries, each
+	// with the answer that served it first
+	servedTo map[string]*client.Response
+	sends    []send
+	promise  map[Op]*promise
+	admitted []time.Time // feed requests admitted
+	exceeded bool
 	// throttledAt: the key's last feed answer, when it was a 429;
 	// throttledFull: the key's window may have been full then (the run's
 	// count of it was 20 or more, or unknown)
@@ -207,6 +210,9 @@ type keyState struct {
 	// the page read with it joined.
 	shortBy   map[string][]pendingShort
 	continued map[string][]string
+	// turns: the spans in which the key was admitted more feed requests
+	// than a limiter admits unless a fixed window turned over (turnover)
+	turns []turnSpan
 }
 
 // pendingShort is a short page that handed out a cursor, and its page in
@@ -244,6 +250,7 @@ type send struct {
 // room for room more requests then.
 type ownership struct {
 	event, room int
+	at          time.Time // when the owner took the key, by Now
 }
 
 type promise struct {
@@ -288,7 +295,7 @@ func (m *model) init() {
 func (m *model) key(token string) *keyState {
 	k := m.keys[token]
 	if k == nil {
-		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, promise: map[Op]*promise{},
+		k = &keyState{ids: map[string]bool{}, firstSeen: map[string]int{}, channels: map[string]bool{}, walkChans: map[string]bool{}, videos: map[string]*videoFact{}, servedTo: map[string]*client.Response{}, promise: map[Op]*promise{},
 			shortBy: map[string][]pendingShort{}, continued: map[string][]string{}}
 		m.keys[token] = k
 	}
@@ -426,6 +433,7 @@ func (m *model) window(j *judging) {
 		k.admitted = slices.Insert(k.admitted, i, sent)
 		m.admittedBound(j, k)
 		m.afterThrottle(j, k)
+		m.turnover(j, k)
 	}
 }
 
@@ -672,6 +680,91 @@ func (m *model) admittedBound(j *judging, k *keyState) {
 			return
 		}
 	}
+}
+
+// turnSpan is a span in which a key was admitted more feed requests than
+// any limiter of 20 a minute admits unless a fixed window turned over in
+// it: from the sending of its first admission to the answer of its last,
+// widened by the clocks' slack.
+type turnSpan struct {
+	from, to time.Time
+	resp     *client.Response
+}
+
+// maxTurnsKept bounds the spans a key keeps for turnover.
+const maxTurnsKept = 16
+
+// turnover: in less than a minute no limiter of 20 a minute admits more
+// than 20 feed requests of a key and what a bucket of 20 refills meanwhile
+// (a sliding log does not, nor a window that starts at the key's first
+// request after a quiet minute), unless a fixed window of a minute turned
+// over in that span. A window aligned to a clock turns over a whole
+// number of minutes apart: two such spans of a key in which no two
+// boundaries a whole number of minutes apart can fall tell no fixed
+// window either. Each span is kept; one on a key its owner took with an
+// empty window (room 20) less than a minute before (no window of its own
+// turns over then) fails when an earlier span of the key shares no grid
+// with it. A limiter that counts a burst short (per query, per address,
+// without its cursor pages) admits more than 20 in both bursts that a
+// sequence sends a minute apart, where a fixed window turns over in one.
+func (m *model) turnover(j *judging, k *keyState) {
+	if k.exceeded || j.o.drifted() {
+		return
+	}
+	ad, limit := k.admitted, schemas.FeedRequestsPerMinute
+	last := ad[len(ad)-1]
+	first := -1
+	for i := len(ad) - 1 - limit; i >= 0; i-- {
+		d := last.Sub(ad[i])
+		if d >= schemas.RateWindow-slack {
+			break
+		}
+		if refill := int(float64(limit) * (d + slack).Seconds() / schemas.RateWindow.Seconds()); len(ad)-i > limit+refill {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return
+	}
+	sp := turnSpan{from: ad[first].Add(-slack), to: j.at.Add(slack), resp: j.resp}
+	own := k.own
+	if own != nil && own.room == limit && k.ownedFor(j.resp.Seq) && !ad[first].Before(own.at) && j.at.Sub(own.at) < schemas.RateWindow-slack {
+		for _, e := range k.turns {
+			if !oneGrid(e, sp) {
+				k.exceeded = true
+				j.fail(catalogue.RateLimit429, "", fmt.Sprintf("429 past the limit: the key's window was empty when its owner took it %s before, and no limiter of %d a minute admits %d feed requests in %s unless a fixed window of a minute turned over then, which a window that turned over in the earlier span that admitted more than %d (%s to %s) does not",
+					j.at.Sub(own.at).Round(time.Millisecond), limit, len(ad)-first, j.at.Sub(ad[first]).Round(time.Millisecond), limit, e.from.Format("15:04:05.000"), e.to.Format("15:04:05.000")),
+					fmt.Sprintf("%d admitted", len(ad)-first), e.resp)
+				return
+			}
+		}
+	}
+	if n := len(k.turns); n > 0 && oneGridAt(k.turns[n-1], sp, 0) {
+		return // the same stretch of admissions
+	}
+	k.turns = append(k.turns, sp)
+	if len(k.turns) > maxTurnsKept {
+		k.turns = k.turns[1:]
+	}
+}
+
+// oneGrid reports whether a boundary in span a and one in span b can be a
+// whole number of minutes apart (the same fixed window's turns).
+func oneGrid(a, b turnSpan) bool {
+	// the least k for which a, k minutes on, ends after b begins
+	lo, w := b.from.Sub(a.to), schemas.RateWindow
+	k := lo / w
+	if lo < 0 && lo%w != 0 {
+		k--
+	}
+	return oneGridAt(a, b, int(k+1))
+}
+
+// oneGridAt reports whether span a moved by k minutes meets span b.
+func oneGridAt(a, b turnSpan, k int) bool {
+	d := time.Duration(k) * schemas.RateWindow
+	return a.from.Add(d).Before(b.to) && b.from.Before(a.to.Add(d))
 }
 
 // throttle is a feed 429 of a key: when it was sent and answered, the
@@ -1203,7 +1296,10 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 	w.start, w.head, w.hasHead = root.resp.Seq, root.head, root.hasHd
 	found := len(j.problems)
 	for _, before := range k.walks {
-		if before.end < w.start {
+		// a walk done before this one began, or one from the same first
+		// page: both show every event below its head (events arrive at
+		// the head only)
+		if before.end < w.start || before.pages[0] == w.pages[0] {
 			m.compareWalks(j, before, w)
 			m.endedShort(j, before, w)
 		}
@@ -1240,8 +1336,11 @@ func (m *model) walked(j *judging, k *keyState, last *node) {
 
 // compareWalks: a later whole walk holds every event of an earlier one
 // older than its head (new events arrive only at the head; none goes).
+// Each rule's problems are bounded apart: a walk that ended above
+// hundreds of events (FEED-CURSOR-END's) still shows the gap it left in
+// the events that share its last createdAt (FEED-CURSOR-WALK's).
 func (m *model) compareWalks(j *judging, before, after *walk) {
-	n := 0
+	n := map[catalogue.ID]int{}
 	for _, id := range slices.Sorted(maps.Keys(before.events)) {
 		e := before.events[id]
 		if after.hasHead && e.at >= after.head {
@@ -1249,9 +1348,6 @@ func (m *model) compareWalks(j *judging, before, after *walk) {
 		}
 		if _, ok := after.events[id]; ok {
 			continue
-		}
-		if n++; n > maxPerRule {
-			return
 		}
 		id2, exp := catalogue.FeedCursorWalk, "a later whole walk shows every event an earlier one showed below its head: no gap"
 		var near *client.Response
@@ -1266,6 +1362,9 @@ func (m *model) compareWalks(j *judging, before, after *walk) {
 			}
 		} else {
 			near = pageAround(after, e.at)
+		}
+		if n[id2]++; n[id2] > maxPerRule {
+			continue
 		}
 		j.fail(id2, "", exp, fmt.Sprintf("event %s (createdAt %d) is missing from the walk that ended here", jsondoc.Quote(id, 60), e.at), e.page.resp, near)
 	}
@@ -1371,9 +1470,25 @@ func pageAround(w *walk, at int64) *client.Response {
 func (m *model) videos(j *judging, entries []any, evs [][]event, served, missing []string) {
 	k := m.key(j.token)
 	for _, id := range missing {
-		if f := k.videos[id]; f != nil && !slices.Contains(served, id) && !m.otherShows(f.channel, j.token) {
+		f := k.videos[id]
+		if f == nil || slices.Contains(served, id) {
+			continue
+		}
+		// a video of a channel another key showed may have come to the
+		// key's feed from the other's (FEED-TENANT's), unless the target
+		// served it to the key already: then the channel is the key's
+		switch before := k.servedTo[id]; {
+		case before != nil:
+			j.fail(catalogue.VideosServed, "/missingVideoIds", "a video the key's feed showed, which the target served the key as a VideoEntry before, comes back as a VideoEntry",
+				fmt.Sprintf("%s listed missing", jsondoc.Quote(id, 60)), f.resp, before)
+		case !m.otherShows(f.channel, j.token):
 			j.fail(catalogue.VideosServed, "/missingVideoIds", "a video the key's feed showed comes back as a VideoEntry",
 				fmt.Sprintf("%s listed missing", jsondoc.Quote(id, 60)), f.resp)
+		}
+	}
+	for _, id := range served {
+		if _, ok := k.servedTo[id]; !ok && id != "" && !j.o.keys.Invented(id) {
+			k.servedTo[id] = j.resp
 		}
 	}
 	for i, e := range entries {

@@ -161,7 +161,7 @@ func (o *Oracle) Own(token string, room int) (release func()) {
 	defer o.mu.Unlock()
 	k := o.m.key(token)
 	o.m.moment++ // what is sent from now on was sent while it was owned
-	before, own := k.own, &ownership{event: o.m.moment, room: min(max(room, 0), schemas.FeedRequestsPerMinute)}
+	before, own := k.own, &ownership{event: o.m.moment, at: o.now(), room: min(max(room, 0), schemas.FeedRequestsPerMinute)}
 	k.own = own
 	return func() {
 		o.mu.Lock()
@@ -308,7 +308,7 @@ var Rules = []Rule{
 	{catalogue.VideosMissing, "an id the suite invented, or of a video no feed showed and of no channel of the account, or another id that folds (letter case, Unicode compatibility forms, space) to a video the feed showed, is listed missing"},
 	{catalogue.VideosPartition, "every requested id is in exactly one of the two lists, and nothing else is"},
 	{catalogue.VideosTenant, "no VideoEntry of a channel another account's feed shows and this account's whole feed never does"},
-	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits, nor after a feed 429 more than 20 for each minute since (none while no time passed: a limiter that loses its state shows); a throttle is 429, not 503; a 429 carries none of the data it refuses"},
+	{catalogue.RateLimit429, "no key is admitted more feed requests in a span than any limiter of 20 a minute admits, nor after a feed 429 more than 20 for each minute since (none while no time passed: a limiter that loses its state shows), nor, within a minute of a window its owner held empty, more than 20 and a bucket's refill unless a fixed window of a minute turned over then and in every earlier such span of the key, on one grid; a throttle is 429, not 503; a 429 carries none of the data it refuses"},
 	{catalogue.RateRetryAfter, "every 429 carries a Retry-After of delta-seconds or an HTTP-date; on a key whose window is the run's (every key on a clock the run moves, a key a sequence owns on any clock: Own), the first request after waiting it, nothing sent meanwhile, is not 429"},
 	{catalogue.RateAllows20, "on a key whose window is the run's, the feed is not 429 while the key sent fewer than 20 requests in the last minute (counted from what the run sent, or what the key's owner said its window held and what was sent since), and, unless a sequence owns the key, no key of the run filled that minute"},
 	{catalogue.RatePerKey, "on a key whose window is the run's, a key is not throttled for the traffic of others: not 429 when it sent nothing in a minute the others filled, nor, when a sequence owns it, while it sent fewer than 20 and another owned key was throttled after filling its window"},

@@ -415,6 +415,18 @@ var breaks = []struct {
 	{catalogue.VideosServed, "a video of the feed missing", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1"})}}},
+	{catalogue.FeedCursorEnd, "a page of events whose nextCursor is the cursor that asked for it (a walk that never ends)", []ex{
+		{req: feed("limit=1", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("c1", ev("e2", ms(2), "v1"))}}},
+	{catalogue.FeedCursorEnd, "a walk that ends above events a walk from the same first page showed", []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e3", ms(3), "v1"), ev("e4", ms(4), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("", ev("e3", ms(3), "v1"))}}},
+	{catalogue.VideosServed, "a video of the feed, of a channel the other key's feed shows too, served, then listed missing when asked twice", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: feed("", free), status: 200, body: page("", ev("e2", ms(2), "v2"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "New"))},
+		{req: videos(`{"videoIds":["v1","~x","v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1", "~x"})}}},
 	{catalogue.VideosServed, "a title the feed superseded, the clock still", []ex{
 		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
 		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "Old"))}}},
@@ -551,6 +563,19 @@ var conforming = []struct {
 	name string
 	xs   []ex
 }{
+	{"a video of the feed, of a channel the other key's feed shows too, listed missing (it may have come from the other's feed) and never served", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: feed("", free), status: 200, body: page("", ev("e2", ms(2), "v2"))},
+		{req: videos(`{"videoIds":["v1","~x","v1"]}`, pro), status: 200, body: videosAnswer([]string{"v1", "~x"})}}},
+	{"two walks from the same first page, at two page sizes, the second page's tie in another order", []ex{
+		{req: feed("limit=2", pro), status: 200, body: page("c1", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))},
+		{req: feed("cursor=c1&limit=2", pro), status: 200, body: page("", ev("e3", ms(3), "v1"), ev("e4", ms(3), "v1"))},
+		{req: feed("cursor=c1&limit=1", pro), status: 200, body: page("c2", ev("e4", ms(3), "v1"))},
+		{req: feed("cursor=c2&limit=1", pro), status: 200, body: page("", ev("e3", ms(3), "v1"))}}},
+	{"a video of the feed served, then served again when asked twice", []ex{
+		{req: feed("", pro), status: 200, body: page("", ev("e1", ms(1), "v1"))},
+		{req: videos(`{"videoIds":["v1"]}`, pro), status: 200, body: videosAnswer(nil, entry("v1", channel, "New"))},
+		{req: videos(`{"videoIds":["v1","~x","v1"]}`, pro), status: 200, body: videosAnswer([]string{"~x"}, entry("v1", channel, "New"))}}},
 	{"an empty feed, then a whole walk of the events that arrived since", []ex{
 		{req: feed("limit=3", pro), status: 200, body: page("")},
 		{req: feed("limit=200", pro), status: 200, body: page("", ev("e1", ms(1), "v1"), ev("e2", ms(2), "v1"))}}},
@@ -842,5 +867,29 @@ func TestBadCredentialServedLeavesTheWindowUnjudged(t *testing.T) {
 	}
 	if slices.Contains(blamed, catalogue.RateAllows20) || !slices.Contains(blamed, catalogue.AuthUnknown) {
 		t.Errorf("blamed %v, want AUTH-UNKNOWN and no RATE-ALLOWS-20", blamed)
+	}
+}
+
+// A whole walk that ends inside events that share a createdAt, above many
+// older events an earlier walk showed, is blamed for both: the events it
+// ended above (FEED-CURSOR-END) and the gap it left in the tie
+// (FEED-CURSOR-WALK), however many of the former there are.
+func TestAWalkEndedInsideATieShowsItsGap(t *testing.T) {
+	tie := []string{ev("h", ms(0), "v1"), ev("ta", ms(1), "v1"), ev("tb", ms(1), "v1"), ev("tc", ms(1), "v1")}
+	var older []string
+	for i := range 25 {
+		older = append(older, ev(fmt.Sprintf("o%02d", i), ms(2+i), "v1"))
+	}
+	w := newWorld()
+	if ps := w.judge(ex{req: feed("limit=200", pro), status: 200, body: page("", slices.Concat(tie, older)...)}); len(ps) > 0 {
+		t.Fatalf("the first walk breaks a rule: %s", describe(ps))
+	}
+	ps := w.judge(ex{req: feed("limit=3", pro), status: 200, body: page("", tie[:3]...), wait: time.Second})
+	got := map[catalogue.ID]int{}
+	for _, p := range ps {
+		got[p.Requirement]++
+	}
+	if got[catalogue.FeedCursorWalk] != 1 || got[catalogue.FeedCursorEnd] == 0 {
+		t.Errorf("want the gap in the tie (FEED-CURSOR-WALK, once) and the events below (FEED-CURSOR-END): %s", describe(ps))
 	}
 }

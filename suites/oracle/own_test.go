@@ -82,6 +82,21 @@ var realClockBreaks = []struct {
 		owned(pro, 20, slices.Concat(burst(pro, 20), []ex{{req: feed("limit=1", pro), status: 429, header: retryAfter("60"), body: errBody}, release(pro)})...),
 		owned(free, 20, slices.Concat(afterWait(burst(free, 20), time.Minute), []ex{{req: feed("limit=1", free), status: 429, header: retryAfter("40"), body: errBody}})...),
 		owned(pro, 20, ex{req: feed("limit=2", pro), status: 429, header: retryAfter("40"), body: errBody}))},
+	{catalogue.RateLimit429, "21 admitted in 0.7 s from a window the sequence owns empty, then again from one a window and 3 s later: no fixed window turns over in both", slices.Concat(fresh(),
+		owned(free, 20, overTheLimit(free)...), []ex{release(free), quiet(63 * time.Second)},
+		owned(free, 20, overTheLimit(free)...))},
+}
+
+// overTheLimit is 20 feed requests at once, and a 21st 0.7 s later, all
+// served: a burst past the limit, which only a fixed window that turned
+// over in those 0.7 s explains.
+func overTheLimit(key string) []ex {
+	return slices.Concat(atOnce(burst(key, 20)), []ex{{req: feed("limit=1", key), status: 200, body: page(""), wait: 700 * time.Millisecond}})
+}
+
+// quiet is d of nothing but a health request of no key.
+func quiet(d time.Duration) ex {
+	return ex{req: health(""), status: 200, body: `{"status":"ok"}`, wait: d}
 }
 
 // A break of each rule on a real clock, on keys a sequence owns, is caught
@@ -154,6 +169,11 @@ var realClockConforming = []struct {
 			{req: feed("limit=1", free), status: 429, header: retryAfter("5"), body: errBody},
 			{req: feed("limit=2", free), status: 429, header: retryAfter("5"), body: errBody, wait: time.Second},
 			{req: feed("limit=3", free), status: 200, body: page(""), wait: 50 * time.Second}})...))},
+	{"a fixed window on the clock's minutes: 21 admitted across its turn, and again from an empty window two minutes later, across its turn again", slices.Concat(fresh(),
+		owned(free, 20, overTheLimit(free)...), []ex{release(free), quiet(2*time.Minute - 700*time.Millisecond)},
+		owned(free, 20, overTheLimit(free)...))},
+	{"a bucket of 20 refilled over a minute: 20 at once, a 21st 3.5 s later", slices.Concat(fresh(),
+		owned(free, 20, slices.Concat(atOnce(burst(free, 20)), []ex{{req: feed("limit=1", free), status: 200, body: page(""), wait: 3500 * time.Millisecond}})...))},
 }
 
 func TestConformingOwnedKeysOnARealClockPass(t *testing.T) {
