@@ -528,12 +528,6 @@ func (s *suite) lockoutSpecs() {
 	}
 }
 
-// isErrorBody reports whether the body is an ErrorBody.
-func isErrorBody(resp *client.Response) bool {
-	ok, _ := BeErrorBody().Match(resp)
-	return ok
-}
-
 // credentialOf is the requirement of a credential, by its Authorization value.
 func credentialOf(t Target, auth string) catalogue.ID {
 	for _, cr := range credentials() {

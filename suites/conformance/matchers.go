@@ -3,7 +3,6 @@ package conformance
 import (
 	"errors"
 	"fmt"
-	"mime"
 	"strings"
 
 	"github.com/onsi/gomega/types"
@@ -180,21 +179,12 @@ func HaveJSONContentType() types.GomegaMatcher { return &contentTypeMatcher{} }
 
 type contentTypeMatcher struct{}
 
-// isJSONMediaType reports whether a Content-Type value names JSON.
-func isJSONMediaType(v string) bool {
-	mt, _, err := mime.ParseMediaType(v)
-	if err != nil {
-		return false
-	}
-	return mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")
-}
-
 func (m *contentTypeMatcher) Match(actual any) (bool, error) {
 	r, err := asResponse(actual)
 	if err != nil {
 		return false, err
 	}
-	return isJSONMediaType(r.Header.Get("Content-Type")), nil
+	return oracle.IsJSONMediaType(r.Header.Get("Content-Type")), nil
 }
 
 func (m *contentTypeMatcher) FailureMessage(actual any) string {

@@ -14,6 +14,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas"
 	"github.com/tcmkit/tcmkit/schemas/redact"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/oracle"
 )
 
 // preflight asks the health operation and the first feed page with the Pro
@@ -38,7 +39,7 @@ func (s *Session) preflight(ctx context.Context) error {
 	case feed.Status == http.StatusNotFound:
 		return fmt.Errorf("the target %s answered 404 to %s (and %d to %s): check the base URL and its path prefix, --target is what comes before %s",
 			s.tg.URL, feed.Request, health.Status, health.Request, schemas.PathFeed)
-	case feed.Status == http.StatusOK && !isJSON(feed) && !isJSONMediaType(feed.Header.Get("Content-Type")):
+	case feed.Status == http.StatusOK && !isJSON(feed) && !oracle.IsJSONMediaType(feed.Header.Get("Content-Type")):
 		// a web page, not the API; a body that says it is JSON and is not
 		// is the server's to answer for (FEED-PAGE-SCHEMA), not the run's
 		return fmt.Errorf("the target %s answered 200 to %s with a body that is not JSON (Content-Type %q): is --target the API's base URL, and not a web page or a proxy's?",

@@ -328,7 +328,3 @@ func (s *Session) elsewhere(resp *client.Response, own catalogue.ID) string {
 	}
 	return cursorRefused(resp)
 }
-
-// limited reports whether a valid key's answer is a 429 the client could
-// not wait out: the rate-limit probes judge those.
-func limited(resp *client.Response) bool { return resp.Status == http.StatusTooManyRequests }

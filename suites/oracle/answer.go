@@ -26,7 +26,7 @@ func (j *judging) headers() {
 		return
 	}
 	ct := j.resp.Header.Values("Content-Type")
-	if len(ct) != 1 || !isJSONMediaType(ct[0]) {
+	if len(ct) != 1 || !IsJSONMediaType(ct[0]) {
 		got := "no Content-Type header"
 		if len(ct) > 0 {
 			got = fmt.Sprintf("Content-Type %q", strings.Join(ct, ", "))
@@ -53,7 +53,7 @@ func (j *judging) headers() {
 // jsonMedia reports an answer that says it is JSON.
 func (j *judging) jsonMedia() bool {
 	ct := j.resp.Header.Values("Content-Type")
-	return len(ct) == 1 && isJSONMediaType(ct[0])
+	return len(ct) == 1 && IsJSONMediaType(ct[0])
 }
 
 // body judges the body by the rules of its status.

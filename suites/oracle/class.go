@@ -328,9 +328,9 @@ const (
 	either  verdict = "either" // the contract leaves it open: 200 or 400
 )
 
-// isJSONMediaType reports whether a Content-Type value names JSON
+// IsJSONMediaType reports whether a Content-Type value names JSON
 // (application/json or application/…+json, any parameters, any case).
-func isJSONMediaType(v string) bool {
+func IsJSONMediaType(v string) bool {
 	mt, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		return false
@@ -343,7 +343,7 @@ var bom = []byte("\xef\xbb\xbf")
 // classVideos reads a tracked-videos body.
 func classVideos(req client.Request) videosBody {
 	cts := req.Values("Content-Type")
-	b := videosBody{mediaOK: len(cts) == 1 && isJSONMediaType(cts[0])}
+	b := videosBody{mediaOK: len(cts) == 1 && IsJSONMediaType(cts[0])}
 	raw := req.Body
 	hasBOM := bytes.HasPrefix(raw, bom)
 	raw = bytes.TrimPrefix(raw, bom)
@@ -551,7 +551,7 @@ func repeatedMember(raw []byte, name string) json.RawMessage {
 // contract leaves open.
 func healthBodyValid(req client.Request) bool {
 	cts := req.Values("Content-Type")
-	if len(cts) != 1 || !isJSONMediaType(cts[0]) || bytes.HasPrefix(req.Body, bom) {
+	if len(cts) != 1 || !IsJSONMediaType(cts[0]) || bytes.HasPrefix(req.Body, bom) {
 		return false
 	}
 	doc, err := jsondoc.Decode(req.Body)
