@@ -69,13 +69,15 @@ if ((reuse)); then
 	rm -f "$dist/.binaries" "$dist"/SHA256SUMS "$dist"/*_image.tar
 	echo "6 binaries (linux, darwin, windows × amd64, arm64): built before, by ci/release.sh --binaries $version of this commit"
 else
-	for os in linux darwin windows; do
-		for arch in amd64 arm64; do
-			ext=""
-			[[ "$os" == windows ]] && ext=.exe
-			CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" GOFLAGS=-buildvcs=false go build -trimpath \
-				-ldflags "-s -w -X main.release=$version" -o "$dist/tcmkit_${version}_${os}_${arch}$ext" ./cmd/tcmkit
-		done
+	# linux/amd64 last: where this machine is one (CI's), its packages are
+	# those the other Go steps of a run compile meanwhile, with the same
+	# settings (ci/check.sh), and a go command compiles what another one is
+	# compiling at the same time again
+	for target in darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 linux/arm64 linux/amd64; do
+		os=${target%/*} arch=${target#*/} ext=""
+		[[ "$os" == windows ]] && ext=.exe
+		CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" GOFLAGS=-buildvcs=false go build -trimpath \
+			-ldflags "-s -w -X main.release=$version" -o "$dist/tcmkit_${version}_${os}_${arch}$ext" ./cmd/tcmkit
 	done
 	step "6 binaries (linux, darwin, windows × amd64, arm64)" "$t"
 fi
