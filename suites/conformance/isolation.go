@@ -12,6 +12,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/jsondoc"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/oracle"
 )
 
 // freeWalkLimit is the page size of the free key's walk: another than the
@@ -138,13 +139,8 @@ func foreignEvents(resp *client.Response, own, other *walk) []string {
 }
 
 // owner tells another account's events from this key's own, from both
-// accounts' whole walks: the one oracle of every tenant leak claimed in
-// the feed.
-type owner struct {
-	mineID, theirsID           map[string]bool
-	mineChannel, theirsChannel map[string]bool
-	head                       int64 // createdAt of own's newest event
-}
+// accounts' whole walks, by the oracle's rule (oracle.ShownForeign).
+type owner struct{ mine, theirs oracle.KnownFeed }
 
 func ownerOf(own, other *walk) owner {
 	// The probes ask it once a page of every probe: the walks of a run are
@@ -153,15 +149,15 @@ func ownerOf(own, other *walk) owner {
 	if o, ok := own.owners.Load(other); ok && done {
 		return o.(owner)
 	}
-	o := owner{mineID: map[string]bool{}, theirsID: map[string]bool{}, mineChannel: map[string]bool{}, theirsChannel: map[string]bool{}}
-	for i, e := range own.Events() {
-		o.mineID[e.ID], o.mineChannel[e.Channel] = true, true
-		if i == 0 || e.CreatedAt > o.head {
-			o.head = e.CreatedAt
+	o := owner{mine: oracle.KnownFeed{IDs: map[string]bool{}, Channels: map[string]bool{}}, theirs: oracle.KnownFeed{IDs: map[string]bool{}, Channels: map[string]bool{}}}
+	for _, e := range own.Events() {
+		o.mine.IDs[e.ID], o.mine.Channels[e.Channel] = true, true
+		if !o.mine.HasHead || e.CreatedAt > o.mine.Head {
+			o.mine.Head, o.mine.HasHead = e.CreatedAt, true
 		}
 	}
 	for _, e := range other.Events() {
-		o.theirsID[e.ID], o.theirsChannel[e.Channel] = true, true
+		o.theirs.IDs[e.ID], o.theirs.Channels[e.Channel] = true, true
 	}
 	if done {
 		own.owners.Store(other, o)
@@ -169,13 +165,8 @@ func ownerOf(own, other *walk) owner {
 	return o
 }
 
-// foreign reports whether an event is shown to be the other account's: the
-// other walk has its id and this one does not, and its channel is one the
-// other walk shows and this one never does (an id alone proves nothing:
-// ids two events share, or a page cut elsewhere, put one account's own
-// event under an id of the other's walk). An event newer than this key's
-// walk may be its own too (a channel it began to track, on a live feed).
+// foreign reports whether an event served to this key is shown to be the
+// other account's (oracle.ShownForeign).
 func (o owner) foreign(id, channel string, at int64) bool {
-	return id != "" && o.theirsID[id] && !o.mineID[id] &&
-		channel != "" && o.theirsChannel[channel] && !o.mineChannel[channel] && at <= o.head
+	return oracle.ShownForeign(id, channel, at, true, o.mine, o.theirs)
 }

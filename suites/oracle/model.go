@@ -1173,20 +1173,51 @@ func (m *model) resumes(j *judging, is *issue, evs []event) (skipped bool) {
 	return false
 }
 
+// KnownFeed is what an account's feed is known to hold, from its whole walks:
+// the ids it showed, the channels its whole walks show, and the createdAt
+// of its last whole walk's newest event (HasHead false: none).
+type KnownFeed struct {
+	IDs, Channels map[string]bool
+	Head          int64
+	HasHead       bool
+}
+
+// ShownForeign is FEED-TENANT's rule for one event served to the account
+// whose feed is mine: it is shown to be the other account's when theirs
+// has its id and mine never showed it, its channel is one theirs shows and
+// mine never does, and it is older than mine's last whole walk. (An id
+// alone proves nothing: ids two events share, or a page cut elsewhere, put
+// one account's own event under an id of the other's walk; and on a live
+// feed a channel may show its first events after the walk.) The oracle
+// judges pages asked with another key's cursor by it; the specs and probes
+// that ask one key's pages with another key, by it too.
+func ShownForeign(id, channel string, createdAt int64, hasTime bool, mine, theirs KnownFeed) bool {
+	return id != "" && theirs.IDs[id] && !mine.IDs[id] &&
+		channel != "" && theirs.Channels[channel] && !mine.Channels[channel] &&
+		mine.HasHead && hasTime && createdAt < mine.Head
+}
+
+// feed is what the key's feed is known to hold (see KnownFeed).
+func (k *keyState) feed() KnownFeed {
+	f := KnownFeed{IDs: k.ids, Channels: k.walkChans}
+	if len(k.walks) > 0 {
+		head := k.walks[len(k.walks)-1]
+		f.Head, f.HasHead = head.head, head.hasHead
+	}
+	return f
+}
+
 // tenant judges a page asked with another key's cursor: it shows no event
 // of another key's feed, older than the asking key's last whole walk, of a
-// channel that walk never shows (both feeds known whole).
+// channel that walk never shows (both feeds known whole; ShownForeign).
 func (m *model) tenant(j *judging, k *keyState, evs []event) {
 	if len(k.walks) == 0 {
 		return // the key's own feed is not known whole
 	}
-	head := k.walks[len(k.walks)-1]
+	mine := k.feed()
 	n := 0
 	for i, e := range evs {
-		if e.id == "" || k.ids[e.id] || e.channel == "" || k.walkChans[e.channel] || !head.hasHead || !e.hasTime || e.createdAt >= head.head {
-			continue // an event newer than the key's last whole walk may be of a channel that walk had no event of
-		}
-		owner := m.eventOwner(e, j.token)
+		owner := m.eventOwner(e, j.token, mine)
 		if owner == nil {
 			continue
 		}
@@ -1203,10 +1234,11 @@ func (m *model) tenant(j *judging, k *keyState, evs []event) {
 }
 
 // eventOwner is another key whose whole feed shows the event's channel and
-// whose pages showed the event; nil when none.
-func (m *model) eventOwner(e event, not string) *keyState {
+// whose pages showed the event, where mine's do not (ShownForeign); nil
+// when none.
+func (m *model) eventOwner(e event, not string, mine KnownFeed) *keyState {
 	for t, o := range m.keys {
-		if t != not && len(o.walks) > 0 && o.walkChans[e.channel] && o.ids[e.id] {
+		if t != not && len(o.walks) > 0 && ShownForeign(e.id, e.channel, e.createdAt, e.hasTime, mine, o.feed()) {
 			return o
 		}
 	}
