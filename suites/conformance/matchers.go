@@ -172,33 +172,3 @@ func (m *errorBodyMatcher) NegatedFailureMessage(actual any) string {
 	r, _ := asResponse(actual)
 	return fmt.Sprintf("%s: the body is an ErrorBody, want it not to be", r.Request)
 }
-
-// HaveJSONContentType succeeds when Content-Type is application/json or
-// another JSON media type (application/something+json), parameters allowed.
-func HaveJSONContentType() types.GomegaMatcher { return &contentTypeMatcher{} }
-
-type contentTypeMatcher struct{}
-
-func (m *contentTypeMatcher) Match(actual any) (bool, error) {
-	r, err := asResponse(actual)
-	if err != nil {
-		return false, err
-	}
-	return oracle.IsJSONMediaType(r.Header.Get("Content-Type")), nil
-}
-
-func (m *contentTypeMatcher) FailureMessage(actual any) string {
-	r, _ := asResponse(actual)
-	ct := r.Header.Values("Content-Type")
-	got := "no Content-Type header"
-	if len(ct) > 0 {
-		got = fmt.Sprintf("Content-Type %q", strings.Join(ct, ", "))
-	}
-	hand(r, Problem{Requirement: string(catalogue.ContentTypeJSON), Request: r.Request.String(), Expected: "a JSON media type (application/json)", Actual: got})
-	return fmt.Sprintf("%s (status %d): %s, want a JSON media type (application/json)", r.Request, r.Status, got)
-}
-
-func (m *contentTypeMatcher) NegatedFailureMessage(actual any) string {
-	r, _ := asResponse(actual)
-	return fmt.Sprintf("%s: Content-Type is JSON, want it not to be", r.Request)
-}
