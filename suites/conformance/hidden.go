@@ -253,69 +253,109 @@ const throttleLeft = 15 * time.Second
 // worth each time, past what any limiter may.
 const cycles = 3
 
+// makeLockout makes the second lockout: a burst until the first 429
+// (burst), what the key's throttle must not change (whileThrottled), then
+// cycles of the other operation and the feed (cycle), and under thorough
+// the sweep; on a virtual clock, the request after the last Retry-After.
 func (s *suite) makeLockout(ctx context.Context) *lockout {
 	GinkgoHelper()
-	key := s.tg.burstKey()
-	lo := &lockout{key: key}
+	r := &lockoutRun{s: s, ctx: ctx, lo: &lockout{key: s.tg.burstKey()}}
 	// The probes' lanes are done first: nothing else spends a key's window
 	// meanwhile.
 	if err := s.pace.Drain(ctx); err != nil {
 		s.failf("%v", err)
 	}
-	// The span is the target's: a server whose clock moves with every
-	// request (a manual clock) counts its windows on that clock.
-	now := func() time.Time {
-		if t, err := s.targetClock().Now(ctx); err == nil {
-			return t
-		}
-		return time.Now()
+	r.began = r.now()
+	if !r.burst() {
+		return r.lo
 	}
-	began := now()
-	send := func(req client.Request) *client.Response {
-		resp, err := s.c.Send(ctx, req)
-		if healthCut(req, err) {
-			return &client.Response{Request: req} // HEALTH-OK's finding
-		}
-		if err != nil {
-			s.failf("%v", err)
-		}
-		switch resp.Status {
-		case http.StatusOK:
-			if req.Path == schemas.PathFeed {
-				lo.admitted = append(lo.admitted, resp)
-			}
-		case http.StatusTooManyRequests:
-			lo.limited = append(lo.limited, resp)
-		}
-		return resp
+	r.whileThrottled()
+	r.cycle()
+	lo := r.lo
+	lo.elapsed = r.now().Sub(r.began)
+	last := lo.limited[len(lo.limited)-1]
+	if profile, _ := probe.ParseProfile(s.cfg.Profile); profile == probe.Thorough {
+		lo.sweep = s.sweep(ctx, lo.key)
+		last = lo.sweep[len(lo.sweep)-1]
 	}
-	// feedUntil429 sends feed requests, first pages and cursor pages, until
-	// a 429 or more than any limiter may admit.
-	// Each call starts again from the first page, limit 1: after a 429,
-	// queries that passed before come again (a server that answers a
-	// throttled request with an earlier answer shows).
-	feedUntil429 := func(spread time.Duration) bool {
-		cursor := ""
-		for i := 0; len(lo.admitted) <= mostAdmitted(now().Sub(began)); i++ {
-			if i > 0 && i < schemas.FeedRequestsPerMinute && spread > 0 {
-				// (the first window's worth only: a world whose clock also
-				// moves with every request admits a request every few
-				// seconds for ever)
-				if err := s.pace.Wait(ctx, spread); err != nil {
-					s.failf("%v", err)
-				}
-			}
-			resp := send(pageRequest(strconv.Itoa(i%10+1), cursor, key))
-			if resp.Status == http.StatusTooManyRequests {
-				return true
-			}
-			if resp.Status != http.StatusOK {
-				return false
-			}
-			_, cursor = pageShape(resp)
-		}
-		return false
+	lo.resumed = s.resume(ctx, last, lo.key)
+	return lo
+}
+
+// lockoutRun is a lockout being made: what the key was answered, and when
+// the lockout began on the target's clock.
+type lockoutRun struct {
+	s     *suite
+	ctx   context.Context
+	lo    *lockout
+	began time.Time
+}
+
+// now is the target's time: a server whose clock moves with every request
+// (a manual clock) counts its windows on that clock.
+func (r *lockoutRun) now() time.Time {
+	if t, err := r.s.targetClock().Now(r.ctx); err == nil {
+		return t
 	}
+	return time.Now()
+}
+
+// send sends req and files its answer: a feed 200 as admitted, any 429 as
+// limited.
+func (r *lockoutRun) send(req client.Request) *client.Response {
+	GinkgoHelper()
+	resp, err := r.s.c.Send(r.ctx, req)
+	if healthCut(req, err) {
+		return &client.Response{Request: req} // HEALTH-OK's finding
+	}
+	if err != nil {
+		r.s.failf("%v", err)
+	}
+	switch resp.Status {
+	case http.StatusOK:
+		if req.Path == schemas.PathFeed {
+			r.lo.admitted = append(r.lo.admitted, resp)
+		}
+	case http.StatusTooManyRequests:
+		r.lo.limited = append(r.lo.limited, resp)
+	}
+	return resp
+}
+
+// feedUntil429 sends feed requests, first pages and cursor pages, until a
+// 429 or more than any limiter may admit, and reports whether a 429 came.
+// Each call starts again from the first page, limit 1: after a 429,
+// queries that passed before come again (a server that answers a
+// throttled request with an earlier answer shows).
+func (r *lockoutRun) feedUntil429(spread time.Duration) bool {
+	GinkgoHelper()
+	cursor := ""
+	for i := 0; len(r.lo.admitted) <= mostAdmitted(r.now().Sub(r.began)); i++ {
+		if i > 0 && i < schemas.FeedRequestsPerMinute && spread > 0 {
+			// (the first window's worth only: a world whose clock also
+			// moves with every request admits a request every few
+			// seconds for ever)
+			if err := r.s.pace.Wait(r.ctx, spread); err != nil {
+				r.s.failf("%v", err)
+			}
+		}
+		resp := r.send(pageRequest(strconv.Itoa(i%10+1), cursor, r.lo.key))
+		if resp.Status == http.StatusTooManyRequests {
+			return true
+		}
+		if resp.Status != http.StatusOK {
+			return false
+		}
+		_, cursor = pageShape(resp)
+	}
+	return false
+}
+
+// burst sends feed requests until the first 429, and reports whether one
+// came (else lo.noLockout says why not).
+func (r *lockoutRun) burst() bool {
+	GinkgoHelper()
+	s, lo := r.s, r.lo
 	// On a virtual clock the first burst goes a second a request, at no
 	// cost: the window it fills then ends a request at a time, and a 429
 	// after it says when the oldest leaves (resume).
@@ -323,7 +363,7 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 	if s.virtualClock() {
 		spread = time.Second
 	}
-	got429 := feedUntil429(spread)
+	got429 := r.feedUntil429(spread)
 	// A key still throttled by what came before (a spec that did not wait
 	// for its Retry-After, another client on the key) is waited for first
 	// on a virtual clock, at no cost: the lockout is a new one. In real
@@ -331,20 +371,29 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 	if got429 && len(lo.admitted) == 0 && s.virtualClock() {
 		d, err := client.ParseRetryAfter(lo.limited[0].Header.Get("Retry-After"), client.ServerTime(lo.limited[0].Header, time.Now()))
 		if err != nil || d > s.cfg.MaxWait {
-			lo.noLockout = fmt.Sprintf("key %s was throttled before the lockout, and its Retry-After cannot be waited for (the rate-limit specs judge it)", redact.Form(key))
-			return lo
+			lo.noLockout = fmt.Sprintf("key %s was throttled before the lockout, and its Retry-After cannot be waited for (the rate-limit specs judge it)", redact.Form(lo.key))
+			return false
 		}
-		if err := s.wait(ctx, d, "the burst key is still throttled; the second lockout starts from a window with room"); err != nil {
+		if err := s.wait(r.ctx, d, "the burst key is still throttled; the second lockout starts from a window with room"); err != nil {
 			s.failf("%v", err)
 		}
-		began = now()
-		got429 = feedUntil429(spread)
+		r.began = r.now()
+		got429 = r.feedUntil429(spread)
 	}
 	if !got429 {
-		lo.noLockout = fmt.Sprintf("no 429 came on key %s after %d feed requests passed (the rate-limit specs judge the limit)", redact.Form(key), len(lo.admitted))
-		return lo
+		lo.noLockout = fmt.Sprintf("no 429 came on key %s after %d feed requests passed (the rate-limit specs judge the limit)", redact.Form(lo.key), len(lo.admitted))
+		return false
 	}
 	lo.first = lo.limited[len(lo.limited)-1]
+	return true
+}
+
+// whileThrottled sends, while the key is throttled, what its throttle must
+// not change: the other key's request, the key in another form, and bad
+// credentials.
+func (r *lockoutRun) whileThrottled() {
+	GinkgoHelper()
+	s, lo, ctx := r.s, r.lo, r.ctx
 	// The other key while the key is throttled. Under thorough the other
 	// key's lane may have just filled its window: it waits for room for
 	// its one request if the room comes well before the key's throttle
@@ -352,18 +401,18 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 	if other := s.tg.otherKey(); other != "" {
 		d, err := client.ParseRetryAfter(lo.first.Header.Get("Retry-After"), client.ServerTime(lo.first.Header, time.Now()))
 		room := s.roomIn(other, "", 1)
-		if profile, _ := probe.ParseProfile(s.cfg.Profile); profile == probe.Thorough && err == nil && room > 0 && room < d-now().Sub(began)-throttleLeft {
+		if profile, _ := probe.ParseProfile(s.cfg.Profile); profile == probe.Thorough && err == nil && room > 0 && room < d-r.now().Sub(r.began)-throttleLeft {
 			if err := s.wait(ctx, room, "room in the other key's window for one request, while the key is still throttled"); err != nil {
 				s.failf("%v", err)
 			}
 		}
-		lo.other = send(limitRequest("1", other))
+		lo.other = r.send(limitRequest("1", other))
 	}
 	// The throttled key itself with its scheme in lower case: HTTP's
 	// grammar lets a server accept it or not, but a limiter that serves it
 	// at once counts the key apart by the way it is written (the oracle
 	// judges it).
-	lo.forms = append(lo.forms, send(client.Request{Method: http.MethodGet, Path: schemas.PathFeed, Query: "limit=1", Auth: "bearer " + key}))
+	lo.forms = append(lo.forms, r.send(client.Request{Method: http.MethodGet, Path: schemas.PathFeed, Query: "limit=1", Auth: "bearer " + lo.key}))
 	// Bad credentials while the key is throttled: 401, not 429.
 	for _, cr := range credentials() {
 		if cr.name == "the Pro key with a character added" || cr.name == "the Pro key without its last character" || cr.name == "a scheme other than Bearer (with the valid Pro key)" {
@@ -373,35 +422,33 @@ func (s *suite) makeLockout(ctx context.Context) *lockout {
 		if skip != "" {
 			continue
 		}
-		lo.badKeys = append(lo.badKeys, send(client.Get(schemas.PathFeed, nil, auth)), send(client.PostJSON(schemas.PathVideos, oneInventedID(), auth)))
+		lo.badKeys = append(lo.badKeys, r.send(client.Get(schemas.PathFeed, nil, auth)), r.send(client.PostJSON(schemas.PathVideos, oneInventedID(), auth)))
 		if w := s.fullWalk(ctx); len(w.Pages) > 1 {
 			// a cursor handed to the Pro key is no credential
 			req := pageRequest("", w.Pages[0].Next, "")
 			req.Auth = auth
-			lo.badKeys = append(lo.badKeys, send(req))
+			lo.badKeys = append(lo.badKeys, r.send(req))
 		}
 	}
-	// Tracked videos until a 429 (its limit is open: none may come), then
-	// the feed; then twice more a tracked-videos request and the feed.
+}
+
+// cycle asks tracked videos until a 429 (its limit is open: none may
+// come), then the feed; then twice more a tracked-videos request and the
+// feed.
+func (r *lockoutRun) cycle() {
+	GinkgoHelper()
+	key := r.lo.key
 	for range schemas.FeedRequestsPerMinute + 1 {
-		if send(videosRequest([]string{inventedID(0, 24)}, key)).Status == http.StatusTooManyRequests {
+		if r.send(videosRequest([]string{inventedID(0, 24)}, key)).Status == http.StatusTooManyRequests {
 			break
 		}
 	}
-	feedUntil429(0)
+	r.feedUntil429(0)
 	for i := range cycles - 1 {
-		send(videosRequest([]string{inventedID(0, 24)}, key))
-		send(throttledAsk(i, key))
-		feedUntil429(0)
+		r.send(videosRequest([]string{inventedID(0, 24)}, key))
+		r.send(throttledAsk(i, key))
+		r.feedUntil429(0)
 	}
-	lo.elapsed = now().Sub(began)
-	last := lo.limited[len(lo.limited)-1]
-	if profile, _ := probe.ParseProfile(s.cfg.Profile); profile == probe.Thorough {
-		lo.sweep = s.sweep(ctx, key)
-		last = lo.sweep[len(lo.sweep)-1]
-	}
-	lo.resumed = s.resume(ctx, last, key)
-	return lo
 }
 
 // resume waits what the key's last answer, a feed 429 after many refused

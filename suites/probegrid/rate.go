@@ -65,152 +65,191 @@ func (a *admissions) admit(at time.Time, resp *client.Response) bool {
 // rateSequence sends the probe's sequence: lockouts on the free key
 // (after-burst), or the operations interleaved on the Pro key.
 func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
-	h, pro := pr.h, pr.keys().Pro
-	key := pr.keyOf(p.Role)
-	a := &admissions{}
-	if key == "" {
-		a.blocked = h.Needs("free-key")
-		return a
+	r := &rateRun{pr: pr, h: pr.h, ctx: ctx, key: pr.keyOf(p.Role), a: &admissions{}, other: func() {}}
+	if r.key == "" {
+		r.a.blocked = r.h.Needs("free-key")
+		return r.a
 	}
-	now := func() time.Time {
-		t, err := h.TargetClock().Now(ctx)
-		if err != nil {
-			return time.Now()
-		}
-		return t
-	}
-	// From a fresh window: a window after the suite's last request on the
-	// key (the suite knows what it sent; the rest is the target's
-	// history).
-	if d := h.RoomIn(key, "", schemas.FeedRequestsPerMinute); d > 0 {
-		if err := h.Wait(ctx, d, "a fresh window for the rate probes"); err != nil {
-			a.blocked = err.Error()
-			return a
-		}
-	}
-	// room is what the suite's count leaves in a key's window now.
-	room := func(key string) int {
-		return schemas.FeedRequestsPerMinute - len(h.Client().RecentUses(key, schemas.RateWindow))
+	if !r.freshWindow() {
+		return r.a
 	}
 	if p.Shape == probe.AfterBurst {
 		// The lockouts' window is the sequence's from here on, fresh: the
 		// oracle judges their answers by it (RATE-ALLOWS-20 from the fresh
 		// window, RATE-RETRY-AFTER after each wait).
-		defer h.Own(key, room(key))()
+		defer r.h.Own(r.key, r.room(r.key))()
 	}
-	// The Pro key is asked once while the key is throttled: in a lane, it
-	// is held that long, with room for that request.
-	other := func() {}
-	defer func() { other() }()
-	if key != pro && p.Shape == probe.AfterBurst && pace.InLane(ctx) {
-		release, err := h.Pace().Hold(ctx, pro)
-		if err == nil {
-			other = release
-			err = pr.waitRoom(ctx, pro, "", 1, "room in the Pro key's window for one request while the other key is throttled")
-		}
-		if err != nil {
-			a.blocked = err.Error()
-			return a
-		}
-	}
-	send := func(req client.Request) *client.Response {
-		resp, err := h.Client().Send(ctx, req)
-		if err != nil {
-			a.blocked = "the target gave no answer to judge: " + h.Redact(err.Error())
-		}
-		return resp
-	}
-	// feed sends feed requests (limit 1 to 10, every other one following
-	// the cursor of the one before) until a 429, at most most of them
-	// pass; false when the sequence stops.
-	feed := func(most int) bool {
-		cursor, passed := "", 0
-		for i := 0; passed < most; i++ {
-			resp := send(h.PageRequest(strconv.Itoa(i%10+1), cursor, key))
-			if resp == nil {
-				return false
-			}
-			switch resp.Status {
-			case http.StatusOK:
-				passed++
-				if !a.admit(now(), resp) {
-					return false
-				}
-				if _, next := h.PageShape(resp); i%2 == 0 {
-					cursor = next
-				} else {
-					cursor = ""
-				}
-			case http.StatusTooManyRequests:
-				a.limited = append(a.limited, resp)
-				return true
-			default:
-				a.stopped, a.stopCause = resp, h.Elsewhere(resp, catalogue.RateLimit429)
-				return false
-			}
-		}
-		return true
-	}
-	retryAfter := func(resp *client.Response) (time.Duration, bool) {
-		d, err := client.ParseRetryAfter(resp.Header.Get("Retry-After"), client.ServerTime(resp.Header, time.Now()))
-		return d, err == nil && d <= h.MaxWait()
-	}
+	defer func() { r.other() }()
 	if p.Shape == probe.BothOps {
-		// Three times: tracked videos, then the feed up to one request
-		// under the limit. Whether the operations share the limit is
-		// open; that one resets the other's count is not.
-		ids := h.KnownVideoIDs(ctx, 1)
-		if len(ids) == 0 {
-			ids = []string{h.InventedID(0, 24)}
-		}
-		for range 3 {
-			if send(h.VideosRequest(ids, key)) == nil {
-				return a
-			}
-			if !feed(schemas.FeedRequestsPerMinute - 1) {
-				return a
-			}
-		}
-		return a
+		r.bothOperations()
+		return r.a
 	}
+	if p.Shape == probe.AfterBurst && r.key != r.h.Keys().Pro && pace.InLane(ctx) && !r.holdPro() {
+		return r.a
+	}
+	r.lockouts()
+	return r.a
+}
+
+// rateRun is a rate sequence under way: the key it measures and what it
+// saw.
+type rateRun struct {
+	pr  *prober
+	h   Host
+	ctx context.Context
+	key string
+	a   *admissions
+	// other releases the Pro key held for the one request asked of it
+	// while the key is throttled
+	other func()
+}
+
+// now is the target's time.
+func (r *rateRun) now() time.Time {
+	t, err := r.h.TargetClock().Now(r.ctx)
+	if err != nil {
+		return time.Now()
+	}
+	return t
+}
+
+// room is what the suite's count leaves in a key's window now.
+func (r *rateRun) room(key string) int {
+	return schemas.FeedRequestsPerMinute - len(r.h.Client().RecentUses(key, schemas.RateWindow))
+}
+
+// freshWindow waits for a window after the suite's last request on the
+// key (the suite knows what it sent; the rest is the target's history);
+// false when the sequence is blocked.
+func (r *rateRun) freshWindow() bool {
+	if d := r.h.RoomIn(r.key, "", schemas.FeedRequestsPerMinute); d > 0 {
+		if err := r.h.Wait(r.ctx, d, "a fresh window for the rate probes"); err != nil {
+			r.a.blocked = err.Error()
+			return false
+		}
+	}
+	return true
+}
+
+// holdPro holds the Pro key, with room for one request, for the other key's
+// lockouts: in a lane, it is asked once while the key is throttled. False
+// when the sequence is blocked.
+func (r *rateRun) holdPro() bool {
+	pro := r.h.Keys().Pro
+	release, err := r.h.Pace().Hold(r.ctx, pro)
+	if err == nil {
+		r.other = release
+		err = r.pr.waitRoom(r.ctx, pro, "", 1, "room in the Pro key's window for one request while the other key is throttled")
+	}
+	if err != nil {
+		r.a.blocked = err.Error()
+		return false
+	}
+	return true
+}
+
+// send sends req; nil (and the sequence blocked) when no answer came.
+func (r *rateRun) send(req client.Request) *client.Response {
+	resp, err := r.h.Client().Send(r.ctx, req)
+	if err != nil {
+		r.a.blocked = "the target gave no answer to judge: " + r.h.Redact(err.Error())
+	}
+	return resp
+}
+
+// feed sends feed requests (limit 1 to 10, every other one following the
+// cursor of the one before) until a 429, at most most of them pass; false
+// when the sequence stops.
+func (r *rateRun) feed(most int) bool {
+	h, a := r.h, r.a
+	cursor, passed := "", 0
+	for i := 0; passed < most; i++ {
+		resp := r.send(h.PageRequest(strconv.Itoa(i%10+1), cursor, r.key))
+		if resp == nil {
+			return false
+		}
+		switch resp.Status {
+		case http.StatusOK:
+			passed++
+			if !a.admit(r.now(), resp) {
+				return false
+			}
+			if _, next := h.PageShape(resp); i%2 == 0 {
+				cursor = next
+			} else {
+				cursor = ""
+			}
+		case http.StatusTooManyRequests:
+			a.limited = append(a.limited, resp)
+			return true
+		default:
+			a.stopped, a.stopCause = resp, h.Elsewhere(resp, catalogue.RateLimit429)
+			return false
+		}
+	}
+	return true
+}
+
+// bothOperations asks, three times, tracked videos and then the feed up to
+// one request under the limit. Whether the operations share the limit is
+// open; that one resets the other's count is not.
+func (r *rateRun) bothOperations() {
+	ids := r.h.KnownVideoIDs(r.ctx, 1)
+	if len(ids) == 0 {
+		ids = []string{r.h.InventedID(0, 24)}
+	}
+	for range 3 {
+		if r.send(r.h.VideosRequest(ids, r.key)) == nil {
+			return
+		}
+		if !r.feed(schemas.FeedRequestsPerMinute - 1) {
+			return
+		}
+	}
+}
+
+// lockouts bursts until a 429 and waits what its Retry-After says, lockout
+// after lockout; after the first, the Pro key is asked once while the key
+// is throttled.
+func (r *rateRun) lockouts() {
+	h, a, pro := r.h, r.a, r.h.Keys().Pro
 	for l := range probe.Lockouts {
-		if !feed(mostAdmittedIn(0)+1) || len(a.limited) <= l {
-			return a
+		if !r.feed(mostAdmittedIn(0)+1) || len(a.limited) <= l {
+			return
 		}
 		throttled := a.limited[len(a.limited)-1]
-		if n := room(pro); l == 0 && pro != key && n > 0 {
+		if n := r.room(pro); l == 0 && pro != r.key && n > 0 {
 			// the suite's count of the Pro key's minute leaves it room:
 			// the oracle judges a 429 to it (RATE-PER-KEY)
 			release := h.Own(pro, n)
-			a.other = send(h.LimitRequest("1", pro))
+			a.other = r.send(h.LimitRequest("1", pro))
 			release()
 		}
 		if l == 0 {
-			other()
-			other = func() {}
+			r.other()
+			r.other = func() {}
 		}
-		d, ok := retryAfter(throttled)
-		if !ok {
-			return a // the Retry-After specs judge it
+		d, err := client.ParseRetryAfter(throttled.Header.Get("Retry-After"), client.ServerTime(throttled.Header, time.Now()))
+		if err != nil || d > h.MaxWait() {
+			return // the Retry-After specs judge it
 		}
-		if err := h.Wait(ctx, d, "what Retry-After said, between the lockouts that measure the window"); err != nil {
+		if err := h.Wait(r.ctx, d, "what Retry-After said, between the lockouts that measure the window"); err != nil {
 			a.blocked = err.Error()
-			return a
+			return
 		}
-		if resp := send(h.LimitRequest("1", key)); resp != nil {
+		if resp := r.send(h.LimitRequest("1", r.key)); resp != nil {
 			a.after = append(a.after, resp)
 			switch resp.Status {
 			case http.StatusOK:
-				if !a.admit(now(), resp) {
-					return a
+				if !a.admit(r.now(), resp) {
+					return
 				}
 			case http.StatusTooManyRequests:
 				a.limited = append(a.limited, resp)
-				return a
+				return
 			}
 		}
 	}
-	return a
 }
 
 // check holds what the sequence's probe needs to be judged; it judges

@@ -375,31 +375,60 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 			return 1
 		}
 	}
+	printServing(stdout, o, info, worldAt)
+	log.Info("listening", "url", info.URL, "serving", serving(o, info, worldAt), "speed", o.Sim.Speed)
+
+	code := awaitEnd(ctx, name, stderr, log, sim, srv, served)
+	if o.ClientReport != "" {
+		// After the shutdown: every request that was answered is judged.
+		// The exit status says the verdict (clients.ExitStatus: 3 a
+		// client failed, 4 no client judged), unless serving failed.
+		outcome, err := writeClientReport(o, clients.Of(sim), info, started, stdout)
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			code = 1
+		case code == 0:
+			code = clients.ExitStatus(outcome)
+		}
+	}
+	if code == 0 {
+		log.Info("stopped")
+	}
+	return code
+}
+
+// printServing says what the simulator serves, where, on which clock, and
+// how its clients are judged.
+func printServing(w io.Writer, o Settings, info simulator.Info, worldAt time.Time) {
 	mode := "manual clock (POST " + info.ControlURL + "/clock/advance)"
 	if o.Sim.Speed > 0 {
 		mode = "real time × " + strconv.FormatFloat(o.Sim.Speed, 'g', -1, 64)
 	}
-	fmt.Fprintf(stdout, "Tracked-Channel Monitoring API simulator, %s, %s\n", serving(o, info, worldAt), mode)
-	fmt.Fprintf(stdout, "  url:         %s\n", info.URL)
+	fmt.Fprintf(w, "Tracked-Channel Monitoring API simulator, %s, %s\n", serving(o, info, worldAt), mode)
+	fmt.Fprintf(w, "  url:         %s\n", info.URL)
 	if info.ControlURL != "" {
-		fmt.Fprintf(stdout, "  control:     %s\n", info.ControlURL)
+		fmt.Fprintf(w, "  control:     %s\n", info.ControlURL)
 	}
 	// Beyond loopback (a container), standard output ends up in logs that
 	// others read: the keys are for GET /_control/info.
-	fmt.Fprint(stdout, keyLines(info.Keys, !loopback(o.Addr)))
-	fmt.Fprintf(stdout, "  exposure:    %s\n", exposure(o))
-	fmt.Fprintf(stdout, "  clients:     %s\n", judging(o, info))
+	fmt.Fprint(w, keyLines(info.Keys, !loopback(o.Addr)))
+	fmt.Fprintf(w, "  exposure:    %s\n", exposure(o))
+	fmt.Fprintf(w, "  clients:     %s\n", judging(o, info))
 	if len(info.NamedFaults) > 0 {
-		fmt.Fprintf(stdout, "  faults:      %s\n", namedFaults(info.NamedFaults))
+		fmt.Fprintf(w, "  faults:      %s\n", namedFaults(info.NamedFaults))
 	}
 	if info.Recording != nil {
-		fmt.Fprintf(stdout, "  recording:   %s\n", info.Recording)
+		fmt.Fprintf(w, "  recording:   %s\n", info.Recording)
 	}
 	if o.draw != nil {
-		fmt.Fprint(stdout, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
+		fmt.Fprint(w, "  "+strings.ReplaceAll(strings.TrimSuffix(o.draw.String(), "\n"), "\n", "\n  ")+"\n")
 	}
-	log.Info("listening", "url", info.URL, "serving", serving(o, info, worldAt), "speed", o.Sim.Speed)
+}
 
+// awaitEnd serves until serving fails or ctx is done, then shuts the server
+// down within shutdownGrace; it returns the exit status so far.
+func awaitEnd(ctx context.Context, name string, stderr io.Writer, log *slog.Logger, sim *simulator.Server, srv *http.Server, served <-chan error) int {
 	code := 0
 	select {
 	case err := <-served:
@@ -417,22 +446,6 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 			_ = srv.Close()
 			code = 1
 		}
-	}
-	if o.ClientReport != "" {
-		// After the shutdown: every request that was answered is judged.
-		// The exit status says the verdict (clients.ExitStatus: 3 a
-		// client failed, 4 no client judged), unless serving failed.
-		outcome, err := writeClientReport(o, clients.Of(sim), info, started, stdout)
-		switch {
-		case err != nil:
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
-			code = 1
-		case code == 0:
-			code = clients.ExitStatus(outcome)
-		}
-	}
-	if code == 0 {
-		log.Info("stopped")
 	}
 	return code
 }
