@@ -120,11 +120,17 @@ var feedShapes = []Shape{CursorPage, DeepPage, LiveHead, LongWalk}
 // for every requirement (where a shape and an input can meet, which roles
 // can send them), then what the requirement's oracle can judge.
 func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
-	// Ids made from the Pro account's feed are the Pro key's to ask.
-	if in.FromFeed && role != Pro {
+	// Past 20 requests in a minute a valid key's answers are 429s: what
+	// they say of the key, their bodies and the limiter is judged there,
+	// not the pages they do not hold.
+	if shape == AfterBurst && !role.Bad() && (o == OracleSchema || o == OraclePageSize || o == OracleOrder || o == OracleWalk || o == OracleLists || o == OracleTenant) {
 		return false
 	}
-	// Where a shape and an input can meet.
+	return meets(shape, in) && sends(role, shape, in) && judges(id, o, role, shape, in)
+}
+
+// meets reports whether a shape and an input can meet in one request.
+func meets(shape Shape, in Input) bool {
 	switch {
 	case in.Op == Health:
 		// The health operation takes a body and has no shape but the
@@ -148,10 +154,13 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	case shape != FirstPage && in.Class != Default:
 		return false // the other shapes take the usage shown: the shape is what varies
 	}
-	// Past 20 requests in a minute a valid key's answers are 429s: what
-	// they say of the key, their bodies and the limiter is judged there,
-	// not the pages they do not hold.
-	if shape == AfterBurst && !role.Bad() && (o == OracleSchema || o == OraclePageSize || o == OracleOrder || o == OracleWalk || o == OracleLists || o == OracleTenant) {
+	return true
+}
+
+// sends reports whether a role sends a shape and an input.
+func sends(role Role, shape Shape, in Input) bool {
+	// Ids made from the Pro account's feed are the Pro key's to ask.
+	if in.FromFeed && role != Pro {
 		return false
 	}
 	// Which roles send what. A bad key is refused whatever it asks: its
@@ -171,7 +180,12 @@ func applies(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	if role == Free && (shape == LongWalk || in.Verdict != Valid) {
 		return false
 	}
-	// What the oracle judges.
+	return true
+}
+
+// judges reports whether the requirement's oracle can judge what a role's
+// request of that shape and input answers.
+func judges(id catalogue.ID, o Oracle, role Role, shape Shape, in Input) bool {
 	switch o {
 	case OracleHealth:
 		// what health answers to a body that is no object is open
