@@ -857,6 +857,42 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 	if q.foreign != nil {
 		m.tenant(j, k, evs)
 	}
+	m.shows(j, k, evs)
+	// the chain this page continues, or begins when it asked no cursor
+	var parent *node
+	switch {
+	case q.issued != nil:
+		parent = q.issued.chain
+	case q.cursor != "" || slices.Contains(q.open, "cursor") || q.broken:
+		if short != nil {
+			j.failShort(short) // no walk of the key's own to explain it
+		}
+		return
+	}
+	nd := newNode(j, parent, evs, oldest, troubled)
+	m.place(j, k, nd, evs, short)
+	m.continues(j, k, q.cursor, evs, nd.troubled)
+	if short != nil && hasNext && next != "" {
+		ps := pendingShort{short: short, page: nd}
+		if ids, ok := k.continued[next]; ok {
+			if ps.leadsOn(ids) {
+				j.failShort(short)
+			}
+		} else {
+			k.shortBy[next] = append(k.shortBy[next], ps)
+		}
+	}
+	switch {
+	case hasNext && next != "":
+		m.hands(j, nd, evs, next)
+	case !hasNext:
+		m.walked(j, k, nd)
+	}
+}
+
+// shows keeps what the page's events show of the key's feed: each event
+// judged, its id, channel and video facts.
+func (m *model) shows(j *judging, k *keyState, evs []event) {
 	for i, e := range evs {
 		m.event(j, e)
 		m.publishedOnce(j, fmt.Sprintf("/events/%d", i), e)
@@ -872,17 +908,11 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 			m.videoFact(j, k, e)
 		}
 	}
-	// the chain this page continues, or begins when it asked no cursor
-	var parent *node
-	switch {
-	case q.issued != nil:
-		parent = q.issued.chain
-	case q.cursor != "" || slices.Contains(q.open, "cursor") || q.broken:
-		if short != nil {
-			j.failShort(short) // no walk of the key's own to explain it
-		}
-		return
-	}
+}
+
+// newNode is the page as a node of its cursor's chain.
+func newNode(j *judging, parent *node, evs []event, oldest map[string]members, troubled bool) *node {
+	q := j.q
 	nd := &node{parent: parent, resp: j.resp, ids: map[string]int64{}, prints: map[string]map[string]string{}, troubled: troubled, at: j.at, size: q.size, sizeRule: q.sizeRule, members: oldest}
 	for _, e := range evs {
 		if e.id != "" && e.hasTime {
@@ -896,6 +926,14 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 			nd.chans = append(nd.chans, e.channel)
 		}
 	}
+	return nd
+}
+
+// place makes nd the root of its chain or its parent's child, and judges
+// a short page by where the walk went: a first page shorter than a
+// whole walk before it held, or a page whose cursor led on to more events.
+func (m *model) place(j *judging, k *keyState, nd *node, evs []event, short *shortPage) {
+	q, parent := j.q, nd.parent
 	if parent == nil {
 		nd.root = nd
 		if len(evs) > 0 && evs[0].hasTime {
@@ -915,7 +953,7 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 			nd.short = short
 		}
 	} else {
-		nd.root, nd.troubled = parent.root, parent.troubled || troubled
+		nd.root, nd.troubled = parent.root, parent.troubled || nd.troubled
 		if parent.short != nil && !nd.troubled && len(evs) > 0 {
 			// its cursor led on to more events, and kept its place: the
 			// short page was not the last (a walk cut before its end
@@ -927,44 +965,34 @@ func (m *model) page(j *judging, evs []event, next string, hasNext bool, short *
 			nd.short = short
 		}
 	}
-	m.continues(j, k, q.cursor, evs, nd.troubled)
-	if short != nil && hasNext && next != "" {
-		ps := pendingShort{short: short, page: nd}
-		if ids, ok := k.continued[next]; ok {
-			if ps.leadsOn(ids) {
-				j.failShort(short)
-			}
-		} else {
-			k.shortBy[next] = append(k.shortBy[next], ps)
-		}
+}
+
+// hands keeps the cursor the page handed out (next), with the chain it
+// continues, and marks a cursor handed to two keys as shared.
+func (m *model) hands(j *judging, nd *node, evs []event, next string) {
+	q := j.q
+	is := &issue{token: j.token, resp: j.resp, chain: nd, events: len(evs)}
+	if n := len(evs); n > 0 && evs[n-1].hasTime {
+		is.lastAt, is.hasAt, is.lastID = evs[n-1].createdAt, true, evs[n-1].id
+	} else if q.issued != nil {
+		is.lastAt, is.hasAt, is.lastID = q.issued.lastAt, q.issued.hasAt, q.issued.lastID
 	}
-	switch {
-	case hasNext && next != "":
-		is := &issue{token: j.token, resp: j.resp, chain: nd, events: len(evs)}
-		if n := len(evs); n > 0 && evs[n-1].hasTime {
-			is.lastAt, is.hasAt, is.lastID = evs[n-1].createdAt, true, evs[n-1].id
-		} else if q.issued != nil {
-			is.lastAt, is.hasAt, is.lastID = q.issued.lastAt, q.issued.hasAt, q.issued.lastID
+	if m.byKey[next] == nil {
+		m.byKey[next] = map[string]*issue{}
+	}
+	for tok, other := range m.byKey[next] {
+		if tok == j.token {
+			continue // the key's own again: a cursor by position comes from walks of any page size
 		}
-		if m.byKey[next] == nil {
-			m.byKey[next] = map[string]*issue{}
-		}
-		for tok, other := range m.byKey[next] {
-			if tok == j.token {
-				continue // the key's own again: a cursor by position comes from walks of any page size
-			}
-			// the same cursor handed to two keys: a page one of them got
-			// may be the other's, and its cursor refused for that
-			is.shared, other.shared = true, true
-		}
-		if _, ok := m.byKey[next][j.token]; !ok {
-			m.byKey[next][j.token] = is
-		}
-		if _, ok := m.issued[next]; !ok {
-			m.issued[next] = is
-		}
-	case !hasNext:
-		m.walked(j, k, nd)
+		// the same cursor handed to two keys: a page one of them got
+		// may be the other's, and its cursor refused for that
+		is.shared, other.shared = true, true
+	}
+	if _, ok := m.byKey[next][j.token]; !ok {
+		m.byKey[next][j.token] = is
+	}
+	if _, ok := m.issued[next]; !ok {
+		m.issued[next] = is
 	}
 }
 
