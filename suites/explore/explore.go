@@ -229,9 +229,16 @@ func with(r client.Request, fs ...client.Field) client.Request {
 	return r
 }
 
+// authVariants are the requests of the Auth family: the Pro key in other
+// forms and other places, two Authorization headers, the other keys with
+// the scheme folded, health with keys.
 func authVariants() []Variant {
+	return slices.Concat(keyForms(), keyElsewhere(), forwardedFromLoopback(), twoAuthorizations(), otherKeysFolded(), healthWithKeys())
+}
+
+// keyForms are the Pro key in other forms of the Authorization header.
+func keyForms() []Variant {
 	var out []Variant
-	// forms of the Pro key in the Authorization header
 	forms := []struct {
 		name  string
 		spend Spend
@@ -264,7 +271,12 @@ func authVariants() []Variant {
 				build: func(k Keys) (client.Request, bool) { return op.req(f.auth(k.Pro), k), true }})
 		}
 	}
-	// the key carried anywhere but the Authorization header
+	return out
+}
+
+// keyElsewhere is the key carried anywhere but the Authorization header.
+func keyElsewhere() []Variant {
+	var out []Variant
 	elsewhere := []struct {
 		name  string
 		place func(r client.Request, key string) client.Request
@@ -297,13 +309,24 @@ func authVariants() []Variant {
 				build: func(k Keys) (client.Request, bool) { return e.place(op.req("", k), k.Pro), true }})
 		}
 	}
-	// no key, from the loopback address by the forwarding fields (RFC 7239
-	// §8.1: any client can write them): still a missing key
+	return out
+}
+
+// forwardedFromLoopback is no key, from the loopback address by the
+// forwarding fields (RFC 7239 §8.1: any client can write them): still a
+// missing key.
+func forwardedFromLoopback() []Variant {
+	var out []Variant
 	for _, op := range ops {
 		out = append(out, Variant{Family: Auth, Name: op.name + " without a key, forwarded for 127.0.0.1 (X-Forwarded-For, X-Real-IP, Forwarded)", Spend: SpendNone, First: true,
 			build: func(k Keys) (client.Request, bool) { return with(op.req("", k), proxyFields...), true }})
 	}
-	// two Authorization headers
+	return out
+}
+
+// twoAuthorizations are requests with two Authorization headers.
+func twoAuthorizations() []Variant {
+	var out []Variant
 	twice := []struct {
 		name  string
 		spend Spend
@@ -325,8 +348,13 @@ func authVariants() []Variant {
 				}})
 		}
 	}
-	// the scheme in another case with the other keys: a server that folds
-	// the scheme may skip the checks that follow it
+	return out
+}
+
+// otherKeysFolded are the scheme in another case with the other keys: a
+// server that folds the scheme may skip the checks that follow it.
+func otherKeysFolded() []Variant {
+	var out []Variant
 	for _, f := range []struct {
 		name  string
 		spend Spend
@@ -344,7 +372,13 @@ func authVariants() []Variant {
 				}})
 		}
 	}
-	// health with keys: whether it takes one is open, a valid one is accepted
+	return out
+}
+
+// healthWithKeys is health with keys: whether it takes one is open, a
+// valid one is accepted.
+func healthWithKeys() []Variant {
+	var out []Variant
 	for _, h := range []struct {
 		name  string
 		spend Spend
