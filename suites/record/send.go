@@ -19,26 +19,7 @@ import (
 func (ru *run) send(ctx context.Context, req client.Request, key, what string) ([]byte, error) {
 	p, r := ru.p, ru.r
 	maxReq := ru.bound(r.MaxRequests, DefaultMaxRequests)
-	maxBytes := r.MaxBytes
-	if maxBytes == 0 {
-		maxBytes = DefaultMaxBytes
-	}
 	maxWait := cmp.Or(r.MaxWait, DefaultMaxWait)
-	maxTotal := cmp.Or(r.MaxTotalWait, DefaultMaxTotalWait)
-	// serverWait waits what the server asked (a Retry-After, a backoff
-	// after a 5xx), within what its waits may add up to: past that, the
-	// recording ends there, cut and saying so.
-	serverWait := func(wait time.Duration, why string) (bool, error) {
-		if ru.asked+wait > maxTotal {
-			p.Bounded = "--max-total-wait"
-			fmt.Fprintf(ru.log, "record: %s: %s; the server's waits would add up to %s, more than --max-total-wait %s: the recording ends here, cut (it says so)\n",
-				what, why, client.Seconds(ru.asked+wait), maxTotal)
-			return false, nil
-		}
-		fmt.Fprintf(ru.log, "record: %s: %s, waiting %s\n", what, why, client.Seconds(wait))
-		ru.asked += wait
-		return true, ru.sleep(ctx, wait)
-	}
 	for failures := 0; ; {
 		if maxReq >= 0 && p.Requests >= maxReq {
 			p.Bounded = "--max-requests"
@@ -67,31 +48,7 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 		}
 		switch {
 		case resp.Status == http.StatusOK:
-			body, err := resp.Bytes()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", what, err)
-			}
-			if maxBytes >= 0 && p.Bytes+int64(len(body)) > maxBytes {
-				p.Bounded = "--max-bytes"
-				return nil, nil
-			}
-			p.Bytes += int64(len(body))
-			// A server that puts a key into what it serves (a title, a
-			// cursor) does not get it into the recording: what no longer
-			// validates once redacted stops the recording instead.
-			// The next page's cursor is asked for as the server sent it,
-			// within this run (resumable says why not after).
-			red := ru.red.String(string(body))
-			ru.rawCursor = ""
-			if red != string(body) {
-				var page struct {
-					NextCursor string `json:"nextCursor"`
-				}
-				if json.Unmarshal(body, &page) == nil {
-					ru.rawCursor = page.NextCursor
-				}
-			}
-			return []byte(red), nil
+			return ru.keep(resp, what)
 		case resp.Status == http.StatusTooManyRequests:
 			v := resp.Header.Get("Retry-After")
 			wait, perr := client.ParseRetryAfter(v, client.ServerTime(resp.Header, ru.clock.Now()))
@@ -103,13 +60,13 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 			if wait > maxWait {
 				return nil, fmt.Errorf("%s: 429 with Retry-After %q, more than --max-wait %s: stopped", what, v, maxWait)
 			}
-			if ok, err := serverWait(wait, fmt.Sprintf("429 with Retry-After %q", v)); !ok || err != nil {
+			if ok, err := ru.serverWait(ctx, what, wait, fmt.Sprintf("429 with Retry-After %q", v)); !ok || err != nil {
 				return nil, err
 			}
 		case resp.Status >= 500 && failures < 3:
 			failures++
 			wait := time.Duration(1<<failures) * time.Second
-			if ok, err := serverWait(wait, fmt.Sprintf("%d, to be tried again", resp.Status)); !ok || err != nil {
+			if ok, err := ru.serverWait(ctx, what, wait, fmt.Sprintf("%d, to be tried again", resp.Status)); !ok || err != nil {
 				return nil, err
 			}
 		default:
@@ -120,6 +77,57 @@ func (ru *run) send(ctx context.Context, req client.Request, key, what string) (
 			return nil, fmt.Errorf("%s: %s answered %d%s: %s", what, req, resp.Status, hint, resp.Excerpt())
 		}
 	}
+}
+
+// serverWait waits what the server asked (a Retry-After, a backoff after a
+// 5xx), within what its waits may add up to: past that, the recording ends
+// there, cut and saying so (false).
+func (ru *run) serverWait(ctx context.Context, what string, wait time.Duration, why string) (bool, error) {
+	maxTotal := cmp.Or(ru.r.MaxTotalWait, DefaultMaxTotalWait)
+	if ru.asked+wait > maxTotal {
+		ru.p.Bounded = "--max-total-wait"
+		fmt.Fprintf(ru.log, "record: %s: %s; the server's waits would add up to %s, more than --max-total-wait %s: the recording ends here, cut (it says so)\n",
+			what, why, client.Seconds(ru.asked+wait), maxTotal)
+		return false, nil
+	}
+	fmt.Fprintf(ru.log, "record: %s: %s, waiting %s\n", what, why, client.Seconds(wait))
+	ru.asked += wait
+	return true, ru.sleep(ctx, wait)
+}
+
+// keep returns a 200's body as the recording keeps it, redacted; nil with
+// a nil error when --max-bytes stops the recording.
+func (ru *run) keep(resp *client.Response, what string) ([]byte, error) {
+	p := ru.p
+	maxBytes := ru.r.MaxBytes
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	body, err := resp.Bytes()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if maxBytes >= 0 && p.Bytes+int64(len(body)) > maxBytes {
+		p.Bounded = "--max-bytes"
+		return nil, nil
+	}
+	p.Bytes += int64(len(body))
+	// A server that puts a key into what it serves (a title, a
+	// cursor) does not get it into the recording: what no longer
+	// validates once redacted stops the recording instead.
+	// The next page's cursor is asked for as the server sent it,
+	// within this run (resumable says why not after).
+	red := ru.red.String(string(body))
+	ru.rawCursor = ""
+	if red != string(body) {
+		var page struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		if json.Unmarshal(body, &page) == nil {
+			ru.rawCursor = page.NextCursor
+		}
+	}
+	return []byte(red), nil
 }
 
 func (ru *run) sleep(ctx context.Context, d time.Duration) error {
