@@ -185,23 +185,16 @@ func body(ids []string) string {
 
 func videosInputs() []Input {
 	ascii := unicodeClasses[0]
-	vid := func(class Class, name string, owner catalogue.ID, verdict Verdict, b string, ids []string) Input {
-		in := Input{Op: Videos, Field: "videoIds", Class: class, Name: name, Verdict: verdict, Owner: owner, Body: b}
-		if verdict != Invalid {
-			in.IDs = ids
-		}
-		return in
-	}
 	one := videoIDs(1, 24, ascii)
 	padded := []string{"  ~probe~padded~  ", plainID}
 	out := []Input{
-		vid(Default, "1 id", catalogue.VideosIDsMin, Valid, body(one), one),
+		videosInput(Default, "1 id", catalogue.VideosIDsMin, Valid, body(one), one),
 		// First after the usage shown, where a quick run reaches them: a
 		// class of each that one-rule breaks written blind slipped past
 		// (issue 24): a reader of the body's first JSON value alone, ids
 		// trimmed before the lookup, stubs for ids shaped like real ones.
-		vid(Trailing, "a valid body followed by other bytes", catalogue.VideosBadBody, Invalid, body(one)+"garbage", nil),
-		vid(Whitespace, "an id padded with spaces", catalogue.VideosIDLen, Valid, body(padded), padded),
+		videosInput(Trailing, "a valid body followed by other bytes", catalogue.VideosBadBody, Invalid, body(one)+"garbage", nil),
+		videosInput(Whitespace, "an id padded with spaces", catalogue.VideosIDLen, Valid, body(padded), padded),
 		// Made when the probe runs from the feed's ids (their length and
 		// alphabet), naming no video the feed shows; the VIDEOS-ID-LEN
 		// rule makes it valid.
@@ -226,10 +219,41 @@ func videosInputs() []Input {
 		{JSONType, "an id true", `{"videoIds":[true]}`},
 		{JSONType, "an id an array", `{"videoIds":[["` + one[0] + `"]]}`},
 	} {
-		out = append(out, vid(v.class, v.name, catalogue.VideosBadBody, Invalid, v.body, nil))
+		out = append(out, videosInput(v.class, v.name, catalogue.VideosBadBody, Invalid, v.body, nil))
 	}
-	out = append(out, vid(Whitespace, "a valid body padded with whitespace", catalogue.VideosBadBody, Valid, " \n"+body(one)+"\t ", one))
-	// The count of ids: 1..20.
+	out = append(out, videosInput(Whitespace, "a valid body padded with whitespace", catalogue.VideosBadBody, Valid, " \n"+body(one)+"\t ", one))
+	out = append(out, videosCountInputs()...)
+	out = append(out, videosLengthInputs()...)
+	space := []string{" ", plainID}
+	out = append(out, videosInput(Whitespace, "an id of one space", catalogue.VideosIDLen, Valid, body(space), space))
+	// 20 ids of 32 characters beyond the BMP: the largest valid body.
+	largest := videoIDs(schemas.MaxVideoIDs, schemas.MaxVideoIDLen, unicodeClasses[5])
+	out = append(out, videosInput(Unicode, "20 ids of 32 characters beyond the BMP", catalogue.VideosIDsMax, Valid, body(largest), largest))
+	// The rest of the bodies that are not exactly one JSON value (the
+	// padded body above is one: whitespace after it is JSON's).
+	for _, v := range []struct{ name, body string }{
+		{"two JSON objects", body(one) + body(one)},
+		{"a trailing comma in the object", strings.TrimSuffix(body(one), "}") + ",}"},
+	} {
+		out = append(out, videosInput(Trailing, v.name, catalogue.VideosBadBody, Invalid, v.body, nil))
+	}
+	return out
+}
+
+// videosInput is an input of the tracked-videos body; ids are what a valid
+// one asks.
+func videosInput(class Class, name string, owner catalogue.ID, verdict Verdict, b string, ids []string) Input {
+	in := Input{Op: Videos, Field: "videoIds", Class: class, Name: name, Verdict: verdict, Owner: owner, Body: b}
+	if verdict != Invalid {
+		in.IDs = ids
+	}
+	return in
+}
+
+// videosCountInputs are the count of ids at its bounds, 1..20.
+func videosCountInputs() []Input {
+	ascii := unicodeClasses[0]
+	var out []Input
 	for _, n := range []struct {
 		n     int
 		class Class
@@ -242,9 +266,15 @@ func videosInputs() []Input {
 		if n.n < schemas.MinVideoIDs || n.n > schemas.MaxVideoIDs {
 			verdict = Invalid
 		}
-		out = append(out, vid(n.class, fmt.Sprintf("%d ids", n.n), owner, verdict, body(ids), ids))
+		out = append(out, videosInput(n.class, fmt.Sprintf("%d ids", n.n), owner, verdict, body(ids), ids))
 	}
-	// The length of one id, 1..32 characters, in every class of Unicode.
+	return out
+}
+
+// videosLengthInputs are the length of one id at its bounds, 1..32
+// characters, in every class of Unicode.
+func videosLengthInputs() []Input {
+	var out []Input
 	for _, u := range unicodeClasses {
 		for _, n := range []struct {
 			n     int
@@ -268,21 +298,8 @@ func videosInputs() []Input {
 					verdict = Either // counted in graphemes, it is short enough
 				}
 			}
-			out = append(out, vid(class, fmt.Sprintf("an id of %d characters (%s)", n.n, u.name), catalogue.VideosIDLen, verdict, body(ids), ids))
+			out = append(out, videosInput(class, fmt.Sprintf("an id of %d characters (%s)", n.n, u.name), catalogue.VideosIDLen, verdict, body(ids), ids))
 		}
-	}
-	space := []string{" ", plainID}
-	out = append(out, vid(Whitespace, "an id of one space", catalogue.VideosIDLen, Valid, body(space), space))
-	// 20 ids of 32 characters beyond the BMP: the largest valid body.
-	largest := videoIDs(schemas.MaxVideoIDs, schemas.MaxVideoIDLen, unicodeClasses[5])
-	out = append(out, vid(Unicode, "20 ids of 32 characters beyond the BMP", catalogue.VideosIDsMax, Valid, body(largest), largest))
-	// The rest of the bodies that are not exactly one JSON value (the
-	// padded body above is one: whitespace after it is JSON's).
-	for _, v := range []struct{ name, body string }{
-		{"two JSON objects", body(one) + body(one)},
-		{"a trailing comma in the object", strings.TrimSuffix(body(one), "}") + ",}"},
-	} {
-		out = append(out, vid(Trailing, v.name, catalogue.VideosBadBody, Invalid, v.body, nil))
 	}
 	return out
 }
