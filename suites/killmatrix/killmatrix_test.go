@@ -326,42 +326,15 @@ func TestKillMatrix(t *testing.T) {
 		progress("faultless", fmt.Sprintf("%d failure(s)", len(m.Clean)))
 	})
 	for i, name := range faults {
-		mutant, _ := mutants.Lookup(name)
-		requirement := string(mutant.Requirement)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			// Only the specs of the broken requirement run: the kill is
-			// judged by them alone, and the rest would cost the time of a
-			// whole run per fault (the faultless run runs every spec).
-			// A fault that hides where only the thorough profile looks (a
-			// long walk, lockouts) is judged under it, on the manual clock.
-			// The generated probes judge the faults that escaped the suite
-			// before them and the cells' faults; the other named faults are
-			// the hand-written specs' (the cells' run proves the probes),
-			// which keeps the default matrix within its time.
-			_, named := namedFault(name)
-			filter := requirement
-			if named && !mutants.Escaped(name) {
-				filter += " && !probe"
-			}
-			args := []string{"--ginkgo.label-filter=" + filter}
-			if p := mutants.Profile(name); p != "" {
-				args = append(args, "--profile="+p)
-			} else if !named {
-				args = append(args, "--profile=thorough") // a cell's fault: every probe of its requirement
-			}
-			o, err := rn.run(ctx, name, []string{name}, args...)
+			v, err := runFault(ctx, rn, name)
 			if err != nil {
 				fail(err)
-				m.Verdicts[i] = verdict{Fault: name, Requirement: requirement, Errored: err.Error()}
+				m.Verdicts[i] = v
 				progress(name, "ERRORED")
 				return
-			}
-			v := judge(name, requirement, o.reports)
-			v.Took = o.took
-			if v.Errored != "" && len(o.reports) == 0 {
-				v.Errored += "; output: " + firstLine(tail(o.output))
 			}
 			m.Verdicts[i] = v
 			progress(name, v.Result())
@@ -382,6 +355,52 @@ func TestKillMatrix(t *testing.T) {
 	for _, err := range problems {
 		t.Error(err)
 	}
+	checkVerdicts(t, m, problems)
+}
+
+// runFault runs the suite against a simulator broken by one fault and
+// judges what it found.
+func runFault(ctx context.Context, rn *runner, name string) (verdict, error) {
+	mutant, _ := mutants.Lookup(name)
+	requirement := string(mutant.Requirement)
+	// Only the specs of the broken requirement run: the kill is
+	// judged by them alone, and the rest would cost the time of a
+	// whole run per fault (the faultless run runs every spec).
+	// A fault that hides where only the thorough profile looks (a
+	// long walk, lockouts) is judged under it, on the manual clock.
+	// The generated probes judge the faults that escaped the suite
+	// before them and the cells' faults; the other named faults are
+	// the hand-written specs' (the cells' run proves the probes),
+	// which keeps the default matrix within its time.
+	_, named := namedFault(name)
+	filter := requirement
+	if named && !mutants.Escaped(name) {
+		filter += " && !probe"
+	}
+	args := []string{"--ginkgo.label-filter=" + filter}
+	if p := mutants.Profile(name); p != "" {
+		args = append(args, "--profile="+p)
+	} else if !named {
+		args = append(args, "--profile=thorough") // a cell's fault: every probe of its requirement
+	}
+	o, err := rn.run(ctx, name, []string{name}, args...)
+	if err != nil {
+		return verdict{Fault: name, Requirement: requirement, Errored: err.Error()}, err
+	}
+	v := judge(name, requirement, o.reports)
+	v.Took = o.took
+	if v.Errored != "" && len(o.reports) == 0 {
+		v.Errored += "; output: " + firstLine(tail(o.output))
+	}
+	return v, nil
+}
+
+// checkVerdicts fails the test for a faultless run that failed, and for
+// every fault not killed, killed without naming its request, blamed on
+// another requirement as well, or failed without its evidence; with
+// TCM_KILLMATRIX_RECORD=1 it records the faults killed cleanly.
+func checkVerdicts(t *testing.T, m matrix, problems []error) {
+	t.Helper()
 	if len(m.Clean) > 0 {
 		t.Errorf("the faultless simulator fails the suite:\n  %s", strings.Join(m.Clean, "\n  "))
 	}
