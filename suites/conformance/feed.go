@@ -21,6 +21,14 @@ import (
 // 200), newest first, walked through nextCursor to its null end; bad
 // parameters are clamped or rejected with details.
 func (s *suite) paginationSpecs() {
+	s.pageSizeSpecs()
+	s.walkSpecs()
+	s.feedParamSpecs()
+}
+
+// pageSizeSpecs: every page a FeedPage, 50 events by default, limit
+// honoured and capped at 200.
+func (s *suite) pageSizeSpecs() {
 	It("answers with a FeedPage on every page of a walk", requires(catalogue.FeedPageSchema), func(ctx SpecContext) {
 		// the oracle judges every page, and the answer the walk stopped at
 		s.walkOK(s.fullWalk(ctx))
@@ -45,7 +53,11 @@ func (s *suite) paginationSpecs() {
 			s.fetch(ctx, pageRequest(over, next, s.tg.Pro))
 		}
 	})
+}
 
+// walkSpecs: the walk through nextCursor visits the whole feed once,
+// newest first, whatever the page size, to its null end.
+func (s *suite) walkSpecs() {
 	It("visits the whole feed through nextCursor, each event once", requires(catalogue.FeedCursorWalk, catalogue.EventIDUnique), func(ctx SpecContext) {
 		w := s.fullWalk(ctx)
 		switch {
@@ -117,7 +129,11 @@ func (s *suite) paginationSpecs() {
 		s.walkOK(w)
 		s.skipBounded(w, "the end was not reached (raise --max-pages to walk it all)")
 	})
+}
 
+// feedParamSpecs: a bad limit or an unknown cursor is clamped or rejected
+// with details.
+func (s *suite) feedParamSpecs() {
 	DescribeTable("answers a limit below 1 or not an integer with a page, or with 400 and an ErrorBody whose details name limit",
 		requires(catalogue.FeedBadParam, catalogue.FeedLimitInvalid, catalogue.ErrorBody),
 		func(ctx SpecContext, limit string) {
