@@ -354,15 +354,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}
 	info := sim.Info(scheme + ln.Addr().String())
 	srv := sim.HTTPServer()
-	served := make(chan error, 1)
-	go func() {
-		if o.tlsPair != nil {
-			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*o.tlsPair}}
-			served <- srv.ServeTLS(ln, "", "")
-			return
-		}
-		served <- srv.Serve(ln)
-	}()
+	served := serve(srv, ln, o.tlsPair)
 
 	if o.InfoFile != "" {
 		if err := writeInfo(ctx, o.InfoFile, info); err != nil {
@@ -396,6 +388,21 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		log.Info("stopped")
 	}
 	return code
+}
+
+// serve serves on ln, over TLS when pair is set; the channel gets what
+// ended serving.
+func serve(srv *http.Server, ln net.Listener, pair *tls.Certificate) <-chan error {
+	served := make(chan error, 1)
+	go func() {
+		if pair != nil {
+			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*pair}}
+			served <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		served <- srv.Serve(ln)
+	}()
+	return served
 }
 
 // printServing says what the simulator serves, where, on which clock, and
