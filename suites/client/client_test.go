@@ -327,3 +327,26 @@ func TestDecodeIsBounded(t *testing.T) {
 		c.Close()
 	}
 }
+
+// The transcript shows the Accept line a request sent, and says when it
+// sent none: an empty "Accept:" line once stood for no header at all.
+func TestTranscriptShowsTheAcceptSent(t *testing.T) {
+	srv, _ := throttling(0, "")
+	defer srv.Close()
+	c := &client.Client{BaseURL: srv.URL, Clock: &fakeClock{}}
+	ctx := context.Background()
+	for _, tc := range []struct{ accept, want string }{
+		{client.NoAccept, "> (no Accept header)\n"},
+		{"text/html", "> Accept: text/html\n"},
+	} {
+		req := client.Get("/api/public-feed", nil, client.Bearer(key))
+		req.Accept = tc.accept
+		if _, err := c.Send(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		_, script := c.Take()
+		if !strings.Contains(script, tc.want) || strings.Contains(script, "> Accept: \n") {
+			t.Errorf("Accept %q: the transcript does not say %q:\n%s", tc.accept, tc.want, script)
+		}
+	}
+}

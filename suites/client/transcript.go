@@ -144,8 +144,12 @@ func (c *Client) block(req Request, resp *Response, took time.Duration, err erro
 	for _, f := range req.Header {
 		fmt.Fprintf(&b, "> %s: %s\n", f.Name, jsondoc.Excerpt(c.redact(f.Value), maxHeaderShown))
 	}
-	if req.Accept != "" {
-		fmt.Fprintf(&b, "> Accept: %s\n", req.accept())
+	switch req.Accept {
+	case "": // the default, application/json: every plain request's
+	case NoAccept:
+		b.WriteString("> (no Accept header)\n")
+	default:
+		fmt.Fprintf(&b, "> Accept: %s\n", req.Accept)
 	}
 	if req.Body != nil {
 		if req.ContentType != "" {

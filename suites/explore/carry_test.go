@@ -198,3 +198,31 @@ func TestCarriedFormFindsAServerThatReadsItOtherwise(t *testing.T) {
 	}
 	t.Error("no request carried a media type's form")
 }
+
+// A transformation that is not the body's leaves the body's bytes as the
+// spec wrote them: a probe's body padded with whitespace (an input class
+// of its own) stays padded whatever is carried on it. Writing it again
+// token by token once dropped the padding, and with it the probe's input
+// (health-not-ok@none.first-page.whitespace survived).
+func TestCarriedBodyKeepsItsBytes(t *testing.T) {
+	for _, raw := range []string{" {} \n", "\t{\"videoIds\":[\"a\"]} ", "{\"n\":1.50,\"n\":2}"} {
+		req := client.PostJSON("/api/public/health", raw, "")
+		for _, tr := range TransformationsOf(BaseHealth) {
+			d, ok := draftOf(req)
+			if !ok {
+				t.Fatalf("%q: no draft", raw)
+			}
+			tr.apply(d)
+			got := string(d.request().Body)
+			if strings.HasPrefix(tr.Group, "json") {
+				if strings.TrimSpace(got) == got {
+					t.Errorf("%s on %q: %q, no longer padded with whitespace", tr.Name, raw, got)
+				}
+				continue
+			}
+			if got != raw {
+				t.Errorf("%s on %q: the body sent is %q", tr.Name, raw, got)
+			}
+		}
+	}
+}

@@ -337,6 +337,11 @@ type jsonBody struct {
 
 func (b *jsonBody) text() string {
 	if b.raw != nil {
+		if !b.spaced && !b.escapeNames && !b.escapeValues {
+			// no transformation of the body: its bytes as the spec wrote
+			// them (whitespace around the value is a probe's input class)
+			return string(b.raw)
+		}
 		if s, ok := rewriteJSON(b.raw, b.spaced, b.escapeNames, b.escapeValues); ok {
 			return s
 		}
