@@ -125,15 +125,7 @@ func TestImportIssuesNoKeyTwice(t *testing.T) {
 			tc.edit(&d)
 			cfg := tc.cfg
 			cfg.Seed = 1
-			s := newServer(t, cfg)
-			before := s.Seeded()
-			r := s.serve(t, ctl("PUT", "world", d.json(t)))
-			if r.status != http.StatusBadRequest || !strings.Contains(r.ErrorBody(t).Message, tc.want) {
-				t.Fatalf("import: %d %s, want 400 saying %q", r.status, r.body, tc.want)
-			}
-			if s.Seeded() != before || keyStatus(t, s, before.Pro) != "200" {
-				t.Error("a refused import changed the simulator")
-			}
+			checkImportRefused(t, cfg, d, tc.want)
 		})
 	}
 
@@ -152,33 +144,54 @@ func TestImportIssuesNoKeyTwice(t *testing.T) {
 			valid := map[string]string{"acc_1": k.Pro, "acc_2": regen, "acc_4": created.Key}
 			revoked := []string{k.Free, k.Revoked}
 			held := map[string]bool{k.Pro: true, k.Free: true, k.Revoked: true, regen: true, created.Key: true}
-			for round := range 3 {
-				for _, acc := range []string{"acc_2", "acc_1", "acc_4", "acc_3"} {
-					key, err := s.RegenerateKey(acc)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if held[key] {
-						t.Fatalf("round %d: %s was given a key issued before", round, acc)
-					}
-					held[key] = true
-					if old, ok := valid[acc]; ok {
-						revoked = append(revoked, old)
-					}
-					valid[acc] = key
-					for a, v := range valid {
-						if got := keyStatus(t, s, v); got != "200" {
-							t.Fatalf("round %d, after %s's new key: %s's key answers %s", round, acc, a, got)
-						}
-					}
-					for _, old := range revoked {
-						if got := keyStatus(t, s, old); got != "401 "+CodeRevokedKey {
-							t.Fatalf("round %d, after %s's new key: a revoked key answers %s", round, acc, got)
-						}
-					}
+			checkNoKeyReissued(t, s, valid, revoked, held)
+		})
+	}
+}
+
+// checkImportRefused checks that a simulator of cfg refuses the export d
+// with a 400 that says want, and that the refusal changed nothing.
+func checkImportRefused(t *testing.T, cfg Config, d exportDoc, want string) {
+	s := newServer(t, cfg)
+	before := s.Seeded()
+	r := s.serve(t, ctl("PUT", "world", d.json(t)))
+	if r.status != http.StatusBadRequest || !strings.Contains(r.ErrorBody(t).Message, want) {
+		t.Fatalf("import: %d %s, want 400 saying %q", r.status, r.body, want)
+	}
+	if s.Seeded() != before || keyStatus(t, s, before.Pro) != "200" {
+		t.Error("a refused import changed the simulator")
+	}
+}
+
+// checkNoKeyReissued regenerates each account's key, three rounds over,
+// and checks that no new key is one issued before (held), that the valid
+// keys (by account) answer and that the revoked ones stay revoked.
+func checkNoKeyReissued(t *testing.T, s *Server, valid map[string]string, revoked []string, held map[string]bool) {
+	for round := range 3 {
+		for _, acc := range []string{"acc_2", "acc_1", "acc_4", "acc_3"} {
+			key, err := s.RegenerateKey(acc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if held[key] {
+				t.Fatalf("round %d: %s was given a key issued before", round, acc)
+			}
+			held[key] = true
+			if old, ok := valid[acc]; ok {
+				revoked = append(revoked, old)
+			}
+			valid[acc] = key
+			for a, v := range valid {
+				if got := keyStatus(t, s, v); got != "200" {
+					t.Fatalf("round %d, after %s's new key: %s's key answers %s", round, acc, a, got)
 				}
 			}
-		})
+			for _, old := range revoked {
+				if got := keyStatus(t, s, old); got != "401 "+CodeRevokedKey {
+					t.Fatalf("round %d, after %s's new key: a revoked key answers %s", round, acc, got)
+				}
+			}
+		}
 	}
 }
 

@@ -92,41 +92,17 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 
 	if cfg.simulator == "" {
 		cfg.simulator = filepath.Join(tmp, "simulator")
-		build := exec.CommandContext(ctx, "go", "build", "-o", cfg.simulator, "./cmd/simulator")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("go build ./cmd/simulator: %w", err)
+		if err := buildSimulator(ctx, cfg.simulator); err != nil {
+			return err
 		}
 	}
-	faults, err := listFaults(ctx, cfg.simulator)
+	faults, err := chooseFaults(ctx, cfg.simulator, cfg.only)
 	if err != nil {
 		return err
 	}
-	if cfg.only != "" {
-		want := strings.Split(cfg.only, ",")
-		for _, f := range want {
-			if !slices.Contains(faults, f) {
-				return fmt.Errorf("--faults: %q is not a fault of %s --list-faults", f, cfg.simulator)
-			}
-		}
-		faults = want
-	} else {
-		faults = handWritten(faults)
-	}
-
-	comps, err := openapi.Build(schemas.FS())
+	j, err := newJudge()
 	if err != nil {
 		return err
-	}
-	doc, err := openapi.Compile(comps)
-	if err != nil {
-		return err
-	}
-	j := judge{doc: doc, names: map[schemas.Resource]string{}}
-	for _, c := range comps {
-		if c.EventType == "" {
-			j.names[c.Resource] = c.Name
-		}
 	}
 
 	rec := newRecorder()
@@ -143,28 +119,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	version := toolVersion(ctx, cfg.prism)
 	fmt.Fprintf(out, "Prism %s proxy --errors %s in front of the simulator; %d named faults\n", version, cfg.doc, len(faults))
 
-	// The faultless run first: its answers are the captures, and a flag
-	// there means the document or the simulator is wrong.
-	runs := []*runResult{{name: ""}}
-	for _, f := range faults {
-		runs = append(runs, &runResult{name: f})
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, cfg.parallel))
-	for i, r := range runs {
-		if i == 0 {
-			r.err = exercise(ctx, cfg.simulator, prismURL, rec, r, tmp)
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			r.err = exercise(ctx, cfg.simulator, prismURL, rec, r, tmp)
-		}()
-	}
-	wg.Wait()
+	runs := exerciseAll(ctx, cfg, prismURL, rec, faults, tmp)
 
 	var failures []string
 	for _, r := range runs {
@@ -187,6 +142,84 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 }
 
 // listFaults reads the FAULT column of simulator --list-faults.
+// buildSimulator builds ./cmd/simulator into bin, for a run given no
+// simulator binary.
+func buildSimulator(ctx context.Context, bin string) error {
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/simulator")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build ./cmd/simulator: %w", err)
+	}
+	return nil
+}
+
+// chooseFaults is the faults to run: those of --faults (only), each of
+// which the simulator must know, else its hand-written ones.
+func chooseFaults(ctx context.Context, sim, only string) ([]string, error) {
+	faults, err := listFaults(ctx, sim)
+	if err != nil {
+		return nil, err
+	}
+	if only != "" {
+		want := strings.Split(only, ",")
+		for _, f := range want {
+			if !slices.Contains(faults, f) {
+				return nil, fmt.Errorf("--faults: %q is not a fault of %s --list-faults", f, sim)
+			}
+		}
+		return want, nil
+	}
+	return handWritten(faults), nil
+}
+
+// newJudge compiles the OpenAPI document's components and names each
+// resource's component, for the judge's messages.
+func newJudge() (judge, error) {
+	comps, err := openapi.Build(schemas.FS())
+	if err != nil {
+		return judge{}, err
+	}
+	doc, err := openapi.Compile(comps)
+	if err != nil {
+		return judge{}, err
+	}
+	j := judge{doc: doc, names: map[schemas.Resource]string{}}
+	for _, c := range comps {
+		if c.EventType == "" {
+			j.names[c.Resource] = c.Name
+		}
+	}
+	return j, nil
+}
+
+// exerciseAll runs the faultless run, then one run a fault, cfg.parallel
+// at once, all through the one Prism, and returns them in that order.
+func exerciseAll(ctx context.Context, cfg config, prismURL string, rec *recorder, faults []string, tmp string) []*runResult {
+	// The faultless run first: its answers are the captures, and a flag
+	// there means the document or the simulator is wrong.
+	runs := []*runResult{{name: ""}}
+	for _, f := range faults {
+		runs = append(runs, &runResult{name: f})
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, cfg.parallel))
+	for i, r := range runs {
+		if i == 0 {
+			r.err = exercise(ctx, cfg.simulator, prismURL, rec, r, tmp)
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r.err = exercise(ctx, cfg.simulator, prismURL, rec, r, tmp)
+		}()
+	}
+	wg.Wait()
+	return runs
+}
+
 func listFaults(ctx context.Context, sim string) ([]string, error) {
 	raw, err := exec.CommandContext(ctx, sim, "--list-faults").Output()
 	if err != nil {

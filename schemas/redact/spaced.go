@@ -45,12 +45,7 @@ func (fd *finder) eachSpacedHex(v *view, depth int, fn func(run []int, lines []d
 	inDump := false
 	width := -1 // bytes a line of the dump being read, -1 unknown
 	for ls := 0; ls < len(b); {
-		le := bytes.IndexByte(b[ls:], '\n')
-		if le < 0 {
-			le = len(b)
-		} else {
-			le += ls
-		}
+		le := lineEnd(b, ls)
 		next := le + 1
 		if off, data, ok := dumpData(b, ls, le); ok {
 			if !inDump || off != want {
@@ -61,45 +56,12 @@ func (fd *finder) eachSpacedHex(v *view, depth int, fn func(run []int, lines []d
 			// says (its text column may look like hex), else as many as
 			// the lines before it.
 			limit := width
-			if next < len(b) {
-				nle := bytes.IndexByte(b[next:], '\n')
-				if nle < 0 {
-					nle = len(b)
-				} else {
-					nle += next
-				}
-				if noff, _, ok := dumpOffset(b, next, nle); ok && noff > off && noff-off <= maxDumpWidth {
-					limit = int(noff - off)
-					width = limit
-				}
+			if nw, ok := nextDumpWidth(b, next, off); ok {
+				limit, width = nw, nw
 			}
 			first := len(run)
-			n := 0
-			for p := data; p < le && (limit < 0 || n < limit); {
-				q := p
-				for q < le && hexValue[b[q]] != 0xff {
-					q++
-				}
-				if q == p || (q-p)%2 == 1 || (q < le && !blank(b[q])) {
-					break
-				}
-				take := (q - p) / 2
-				if limit >= 0 {
-					take = min(take, limit-n)
-				}
-				for k := p; k < p+2*take; k++ {
-					run = append(run, k)
-				}
-				n += take
-				r := q
-				for r < le && blank(b[r]) {
-					r++
-				}
-				if r-q > 3 {
-					break
-				}
-				p = r
-			}
+			var n int
+			run, n = appendDumpBytes(run, b, data, le, limit)
 			from, _ := v.span(ls, ls)
 			_, to := v.span(le-1, le-1)
 			lines = append(lines, dumpLine{first: first, last: len(run), from: int32(from), to: int32(to)})
@@ -112,44 +74,114 @@ func (fd *finder) eachSpacedHex(v *view, depth int, fn func(run []int, lines []d
 			emit()
 			inDump = false
 		}
-		// A group is a word (a run of letters and digits) of an even
-		// number of hex digits, perhaps after 0x.
-		for p := ls; p < le; {
-			if foldValue[b[p]] == 0 {
-				p++
-				continue
+		for p := ls; ; {
+			gs, d, w, ok := nextGroup(b, p, le)
+			if !ok {
+				break
 			}
-			// A word: are all its characters hex digits (after a 0x)?
-			gs, d := p, p // where the group and its digits begin
-			if p+2 < le && b[p] == '0' && b[p+1]|0x20 == 'x' {
-				d = p + 2
+			if prevEnd >= 0 && !separator(b[prevEnd:gs]) {
+				emit()
 			}
-			w := d
-			for w < le && hexValue[b[w]] != 0xff {
-				w++
+			for k := d; k < w; k++ {
+				run = append(run, k)
 			}
-			if w < le && foldValue[b[w]] != 0 { // a letter past f: no group
-				for w < le && foldValue[b[w]] != 0 {
-					w++
-				}
-				p = w
-				continue
-			}
-			if w > d && (w-d)%2 == 0 {
-				if prevEnd >= 0 && !separator(b[prevEnd:gs]) {
-					emit()
-				}
-				for k := d; k < w; k++ {
-					run = append(run, k)
-				}
-				groups++
-				prevEnd = w
-			}
+			groups++
+			prevEnd = w
 			p = w
 		}
 		ls = next
 	}
 	emit()
+}
+
+// lineEnd is where the line of b that begins at ls ends: at its '\n', or at
+// the end of b.
+func lineEnd(b []byte, ls int) int {
+	if le := bytes.IndexByte(b[ls:], '\n'); le >= 0 {
+		return ls + le
+	}
+	return len(b)
+}
+
+// nextDumpWidth is how many bytes the dump's line at offset off holds, as
+// the offset of the line that begins at next says; ok is false when that
+// line has no offset past off, within maxDumpWidth.
+func nextDumpWidth(b []byte, next int, off uint64) (int, bool) {
+	if next >= len(b) {
+		return 0, false
+	}
+	if noff, _, ok := dumpOffset(b, next, lineEnd(b, next)); ok && noff > off && noff-off <= maxDumpWidth {
+		return int(noff - off), true
+	}
+	return 0, false
+}
+
+// appendDumpBytes appends to run the indexes of the hex digits of a dump's
+// line, its groups from data to le, at most limit bytes (limit < 0: no
+// limit), and returns run and how many bytes it took. It stops at what is
+// not whole hex bytes, or at more than three blanks: the text column.
+func appendDumpBytes(run []int, b []byte, data, le, limit int) ([]int, int) {
+	n := 0
+	for p := data; p < le && (limit < 0 || n < limit); {
+		q := p
+		for q < le && hexValue[b[q]] != 0xff {
+			q++
+		}
+		if q == p || (q-p)%2 == 1 || (q < le && !blank(b[q])) {
+			break
+		}
+		take := (q - p) / 2
+		if limit >= 0 {
+			take = min(take, limit-n)
+		}
+		for k := p; k < p+2*take; k++ {
+			run = append(run, k)
+		}
+		n += take
+		r := q
+		for r < le && blank(b[r]) {
+			r++
+		}
+		if r-q > 3 {
+			break
+		}
+		p = r
+	}
+	return run, n
+}
+
+// nextGroup finds the first group in b[p:le]. A group is a word (a run of
+// letters and digits) of an even number of hex digits, perhaps after 0x.
+// It returns where the group begins (at its 0x) and where its digits begin
+// and end; ok is false when the line holds no more.
+func nextGroup(b []byte, p, le int) (gs, d, w int, ok bool) {
+	for p < le {
+		if foldValue[b[p]] == 0 {
+			p++
+			continue
+		}
+		// A word: are all its characters hex digits (after a 0x)?
+		gs, d = p, p // where the group and its digits begin
+		if p+2 < le && b[p] == '0' && b[p+1]|0x20 == 'x' {
+			d = p + 2
+		}
+		w = d
+		for w < le && hexValue[b[w]] != 0xff {
+			w++
+		}
+		if w < le && foldValue[b[w]] != 0 { // a letter past f: no group
+			for w < le && foldValue[b[w]] != 0 {
+				w++
+			}
+			p = w
+			continue
+		}
+		if w > d && (w-d)%2 == 0 {
+			return gs, d, w, true
+		}
+		p = w
+	}
+	return 0, 0, 0, false
 }
 
 // separator says whether what stands between two groups of hex bytes

@@ -186,6 +186,9 @@ func (h *harness) want(r reply, what string, statuses ...int) {
 	h.t.Errorf("%s: status %d, want %v\n%s\n%s", what, r.status, statuses, excerpt(r.raw), h.d)
 }
 
+// checkDraw checks what every draw's simulator must do, in this order:
+// the health check, the credentials, the whole feed, the tracked videos,
+// bad parameters and the rate limit.
 func checkDraw(t *testing.T, d Draw) {
 	sim, err := d.Server(simulator.Config{})
 	if err != nil {
@@ -195,9 +198,18 @@ func checkDraw(t *testing.T, d Draw) {
 	h := &harness{t: t, d: d, sim: sim, h: sim.Handler()}
 	keys := sim.Seeded()
 	pro, free := "Bearer "+keys.Pro, "Bearer "+keys.Free
-	feed := schemas.PathFeed
-	body := `{"videoIds":["` + strings.Repeat("z", 11) + `"]}`
+	h.checkHealth(keys, pro)
+	h.checkCredentials(keys, free)
+	ids := h.walkFeed(pro)
+	h.checkVideos(pro, ids)
+	h.checkBadParams(free)
+	h.checkRateLimit(keys, free)
+}
 
+// checkHealth checks the health check as the draw wants it: with a key or
+// without, with a body that is no object or not.
+func (h *harness) checkHealth(keys simulator.Keys, pro string) {
+	d := h.d
 	// Health: {} without a key is 200, or 401 when the draw wants a key;
 	// with the Pro key it is 200.
 	r := h.do("POST", schemas.PathHealth, "", "application/json", "{}")
@@ -218,6 +230,13 @@ func checkDraw(t *testing.T, d Draw) {
 	} else {
 		h.want(h.do("POST", schemas.PathHealth, pro, "application/json", "[]"), "health with a body that is no object", 200)
 	}
+}
+
+// checkCredentials checks that a bad credential is a 401 on both
+// operations, and what a free key may do.
+func (h *harness) checkCredentials(keys simulator.Keys, free string) {
+	feed := schemas.PathFeed
+	body := `{"videoIds":["` + strings.Repeat("z", 11) + `"]}`
 
 	// 401 for every bad credential, on both operations, with a valid request.
 	for _, auth := range []string{"", "Bearer ", "Token " + keys.Pro, "Bearer " + keys.Revoked, "Bearer " + keys.Pro + "A", "Bearer nope_x"} {
@@ -226,7 +245,13 @@ func checkDraw(t *testing.T, d Draw) {
 	}
 	h.want(h.do("POST", schemas.PathVideos, free, "application/json", body), "videos for a free key", 403)
 	h.want(h.do("GET", feed, free, "", ""), "feed for a free key", 200)
+}
 
+// walkFeed walks the whole feed with the Pro key, waiting out any 429 on
+// the virtual clock, and returns up to 19 video ids it names.
+func (h *harness) walkFeed(pro string) []string {
+	t, sim := h.t, h.sim
+	feed := schemas.PathFeed
 	// The whole feed, walked at 200 a page: full pages, each event once,
 	// newest first; the default page holds 50.
 	first := h.do("GET", feed, pro, "", "")
@@ -274,10 +299,15 @@ func checkDraw(t *testing.T, d Draw) {
 		}
 		cursor = next
 	}
+	return ids
+}
 
+// checkVideos checks the tracked videos: each id once, and bad bodies.
+func (h *harness) checkVideos(pro string, ids []string) {
+	t := h.t
 	// Tracked videos: each id once, in videos or missing; bad bodies 400.
 	raw, _ := json.Marshal(map[string]any{"videoIds": append(ids, "~nope~")})
-	r = h.do("POST", schemas.PathVideos, pro, "application/json", string(raw))
+	r := h.do("POST", schemas.PathVideos, pro, "application/json", string(raw))
 	h.want(r, "videos for ids of the feed", 200)
 	if got := len(jsondoc.Items(r.doc, "/videos")) + len(jsondoc.Items(r.doc, "/missingVideoIds")); got != len(ids)+1 {
 		t.Errorf("videos: %d ids answered, want %d", got, len(ids)+1)
@@ -285,7 +315,12 @@ func checkDraw(t *testing.T, d Draw) {
 	for _, bad := range []string{`{}`, `{"videoIds":[]}`, `[1]`, `{"videoIds":[`, `{"videoIds":["` + strings.Repeat("x", 33) + `"]}`} {
 		h.want(h.do("POST", schemas.PathVideos, pro, "application/json", bad), "videos with a bad body "+bad, 400)
 	}
+}
 
+// checkBadParams checks the feed's answer to bad parameters.
+func (h *harness) checkBadParams(free string) {
+	t := h.t
+	feed := schemas.PathFeed
 	// Bad parameters: a page, or a 400 whose details name them.
 	for _, q := range []string{"limit=0", "limit=abc", "limit=1.5", "cursor=garbage", "limit=-1"} {
 		r := h.do("GET", feed+"?"+q, free, "", "")
@@ -295,14 +330,20 @@ func checkDraw(t *testing.T, d Draw) {
 			t.Errorf("feed ?%s: 400 whose details do not name %s: %s", q, param, r.raw)
 		}
 	}
+}
 
+// checkRateLimit checks the rate limit on a fresh key, and that it holds
+// that key alone.
+func (h *harness) checkRateLimit(keys simulator.Keys, free string) {
+	t, sim := h.t, h.sim
+	feed := schemas.PathFeed
 	// The rate limit: 20 feed requests a minute on a fresh key pass, the
 	// 21st is a 429 whose Retry-After, waited, lets the next through.
 	acct := newAccount(t, sim)
 	for i := range 20 {
 		h.want(h.do("GET", feed+"?limit=1", acct, "", ""), fmt.Sprintf("feed request %d of a fresh key", i+1), 200)
 	}
-	r = h.do("GET", feed+"?limit=1", acct, "", "")
+	r := h.do("GET", feed+"?limit=1", acct, "", "")
 	h.want(r, "the 21st feed request", 429)
 	wait, err := retryAfter(r.header)
 	if err != nil {
@@ -314,8 +355,6 @@ func checkDraw(t *testing.T, d Draw) {
 	h.want(h.do("GET", feed+"?limit=1", acct, "", ""), "after waiting Retry-After", 200)
 }
 
-// On a realtime clock the draw does not move the clock: its jumps would
-// count on the rate limit's clock and shorten the real minute.
 func TestGrowthOnlyOnAManualClock(t *testing.T) {
 	d := New(0)
 	d.Growth = 2 * time.Second

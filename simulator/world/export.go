@@ -236,7 +236,38 @@ func importFrom(r io.Reader) (*World, io.Reader, error) {
 	return w, io.MultiReader(dec.Buffered(), r), nil
 }
 
+// fromSnapshot builds the world an export holds, checking each part in the
+// order it is written: the clock, the channels, the videos, the events, the
+// accounts.
 func fromSnapshot(s *snapshot) (*World, error) {
+	w, err := emptyFrom(s)
+	if err != nil {
+		return nil, err
+	}
+	chanBy, err := w.importChannels(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.importVideos(s); err != nil {
+		return nil, err
+	}
+	if err := w.importEvents(s.Events, chanBy); err != nil {
+		return nil, err
+	}
+	if err := w.validateEvents(); err != nil {
+		return nil, err
+	}
+	if err := w.importAccounts(s.Accounts, chanBy); err != nil {
+		return nil, err
+	}
+	w.nextDue.Store(w.sched.tick * tickMs)
+	w.internIDs()
+	return w, nil
+}
+
+// emptyFrom makes the world of the export's version, config, edge rate and
+// clock, with nothing in it yet.
+func emptyFrom(s *snapshot) (*World, error) {
 	if s.Version != exportVersion {
 		return nil, fmt.Errorf("version %d, want %d", s.Version, exportVersion)
 	}
@@ -267,8 +298,15 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		return nil, fmt.Errorf("tick %d is behind now (%d): want %d..%d, within a poll interval (%s) of now",
 			s.Tick, s.Now, floorDiv(s.Now, tickMs)-1, floorDiv(s.Now, tickMs)+1, schemas.PollInterval)
 	}
-	inRing := func(t int64) bool { return t >= s.Tick && t < s.Tick+ringSize }
+	return w, nil
+}
 
+// inRing says whether a poll at tick t fits the export's schedule ring.
+func (s *snapshot) inRing(t int64) bool { return t >= s.Tick && t < s.Tick+ringSize }
+
+// importChannels takes the export's channels and schedules their polls. It
+// returns each channel's index by id, which events and accounts refer by.
+func (w *World) importChannels(s *snapshot) (map[string]int32, error) {
 	chanBy := make(map[string]int32, len(s.Channels))
 	w.channels = s.Channels
 	w.watchers = make([][]int32, len(s.Channels))
@@ -276,7 +314,7 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		switch {
 		case c == nil || c.ID == "" || c.PlatformID == "":
 			return nil, fmt.Errorf("channel %d: no id", i)
-		case c.Offset >= uint32(tickMs) || !inRing(c.NextTick):
+		case c.Offset >= uint32(tickMs) || !s.inRing(c.NextTick):
 			return nil, fmt.Errorf("channel %s: schedule out of range", short(c.ID))
 		}
 		if _, dup := chanBy[c.ID]; dup {
@@ -292,57 +330,70 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		}
 		w.sched.push(c.NextTick, schedKey(c.Offset, uint32(i)|channelBit))
 	}
+	return chanBy, nil
+}
+
+// importVideos takes the export's videos, each of a channel already taken,
+// and schedules their polls.
+func (w *World) importVideos(s *snapshot) error {
 	w.videos = s.Videos
 	for i, v := range s.Videos {
 		switch {
 		case v == nil || v.ID == "":
-			return nil, fmt.Errorf("video %d: no id", i)
+			return fmt.Errorf("video %d: no id", i)
 		case v.Channel < 0 || int(v.Channel) >= len(w.channels):
-			return nil, fmt.Errorf("video %s: no channel %d", short(v.ID), v.Channel)
-		case v.Offset >= uint32(tickMs) || !inRing(v.NextTick):
-			return nil, fmt.Errorf("video %s: schedule out of range", short(v.ID))
+			return fmt.Errorf("video %s: no channel %d", short(v.ID), v.Channel)
+		case v.Offset >= uint32(tickMs) || !s.inRing(v.NextTick):
+			return fmt.Errorf("video %s: schedule out of range", short(v.ID))
 		case !validTest(v.TitleTest) || !validTest(v.ThumbTest):
-			return nil, fmt.Errorf("video %s: broken A/B test", short(v.ID))
+			return fmt.Errorf("video %s: broken A/B test", short(v.ID))
 		}
 		if err := w.checkVideo(v); err != nil {
-			return nil, fmt.Errorf("video %s: %w", short(v.ID), err)
+			return fmt.Errorf("video %s: %w", short(v.ID), err)
 		}
 		if _, dup := w.videoByID[v.ID]; dup {
-			return nil, fmt.Errorf("video %s: duplicate id", short(v.ID))
+			return fmt.Errorf("video %s: duplicate id", short(v.ID))
 		}
 		w.videoByID[v.ID] = int32(i)
 		w.sched.push(v.NextTick, schedKey(v.Offset, uint32(i)))
 	}
-	for pos, raw := range s.Events {
+	return nil
+}
+
+// importEvents adds the export's events to the log in their order, each of
+// a known channel and video and none before the one it follows; the schema
+// judges them afterwards (validateEvents), on every core.
+func (w *World) importEvents(events []json.RawMessage, chanBy map[string]int32) error {
+	for pos, raw := range events {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw); err != nil {
-			return nil, fmt.Errorf("event %d: %w", pos, err)
+			return fmt.Errorf("event %d: %w", pos, err)
 		}
 		var eh eventHead
 		if err := json.Unmarshal(buf.Bytes(), &eh); err != nil {
-			return nil, fmt.Errorf("event %d: %w", pos, err)
+			return fmt.Errorf("event %d: %w", pos, err)
 		}
 		h := head{video: -1}
 		typ, ok := typeIndex[eh.Type]
 		ci, okc := chanBy[eh.Channel.ID]
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("event %d: unknown type %q", pos, short(eh.Type))
+			return fmt.Errorf("event %d: unknown type %q", pos, short(eh.Type))
 		case !okc:
-			return nil, fmt.Errorf("event %d: unknown channel %q", pos, short(eh.Channel.ID))
+			return fmt.Errorf("event %d: unknown channel %q", pos, short(eh.Channel.ID))
 		case eh.CreatedAt == nil || (pos > 0 && *eh.CreatedAt < w.last):
-			return nil, fmt.Errorf("event %d: createdAt missing or before the previous event's", pos)
+			return fmt.Errorf("event %d: createdAt missing or before the previous event's", pos)
 		case !TimeInRange(*eh.CreatedAt):
-			return nil, timeError(fmt.Sprintf("event %d: createdAt", pos), *eh.CreatedAt)
+			return timeError(fmt.Sprintf("event %d: createdAt", pos), *eh.CreatedAt)
 		}
 		h.typ, h.channel, h.createdAt = typ, ci, *eh.CreatedAt
 		if !schemas.IsChannelLevel(eh.Type) {
 			if eh.Video == nil {
-				return nil, fmt.Errorf("event %d: no video", pos)
+				return fmt.Errorf("event %d: no video", pos)
 			}
 			vi, ok := w.videoByID[eh.Video.PlatformVideoID]
 			if !ok || w.videos[vi].Channel != ci {
-				return nil, fmt.Errorf("event %d: unknown video %q of channel %q", pos, short(eh.Video.PlatformVideoID), short(eh.Channel.ID))
+				return fmt.Errorf("event %d: unknown video %q of channel %q", pos, short(eh.Video.PlatformVideoID), short(eh.Channel.ID))
 			}
 			h.video = vi
 			w.videos[vi].events = append(w.videos[vi].events, uint32(pos))
@@ -350,32 +401,33 @@ func fromSnapshot(s *snapshot) (*World, error) {
 		w.log.add(h, buf.Bytes())
 		w.last = h.createdAt
 	}
-	if err := w.validateEvents(); err != nil {
-		return nil, err
-	}
-	for _, as := range s.Accounts {
+	return nil
+}
+
+// importAccounts adds the export's accounts, each with a known plan and
+// the known channels it tracks.
+func (w *World) importAccounts(accounts []accountState, chanBy map[string]int32) error {
+	for _, as := range accounts {
 		if as.ID == "" || w.accountBy[as.ID] != nil {
-			return nil, fmt.Errorf("account %q: empty or duplicate id", short(as.ID))
+			return fmt.Errorf("account %q: empty or duplicate id", short(as.ID))
 		}
 		if as.Plan != Pro && as.Plan != Free {
-			return nil, fmt.Errorf("account %s: unknown plan %q", short(as.ID), short(string(as.Plan)))
+			return fmt.Errorf("account %s: unknown plan %q", short(as.ID), short(string(as.Plan)))
 		}
 		var chans []int32
 		for _, id := range as.Channels {
 			ci, ok := chanBy[id]
 			if !ok {
-				return nil, fmt.Errorf("account %s: unknown channel %q", short(as.ID), short(id))
+				return fmt.Errorf("account %s: unknown channel %q", short(as.ID), short(id))
 			}
 			chans = append(chans, ci)
 		}
 		if len(chans) == 0 {
-			return nil, fmt.Errorf("account %s: tracks no channel", short(as.ID))
+			return fmt.Errorf("account %s: tracks no channel", short(as.ID))
 		}
 		w.addAccount(as.ID, as.Plan, chans)
 	}
-	w.nextDue.Store(w.sched.tick * tickMs)
-	w.internIDs()
-	return w, nil
+	return nil
 }
 
 func validTest(t *abTest) bool {

@@ -147,15 +147,41 @@ func serve(w http.ResponseWriter, body []byte) {
 // captureFrom walks the feed and asks for the videos sets.
 func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 	a := answers{Feed: map[string]string{}, Videos: map[string]string{}}
-	var targets, ids []string
-	seen := map[string]bool{}
 	query := "limit=" + strconv.Itoa(schemas.DefaultPageSize)
+	targets, ids, err := walkFeed(base, key, query, a.Feed)
+	if err != nil {
+		return err
+	}
+	if len(ids) < schemas.MaxVideoIDs {
+		return fmt.Errorf("the feed names %d videos, fewer than %d", len(ids), schemas.MaxVideoIDs)
+	}
+	// The first 20 ids the feed names, then random sets of 20 (seeded).
+	rng := rand.New(rand.NewPCG(1, 2))
+	bodies, err := captureSets(base, key, ids, sets, keep, rng, &a)
+	if err != nil {
+		return err
+	}
+	deeper := pickDeep(targets[1:], deep, rng)
+	a.TypicalPage = typicalPage(deeper, a.Feed)
+	if err := writeCapture(dir, a, targets, deeper, bodies); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes; %d deep cursors kept, typical %d bytes), %d videos sets (%d answers kept, the first %d bytes, typical %d bytes), %d ids\n",
+		len(targets), len(a.Feed[query]), len(deeper), len(a.Feed[a.TypicalPage]), len(bodies), len(a.Videos), len(a.Videos[bodies[0]]), len(a.Videos[a.TypicalSet]), len(ids))
+	return nil
+}
+
+// walkFeed reads the whole feed from its first page (query), every cursor,
+// into feed by query. It returns the pages' targets and the ids of the
+// videos the events name, in the order first named.
+func walkFeed(base, key, query string, feed map[string]string) (targets, ids []string, err error) {
+	seen := map[string]bool{}
 	for q := query; ; {
 		raw, err := fetch("GET", base+schemas.PathFeed+"?"+q, key, nil)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		a.Feed[q] = string(raw)
+		feed[q] = string(raw)
 		targets = append(targets, schemas.PathFeed+"?"+q)
 		var page struct {
 			Events []struct {
@@ -166,7 +192,7 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 			NextCursor *string `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("feed page: %w", err)
+			return nil, nil, fmt.Errorf("feed page: %w", err)
 		}
 		for _, e := range page.Events {
 			if e.Video != nil && !seen[e.Video.ID] {
@@ -179,11 +205,14 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 		}
 		q = query + "&cursor=" + *page.NextCursor
 	}
-	if len(ids) < schemas.MaxVideoIDs {
-		return fmt.Errorf("the feed names %d videos, fewer than %d", len(ids), schemas.MaxVideoIDs)
-	}
-	// The first 20 ids the feed names, then random sets of 20 (seeded).
-	rng := rand.New(rand.NewPCG(1, 2))
+	return targets, ids, nil
+}
+
+// captureSets asks for the first set of ids and sets random ones, and
+// returns the request bodies. It keeps in a the first set's answer, the
+// random ones' when keep is set, and the set whose answer is of typical
+// size (of the first typicalSample) with its answer.
+func captureSets(base, key string, ids []string, sets int, keep bool, rng *rand.Rand, a *answers) ([]string, error) {
 	var bodies []string
 	sizes := map[string]int{} // answer sizes of the sampled random sets
 	for n := range sets + 1 {
@@ -201,7 +230,7 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 		}
 		answer, err := fetch("POST", base+schemas.PathVideos, key, body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if n > 0 && n <= typicalSample {
 			sizes[string(body)] = len(answer)
@@ -215,11 +244,16 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 	if _, ok := a.Videos[a.TypicalSet]; !ok {
 		answer, err := fetch("POST", base+schemas.PathVideos, key, []byte(a.TypicalSet))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		a.Videos[a.TypicalSet] = string(answer)
 	}
-	deeper := targets[1:]
+	return bodies, nil
+}
+
+// pickDeep is the deep pages' targets to keep: all of them, or deep of
+// them when deep is fewer.
+func pickDeep(deeper []string, deep int, rng *rand.Rand) []string {
 	if deep > 0 && deep < len(deeper) {
 		// deep cursors drawn from the whole walk, seeded
 		picked := make([]string, deep)
@@ -228,13 +262,24 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 		}
 		deeper = picked
 	}
+	return deeper
+}
+
+// typicalPage is the query of the deep page whose answer is nearest the
+// deep pages' mean size.
+func typicalPage(deeper []string, feed map[string]string) string {
 	pages := map[string]int{}
 	queries := make([]string, len(deeper))
 	for i, t := range deeper {
 		queries[i] = strings.TrimPrefix(t, schemas.PathFeed+"?")
-		pages[queries[i]] = len(a.Feed[queries[i]])
+		pages[queries[i]] = len(feed[queries[i]])
 	}
-	a.TypicalPage = nearestMean(queries, pages)
+	return nearestMean(queries, pages)
+}
+
+// writeCapture writes the capture's files to dir: answers.json for the
+// server, and for wrk the targets and the request bodies, a line each.
+func writeCapture(dir string, a answers, targets, deeper, bodies []string) error {
 	raw, err := json.Marshal(a)
 	if err != nil {
 		return err
@@ -251,8 +296,6 @@ func captureFrom(base, key, dir string, sets, deep int, keep bool) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "captured: %d feed pages (first %d bytes; %d deep cursors kept, typical %d bytes), %d videos sets (%d answers kept, the first %d bytes, typical %d bytes), %d ids\n",
-		len(targets), len(a.Feed[query]), len(deeper), len(a.Feed[a.TypicalPage]), len(bodies), len(a.Videos), len(a.Videos[bodies[0]]), len(a.Videos[a.TypicalSet]), len(ids))
 	return nil
 }
 
