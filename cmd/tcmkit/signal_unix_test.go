@@ -91,12 +91,15 @@ func (c *child) stops(t *testing.T, sig syscall.Signal, code int) {
 	}
 }
 
-// TestEveryJobStopsWhenAsked runs each long job of tcmkit as a process and
-// stops it with SIGINT or SIGTERM, at the moment where it works longest:
-// fixtures writing, the simulator building a large world or waiting for a
-// world that does not come, a recording waiting out a Retry-After, the
-// suite waiting for a target that does not answer.
-func TestEveryJobStopsWhenAsked(t *testing.T) {
+// Each long job of tcmkit runs as a process and is stopped with SIGINT or
+// SIGTERM at the moment where it works longest: fixtures writing, the
+// simulator building a large world or waiting for a world that does not
+// come, a recording waiting out a Retry-After, the suite waiting for a
+// target that does not answer.
+
+// TestFixturesStopWhenAsked stops fixtures while they write, to stdout or
+// to files.
+func TestFixturesStopWhenAsked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
@@ -119,6 +122,14 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 		})
 		c.stops(t, syscall.SIGTERM, 1)
 	})
+}
+
+// TestSimulateStopsWhenAsked stops the simulator while it builds a large
+// world, waits for a world or for the reader of its info file, and serves.
+func TestSimulateStopsWhenAsked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
 	t.Run("simulate building a large world", func(t *testing.T) {
 		t.Parallel()
 		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--speed", "0", "--channels", "10000", "--history", "8784h")
@@ -168,6 +179,20 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 			t.Errorf("it does not say what it was waiting for: %q", c.stderr.String())
 		}
 	})
+	t.Run("simulate serving", func(t *testing.T) {
+		t.Parallel()
+		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--speed", "0")
+		waitFor(t, 20*time.Second, "the banner", func() bool { return strings.Contains(c.stdout.String(), "revoked key:") })
+		c.stops(t, syscall.SIGTERM, 0)
+	})
+}
+
+// TestRecordStopsWhenAsked stops a recording waiting for the reader of its
+// output, and one waiting out a Retry-After.
+func TestRecordStopsWhenAsked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
 	t.Run("record waiting for the reader of its recording", func(t *testing.T) {
 		t.Parallel()
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -188,12 +213,6 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		c.stops(t, syscall.SIGINT, 1)
 	})
-	t.Run("simulate serving", func(t *testing.T) {
-		t.Parallel()
-		c := start(t, "simulate", "--addr", "127.0.0.1:0", "--speed", "0")
-		waitFor(t, 20*time.Second, "the banner", func() bool { return strings.Contains(c.stdout.String(), "revoked key:") })
-		c.stops(t, syscall.SIGTERM, 0)
-	})
 	t.Run("record waiting out a Retry-After", func(t *testing.T) {
 		t.Parallel()
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -209,6 +228,14 @@ func TestEveryJobStopsWhenAsked(t *testing.T) {
 			t.Errorf("it does not say where its progress is: %q", c.stderr.String())
 		}
 	})
+}
+
+// TestConformStopsWhenAsked stops the suite waiting for a target that
+// never answers, on SIGINT and on SIGHUP.
+func TestConformStopsWhenAsked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
 		t.Run("conform against a target that never answers, "+sig.String(), func(t *testing.T) {
 			t.Parallel()
