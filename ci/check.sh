@@ -183,6 +183,7 @@ background "real clients judged by the simulator: the rude example fails each cl
 background "the simulator from a web page in headless Chromium (ci/browser.sh)" ci/browser.sh
 background "the simulator's page GET /_control/ui in headless Chromium (ci/ui.sh)" ci/ui.sh
 run "gofmt -l" gofmt_check
+run "no function over 150 lines (ci/funclen; go run ./ci/funclen -list 100 lists the long ones)" go run ./ci/funclen -max 150
 run "OpenAPI examples (ci/check-examples.sh)" ci/check-examples.sh
 
 # The README's test command, exactly. CI reads its ok/FAIL lines, so its
