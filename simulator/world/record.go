@@ -122,7 +122,6 @@ type recBuilder struct {
 	// per channel: uploads seen and the first and last subscriber_change
 	uploads  []int
 	subsSeen [][2]obsSubs
-	entried  map[string]bool
 }
 
 type obsSubs struct {

@@ -134,10 +134,6 @@ func (w *World) KnownVideos(ids []string) bool {
 // videosHead begins every tracked-videos answer; no one writes into it.
 var videosHead = []byte(`{"videos":[`)
 
-// sampleJSONPerByte estimates the JSON bytes of a sample per byte of its
-// record (about 90 for 8 or 9); thinning makes it an upper bound in practice.
-const sampleJSONPerByte = 10
-
 // entryCache is a video's encoded VideoEntry for one plan, valid while the
 // video and its channel are unchanged and now is in [since, until].
 type entryCache struct {

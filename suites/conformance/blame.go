@@ -440,13 +440,3 @@ var requestPattern = regexp.MustCompile(`\b(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIO
 
 // requestIn is the first request a message names, "" if none.
 func requestIn(msg string) string { return requestPattern.FindString(msg) }
-
-// findingProblems are a failure's findings as problems, each blaming the
-// requirement of its kind (the spec's when it has none).
-func findingProblems(rule string, fs []finding) []Problem {
-	out := make([]Problem, 0, min(len(fs), maxProblems))
-	for _, f := range fs[:min(len(fs), maxProblems)] {
-		out = append(out, Problem{Requirement: string(f.blame), Request: f.req, Pointer: f.ptr, Expected: rule + ": " + f.kind, Actual: f.line})
-	}
-	return out
-}

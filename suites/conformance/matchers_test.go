@@ -31,17 +31,14 @@ func TestMatcherMessages(t *testing.T) {
 	}{
 		{"status", matcher(HaveStatus(401)), response(200, "application/json", `{"events":[]}`), false,
 			[]string{"GET /api/public-feed?limit=2", "status 200, want 401", `{"events":[]}`}},
-		{"schema", matcher(ConformTo(schemas.FeedPage)), response(200, "application/json", `{"events":[{"id":"e","createdAt":"yesterday"}],"nextCursor":null}`), false,
-			[]string{"GET /api/public-feed?limit=2", "/events/0/createdAt", `"yesterday"`, "want integer"}},
-		{"schema ok", matcher(ConformTo(schemas.FeedPage)), response(200, "application/json", `{"events":[],"nextCursor":null,"extra":1}`), true, nil},
-		{"not JSON", matcher(ConformTo(schemas.HealthBody)), response(200, "application/json", `<html>`), false, []string{"not JSON"}},
-		{"error body", matcher(BeErrorBody()), response(401, "application/json", `{"error":401,"message":"m"}`), false,
+		{"not JSON", errorBody, response(401, "application/json", `<html>`), false, []string{"not valid JSON"}},
+		{"error body", errorBody, response(401, "application/json", `{"error":401,"message":"m"}`), false,
 			[]string{"status 401", "/error", "want string"}},
 		// The contract types error and message as strings, nothing more.
-		{"error body with empty strings", matcher(BeErrorBody()), response(401, "application/json", `{"error":"","message":""}`), true, nil},
-		{"error body missing message", matcher(BeErrorBody()), response(401, "application/json", `{"error":"e"}`), false,
+		{"error body with empty strings", errorBody, response(401, "application/json", `{"error":"","message":""}`), true, nil},
+		{"error body missing message", errorBody, response(401, "application/json", `{"error":"e"}`), false,
 			[]string{"missing property 'message'"}},
-		{"error body ok", matcher(BeErrorBody()), response(401, "application/json", `{"error":"e","message":"m","details":[1]}`), true, nil},
+		{"error body ok", errorBody, response(401, "application/json", `{"error":"e","message":"m","details":[1]}`), true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ok, msg := tc.match(tc.resp)
@@ -55,6 +52,12 @@ func TestMatcherMessages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// errorBody is notErrorBody as a matcher's result.
+func errorBody(r *client.Response) (bool, string) {
+	msg, _ := notErrorBody(r)
+	return msg == "", msg
 }
 
 func matcher(m interface {

@@ -108,8 +108,7 @@ func (s *suite) strictUnknownPath() {
 func (s *suite) simulatorChoices() {
 	It("answers health with a key as without one", Label("health"), requires(catalogue.HealthAuth), func(ctx SpecContext) {
 		resp := s.fetch(ctx, client.PostJSON(schemas.PathHealth, "{}", client.Bearer(s.tg.Pro)))
-		s.expect(resp).To(HaveStatus(http.StatusOK))
-		s.expect(resp).To(ConformTo(schemas.HealthBody))
+		s.expect(resp).To(HaveStatus(http.StatusOK)) // the oracle judges its HealthBody
 	})
 	It("answers another method on the health path with 405 and an ErrorBody", Label("health"), requires(catalogue.HealthErrorStatus), func(ctx SpecContext) {
 		resp := s.fetch(ctx, client.Get(schemas.PathHealth, nil, ""))

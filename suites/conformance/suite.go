@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -14,6 +15,7 @@ import (
 	"github.com/tcmkit/tcmkit/schemas/catalogue"
 	"github.com/tcmkit/tcmkit/schemas/report"
 	"github.com/tcmkit/tcmkit/suites/client"
+	"github.com/tcmkit/tcmkit/suites/oracle"
 )
 
 // Register declares every spec of the suite inside the caller's Ginkgo
@@ -230,9 +232,36 @@ func (s *Session) need(resp *client.Response, statuses ...int) {
 	s.Block(fmt.Sprintf("%s answered %d, %s", resp.Request, resp.Status, why))
 }
 
-// errorAnswer checks a response that must be an error of one status.
+// errorAnswer checks a response that must be an error of one status, with
+// an ErrorBody (the strict specs: answers the oracle does not judge, such
+// as an unknown path's).
 func (s *suite) errorAnswer(resp *client.Response, status int) {
 	GinkgoHelper()
 	s.expect(resp).To(HaveStatus(status))
-	s.expect(resp).To(BeErrorBody())
+	if msg, ps := notErrorBody(resp); msg != "" {
+		s.Fail(msg, ps...)
+	}
+}
+
+// notErrorBody says why resp's body is no ErrorBody, by the schema the
+// oracle judges ERROR-BODY with (oracle.Violations), and its problems; ""
+// when it is one. Any string is an error and a message: the contract
+// shows no allowed values of error and says nothing of message beyond its
+// type, so "" is a conforming value of both.
+func notErrorBody(resp *client.Response) (string, []Problem) {
+	vs := oracle.Violations(resp, schemas.ErrorBody)
+	if len(vs) == 0 {
+		return "", nil
+	}
+	why := make([]string, len(vs))
+	ps := make([]Problem, 0, min(len(vs), maxProblems))
+	for i, v := range vs {
+		why[i] = v.String()
+		if i < maxProblems {
+			ptr, _, _ := strings.Cut(why[i], ":")
+			ps = append(ps, Problem{Requirement: string(catalogue.ErrorBody), Request: resp.Request.String(), Pointer: ptr, Expected: "an ErrorBody: error and message strings", Actual: why[i]})
+		}
+	}
+	return fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message strings):\n%s\nresponse body: %s",
+		resp.Request, resp.Status, listProblems(why, "  "), resp.Excerpt()), ps
 }
