@@ -409,6 +409,12 @@ func (t *cellTracker) saw(x *exchange, a *answer) {
 	}
 }
 
+// InputClasses are the input classes of a request whose body is body, as
+// the cell faults read them (inputClasses).
+func InputClasses(r *http.Request, body []byte) []catalogue.Class {
+	return inputClasses(&exchange{r: r, raw: body})
+}
+
 // inputClasses are the input classes of a request, as the probes name
 // them: a request may have several (one id of 24 characters is the usage
 // shown and a count at its bound).
@@ -425,29 +431,49 @@ func inputClasses(x *exchange) []catalogue.Class {
 		}
 		return []catalogue.Class{numberClass(l[0], 1, schemas.MaxPageSize, 1000)}
 	case schemas.PathHealth:
-		raw := string(x.raw)
-		switch {
-		case strings.TrimSpace(raw) != raw:
-			return []catalogue.Class{catalogue.ClassWhitespace}
-		case raw == "{}":
-			return []catalogue.Class{catalogue.ClassDefault}
-		case raw == "":
-			return []catalogue.Class{catalogue.ClassEmpty}
-		}
-		return []catalogue.Class{catalogue.ClassJSONType}
+		return padded(x.raw, healthClasses)
 	}
-	raw := string(x.raw)
-	if strings.TrimSpace(raw) != raw {
-		return []catalogue.Class{catalogue.ClassWhitespace}
+	return padded(x.raw, videosClasses)
+}
+
+// padded is the classes of a body: those of the text whitespace pads
+// (JSON's insignificant whitespace: a padded body asks what its text
+// asks), and whitespace when it is padded.
+func padded(raw []byte, of func(text []byte) []catalogue.Class) []catalogue.Class {
+	text := bytes.TrimSpace(raw)
+	if len(text) == len(raw) {
+		return of(raw)
 	}
+	return append(of(text), catalogue.ClassWhitespace)
+}
+
+// emptyObject reports whether text is a JSON object without members.
+func emptyObject(text []byte) bool {
+	var m map[string]json.RawMessage
+	return len(text) > 0 && text[0] == '{' && json.Unmarshal(text, &m) == nil && len(m) == 0
+}
+
+// healthClasses are the classes of a health body's text.
+func healthClasses(text []byte) []catalogue.Class {
+	switch {
+	case emptyObject(text):
+		return []catalogue.Class{catalogue.ClassDefault}
+	case len(text) == 0:
+		return []catalogue.Class{catalogue.ClassEmpty}
+	}
+	return []catalogue.Class{catalogue.ClassJSONType}
+}
+
+// videosClasses are the classes of a tracked-videos body's text.
+func videosClasses(text []byte) []catalogue.Class {
 	var body struct {
 		VideoIDs any `json:"videoIds"`
 	}
-	if raw == "" || raw == "{}" {
+	if len(text) == 0 || emptyObject(text) {
 		return []catalogue.Class{catalogue.ClassEmpty}
 	}
-	if json.Unmarshal(x.raw, &body) != nil {
-		if trailing(x.raw) {
+	if json.Unmarshal(text, &body) != nil {
+		if trailing(text) {
 			return []catalogue.Class{catalogue.ClassTrailing}
 		}
 		return []catalogue.Class{catalogue.ClassJSONType}

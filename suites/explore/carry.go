@@ -85,13 +85,29 @@ func (c *Carrier) Rewrite(ctx context.Context, req client.Request) (client.Reque
 	if c == nil || !c.on.Load() || strings.HasPrefix(client.ScopeOf(ctx), carriedScope) {
 		return req, ""
 	}
+	b, role, ts := c.candidates(req)
+	if len(ts) == 0 {
+		return req, ""
+	}
+	t := ts[c.draw(req, role)%uint64(len(ts))]
+	d, _ := draftOf(req)
+	t.apply(d)
+	c.mu.Lock()
+	c.carried[[2]string{string(b), t.Name}] = true
+	c.mu.Unlock()
+	return d.request(), c.says(t)
+}
+
+// candidates are the transformations a request may carry, of its base
+// (none when it is not an instance of one).
+func (c *Carrier) candidates(req client.Request) (Base, string, []Transformation) {
 	b, role, ok := c.baseOf(req)
 	if !ok {
-		return req, ""
+		return "", "", nil
 	}
 	d, ok := draftOf(req)
 	if !ok {
-		return req, ""
+		return "", "", nil
 	}
 	var ts []Transformation
 	for _, t := range TransformationsOf(b) {
@@ -99,15 +115,20 @@ func (c *Carrier) Rewrite(ctx context.Context, req client.Request) (client.Reque
 			ts = append(ts, t)
 		}
 	}
-	if len(ts) == 0 {
-		return req, ""
+	return b, role, ts
+}
+
+// Forms are the request written under each transformation it may carry,
+// by name: whichever the seed draws, the request sent is one of them.
+func (c *Carrier) Forms(req client.Request) map[string]client.Request {
+	_, _, ts := c.candidates(req)
+	out := make(map[string]client.Request, len(ts))
+	for _, t := range ts {
+		d, _ := draftOf(req)
+		t.apply(d)
+		out[t.Name] = d.request()
 	}
-	t := ts[c.draw(req, role)%uint64(len(ts))]
-	t.apply(d)
-	c.mu.Lock()
-	c.carried[[2]string{string(b), t.Name}] = true
-	c.mu.Unlock()
-	return d.request(), c.says(t)
+	return out
 }
 
 // says names a transformation for a transcript and a failure.

@@ -343,7 +343,11 @@ func (b *jsonBody) text() string {
 			return string(b.raw)
 		}
 		if s, ok := rewriteJSON(b.raw, b.spaced, b.escapeNames, b.escapeValues); ok {
-			return s
+			// the whitespace around the text as the spec wrote it: a
+			// padded body is a probe's input class of its own
+			text := bytes.TrimLeft(b.raw, " \t\r\n")
+			lead, trail := b.raw[:len(b.raw)-len(text)], text[len(bytes.TrimRight(text, " \t\r\n")):]
+			return string(lead) + s + string(trail)
 		}
 		return string(b.raw)
 	}
