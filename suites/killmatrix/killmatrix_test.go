@@ -16,6 +16,7 @@
 //	TCM_KILLMATRIX_FAULTS=oldest-first,no-pro-gate go test ./suites/killmatrix -v   # some faults only
 //	TCM_KILLMATRIX=cells go test ./suites/killmatrix -timeout 80m   # a fault in every cell of the probe grid
 //	TCM_KILLMATRIX=generated,cell-sample go test ./suites/killmatrix   # CI's: the generated faults, a cell of each requirement and the cells that escaped once
+//	TCM_KILLMATRIX=named-unsampled go test ./suites/killmatrix   # CI's: the hand-written and derived faults the default run (go test ./...) leaves out
 //	TCM_KILLMATRIX_RECORD=1 go test ./suites/killmatrix -run TestKillMatrix   # record new faults, once killed (testdata/judged-faults.txt)
 package killmatrix
 
@@ -199,10 +200,14 @@ func modeFaults(t *testing.T, mode string, all []string) []string {
 		return makeCellGrid(t).sampledCells(listedFaults(t, escapedCellsFile), listedFaults(t, unstruckCellsFile))
 	case "generated", "named":
 		return slices.DeleteFunc(all, func(n string) bool { return mutants.Generated(n) != (mode == "generated") })
+	case "named-unsampled":
+		// the named faults go test ./... leaves out: CI runs both
+		inSample := sampled(slices.Clone(all), judgedFaults(t))
+		return slices.DeleteFunc(all, func(n string) bool { return mutants.Generated(n) || slices.Contains(inSample, n) })
 	case "":
 		return sampled(all, judgedFaults(t))
 	}
-	t.Fatalf("TCM_KILLMATRIX=%q: all, named, generated, cells, cell-sample (joined by commas) or unset", mode)
+	t.Fatalf("TCM_KILLMATRIX=%q: all, named, named-unsampled, generated, cells, cell-sample (joined by commas) or unset", mode)
 	return nil
 }
 
@@ -510,5 +515,18 @@ func TestSampleCoversEveryFamily(t *testing.T) {
 	}
 	if fresh == "" || len(in) >= len(all) {
 		t.Errorf("%d of %d faults sampled, every judged one", len(in), len(all))
+	}
+}
+
+// CI's two runs of the named faults, go test's sample and
+// TCM_KILLMATRIX=named-unsampled, are every named fault once.
+func TestSampleAndTheRestAreNamed(t *testing.T) {
+	all := mutants.Names()
+	sample, rest, named := modeFaults(t, "", slices.Clone(all)), modeFaults(t, "named-unsampled", slices.Clone(all)), modeFaults(t, "named", slices.Clone(all))
+	both := slices.Concat(sample, rest)
+	slices.Sort(both)
+	slices.Sort(named)
+	if !slices.Equal(both, named) || len(slices.Compact(slices.Clone(both))) != len(both) {
+		t.Errorf("the sample (%d) and the rest (%d) are not the %d named faults, each once", len(sample), len(rest), len(named))
 	}
 }
