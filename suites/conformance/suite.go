@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -258,8 +257,7 @@ func notErrorBody(resp *client.Response) (string, []Problem) {
 	for i, v := range vs {
 		why[i] = v.String()
 		if i < maxProblems {
-			ptr, _, _ := strings.Cut(why[i], ":")
-			ps = append(ps, Problem{Requirement: string(catalogue.ErrorBody), Request: resp.Request.String(), Pointer: ptr, Expected: "an ErrorBody: error and message strings", Actual: why[i]})
+			ps = append(ps, Problem{Requirement: string(catalogue.ErrorBody), Request: resp.Request.String(), Pointer: v.Pointer, Expected: "an ErrorBody: error and message strings", Actual: why[i]})
 		}
 	}
 	return fmt.Sprintf("%s (status %d): the body is not an ErrorBody (error and message strings):\n%s\nresponse body: %s",

@@ -85,12 +85,11 @@ func (c *Carrier) Rewrite(ctx context.Context, req client.Request) (client.Reque
 	if c == nil || !c.on.Load() || strings.HasPrefix(client.ScopeOf(ctx), carriedScope) {
 		return req, ""
 	}
-	b, role, ts := c.candidates(req)
+	b, role, d, ts := c.candidates(req)
 	if len(ts) == 0 {
 		return req, ""
 	}
 	t := ts[c.draw(req, role)%uint64(len(ts))]
-	d, _ := draftOf(req)
 	t.apply(d)
 	c.mu.Lock()
 	c.carried[[2]string{string(b), t.Name}] = true
@@ -98,16 +97,17 @@ func (c *Carrier) Rewrite(ctx context.Context, req client.Request) (client.Reque
 	return d.request(), c.says(t)
 }
 
-// candidates are the transformations a request may carry, of its base
-// (none when it is not an instance of one).
-func (c *Carrier) candidates(req client.Request) (Base, string, []Transformation) {
+// candidates are the transformations a request may carry, of its base,
+// and the request as a draft for one of them (none when it is not an
+// instance of a base).
+func (c *Carrier) candidates(req client.Request) (Base, string, *draft, []Transformation) {
 	b, role, ok := c.baseOf(req)
 	if !ok {
-		return "", "", nil
+		return "", "", nil, nil
 	}
 	d, ok := draftOf(req)
 	if !ok {
-		return "", "", nil
+		return "", "", nil, nil
 	}
 	var ts []Transformation
 	for _, t := range TransformationsOf(b) {
@@ -115,16 +115,16 @@ func (c *Carrier) candidates(req client.Request) (Base, string, []Transformation
 			ts = append(ts, t)
 		}
 	}
-	return b, role, ts
+	return b, role, d, ts
 }
 
 // Forms are the request written under each transformation it may carry,
 // by name: whichever the seed draws, the request sent is one of them.
 func (c *Carrier) Forms(req client.Request) map[string]client.Request {
-	_, _, ts := c.candidates(req)
+	_, _, _, ts := c.candidates(req)
 	out := make(map[string]client.Request, len(ts))
 	for _, t := range ts {
-		d, _ := draftOf(req)
+		d, _ := draftOf(req) // a draft each: a transformation writes into it
 		t.apply(d)
 		out[t.Name] = d.request()
 	}

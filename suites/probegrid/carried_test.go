@@ -39,10 +39,11 @@ func TestCarriedProbesKeepTheirInputClass(t *testing.T) {
 	forms, whitespace := 0, 0
 	for _, p := range ps {
 		auth, carried := auths[p.Role]
-		if !carried || p.Key != "" || p.Input.FromFeed || seen[string(p.Role)+"|"+p.Input.Name+"|"+string(p.Input.Op)] {
+		asked := string(p.Role) + "|" + string(p.Input.Op) + "|" + p.Input.Name
+		if !carried || p.Key != "" || p.Input.FromFeed || seen[asked] {
 			continue // the carrier writes the requests of valid keys, and health's without one
 		}
-		seen[string(p.Role)+"|"+p.Input.Name+"|"+string(p.Input.Op)] = true
+		seen[asked] = true
 		req := request(p.Input, auth, "")
 		want := classesOf(t, req)
 		for name, form := range c.Forms(req) {

@@ -65,9 +65,9 @@ func (a *admissions) admit(at time.Time, resp *client.Response) bool {
 // rateSequence sends the probe's sequence: lockouts on the free key
 // (after-burst), or the operations interleaved on the Pro key.
 func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
-	r := &rateRun{pr: pr, h: pr.h, ctx: ctx, key: pr.keyOf(p.Role), a: &admissions{}, other: func() {}}
+	r := &rateRun{pr: pr, ctx: ctx, key: pr.keyOf(p.Role), a: &admissions{}, other: func() {}}
 	if r.key == "" {
-		r.a.blocked = r.h.Needs("free-key")
+		r.a.blocked = r.pr.h.Needs("free-key")
 		return r.a
 	}
 	if !r.freshWindow() {
@@ -77,14 +77,14 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 		// The lockouts' window is the sequence's from here on, fresh: the
 		// oracle judges their answers by it (RATE-ALLOWS-20 from the fresh
 		// window, RATE-RETRY-AFTER after each wait).
-		defer r.h.Own(r.key, r.room(r.key))()
+		defer r.pr.h.Own(r.key, r.room(r.key))()
 	}
 	defer func() { r.other() }()
 	if p.Shape == probe.BothOps {
 		r.bothOperations()
 		return r.a
 	}
-	if p.Shape == probe.AfterBurst && r.key != r.h.Keys().Pro && pace.InLane(ctx) && !r.holdPro() {
+	if p.Shape == probe.AfterBurst && r.key != r.pr.h.Keys().Pro && pace.InLane(ctx) && !r.holdPro() {
 		return r.a
 	}
 	r.lockouts()
@@ -95,7 +95,6 @@ func (pr *prober) rateSequence(ctx context.Context, p probe.Probe) *admissions {
 // saw.
 type rateRun struct {
 	pr  *prober
-	h   Host
 	ctx context.Context
 	key string
 	a   *admissions
@@ -106,7 +105,7 @@ type rateRun struct {
 
 // now is the target's time.
 func (r *rateRun) now() time.Time {
-	t, err := r.h.TargetClock().Now(r.ctx)
+	t, err := r.pr.h.TargetClock().Now(r.ctx)
 	if err != nil {
 		return time.Now()
 	}
@@ -115,15 +114,15 @@ func (r *rateRun) now() time.Time {
 
 // room is what the suite's count leaves in a key's window now.
 func (r *rateRun) room(key string) int {
-	return schemas.FeedRequestsPerMinute - len(r.h.Client().RecentUses(key, schemas.RateWindow))
+	return schemas.FeedRequestsPerMinute - len(r.pr.h.Client().RecentUses(key, schemas.RateWindow))
 }
 
 // freshWindow waits for a window after the suite's last request on the
 // key (the suite knows what it sent; the rest is the target's history);
 // false when the sequence is blocked.
 func (r *rateRun) freshWindow() bool {
-	if d := r.h.RoomIn(r.key, "", schemas.FeedRequestsPerMinute); d > 0 {
-		if err := r.h.Wait(r.ctx, d, "a fresh window for the rate probes"); err != nil {
+	if d := r.pr.h.RoomIn(r.key, "", schemas.FeedRequestsPerMinute); d > 0 {
+		if err := r.pr.h.Wait(r.ctx, d, "a fresh window for the rate probes"); err != nil {
 			r.a.blocked = err.Error()
 			return false
 		}
@@ -135,8 +134,8 @@ func (r *rateRun) freshWindow() bool {
 // lockouts: in a lane, it is asked once while the key is throttled. False
 // when the sequence is blocked.
 func (r *rateRun) holdPro() bool {
-	pro := r.h.Keys().Pro
-	release, err := r.h.Pace().Hold(r.ctx, pro)
+	pro := r.pr.h.Keys().Pro
+	release, err := r.pr.h.Pace().Hold(r.ctx, pro)
 	if err == nil {
 		r.other = release
 		err = r.pr.waitRoom(r.ctx, pro, "", 1, "room in the Pro key's window for one request while the other key is throttled")
@@ -150,9 +149,9 @@ func (r *rateRun) holdPro() bool {
 
 // send sends req; nil (and the sequence blocked) when no answer came.
 func (r *rateRun) send(req client.Request) *client.Response {
-	resp, err := r.h.Client().Send(r.ctx, req)
+	resp, err := r.pr.h.Client().Send(r.ctx, req)
 	if err != nil {
-		r.a.blocked = "the target gave no answer to judge: " + r.h.Redact(err.Error())
+		r.a.blocked = "the target gave no answer to judge: " + r.pr.h.Redact(err.Error())
 	}
 	return resp
 }
@@ -161,7 +160,7 @@ func (r *rateRun) send(req client.Request) *client.Response {
 // cursor of the one before) until a 429, at most most of them pass; false
 // when the sequence stops.
 func (r *rateRun) feed(most int) bool {
-	h, a := r.h, r.a
+	h, a := r.pr.h, r.a
 	cursor, passed := "", 0
 	for i := 0; passed < most; i++ {
 		resp := r.send(h.PageRequest(strconv.Itoa(i%10+1), cursor, r.key))
@@ -194,12 +193,12 @@ func (r *rateRun) feed(most int) bool {
 // one request under the limit. Whether the operations share the limit is
 // open; that one resets the other's count is not.
 func (r *rateRun) bothOperations() {
-	ids := r.h.KnownVideoIDs(r.ctx, 1)
+	ids := r.pr.h.KnownVideoIDs(r.ctx, 1)
 	if len(ids) == 0 {
-		ids = []string{r.h.InventedID(0, 24)}
+		ids = []string{r.pr.h.InventedID(0, 24)}
 	}
 	for range 3 {
-		if r.send(r.h.VideosRequest(ids, r.key)) == nil {
+		if r.send(r.pr.h.VideosRequest(ids, r.key)) == nil {
 			return
 		}
 		if !r.feed(schemas.FeedRequestsPerMinute - 1) {
@@ -212,7 +211,7 @@ func (r *rateRun) bothOperations() {
 // after lockout; after the first, the Pro key is asked once while the key
 // is throttled.
 func (r *rateRun) lockouts() {
-	h, a, pro := r.h, r.a, r.h.Keys().Pro
+	h, a, pro := r.pr.h, r.a, r.pr.h.Keys().Pro
 	for l := range probe.Lockouts {
 		if !r.feed(mostAdmittedIn(0)+1) || len(a.limited) <= l {
 			return
